@@ -1,0 +1,124 @@
+# The two commands of this repository:
+#
+#   make book   build the book (executes every chapter) -> _build/html/index.html
+#   make test   everything CI runs: notebook pairs, unit tests (including a rerun of
+#               every chapter with seed 1 at reduced size), nbval, a -W book build
+#
+# Both create the virtual environment .venv/ from requirements.txt when needed
+# (Python 3.11 on PATH as `python3.11`; PyPI access on the first install).
+# Every other target is internal.
+
+SHELL       := /bin/bash
+.SHELLFLAGS := -eu -o pipefail -c
+.DEFAULT_GOAL := book
+.DELETE_ON_ERROR:
+.NOTPARALLEL:
+
+VENV    := .venv
+PY      := $(VENV)/bin/python
+PIP     := $(VENV)/bin/pip
+JB      := $(VENV)/bin/jupyter-book
+PYTEST  := $(VENV)/bin/pytest
+
+# The repository root is importable everywhere, in the kernels too (they inherit
+# the environment); the editable install below does the same for plain `python`.
+export PYTHONPATH := $(CURDIR)$(if $(PYTHONPATH),:$(PYTHONPATH))
+export PIP_DISABLE_PIP_VERSION_CHECK := 1
+# No progress bars in CI logs nor in the executed pages of the book (a reader who
+# runs a notebook interactively still gets them).
+export TQDM_DISABLE := 1
+
+BUILD_DIR   := _build
+JCACHE      := $(BUILD_DIR)/.jupyter_cache
+CACHE_KEY   := $(BUILD_DIR)/.lrlib-cache-key
+
+# $(call step,TITLE,COMMAND): a banner, the command, and the seconds it took.
+# COMMAND must not contain a comma (put it in a variable instead).
+define step
+	@printf '\n==== %s\n' '$(1)'; t0=$$(date +%s); \
+	if ( $(2) ); then \
+	  printf '==== %s: ok (%ss)\n' '$(1)' "$$(( $$(date +%s) - t0 ))"; \
+	else \
+	  rc=$$?; printf '==== %s: FAILED, exit %s (%ss)\n' '$(1)' "$$rc" "$$(( $$(date +%s) - t0 ))" >&2; exit $$rc; \
+	fi
+endef
+
+.PHONY: book test venv check-notebooks unit nbval book-strict book-cache
+
+# --------------------------------------------------------------------------------
+# user-facing targets
+
+book: venv book-cache
+	$(call step,book: jupyter-book build (HTML in $(BUILD_DIR)/html),$(JB) build . --builder html)
+	@echo "Open $(BUILD_DIR)/html/index.html"
+
+test: venv
+	@t0=$$(date +%s); \
+	$(MAKE) --no-print-directory check-notebooks unit nbval book-strict; \
+	printf '\n==== make test: all steps passed (%ss)\n' "$$(( $$(date +%s) - t0 ))"
+
+# --------------------------------------------------------------------------------
+# the virtual environment
+
+$(PY):
+	@command -v python3.11 >/dev/null || { echo "make: python3.11 not found on PATH (the book needs Python 3.11)" >&2; exit 1; }
+	python3.11 -m venv $(VENV)
+
+# pip is quiet when nothing changes but prints its errors and fails the target.
+# The editable install of lrlib (no dependencies: requirements.txt pins them) is
+# redone only when pyproject.toml changes.
+venv: $(PY)
+	$(call step,venv: pip install -r requirements.txt,$(PIP) install -q -r requirements.txt)
+	@if [ ! -f $(VENV)/.lrlib-editable ] || [ pyproject.toml -nt $(VENV)/.lrlib-editable ]; then \
+	  printf '\n==== venv: pip install --no-deps -e . (lrlib)\n'; \
+	  $(PIP) install -q --no-deps -e . && touch $(VENV)/.lrlib-editable; \
+	fi
+
+# --------------------------------------------------------------------------------
+# steps of `make test` (in this order; the first failure stops it)
+
+check-notebooks:
+	$(call step,test 1/4: notebook pairs (scripts/check_notebooks.py),$(PY) scripts/check_notebooks.py)
+
+# pytest exits 5 when it collects no test: that must fail, not pass silently.
+UNIT_CMD = rc=0; $(PYTEST) tests -q -p no:cacheprovider || rc=$$?; \
+	if [ $$rc -eq 5 ]; then echo "make test: pytest collected no tests in tests/ (exit 5): the unit tests are missing." >&2; exit 1; fi; \
+	exit $$rc
+unit:
+	$(call step,test 2/4: unit tests (pytest tests),$(UNIT_CMD))
+
+# nbval runs each notebook as it is (default parameters) in a kernel started from
+# this environment, with the notebook's folder as working directory.
+NBVAL_CMD = shopt -s nullglob; nbs=(notebooks/*.ipynb); \
+	if [ $${\#nbs[@]} -eq 0 ]; then echo "make test: no notebooks in notebooks/" >&2; exit 1; fi; \
+	$(PYTEST) --nbval-lax --nbval-current-env --nbval-cell-timeout=1800 -p no:cacheprovider \
+	  --rootdir=$(CURDIR) "$${nbs[@]}"
+nbval:
+	$(call step,test 3/4: nbval on notebooks/*.ipynb,$(NBVAL_CMD))
+
+# --all re-reads every page (an incremental build would not re-emit the warnings of
+# pages that did not change); execution results still come from the cache.
+book-strict: book-cache
+	$(call step,test 4/4: book build with warnings as errors,$(JB) build . --builder html --all -W -n --keep-going)
+
+# --------------------------------------------------------------------------------
+# The jupyter-cache keys a notebook on its code cells only: a change in lrlib/,
+# in the data or in a pinned version would not re-execute anything. Key the cache on
+# a hash of those too, and start over when it changes. Sphinx's own environment
+# (.doctrees) goes with it: otherwise Sphinx would not even re-read the unchanged
+# notebooks, and the old outputs would stay in the book.
+KEY_CMD = { find lrlib -type f ! -path '*/__pycache__/*' ! -name '*.pyc' -print0 2>/dev/null \
+	    | LC_ALL=C sort -z | xargs -0 -r sha256sum; \
+	  for f in data/SHA256SUMS requirements.txt; do \
+	    if [ -f "$$f" ]; then sha256sum "$$f"; else echo "absent $$f"; fi; done; } \
+	| sha256sum | cut -d' ' -f1
+
+book-cache:
+	@key=$$($(KEY_CMD)); \
+	if [ ! -f $(CACHE_KEY) ] || [ "$$(cat $(CACHE_KEY))" != "$$key" ]; then \
+	  if [ -d $(JCACHE) ] || [ -d $(BUILD_DIR)/.doctrees ]; then \
+	    echo "book: lrlib/, data/SHA256SUMS or requirements.txt changed since the last build: clearing the execution cache"; \
+	  fi; \
+	  rm -rf $(JCACHE) $(BUILD_DIR)/.doctrees; \
+	  mkdir -p $(BUILD_DIR); echo "$$key" > $(CACHE_KEY); \
+	fi

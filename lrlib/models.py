@@ -1,0 +1,245 @@
+"""Two-layer networks ``f(x) = W2 σ(W1 x + b1) + b2`` as plain tensors.
+
+Shapes (``R...`` are optional leading *run* dimensions, e.g. seeds or λ values,
+trained together by one vectorised loop):
+
+* ``W1``: ``(R..., m, d)`` — row ``j`` is neuron ``j``'s incoming vector ``w_j``;
+* ``b1``: ``(R..., m)`` or ``None``;
+* ``W2``: ``(R..., k, m)`` — column ``j`` is neuron ``j``'s outgoing vector
+  (for scalar output ``k = 1`` and ``a_j = W2[..., 0, j]``);
+* ``b2``: ``(R..., k)`` or ``None``.
+
+``forward(p, X)`` takes ``X`` of shape ``(n, d)`` (shared by all runs) or
+``(R..., n, d)`` (one data set per run) and returns ``(R..., n, k)``.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, fields, replace
+from typing import Callable, Iterator
+
+import torch
+
+from .errors import ParameterError
+
+Tensor = torch.Tensor
+
+ACTIVATIONS: dict[str, Callable[[Tensor], Tensor]] = {
+    "relu": torch.relu,  # autograd uses σ'(0) = 0, the subgradient the theory needs
+    "linear": lambda u: u,
+    "square": lambda u: u * u,
+}
+
+
+def activation(name: str) -> Callable[[Tensor], Tensor]:
+    """Return σ for ``name`` in ``ACTIVATIONS`` (clear error otherwise)."""
+    try:
+        return ACTIVATIONS[name]
+    except KeyError:
+        raise ParameterError(
+            f"unknown activation {name!r}; choose one of {sorted(ACTIVATIONS)}"
+        ) from None
+
+
+@dataclass
+class TwoLayer:
+    """Parameters of a two-layer network (see module docstring for shapes)."""
+
+    W1: Tensor
+    W2: Tensor
+    b1: Tensor | None = None
+    b2: Tensor | None = None
+    act: str = "relu"
+
+    # ---- structure -------------------------------------------------
+    @property
+    def width(self) -> int:
+        """Number of hidden neurons ``m``."""
+        return self.W1.shape[-2]
+
+    @property
+    def in_dim(self) -> int:
+        return self.W1.shape[-1]
+
+    @property
+    def out_dim(self) -> int:
+        return self.W2.shape[-2]
+
+    @property
+    def runs(self) -> tuple[int, ...]:
+        """Leading run dimensions ``R...`` (empty for a single network)."""
+        return tuple(self.W1.shape[:-2])
+
+    def tensors(self) -> dict[str, Tensor]:
+        """The non-``None`` parameter tensors by name."""
+        return {
+            f.name: getattr(self, f.name)
+            for f in fields(self)
+            if f.name != "act" and getattr(self, f.name) is not None
+        }
+
+    def map(self, fn: Callable[[Tensor], Tensor]) -> "TwoLayer":
+        """Apply ``fn`` to every tensor and return a new ``TwoLayer``."""
+        return replace(self, **{k: fn(v) for k, v in self.tensors().items()})
+
+    def clone(self) -> "TwoLayer":
+        return self.map(lambda t: t.detach().clone())
+
+    def to(self, dtype: torch.dtype) -> "TwoLayer":
+        return self.map(lambda t: t.to(dtype))
+
+    def __iter__(self) -> Iterator[Tensor]:
+        return iter(self.tensors().values())
+
+    # ---- per-neuron views -------------------------------------------
+    def incoming(self, with_bias: bool = True) -> Tensor:
+        """Incoming vectors ``(R..., m, d[+1])``; the bias is appended as last coordinate."""
+        if with_bias and self.b1 is not None:
+            return torch.cat([self.W1, self.b1.unsqueeze(-1)], dim=-1)
+        return self.W1
+
+    def outgoing(self) -> Tensor:
+        """Outgoing vectors ``(R..., m, k)`` (column ``j`` of ``W2``)."""
+        return self.W2.transpose(-1, -2)
+
+    @property
+    def a(self) -> Tensor:
+        """Scalar output weights ``a_j`` ``(R..., m)``; only for ``k = 1``."""
+        if self.out_dim != 1:
+            raise ParameterError("`a` is defined only for scalar output (k = 1); use outgoing()")
+        return self.W2[..., 0, :]
+
+    def neuron_vectors(self) -> Tensor:
+        """Per-neuron parameter vectors ``(R..., m, d[+1]+k)``: incoming ⊕ outgoing."""
+        return torch.cat([self.incoming(), self.outgoing()], dim=-1)
+
+    def norms_in(self, with_bias: bool = True) -> Tensor:
+        """‖w_j‖ ``(R..., m)``."""
+        return torch.linalg.vector_norm(self.incoming(with_bias), dim=-1)
+
+    def norms_out(self) -> Tensor:
+        """‖W2[:, j]‖ ``(R..., m)`` (= |a_j| for scalar output)."""
+        return torch.linalg.vector_norm(self.W2, dim=-2)
+
+
+def forward(p: TwoLayer, X: Tensor) -> Tensor:
+    """Network output ``(R..., n, k)`` for inputs ``X`` ``(n, d)`` or ``(R..., n, d)``."""
+    pre = X @ p.W1.transpose(-1, -2)  # (R..., n, m)
+    if p.b1 is not None:
+        pre = pre + p.b1.unsqueeze(-2)
+    out = activation(p.act)(pre) @ p.W2.transpose(-1, -2)  # (R..., n, k)
+    if p.b2 is not None:
+        out = out + p.b2.unsqueeze(-2)
+    return out
+
+
+def preactivations(p: TwoLayer, X: Tensor) -> Tensor:
+    """``W1 x + b1`` for every point: ``(R..., n, m)``."""
+    pre = X @ p.W1.transpose(-1, -2)
+    return pre + p.b1.unsqueeze(-2) if p.b1 is not None else pre
+
+
+# ---------------------------------------------------------------------------
+# Initialisations. Every one takes an explicit torch.Generator: no global RNG.
+# ---------------------------------------------------------------------------
+
+def generator(seed: int) -> torch.Generator:
+    """A CPU generator seeded with ``seed`` (the only source of randomness)."""
+    if not isinstance(seed, int) or isinstance(seed, bool) or seed < 0:
+        raise ParameterError(f"seed must be a non-negative integer, got {seed!r}")
+    return torch.Generator().manual_seed(seed)
+
+
+def _randn(shape: tuple[int, ...], gen: torch.Generator, dtype: torch.dtype) -> Tensor:
+    return torch.randn(shape, generator=gen, dtype=torch.float64).to(dtype)
+
+
+def _check_sizes(**sizes: int) -> None:
+    for name, v in sizes.items():
+        if not isinstance(v, int) or v < 1:
+            raise ParameterError(f"{name} must be a positive integer, got {v!r}")
+
+
+def gaussian_init(
+    m: int,
+    d: int,
+    k: int = 1,
+    *,
+    std_in: float,
+    std_out: float,
+    gen: torch.Generator,
+    bias_in: bool = False,
+    bias_out: bool = False,
+    std_bias: float | None = None,
+    runs: tuple[int, ...] = (),
+    act: str = "relu",
+    dtype: torch.dtype = torch.float64,
+) -> TwoLayer:
+    """I.i.d. Gaussian init: ``W1 ~ N(0, std_in²)``, ``W2 ~ N(0, std_out²)``.
+
+    Biases (if enabled) are ``N(0, std_bias²)`` with ``std_bias`` defaulting to
+    ``std_in`` for ``b1`` and ``std_out`` for ``b2``.
+    """
+    _check_sizes(m=m, d=d, k=k)
+    W1 = std_in * _randn((*runs, m, d), gen, dtype)
+    b1 = (std_in if std_bias is None else std_bias) * _randn((*runs, m), gen, dtype) if bias_in else None
+    W2 = std_out * _randn((*runs, k, m), gen, dtype)
+    b2 = (std_out if std_bias is None else std_bias) * _randn((*runs, k), gen, dtype) if bias_out else None
+    return TwoLayer(W1=W1, W2=W2, b1=b1, b2=b2, act=act)
+
+
+def random_signs(shape: tuple[int, ...], gen: torch.Generator, dtype: torch.dtype = torch.float64) -> Tensor:
+    """I.i.d. uniform ±1 of ``shape``."""
+    return (2 * torch.randint(0, 2, shape, generator=gen) - 1).to(dtype)
+
+
+def balanced_init(
+    m: int,
+    d: int,
+    *,
+    scale: float | Tensor,
+    gen: torch.Generator,
+    signs: Tensor | None = None,
+    runs: tuple[int, ...] = (),
+    act: str = "relu",
+    dtype: torch.dtype = torch.float64,
+) -> TwoLayer:
+    """Balanced init for scalar output: ``w_j = λ g_j``, ``a_j = s_j ‖w_j‖``.
+
+    ``g_j ~ N(0, I_d)``; ``s_j`` i.i.d. uniform ±1 unless given.  ``scale`` (λ) is
+    a float or a tensor broadcastable to ``runs`` (e.g. one λ per run).  Then
+    ``a_j² = ‖w_j‖²`` exactly, a balancedness that gradient flow conserves.
+    """
+    _check_sizes(m=m, d=d)
+    lam = torch.as_tensor(scale, dtype=torch.float64)
+    if (lam <= 0).any():
+        raise ParameterError(f"balanced_init: scale must be > 0, got {scale!r}")
+    g = _randn((*runs, m, d), gen, torch.float64)
+    s = random_signs((*runs, m), gen) if signs is None else signs.to(torch.float64)
+    W1 = lam.reshape(lam.shape + (1, 1)) * g
+    a = s * torch.linalg.vector_norm(W1, dim=-1)
+    return TwoLayer(W1=W1.to(dtype), W2=a.unsqueeze(-2).to(dtype), act=act)
+
+
+def agf_init(
+    m: int,
+    d: int,
+    k: int = 1,
+    *,
+    alpha: float,
+    gen: torch.Generator,
+    runs: tuple[int, ...] = (),
+    act: str = "relu",
+    dtype: torch.dtype = torch.float64,
+) -> TwoLayer:
+    """AGF α-scaling (Kunin et al. 2025): ``a_i ~ N(0, α²/(2k) I_k)``, ``w_i ~ N(0, α²/(2d) I_d)``.
+
+    The expected squared neuron norm ``E‖θ_i‖² = α²``.
+    """
+    if alpha <= 0:
+        raise ParameterError(f"agf_init: alpha must be > 0, got {alpha!r}")
+    return gaussian_init(
+        m, d, k, std_in=alpha / math.sqrt(2 * d), std_out=alpha / math.sqrt(2 * k),
+        gen=gen, runs=runs, act=act, dtype=dtype,
+    )

@@ -1,0 +1,92 @@
+"""Seaborn helpers in one house style, and gluing figures into the book.
+
+Plots never compute theory or train: they take frames from :mod:`lrlib.track`
+and numbers from :mod:`lrlib.theory`.
+"""
+
+from __future__ import annotations
+
+from typing import Sequence
+
+import matplotlib.pyplot as plt
+import numpy as np
+import seaborn as sns
+
+#: Colours with a fixed meaning across the book.
+POS = "#1f6fb4"   # positive-sign neurons / positive labels
+NEG = "#d1495b"   # negative-sign neurons / negative labels
+OTHER = "#8c8c8c"  # everything else
+THEORY = "#2a9d8f"  # theory predictions
+FUNC = "#3b8b3b"   # the network function
+PALETTE = [POS, NEG, THEORY, "#e9a03b", "#6c4f9c", OTHER]
+
+
+def set_style() -> None:
+    """The house style: seaborn ``ticks`` with a muted grid, one palette, readable sizes."""
+    sns.set_theme(context="notebook", style="ticks", palette=PALETTE, font_scale=0.9,
+                  rc={"axes.grid": True, "grid.alpha": 0.3, "figure.dpi": 110,
+                      "savefig.dpi": 110, "axes.spines.top": False, "axes.spines.right": False,
+                      "legend.frameon": False})
+
+
+def panel_grid(ncols: int, nrows: int = 1, *, width: float = 3.4, height: float = 2.9, **kw):
+    """A figure with a grid of axes sized per panel; returns ``(fig, axes)`` with axes flattened."""
+    fig, axes = plt.subplots(nrows, ncols, figsize=(width * ncols, height * nrows), squeeze=False,
+                             constrained_layout=True, **kw)
+    return fig, axes.ravel()
+
+
+def label_panels(axes: Sequence, letters: str = "abcdefghijklmnop") -> None:
+    """Write (a), (b), … in the upper-left corner of each panel."""
+    for ax, c in zip(axes, letters):
+        title = ax.get_title()
+        ax.set_title("")
+        ax.set_title(f"({c}) {title}", loc="left", fontsize="medium")
+
+
+def mark_times(ax, times: dict[str, float], *, color: str = THEORY, ymax: float = 0.97) -> None:
+    """Vertical dashed lines with labels at the given (named) times."""
+    for i, (name, t) in enumerate(times.items()):
+        if np.isfinite(t):
+            ax.axvline(t, color=color, ls="--", lw=1)
+            ax.text(t, ymax - 0.08 * (i % 3), f" {name}", transform=ax.get_xaxis_transform(),
+                    color=color, fontsize="small", va="top")
+
+
+def glue(key: str, fig, *, display: bool = True) -> None:
+    """Glue ``fig`` into the book under ``key`` (``<chapter>-fig<N>``) and close it.
+
+    Outside a Jupyter Book build (no ``myst_nb``) the figure is just shown.
+    """
+    try:
+        from myst_nb import glue as _glue
+    except ImportError:  # pragma: no cover - myst_nb ships with jupyter-book
+        plt.show()
+        return
+    _glue(key, fig, display=display)
+    plt.close(fig)
+
+
+__all__ = ["POS", "NEG", "OTHER", "THEORY", "FUNC", "PALETTE", "set_style", "panel_grid",
+           "label_panels", "mark_times", "glue"]
+
+
+def function_and_kinks(ax, grid, h, x, y, kinks, heights, *, ylim_neurons=None, title: str = ""):
+    """Boursier et al.'s 1-D panel: the network function ``h`` on ``grid`` (left axis,
+    green, with the data ``(x, y)``) and each neuron ``j`` as a star at its kink
+    ``−b_j/w_j`` with height ``a_j`` (right axis, coloured by sign)."""
+    ax.plot(grid, h, color=FUNC, lw=1.8, label="network $h_\\theta(x)$")
+    ax.scatter(x, y, color="k", zorder=5, s=25, label="data")
+    ax.set_xlabel("$x$")
+    ax.set_ylabel("$h_\\theta(x)$", color=FUNC)
+    ax.set_xlim(grid[0], grid[-1])
+    ax2 = ax.twinx()
+    ax2.grid(False)
+    inside = (kinks >= grid[0]) & (kinks <= grid[-1])
+    ax2.scatter(kinks[inside], heights[inside], marker="*", s=40,
+                c=[POS if h_ > 0 else NEG for h_ in heights[inside]], zorder=4)
+    ax2.set_ylabel("neuron $a_j$ at its kink", color=POS)
+    if ylim_neurons is not None:
+        ax2.set_ylim(*ylim_neurons)
+    ax.set_title(title)
+    return ax2

@@ -1,0 +1,59 @@
+"""Synthetic data sets, generated in code (no files).
+
+Every function returns ``(X, y)`` tensors: ``X (n, d)``, ``y (n,)``; random
+ones take an explicit ``torch.Generator``.  Where a paper appends a constant
+coordinate to emulate a bias, the returned ``X`` already has it (last column).
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Sequence
+
+import torch
+
+from .errors import ParameterError
+
+Tensor = torch.Tensor
+
+
+def with_bias_coordinate(x: Sequence[float] | Tensor, dtype: torch.dtype = torch.float64) -> Tensor:
+    """1-D points ``(n,)`` → ``(n, 2)`` rows ``(x_k, 1)``."""
+    x = torch.as_tensor(x, dtype=dtype)
+    return torch.stack([x, torch.ones_like(x)], dim=-1)
+
+
+def orthogonal_toy(dtype: torch.dtype = torch.float64) -> tuple[Tensor, Tensor]:
+    """Boursier et al. (2022) Fig. 2: ``x₁ = (−0.5, 1), y₁ = −1``; ``x₂ = (2, 1), y₂ = +1``
+    (second coordinate = bias).  Orthogonal, not unit norm."""
+    return with_bias_coordinate([-0.5, 2.0], dtype), torch.tensor([-1.0, 1.0], dtype=dtype)
+
+
+def orthonormal_testbed(
+    y: Sequence[float] = (1.0, 1.5, 2.0, -1.0, -1.0, -0.5), d: int = 10, dtype: torch.dtype = torch.float64
+) -> tuple[Tensor, Tensor]:
+    """Orthonormal inputs ``x_k = e_k`` in ``ℝ^d`` with labels ``y`` (n = len(y) ≤ d)."""
+    n = len(y)
+    if n > d:
+        raise ParameterError(f"orthonormal inputs need n ≤ d (got n = {n}, d = {d})")
+    return torch.eye(n, d, dtype=dtype), torch.tensor(list(y), dtype=dtype)
+
+
+def nonorthogonal_1d(dtype: torch.dtype = torch.float64) -> tuple[Tensor, Tensor]:
+    """Boursier et al. (2022) App. A.1 (values from the authors' camera-ready code):
+    ``x = (−1.5, −1, 0, 0.25, 2)``, ``y = (0.7, −0.3, −0.3, 0.4, 0.2)``, with a bias coordinate."""
+    return (with_bias_coordinate([-1.5, -1.0, 0.0, 0.25, 2.0], dtype),
+            torch.tensor([0.7, -0.3, -0.3, 0.4, 0.2], dtype=dtype))
+
+
+def relu_teacher(
+    n: int, d: int, k: int, *, gen: torch.Generator, dtype: torch.dtype = torch.float64
+) -> tuple[Tensor, Tensor]:
+    """Gaussian inputs ``x ~ N(0, I_d)`` labelled by a random bias-free ReLU teacher
+    with ``k`` neurons: hidden ``W ~ N(0, 1/(k d))``, output ``a ~ N(0, 1/k)``
+    (Boursier et al. App. A.2, as in the authors' code)."""
+    X = torch.randn(n, d, generator=gen, dtype=torch.float64)
+    W = torch.randn(k, d, generator=gen, dtype=torch.float64) / math.sqrt(k * d)
+    a = torch.randn(k, generator=gen, dtype=torch.float64) / math.sqrt(k)
+    y = torch.relu(X @ W.T) @ a
+    return X.to(dtype), y.to(dtype)

@@ -1,0 +1,1 @@
+"""Paper-specific closed forms and predictions, one module per chapter."""

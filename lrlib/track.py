@@ -1,0 +1,162 @@
+"""Trackers: pure functions ``Trajectory → tidy pandas.DataFrame``.
+
+Every frame is in long form, one row per (snapshot, run, neuron[, …]), with
+columns ``step`` (optimiser step), ``time`` (gradient-flow time) and ``run``
+(flat index over the run dimensions), ready for ``seaborn.relplot``.
+All quantities are computed vectorised over snapshots, runs and neurons.
+"""
+
+from __future__ import annotations
+
+from typing import Mapping
+
+import numpy as np
+import pandas as pd
+import torch
+
+from .models import TwoLayer, preactivations
+from .trajectory import Trajectory
+
+Tensor = torch.Tensor
+
+
+def _flat_runs(t: Tensor, T: int, tail: int) -> Tensor:
+    """Reshape ``(T, R..., *tail_dims)`` to ``(T, R, *tail_dims)`` with R = ∏R..."""
+    shape = t.shape
+    lead = shape[1:len(shape) - tail]
+    return t.reshape(T, int(np.prod(lead)) if lead else 1, *shape[len(shape) - tail:])
+
+
+def tidy(traj: Trajectory, values: Mapping[str, Tensor], extra: Mapping[str, Tensor] | None = None) -> pd.DataFrame:
+    """Build a long frame from per-neuron arrays ``(T, R..., m)``.
+
+    ``extra`` holds per-run arrays ``(T, R...)`` or per-neuron constants ``(R..., m)``
+    broadcast to every row.  Columns: step, time, run, neuron, *values.
+    """
+    T = len(traj)
+    cols = {k: _flat_runs(v, T, 1) for k, v in values.items()}
+    first = next(iter(cols.values()))
+    _, R, m = first.shape
+    out = {
+        "step": np.repeat(traj.steps, R * m),
+        "time": np.repeat(traj.time, R * m),
+        "run": np.tile(np.repeat(np.arange(R), m), T),
+        "neuron": np.tile(np.arange(m), T * R),
+    }
+    for k, v in cols.items():
+        out[k] = v.reshape(-1).numpy()
+    for k, v in (extra or {}).items():
+        out[k] = torch.broadcast_to(v.reshape(1, R, m) if v.dim() <= 2 and v.numel() == R * m else v.reshape(T, R, 1),
+                                    (T, R, m)).reshape(-1).numpy()
+    return pd.DataFrame(out)
+
+
+def loss_frame(traj: Trajectory) -> pd.DataFrame:
+    """Loss at every snapshot: columns step, time, run, loss."""
+    T = len(traj)
+    L = _flat_runs(traj.loss.unsqueeze(-1), T, 1)[..., 0]  # (T, R)
+    R = L.shape[1]
+    return pd.DataFrame({
+        "step": np.repeat(traj.steps, R), "time": np.repeat(traj.time, R),
+        "run": np.tile(np.arange(R), T), "loss": L.reshape(-1).numpy(),
+    })
+
+
+def neuron_norms(traj: Trajectory, with_bias: bool = True) -> pd.DataFrame:
+    """Per-neuron norms: ``norm_in`` ‖w_j‖, ``norm_out`` ‖W2[:, j]‖, their product,
+    ``sign`` of the output weight (scalar output) and ``a`` (scalar output)."""
+    p = traj.params
+    vals = {"norm_in": p.norms_in(with_bias), "norm_out": p.norms_out()}
+    vals["norm_product"] = vals["norm_in"] * vals["norm_out"]
+    if p.out_dim == 1:
+        vals["a"] = p.a
+        vals["sign"] = torch.sign(p.a)
+    return tidy(traj, vals)
+
+
+def cosine(u: Tensor, v: Tensor, eps: float = 0.0) -> Tensor:
+    """Cosine between ``u (..., D)`` and ``v (..., D)`` along the last axis (0 for a zero vector)."""
+    nu = torch.linalg.vector_norm(u, dim=-1)
+    nv = torch.linalg.vector_norm(v, dim=-1)
+    den = nu * nv
+    return torch.where(den > eps, (u * v).sum(-1) / den.clamp_min(torch.finfo(den.dtype).tiny), torch.zeros_like(den))
+
+
+def cosines_to(traj: Trajectory, directions: Mapping[str, Tensor], with_bias: bool = True) -> pd.DataFrame:
+    """cos(w_j, u) for each named direction ``u`` (``(D,)`` or ``(R..., D)``).
+
+    Columns: step, time, run, neuron, direction, cos, angle (radians).
+    """
+    w = traj.params.incoming(with_bias)  # (T, R..., m, D)
+    frames = []
+    for name, u in directions.items():
+        u = u.to(w.dtype)
+        c = cosine(w, u.unsqueeze(-2) if u.dim() > 1 else u)
+        f = tidy(traj, {"cos": c})
+        f.insert(4, "direction", name)
+        frames.append(f)
+    df = pd.concat(frames, ignore_index=True)
+    df["angle"] = np.arccos(df["cos"].clip(-1, 1))
+    return df
+
+
+def activation_patterns(params: TwoLayer, X: Tensor) -> Tensor:
+    """Boolean ``(…, m, n)``: is neuron ``j`` active (pre-activation > 0) on point ``k``."""
+    return (preactivations(params, X) > 0).transpose(-1, -2)
+
+
+def activation_frame(traj: Trajectory, X: Tensor) -> pd.DataFrame:
+    """Per (snapshot, run, neuron): the activation pattern as a bit string over the
+    points (``'1'`` = active) and the number of active points."""
+    act = activation_patterns(traj.params, X)  # (T, R..., m, n)
+    n = act.shape[-1]
+    weights = (2 ** torch.arange(n - 1, -1, -1)) if n <= 62 else None
+    vals = {"n_active": act.sum(-1).to(torch.float64)}
+    df = tidy(traj, vals)
+    flat = _flat_runs(act, len(traj), 2).reshape(-1, n)
+    if weights is not None:
+        codes = (flat.long() * weights).sum(-1).numpy()
+        df["pattern"] = [format(int(c), f"0{n}b") for c in codes]
+    return df
+
+
+def cosine_similarity_matrix(vectors: Tensor) -> Tensor:
+    """Pairwise cosines ``(…, m, m)`` of per-neuron vectors ``(…, m, D)``."""
+    v = vectors / torch.linalg.vector_norm(vectors, dim=-1, keepdim=True).clamp_min(torch.finfo(vectors.dtype).tiny)
+    return v @ v.transpose(-1, -2)
+
+
+def stable_rank(W: Tensor) -> tuple[Tensor, Tensor]:
+    """``(‖W‖_F² / ‖W‖_2², ‖W‖_2²)`` for matrices ``(…, m, d)``."""
+    s = torch.linalg.svdvals(W)
+    spec2 = s[..., 0] ** 2
+    return (s ** 2).sum(-1) / spec2.clamp_min(torch.finfo(W.dtype).tiny), spec2
+
+
+def rank_frame(traj: Trajectory, with_bias: bool = False) -> pd.DataFrame:
+    """Stable rank and squared spectral norm of the first layer at every snapshot
+    (columns step, time, run, stable_rank, spectral_sq, frobenius_sq, loss)."""
+    W = traj.params.incoming(with_bias)
+    sr, s2 = stable_rank(W)
+    df = loss_frame(traj)
+    T = len(traj)
+    df["stable_rank"] = _flat_runs(sr.unsqueeze(-1), T, 1).reshape(-1).numpy()
+    df["spectral_sq"] = _flat_runs(s2.unsqueeze(-1), T, 1).reshape(-1).numpy()
+    df["frobenius_sq"] = df["stable_rank"] * df["spectral_sq"]
+    return df
+
+
+def first_crossing(time: np.ndarray, values: np.ndarray, level: float, below: bool = True) -> float:
+    """First time ``values`` crosses ``level`` (linear interpolation); ``nan`` if never.
+
+    ``values`` is ``(T,)``; ``below=True`` looks for ``values ≤ level``.
+    """
+    v = np.asarray(values, dtype=float)
+    hit = v <= level if below else v >= level
+    if not hit.any():
+        return float("nan")
+    i = int(np.argmax(hit))
+    if i == 0:
+        return float(time[0])
+    t0, t1, v0, v1 = time[i - 1], time[i], v[i - 1], v[i]
+    return float(t0 + (level - v0) * (t1 - t0) / (v1 - v0)) if v1 != v0 else float(t1)

@@ -1,0 +1,213 @@
+"""The one training loop: full-batch GD and mini-batch SGD with momentum.
+
+``train`` runs gradient descent on ``loss(forward(params, X), y)`` for every run
+of a batched :class:`~lrlib.models.TwoLayer` at once (the per-run losses are
+summed, so the runs do not interact) and records a :class:`Trajectory` at a
+schedule.  Gradients come from autograd (ReLU's derivative at 0 is 0).
+
+Time: step ``s`` is gradient-flow time ``t = s · lr · time_scale``.  Use
+``time_scale = 2`` when you minimise ``mean (f − y)²`` but the paper's flow is on
+``½ mean (f − y)²``.
+
+Momentum follows PyTorch's SGD: ``v ← μ v + g``, ``θ ← θ − lr v``.
+Mini-batches: a fresh permutation of the data each epoch from the run's seed;
+the last, smaller batch of an epoch is kept; every run sees the same indices.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+from typing import Callable, Iterable, Sequence
+
+import numpy as np
+import torch
+
+from .errors import DivergenceError, ParameterError
+from .losses import Loss
+from .models import TwoLayer, forward, generator
+from .trajectory import Trajectory, log_schedule
+
+Tensor = torch.Tensor
+PARAM_NAMES = ("W1", "b1", "W2", "b2")
+
+
+def progress_enabled(steps: int, progress: bool | None) -> bool:
+    """Progress bars: on for long runs, off under CI or ``TQDM_DISABLE``."""
+    if progress is not None:
+        return progress
+    if os.environ.get("CI") or os.environ.get("TQDM_DISABLE"):
+        return False
+    return steps >= 20_000
+
+
+def _check_args(p0: TwoLayer, X: Tensor, y: Tensor, lr: float, steps: int, momentum: float,
+                batch_size: int | None, trainable: Iterable[str]) -> None:
+    if not (isinstance(lr, (int, float)) and math.isfinite(lr) and lr > 0):
+        raise ParameterError(f"lr must be a finite number > 0, got {lr!r}")
+    if not isinstance(steps, (int, np.integer)) or steps < 0:
+        raise ParameterError(f"steps must be a non-negative integer, got {steps!r}")
+    if not 0 <= momentum < 1:
+        raise ParameterError(f"momentum must be in [0, 1), got {momentum!r}")
+    n = X.shape[-2]
+    if batch_size is not None and not (isinstance(batch_size, int) and 1 <= batch_size <= n):
+        raise ParameterError(f"batch_size must be None (full batch) or an int in [1, {n}], got {batch_size!r}")
+    if X.shape[-1] != p0.in_dim:
+        raise ParameterError(f"X has {X.shape[-1]} features but the network expects {p0.in_dim}")
+    point_axis(y, n)
+    if not torch.isfinite(X).all():
+        raise ParameterError("X contains NaN or inf")
+    unknown = set(trainable) - set(PARAM_NAMES)
+    if unknown:
+        raise ParameterError(f"unknown trainable parameters {sorted(unknown)}; use {PARAM_NAMES}")
+    for name, t in p0.tensors().items():
+        if t.dtype != X.dtype:
+            raise ParameterError(f"dtype mismatch: {name} is {t.dtype} but X is {X.dtype}")
+
+
+def point_axis(y: Tensor, n: int) -> int:
+    """Axis of ``y`` that indexes the ``n`` data points: ``-1`` for labels/scalar
+    targets ``(R..., n)``, ``-2`` for vector targets ``(R..., n, k)``."""
+    last = y.shape[-1] == n
+    second = y.dim() >= 2 and y.shape[-2] == n
+    if last and second:
+        raise ParameterError(f"cannot tell the data axis of y {tuple(y.shape)} (n = {n}); reshape the targets")
+    if not (last or second):
+        raise ParameterError(f"X has {n} points but y has shape {tuple(y.shape)}")
+    return -1 if last else -2
+
+
+def _diverged(L: Tensor, max_loss: float) -> bool:
+    return bool((~torch.isfinite(L)).any() or (L > max_loss).any())
+
+
+def train(
+    p0: TwoLayer,
+    X: Tensor,
+    y: Tensor,
+    *,
+    loss: Loss,
+    lr: float,
+    steps: int,
+    momentum: float = 0.0,
+    batch_size: int | None = None,
+    record: int | Sequence[int] | np.ndarray = 200,
+    seed: int = 0,
+    time_scale: float = 1.0,
+    trainable: Iterable[str] = PARAM_NAMES,
+    dense_loss: bool = False,
+    progress: bool | None = None,
+    check_every: int = 100,
+    max_loss: float = 1e30,
+    grad_fn: Callable[[TwoLayer, Tensor, Tensor], dict[str, Tensor]] | None = None,
+    meta: dict | None = None,
+) -> Trajectory:
+    """Train ``p0`` on ``(X, y)`` and return the recorded :class:`Trajectory`.
+
+    Parameters
+    ----------
+    p0: initial network (not modified); tensors ``(R..., …)``.
+    X: inputs ``(n, d)`` or ``(R..., n, d)``; y: targets matching ``loss``.
+    loss: the :class:`~lrlib.losses.Loss` (its convention is stored in ``meta``).
+    lr, steps, momentum, batch_size: the optimiser (``batch_size=None``: full batch).
+    record: number of log-spaced snapshots, or explicit step indices.
+    seed: seeds the mini-batch order (the init has its own generator).
+    time_scale: gradient-flow time per unit of ``lr`` (see module docstring).
+    trainable: which of ``W1, b1, W2, b2`` move (others stay at init).
+    dense_loss: also keep the loss at every step (full batch only).
+    grad_fn: optional closed-form gradient ``(params, X, y) -> {name: grad}``;
+        must agree with autograd (tested); defaults to autograd.
+    check_every: steps between NaN/inf/divergence checks.
+    """
+    trainable = tuple(n for n in trainable if getattr(p0, n) is not None)
+    _check_args(p0, X, y, lr, steps, momentum, batch_size, trainable)
+    sched = log_schedule(steps, int(record)) if np.isscalar(record) else np.unique(np.asarray(record, dtype=np.int64))
+    if sched.size == 0 or sched.min() < 0 or sched.max() > steps:
+        raise ParameterError(f"record steps must lie in [0, {steps}]")
+    if dense_loss and batch_size is not None:
+        raise ParameterError("dense_loss is only available for full-batch GD")
+
+    p = p0.clone()
+    leaves = {n: getattr(p, n) for n in trainable}
+    bufs = {n: torch.zeros_like(t) for n, t in leaves.items()} if momentum else {}
+    n = X.shape[-2]
+    y_axis = point_axis(y, n)
+    gen = generator(seed)
+    perm, cursor = None, n
+
+    rec_set = set(int(s) for s in sched)
+    snaps: dict[str, list[Tensor]] = {k: [] for k in p.tensors()}
+    losses: list[Tensor] = []
+    dense = torch.empty((steps + 1, *p.runs), dtype=X.dtype) if dense_loss else None
+
+    def full_loss() -> Tensor:
+        with torch.no_grad():
+            return loss(forward(p, X), y)
+
+    def gradients(Xb: Tensor, yb: Tensor) -> tuple[Tensor, dict[str, Tensor]]:
+        if grad_fn is not None:
+            with torch.no_grad():
+                return loss(forward(p, Xb), yb), grad_fn(p, Xb, yb)
+        for t in leaves.values():
+            t.requires_grad_(True)
+        Lb = loss(forward(p, Xb), yb)
+        gs = torch.autograd.grad(Lb.sum(), list(leaves.values()))
+        for t in leaves.values():
+            t.requires_grad_(False)
+        return Lb.detach(), dict(zip(leaves, gs))
+
+    bar = None
+    if progress_enabled(steps, progress):
+        from tqdm.auto import tqdm
+
+        bar = tqdm(total=steps, mininterval=1.0, desc="train")
+
+    for s in range(steps + 1):
+        last = s == steps
+        if batch_size is None:
+            L, grads = (full_loss(), None) if last else gradients(X, y)
+            L_full = L
+        else:
+            L_full = full_loss() if (s in rec_set or s % check_every == 0) else None
+            if not last:
+                if cursor >= n:
+                    perm, cursor = torch.randperm(n, generator=gen), 0
+                idx = perm[cursor:cursor + batch_size]
+                cursor += batch_size
+                Xb = X.index_select(X.dim() - 2, idx)
+                yb = y.index_select(y.dim() + y_axis, idx)
+                L, grads = gradients(Xb, yb)
+        if dense is not None:
+            dense[s] = L_full
+        if (s % check_every == 0 or last or s in rec_set) and L_full is not None and _diverged(L_full, max_loss):
+            raise DivergenceError(
+                f"training diverged at step {s}: loss = {L_full.max().item():.3g} (NaN/inf or > {max_loss:g}). "
+                f"Lower the learning rate (lr = {lr:g}), use float64, or check the data scale."
+            )
+        if s in rec_set:
+            for k, t in p.tensors().items():
+                snaps[k].append(t.detach().clone())
+            losses.append(L_full.detach().clone())
+        if last:
+            break
+        with torch.no_grad():
+            for name, g in grads.items():
+                if momentum:
+                    g = bufs[name].mul_(momentum).add_(g)
+                leaves[name].sub_(lr * g)
+        if bar is not None and s % 1000 == 0:
+            bar.update(min(1000, steps - bar.n))
+    if bar is not None:
+        bar.close()
+
+    info = dict(
+        loss=loss.describe(), loss_name=loss.name, reduction=loss.reduction, loss_scale=loss.scale,
+        lr=lr, momentum=momentum, batch_size=batch_size, steps=int(steps), seed=seed,
+        dtype=str(X.dtype).replace("torch.", ""), time_scale=time_scale, trainable=list(trainable),
+    )
+    info.update(meta or {})
+    return Trajectory(
+        steps=sched, time=sched * lr * time_scale,
+        params=TwoLayer(act=p.act, **{k: torch.stack(v) for k, v in snaps.items()}),
+        loss=torch.stack(losses), meta=info, dense_loss=dense,
+    )

@@ -1,0 +1,119 @@
+"""Trajectory: what a run records, and the record schedules.
+
+A :class:`Trajectory` holds ``T`` snapshots of a :class:`~lrlib.models.TwoLayer`
+stacked along a leading time axis (so ``params.W1`` is ``(T, R..., m, d)``), the
+raw step numbers, the gradient-flow time of each snapshot, the full-data loss
+``(T, R...)`` and the run's conventions in ``meta``.  Save/load as ``.npz``.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+import torch
+
+from .errors import ParameterError
+from .models import TwoLayer
+
+Tensor = torch.Tensor
+
+
+def log_schedule(steps: int, num: int = 200) -> np.ndarray:
+    """About ``num`` log-spaced step indices in ``[0, steps]``, always with 0 and ``steps``.
+
+    Dense at the start (every step up to ~num/10) and geometric afterwards;
+    sorted, unique, ``int64``.
+    """
+    if steps < 0 or num < 2:
+        raise ParameterError(f"log_schedule needs steps ≥ 0 and num ≥ 2 (got {steps}, {num})")
+    geo = np.geomspace(1, max(steps, 1), num=num)
+    pts = np.unique(np.concatenate([[0, steps], np.round(geo).astype(np.int64)]))
+    return pts[pts <= steps]
+
+
+def linear_schedule(steps: int, every: int) -> np.ndarray:
+    """Every ``every``-th step, plus 0 and ``steps``."""
+    if every < 1:
+        raise ParameterError(f"linear_schedule needs every ≥ 1, got {every}")
+    return np.unique(np.concatenate([np.arange(0, steps + 1, every), [steps]]))
+
+
+@dataclass
+class Trajectory:
+    """Snapshots of one (possibly batched) training run.
+
+    Attributes
+    ----------
+    steps: ``(T,)`` int, optimiser step of each snapshot (0 = initialisation).
+    time: ``(T,)`` float, gradient-flow time ``steps · lr · meta["time_scale"]``.
+    params: :class:`TwoLayer` whose tensors have a leading ``T`` axis.
+    loss: ``(T, R...)`` full-data training loss at each snapshot.
+    meta: run conventions (loss, lr, momentum, batch size, dtype, seed, …).
+    dense_loss: optional ``(steps+1, R...)`` loss at every step (GD only).
+    """
+
+    steps: np.ndarray
+    time: np.ndarray
+    params: TwoLayer
+    loss: Tensor
+    meta: dict = field(default_factory=dict)
+    dense_loss: Tensor | None = None
+
+    def __len__(self) -> int:
+        return len(self.steps)
+
+    @property
+    def runs(self) -> tuple[int, ...]:
+        return tuple(self.loss.shape[1:])
+
+    def at(self, i: int) -> TwoLayer:
+        """The network at snapshot ``i`` (negative indices allowed)."""
+        return self.params.map(lambda t: t[i])
+
+    def index_of_step(self, step: int) -> int:
+        """Index of the last snapshot at or before ``step``."""
+        i = int(np.searchsorted(self.steps, step, side="right")) - 1
+        if i < 0:
+            raise ParameterError(f"no snapshot at or before step {step}")
+        return i
+
+    @property
+    def final(self) -> TwoLayer:
+        return self.at(-1)
+
+    def run(self, *idx: int) -> "Trajectory":
+        """The trajectory of one run of a batched trajectory."""
+        sl = (slice(None), *idx)
+        return Trajectory(
+            steps=self.steps, time=self.time, params=self.params.map(lambda t: t[sl]),
+            loss=self.loss[sl], meta=dict(self.meta, run_index=list(idx)),
+            dense_loss=None if self.dense_loss is None else self.dense_loss[sl],
+        )
+
+    # ---- persistence --------------------------------------------------
+    def save(self, path: str | Path) -> Path:
+        """Write an ``.npz`` (tensors as numpy, meta as JSON)."""
+        path = Path(path)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        arrays = {f"param_{k}": v.numpy() for k, v in self.params.tensors().items()}
+        if self.dense_loss is not None:
+            arrays["dense_loss"] = self.dense_loss.numpy()
+        np.savez_compressed(
+            path, steps=self.steps, time=self.time, loss=self.loss.numpy(),
+            meta=np.array(json.dumps(dict(self.meta, act=self.params.act))), **arrays,
+        )
+        return path
+
+    @classmethod
+    def load(cls, path: str | Path) -> "Trajectory":
+        with np.load(Path(path), allow_pickle=False) as z:
+            meta = json.loads(str(z["meta"]))
+            tensors = {k[6:]: torch.from_numpy(z[k]) for k in z.files if k.startswith("param_")}
+            return cls(
+                steps=z["steps"], time=z["time"], loss=torch.from_numpy(z["loss"]),
+                params=TwoLayer(act=meta.get("act", "relu"), **tensors), meta=meta,
+                dense_loss=torch.from_numpy(z["dense_loss"]) if "dense_loss" in z.files else None,
+            )
