@@ -44,6 +44,22 @@
 # use. All runs are float64 (the authors used float32); ReLU's derivative at $0$ is $0$, the
 # subgradient the theory requires.
 
+# %% [markdown]
+# **Choices the paper leaves open** (each is explained again where it is used):
+#
+# | what | our choice | why |
+# |---|---|---|
+# | precision | float64 everywhere | the theory checks compare tiny norms ($\lambda$ down to $10^{-20}$) |
+# | signs $s_j$ | i.i.d. uniform $\pm1$ | the authors' code |
+# | theory test bed | $x_k=e_k\in\mathbb R^{10}$, $y=(1,1.5,2,-1,-1,-0.5)$, $m=50$ | orthonormal, $r\ne1$, several points per sign |
+# | flow discretisation | GD on $L$ with $dt=10^{-2}$ (test bed) | stable (Hessian $\lesssim1$); we check the $O(dt)$ drift below |
+# | $\lambda$ grid, seeds | $10^{-4}\dots10^{-12}$, 5 seeds, one draw per seed for all $\lambda$ | the theorem's limit is $\lambda\to0$ at a fixed draw |
+# | $\varepsilon$ in the bounds | $0.1$ | the paper only says "small enough" |
+# | panel iterations | event-based (alignment, plateau, end) | the paper gives none |
+# | Fig. 4 data | the authors' code's five points | not in the text |
+# | Fig. 6/7 step | $\eta=10^{-2}$ instead of $10^{-3}$, same flow time | 10× faster; checked against $2\cdot10^{-2}$ |
+# | Fig. 6/7 teacher | our own draw | the authors' draw depends on their layer creation order |
+
 # %% tags=["parameters"]
 seed = 0            # base seed of every random draw in this chapter
 quick = False       # True: fewer seeds and a coarser step for the long runs (tests only)

@@ -61,3 +61,17 @@ def test_rerun_with_seed_1_quick_writes_valid_ledger(notebook: Path, tmp_path: P
         assert claim["expected"] in VERDICTS, f"{claim['id']}: expected {claim['expected']!r} not in {VERDICTS}"
         ids.append(claim["id"])
     assert len(ids) == len(set(ids)), "claim ids must be unique"
+
+
+@pytest.mark.parametrize("notebook", CHAPTERS, ids=[p.stem for p in CHAPTERS])
+@pytest.mark.parametrize("bad", [{"seed": -1}, {"seed": "one"}, {"quick": "yes"}, {"ledger_path": 3}],
+                         ids=["seed-negative", "seed-str", "quick-str", "ledger-int"])
+def test_bad_parameter_stops_with_a_clear_message(notebook: Path, tmp_path: Path, bad: dict):
+    """A wrong papermill parameter stops the chapter at its parameter check, with a
+    message that names the parameter and shows how to pass it."""
+    name = next(iter(bad))
+    with pytest.raises(papermill.PapermillExecutionError) as err:
+        papermill.execute_notebook(str(notebook), str(tmp_path / notebook.name), parameters=bad,
+                                   cwd=str(NOTEBOOKS_DIR), kernel_name="python3", progress_bar=False)
+    assert err.value.ename == "ParameterError", err.value.ename
+    assert f"`{name}`" in err.value.evalue and f"-p {name}" in err.value.evalue, err.value.evalue
