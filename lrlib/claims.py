@@ -118,7 +118,11 @@ class Ledger:
             return None
         path = Path(path)
         path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(json.dumps([asdict(c) for c in self.claims], indent=1, allow_nan=True))
+        rows = [asdict(c) for c in self.claims]
+        for r in rows:  # strict JSON: NaN/inf values become null
+            if r["value"] is not None and not math.isfinite(r["value"]):
+                r["value"] = None
+        path.write_text(json.dumps(rows, indent=1, allow_nan=False))
         return path
 
     def check(self, strict: bool = True) -> None:

@@ -67,7 +67,9 @@ class Loss:
 
 
 def _square(pred: Tensor, target: Tensor) -> Tensor:
-    if pred.shape[-1] == 1 and target.shape[-1:] != (1,):
+    n = pred.shape[-2]
+    has_k_axis = target.dim() >= 2 and target.shape[-2] == n and target.shape[-1] == pred.shape[-1]
+    if pred.shape[-1] == 1 and not has_k_axis:
         target = target.unsqueeze(-1)  # scalar output: (…, n) → (…, n, 1)
     return ((pred - target) ** 2).sum(-1)
 

@@ -45,9 +45,16 @@ def tidy(traj: Trajectory, values: Mapping[str, Tensor], extra: Mapping[str, Ten
     }
     for k, v in cols.items():
         out[k] = v.reshape(-1).numpy()
+    runs = tuple(traj.loss.shape[1:])
     for k, v in (extra or {}).items():
-        out[k] = torch.broadcast_to(v.reshape(1, R, m) if v.dim() <= 2 and v.numel() == R * m else v.reshape(T, R, 1),
-                                    (T, R, m)).reshape(-1).numpy()
+        if tuple(v.shape) == (T, *runs):          # per run
+            v = v.reshape(T, R, 1)
+        elif tuple(v.shape) == (*runs, m):        # per neuron, constant in time
+            v = v.reshape(1, R, m)
+        else:
+            raise ValueError(f"extra {k!r} has shape {tuple(v.shape)}; expected (T, R...) = {(T, *runs)} "
+                             f"or (R..., m) = {(*runs, m)}")
+        out[k] = torch.broadcast_to(v, (T, R, m)).reshape(-1).numpy()
     return pd.DataFrame(out)
 
 

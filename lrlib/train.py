@@ -119,6 +119,8 @@ def train(
         must agree with autograd (tested); defaults to autograd.
     check_every: steps between NaN/inf/divergence checks.
     """
+    trainable = tuple(trainable)
+    _check_args(p0, X, y, lr, steps, momentum, batch_size, trainable)
     trainable = tuple(n for n in trainable if getattr(p0, n) is not None)
     _check_args(p0, X, y, lr, steps, momentum, batch_size, trainable)
     sched = log_schedule(steps, int(record)) if np.isscalar(record) else np.unique(np.asarray(record, dtype=np.int64))

@@ -124,7 +124,7 @@ def toy_events(traj, X, y):
     """Snapshot indices of the four panels for run 0 (alignment, plateau middle, end)."""
     r0 = traj.run(0)
     Sp, Sm = th.s_sets(r0.at(0), X, y)
-    up, um = th.limit_directions(th.key_vectors(X, y))
+    up, um = th.alignment_directions(th.key_vectors(X, y))
     aligned = (th.min_alignment(r0.params, Sp, up) > 0.99) & (th.min_alignment(r0.params, Sm, um) > 0.99)
     i_align = int(np.argmax(aligned.numpy()))
     L = r0.loss.numpy()
@@ -294,7 +294,7 @@ excess = (norm2 - target) / target
 Zr = torch.randn(1000, 10, generator=generator(seed + 1), dtype=torch.float64)
 Zr = Zr / Zr.norm(dim=-1, keepdim=True)
 fgap = (forward(fin, Zr)[..., 0] - th.limit_function(X_tb, y_tb, Zr)).abs().amax(-1)
-u_plus, u_minus = th.limit_directions(kv)
+u_plus, u_minus = th.limit_directions(X_tb, y_tb)          # = the phase-1 directions here (unit-norm inputs)
 norms = fin.norms_in()
 big = norms > 1e-3 * norms.amax(-1, keepdim=True)
 cos_best = torch.maximum(cosine(fin.W1, u_plus), cosine(fin.W1, u_minus))

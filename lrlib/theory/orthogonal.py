@@ -84,7 +84,7 @@ def s_sets(p: TwoLayer, X: Tensor, y: Tensor) -> tuple[Tensor, Tensor]:
 def assumption3_failure_probability(m: int, n_plus: int, n_minus: int) -> float:
     """Upper bound on P(S_{+,1} = ∅ or S_{−,1} = ∅) for Gaussian init and orthogonal
     inputs: ``(1 − 2^{−n_+−1})^m + (1 − 2^{−n_−−1})^m``."""
-    return (1 - 2.0 ** (-n_plus - 1)) ** m + (1 - 2.0 ** (-n_minus - 1)) ** m
+    return min(1.0, (1 - 2.0 ** (-n_plus - 1)) ** m + (1 - 2.0 ** (-n_minus - 1)) ** m)
 
 
 def _scaled_labels(X: Tensor, y: Tensor) -> tuple[Tensor, Tensor]:
@@ -112,9 +112,25 @@ def limit_function(X: Tensor, y: Tensor, Z: Tensor) -> Tensor:
     return up - down
 
 
-def limit_directions(kv: KeyVectors) -> tuple[Tensor, Tensor]:
-    """Unit directions of the two limit clusters: ``D_+/‖D_+‖`` and ``−D_−/‖D_−‖``."""
+def alignment_directions(kv: KeyVectors) -> tuple[Tensor, Tensor]:
+    """Phase-1 targets (Lemma 2): ``D_+/‖D_+‖`` for ``S_{+,1}`` and ``−D_−/‖D_−‖`` for ``S_{−,1}``."""
     return kv.D_plus / kv.norm_plus, -kv.D_minus / kv.norm_minus
+
+
+def fit_vectors(X: Tensor, y: Tensor) -> tuple[Tensor, Tensor]:
+    """``v_± = Σ_{±y_k>0} |y_k| x_k/‖x_k‖²`` ``(d,)``: a neuron mass ``‖v_±‖`` along ``v_±`` fits
+    the ±-labels exactly (orthogonal inputs).  Equal to ``±n D_±`` for unit-norm inputs."""
+    _, sq = _scaled_labels(X, y)
+    c = y.abs() / sq
+    return (c * (y > 0)) @ X, (c * (y < 0)) @ X
+
+
+def limit_directions(X: Tensor, y: Tensor) -> tuple[Tensor, Tensor]:
+    """Unit directions of the two limit clusters, ``v_+/‖v_+‖`` and ``v_−/‖v_−‖``
+    (see :func:`fit_vectors`); for unit-norm inputs these are ``D_+/‖D_+‖`` and ``−D_−/‖D_−‖``,
+    the directions the neurons align with in phase 1."""
+    vp, vm = fit_vectors(X, y)
+    return vp / torch.linalg.vector_norm(vp), vm / torch.linalg.vector_norm(vm)
 
 
 def plateau_loss(y: Tensor, r_gt_1: bool = True) -> float:
@@ -152,19 +168,20 @@ def local_rate(kv: KeyVectors, n_last: int) -> float:
 
 
 def saddle_point(X: Tensor, y: Tensor, m_plus: int = 1) -> TwoLayer:
-    """A point of the saddle ``θ_S``: ``m_plus`` neurons along ``D_+`` with
-    ``Σ ‖w_j‖² = n‖D_+‖`` (balanced, a_j = ‖w_j‖), plus one zero neuron of each sign."""
-    kv = key_vectors(X, y)
-    n = X.shape[0]
-    u = kv.D_plus / kv.norm_plus
-    norm = math.sqrt(n * kv.norm_plus / m_plus)
+    """A point of the saddle ``θ_S``: ``m_plus`` neurons along ``v_+`` (:func:`fit_vectors`) with
+    ``Σ ‖w_j‖² = ‖v_+‖`` (= ``n‖D_+‖`` on unit-norm inputs; balanced, a_j = ‖w_j‖), plus one zero neuron.
+    It fits the positive labels exactly and leaves the negative ones at 0."""
+    vp, _ = fit_vectors(X, y)
+    mass = float(torch.linalg.vector_norm(vp))          # Σ_j ‖w_j‖² needed to fit the positive labels
+    u = vp / mass
+    norm = math.sqrt(mass / m_plus)
     W1 = torch.cat([norm * u.expand(m_plus, -1), torch.zeros(1, X.shape[1], dtype=X.dtype)])
     a = torch.cat([torch.full((m_plus,), norm, dtype=X.dtype), torch.zeros(1, dtype=X.dtype)])
     return TwoLayer(W1=W1, W2=a.unsqueeze(0))
 
 
 def escape_curvature(X: Tensor, y: Tensor, deltas: Tensor) -> tuple[Tensor, float]:
-    """Loss along the escape direction from θ_S: set the zero neuron to
+    """Orthonormal inputs only.  Loss along the escape direction from θ_S: set the zero neuron to
     ``w = δ(−D_−/‖D_−‖)``, ``a = −δ``.  Returns ``L(δ) − L(θ_S)`` ``(len(deltas),)`` and the
     predicted slope against ``δ²``: ``−‖D_−‖`` (paper loss)."""
     kv = key_vectors(X, y)
