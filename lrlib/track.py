@@ -167,3 +167,19 @@ def first_crossing(time: np.ndarray, values: np.ndarray, level: float, below: bo
         return float(time[0])
     t0, t1, v0, v1 = time[i - 1], time[i], v[i - 1], v[i]
     return float(t0 + (level - v0) * (t1 - t0) / (v1 - v0)) if v1 != v0 else float(t1)
+
+
+def plateaus(values: np.ndarray, tol: float = 0.01, min_len: int = 5) -> list[tuple[int, int]]:
+    """Index ranges ``(start, end)`` (both inclusive) of a positive series ``(T,)`` (e.g. a loss at log-spaced
+    snapshots) where ``log values`` changes by less than ``tol`` per snapshot for at least
+    ``min_len`` consecutive snapshots."""
+    flat = np.abs(np.diff(np.log(np.asarray(values, dtype=float)))) < tol
+    out, start = [], None
+    for i, f in enumerate(np.append(flat, False)):
+        if f and start is None:
+            start = i
+        elif not f and start is not None:
+            if i - start >= min_len:
+                out.append((start, i))
+            start = None
+    return out

@@ -82,7 +82,7 @@ from lrlib.plots import (NEG, POS, THEORY, function_and_kinks, glue, label_panel
                          panel_grid, set_style)
 from lrlib.synthetic import nonorthogonal_1d, orthogonal_toy, orthonormal_testbed, relu_teacher
 from lrlib.theory import orthogonal as th
-from lrlib.track import cosine, first_crossing
+from lrlib.track import cosine, first_crossing, plateaus
 from lrlib.train import train
 from lrlib.trajectory import linear_schedule, log_schedule
 
@@ -133,23 +133,22 @@ def toy_events(traj, X, y):
     return [0, i_align, i_mid, len(L) - 1]
 
 
-def draw_1d_panels(traj, X, y, idx, axes, grid, run=0):
-    """Function + neuron kinks (the paper's Fig. 2 style) at snapshot indices ``idx``."""
-    xs = X[:, 0].numpy()
-    for ax, i in zip(axes, idx):
-        p = traj.run(run).at(i)
-        Z = torch.stack([grid, torch.ones_like(grid)], -1)
-        h = forward(p, Z)[:, 0].numpy()
+def draw_1d_panels(nets, X, y, axes, grid, titles):
+    """The paper's 1-D panels: for each network, its function on ``grid`` and each neuron at
+    its kink −w_{j,2}/w_{j,1} with height a_j (inputs are (x, 1))."""
+    Z = torch.stack([grid, torch.ones_like(grid)], -1)
+    for ax, p, title in zip(axes, nets, titles):
         w = p.W1.numpy()
         kinks = -w[:, 1] / np.where(w[:, 0] == 0, np.nan, w[:, 0])
-        function_and_kinks(ax, grid.numpy(), h, xs, y.numpy(), kinks, p.a.numpy(),
-                           title=f"iteration {traj.steps[i]:,}")
+        function_and_kinks(ax, grid.numpy(), forward(p, Z)[:, 0].numpy(), X[:, 0].numpy(), y.numpy(),
+                           kinks, p.a.numpy(), title=title)
 
 
 grid_toy = torch.linspace(-1.5, 3.0, 100, dtype=torch.float64)
 idx_toy = toy_events(toy, X_toy, y_toy)
 fig, axes = panel_grid(4, width=3.6)
-draw_1d_panels(toy, X_toy, y_toy, idx_toy, axes, grid_toy)
+draw_1d_panels([toy.run(0).at(i) for i in idx_toy], X_toy, y_toy, axes, grid_toy,
+               [f"iteration {toy.steps[i]:,}" for i in idx_toy])
 label_panels(axes)
 fig.suptitle("Figure 2 — orthogonal toy: function (green) and neurons (stars: kink, $a_j$)")
 glue("orthogonal-fig2", fig)
@@ -602,20 +601,6 @@ print(f"L0 = {L_no[0]:.4f}, final = {L_no[-1]:.3g}")
 # snapshots where $\log L$ changes by less than 1% per snapshot.
 
 # %%
-def plateaus(L, tol=0.01, min_len=5):
-    """Index ranges where log L is flat (relative change < tol per snapshot)."""
-    flat = np.abs(np.diff(np.log(L))) < tol
-    out, start = [], None
-    for i, f in enumerate(np.append(flat, False)):
-        if f and start is None:
-            start = i
-        elif not f and start is not None:
-            if i - start >= min_len:
-                out.append((start, i))
-            start = None
-    return out
-
-
 plat = [pl for pl in plateaus(L_no) if pl[0] > 0 and L_no[pl[0]] < 0.95 * L_no[0] and L_no[pl[1]] > 100 * L_no[-1]]
 main_pl = max(plat, key=lambda ab: it_no[ab[1]] - it_no[ab[0]]) if plat else (len(L_no) // 2, len(L_no) // 2)
 L_pl = L_no[main_pl[0]:main_pl[1]].mean()
@@ -625,12 +610,8 @@ i_d = main_pl[1] + int(np.argmax(L_no[main_pl[1]:] < np.sqrt(L_pl * max(L_no[-1]
 idx_no = [0, max(i_b - 1, 1), i_c, i_d, len(L_no) - 1]
 fig, axes = panel_grid(3, 2, width=3.8)
 grid_no = torch.linspace(-2.5, 3.0, 200, dtype=torch.float64)
-for ax, i in zip(axes[:5], idx_no):
-    p = no.at(i)
-    Z = torch.stack([grid_no, torch.ones_like(grid_no)], -1)
-    w = p.W1.numpy()
-    function_and_kinks(ax, grid_no.numpy(), forward(p, Z)[:, 0].numpy(), X_no[:, 0].numpy(), y_no.numpy(),
-                       -w[:, 1] / w[:, 0], p.a.numpy(), title=f"iteration {it_no[i]:,.0f}")
+draw_1d_panels([no.at(i) for i in idx_no], X_no, y_no, axes[:5], grid_no,
+               [f"iteration {it_no[i]:,.0f}" for i in idx_no])
 axes[5].semilogy(it_no, L_no, color="k")
 axes[5].axvspan(it_no[main_pl[0]], it_no[main_pl[1]], color="#f7e1e4", label="plateau")
 for i in idx_no:
@@ -683,12 +664,7 @@ p_lazy = balanced_init(60, 2, scale=10 / math.sqrt(60), gen=generator(seed + 2))
 lazy = train(p_lazy, X_no, y_no, loss=MEAN_MSE, lr=1e-3, steps=20_000, record=200, time_scale=2.0)
 fig, axes = panel_grid(2, width=4.4)
 grid_lz = torch.linspace(-2.5, 3.0, 200, dtype=torch.float64)
-for ax, i, name in zip(axes, [0, -1], ["initialisation", "end of training"]):
-    p = lazy.at(i)
-    Z = torch.stack([grid_lz, torch.ones_like(grid_lz)], -1)
-    w = p.W1.numpy()
-    function_and_kinks(ax, grid_lz.numpy(), forward(p, Z)[:, 0].numpy(), X_no[:, 0].numpy(), y_no.numpy(),
-                       -w[:, 1] / w[:, 0], p.a.numpy(), title=name)
+draw_1d_panels([lazy.at(0), lazy.final], X_no, y_no, axes, grid_lz, ["initialisation", "end of training"])
 label_panels(axes)
 fig.suptitle("Figure 5 — large initialisation ($\\lambda=10/\\sqrt{m}$): lazy regime")
 glue("orthogonal-fig5", fig)

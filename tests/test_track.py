@@ -20,6 +20,7 @@ from lrlib.track import (
     cosines_to,
     first_crossing,
     loss_frame,
+    plateaus,
     neuron_norms,
     rank_frame,
     stable_rank,
@@ -236,3 +237,11 @@ def test_first_crossing_on_loss_frame():
     tc = first_crossing(traj.time, L, level)
     i = int(np.argmax(L <= level))
     assert traj.time[i - 1] < tc <= traj.time[i]
+
+
+def test_plateaus_finds_flat_stretches():
+    L = np.concatenate([np.geomspace(1.0, 0.1, 10), np.full(8, 0.1), np.geomspace(0.1, 1e-4, 10), np.full(6, 1e-4)])
+    # L[9..18] == 0.1 and L[27..33] == 1e-4: the ends are inclusive
+    assert plateaus(L, tol=0.01, min_len=5) == [(9, 18), (27, 33)]
+    assert plateaus(L, tol=0.01, min_len=7) == [(9, 18)]
+    assert plateaus(np.geomspace(1, 1e-3, 20)) == []
