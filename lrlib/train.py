@@ -43,14 +43,14 @@ def progress_enabled(steps: int, progress: bool | None) -> bool:
 
 def _check_args(p0: TwoLayer, X: Tensor, y: Tensor, lr: float, steps: int, momentum: float,
                 batch_size: int | None, trainable: Iterable[str]) -> None:
-    if not (isinstance(lr, (int, float)) and math.isfinite(lr) and lr > 0):
+    if isinstance(lr, bool) or not (isinstance(lr, (int, float)) and math.isfinite(lr) and lr > 0):
         raise ParameterError(f"lr must be a finite number > 0, got {lr!r}")
-    if not isinstance(steps, (int, np.integer)) or steps < 0:
+    if isinstance(steps, bool) or not isinstance(steps, (int, np.integer)) or steps < 0:
         raise ParameterError(f"steps must be a non-negative integer, got {steps!r}")
     if not 0 <= momentum < 1:
         raise ParameterError(f"momentum must be in [0, 1), got {momentum!r}")
     n = X.shape[-2]
-    if batch_size is not None and not (isinstance(batch_size, int) and 1 <= batch_size <= n):
+    if batch_size is not None and (isinstance(batch_size, bool) or not (isinstance(batch_size, int) and 1 <= batch_size <= n)):
         raise ParameterError(f"batch_size must be None (full batch) or an int in [1, {n}], got {batch_size!r}")
     if X.shape[-1] != p0.in_dim:
         raise ParameterError(f"X has {X.shape[-1]} features but the network expects {p0.in_dim}")
@@ -122,7 +122,6 @@ def train(
     trainable = tuple(trainable)
     _check_args(p0, X, y, lr, steps, momentum, batch_size, trainable)
     trainable = tuple(n for n in trainable if getattr(p0, n) is not None)
-    _check_args(p0, X, y, lr, steps, momentum, batch_size, trainable)
     sched = log_schedule(steps, int(record)) if np.isscalar(record) else np.unique(np.asarray(record, dtype=np.int64))
     if sched.size == 0 or sched.min() < 0 or sched.max() > steps:
         raise ParameterError(f"record steps must lie in [0, {steps}]")
@@ -170,7 +169,7 @@ def train(
             L, grads = (full_loss(), None) if last else gradients(X, y)
             L_full = L
         else:
-            L_full = full_loss() if (s in rec_set or s % check_every == 0) else None
+            L_full = full_loss() if (s in rec_set or s % check_every == 0 or last) else None
             if not last:
                 if cursor >= n:
                     perm, cursor = torch.randperm(n, generator=gen), 0

@@ -374,6 +374,9 @@ BAD = {
     "record=[]": dict(record=[]),
     "dense_loss+batch": dict(dense_loss=True, batch_size=2),
     "trainable=act": dict(trainable=("W1", "act")),
+    "lr=True": dict(lr=True),
+    "steps=True": dict(steps=True),
+    "batch_size=True": dict(batch_size=True),
 }
 
 
