@@ -183,3 +183,18 @@ def plateaus(values: np.ndarray, tol: float = 0.01, min_len: int = 5) -> list[tu
                 out.append((start, i))
             start = None
     return out
+
+
+def max_direction_change(p_from: TwoLayer, p_to: TwoLayer, top: int = 10) -> float:
+    """Largest angle (degrees) between the incoming vectors at two times, over the ``top``
+    neurons of largest norm at ``p_to`` (one run)."""
+    w0, w1 = p_from.incoming(), p_to.incoming()
+    big = torch.topk(torch.linalg.vector_norm(w1, dim=-1), min(top, w1.shape[-2])).indices
+    return float(torch.rad2deg(torch.arccos(cosine(w0[big], w1[big]).clamp(-1, 1))).max())
+
+
+def relative_movement(traj: Trajectory) -> float:
+    """``‖θ_T − θ_0‖ / ‖θ_0‖`` over all parameters (the lazy-regime diagnostic)."""
+    th0 = torch.cat([t[0].reshape(-1) for t in traj.params])
+    th1 = torch.cat([t[-1].reshape(-1) for t in traj.params])
+    return float(torch.linalg.vector_norm(th1 - th0) / torch.linalg.vector_norm(th0))

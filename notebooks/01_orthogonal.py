@@ -70,7 +70,6 @@ import math
 
 import numpy as np
 import pandas as pd
-import seaborn as sns
 import matplotlib.pyplot as plt
 import torch
 
@@ -82,9 +81,9 @@ from lrlib.plots import (NEG, POS, THEORY, function_and_kinks, glue, label_panel
                          panel_grid, set_style)
 from lrlib.synthetic import nonorthogonal_1d, orthogonal_toy, orthonormal_testbed, relu_teacher
 from lrlib.theory import orthogonal as th
-from lrlib.track import cosine, first_crossing, plateaus
+from lrlib.track import cosine, first_crossing, max_direction_change, plateaus, relative_movement
 from lrlib.train import train
-from lrlib.trajectory import linear_schedule, log_schedule
+from lrlib.trajectory import linear_schedule
 
 nbparams.check_common(seed, quick, ledger_path)
 torch.set_num_threads(1)
@@ -212,7 +211,7 @@ Z_toy = torch.stack([grid_toy, torch.ones_like(grid_toy)], -1)
 h_fin = forward(toy.final, Z_toy)[..., 0]                         # (runs, 100)
 h_star = th.limit_function(X_toy, y_toy, Z_toy)
 gap_toy = (h_fin - h_star).abs().amax(-1)
-f1_toy = (toy.final.a.abs() * toy.final.norms_in()).sum(-1)
+f1_toy = th.f1_cost(toy.final)
 print("max |h - h*| on the grid per seed:", gap_toy.numpy().round(6))
 print("F1 cost per seed:", f1_toy.numpy().round(5), " theory:", round(th.min_f1_norm(X_toy, y_toy), 5))
 ledger.add("thm1.toy-limit", "Thm. 1, Fig. 2(d)", "The final function of the toy has two kinks and equals the "
@@ -352,18 +351,11 @@ ledger.add("thm1.two-clusters", "Thm. 1", "The limit (λ → 0) has two neuron c
 # pre-activation*: $\langle w_j,x_k\rangle$ is frozen once $\le0$.
 
 # %%
-def balance_drift(traj):
-    """max_t max_j |a_j² − ‖w_j‖²| relative to max_j ‖w_j‖² at the end of the run, per run."""
-    P = traj.params
-    dev = (P.a ** 2 - P.norms_in() ** 2).abs().amax(-1).amax(0)
-    return dev / (traj.final.norms_in() ** 2).amax(-1)
-
-
 # GD changes a_j² − ‖w_j‖² by exactly dt²(⟨w_j, D_j⟩² − a_j²‖D_j‖²) per step: an O(dt²) defect
 # of the flow's conservation law. Halving dt must divide the drift accumulated up to a fixed time by ~2.
-drift_toy = balance_drift(toy).max().item()
+drift_toy = th.balancedness_drift(toy).max().item()
 lam_c = torch.tensor([1e-8], dtype=torch.float64)
-drifts = [balance_drift(train(th.sweep_init(50, 10, lam_c, seeds=N_SEEDS, seed=seed), X_tb, y_tb, loss=half_mse(),
+drifts = [th.balancedness_drift(train(th.sweep_init(50, 10, lam_c, seeds=N_SEEDS, seed=seed), X_tb, y_tb, loss=half_mse(),
                               lr=h, steps=int(100 / h), record=101)).max().item() for h in (1e-2, 5e-3)]
 pre = sw.params.W1[..., :n_tb]                                               # ⟨w_j, e_k⟩, (T, seeds, lams, m, n)
 frozen = torch.where(pre[:-1] <= 0, pre[1:] == pre[:-1], torch.ones_like(pre[1:], dtype=torch.bool))
@@ -493,14 +485,6 @@ ledger.add("saddle.strict", "Prop. (strict saddle)", "θ_S (S₊ neurons along D
 # the time to reach $L<10^{-6}$ grows linearly in $\ln(1/\lambda)$ with slope $\approx1/\|D_-\|$.
 
 # %%
-def linearised_rate(p, X, y):
-    """2 λ_min(K)/n: the loss decay rate of the flow linearised at ``p`` (K = J Jᵀ, the NTK Gram matrix)."""
-    def f(W1, W2):
-        return forward(TwoLayer(W1=W1, W2=W2), X)[:, 0]
-    J = torch.cat([j.reshape(X.shape[0], -1) for j in torch.func.jacrev(f, argnums=(0, 1))(p.W1, p.W2)], 1)
-    return 2 * torch.linalg.eigvalsh(J @ J.T)[0].item() / X.shape[0]
-
-
 rate = np.full((N_SEEDS, len(lams)), np.nan)
 rate_lin = np.full_like(rate, np.nan)
 t_conv = np.zeros((N_SEEDS, len(lams)))
@@ -510,7 +494,7 @@ for s in range(N_SEEDS):
         win = (Lr < 1e-16) & (Lr > 1e-24)          # deep in the asymptotic regime
         if win.sum() > 5:
             rate[s, li] = -th.slope(sw.time[win], np.log(Lr[win]))[0]
-        rate_lin[s, li] = linearised_rate(sw.final.map(lambda t: t[s, li]), X_tb, y_tb)
+        rate_lin[s, li] = th.linearised_loss_rate(sw.final.map(lambda t: t[s, li]), X_tb)
         t_conv[s, li] = first_crossing(sw.time, Lr, 1e-6)
 r_pred = th.local_rate(kv, int((y_tb < 0).sum()))
 dev = np.abs(rate / r_pred - 1)
@@ -623,16 +607,8 @@ fig.suptitle("Figure 4 — non-orthogonal data, small initialisation")
 glue("orthogonal-fig4", fig)
 
 # %%
-def direction_change(traj, i_from, i_to, top=10):
-    """Largest angle (degrees) swept between two snapshots by the ``top`` largest neurons at ``i_to``."""
-    w0, w1 = traj.at(i_from).W1, traj.at(i_to).W1
-    big = torch.topk(w1.norm(dim=-1), top).indices
-    return float(torch.rad2deg(torch.arccos(cosine(w0[big], w1[big]).clamp(-1, 1))).max())
-
-
-turn_no = direction_change(no, idx_no[1], main_pl[0] + 1)
-i_tb_align = toy_events(toy, X_toy, y_toy)
-turn_toy = direction_change(toy.run(0), i_tb_align[1], i_tb_align[2])
+turn_no = max_direction_change(no.at(idx_no[1]), no.at(main_pl[0] + 1))
+turn_toy = max_direction_change(toy.run(0).at(idx_toy[1]), toy.run(0).at(idx_toy[2]))
 fin_no = no.final
 big_no = fin_no.norms_in() > 1e-2 * fin_no.norms_in().max()
 kinks_no = np.sort((-fin_no.W1[:, 1] / fin_no.W1[:, 0])[big_no].numpy())
@@ -670,15 +646,9 @@ fig.suptitle("Figure 5 — large initialisation ($\\lambda=10/\\sqrt{m}$): lazy 
 glue("orthogonal-fig5", fig)
 
 
-def rel_move(traj):
-    th0 = torch.cat([t[0].reshape(-1) for t in traj.params])
-    th1 = torch.cat([t[-1].reshape(-1) for t in traj.params])
-    return float((th1 - th0).norm() / th0.norm())
-
-
-mv_lazy, mv_rich = rel_move(lazy), rel_move(no)
-f1_lazy = float((lazy.final.a.abs() * lazy.final.norms_in()).sum())
-f1_rich = float((no.final.a.abs() * no.final.norms_in()).sum())
+mv_lazy, mv_rich = relative_movement(lazy), relative_movement(no)
+f1_lazy = float(th.f1_cost(lazy.final))
+f1_rich = float(th.f1_cost(no.final))
 print(f"relative movement: lazy {mv_lazy:.3f}, small init {mv_rich:.3g}; F1 cost: lazy {f1_lazy:.1f}, small init {f1_rich:.2f}")
 ledger.add("fig5.lazy", "Fig. 5, App. A.1", "With a large initialisation the neurons barely move and the interpolator is not "
            "sparse (large F1 cost), unlike small initialisation.",

@@ -340,3 +340,35 @@ def test_slope():
     x = np.array([0.0, 1.0, 2.0, 5.0])
     a, b = th.slope(x, 3 * x - 2)
     assert a == pytest.approx(3.0, rel=1e-12) and b == pytest.approx(-2.0, rel=1e-12)
+
+
+def test_f1_cost_of_the_limit_network_is_half_min_norm(testbed):
+    X, y = testbed
+    p = _limit_network(X, y)
+    assert th.f1_cost(p).item() == pytest.approx(th.min_f1_norm(X, y), rel=1e-14)
+    q = TwoLayer(W1=torch.tensor([[3.0, 4.0]], dtype=F64), W2=torch.tensor([[-2.0]], dtype=F64))
+    assert th.f1_cost(q).item() == 10.0
+
+
+def test_balancedness_drift_zero_at_balanced_and_exact_when_perturbed(testbed):
+    X, y = testbed
+    p = balanced_init(5, 10, scale=0.3, gen=generator(2))
+    traj = train(p, X, y, loss=half_mse(), lr=0.01, steps=0, record=[0], progress=False)
+    assert th.balancedness_drift(traj).item() < 1e-15
+    q = TwoLayer(W1=p.W1.clone(), W2=p.W2.clone())
+    q.W2[0, 1] *= 2                                    # a_1² − ‖w_1‖² = 3‖w_1‖²
+    traj = train(q, X, y, loss=half_mse(), lr=0.01, steps=0, record=[0], progress=False)
+    w2 = (p.W1 ** 2).sum(-1)
+    assert th.balancedness_drift(traj).item() == pytest.approx((3 * w2[1] / w2.max()).item(), rel=1e-12)
+
+
+def test_linearised_loss_rate_against_explicit_kernel(testbed):
+    """K_kl = Σ_j a_j² 1{⟨w_j,x_k⟩>0}1{⟨w_j,x_l⟩>0}⟨x_k,x_l⟩ + σ(⟨w_j,x_k⟩)σ(⟨w_j,x_l⟩)."""
+    X, y = testbed
+    p = balanced_init(7, 10, scale=0.5, gen=generator(4))
+    pre = X @ p.W1.T                                   # (n, m)
+    act = (pre > 0).to(F64)
+    a2 = p.a ** 2
+    K = (act * a2) @ act.T * (X @ X.T) + torch.relu(pre) @ torch.relu(pre).T
+    expected = 2 * torch.linalg.eigvalsh(K)[0].item() / X.shape[0]
+    assert th.linearised_loss_rate(p, X) == pytest.approx(expected, rel=1e-12, abs=1e-15)

@@ -20,6 +20,8 @@ from lrlib.track import (
     cosines_to,
     first_crossing,
     loss_frame,
+    max_direction_change,
+    relative_movement,
     plateaus,
     neuron_norms,
     rank_frame,
@@ -245,3 +247,27 @@ def test_plateaus_finds_flat_stretches():
     assert plateaus(L, tol=0.01, min_len=5) == [(9, 18), (27, 33)]
     assert plateaus(L, tol=0.01, min_len=7) == [(9, 18)]
     assert plateaus(np.geomspace(1, 1e-3, 20)) == []
+
+
+def test_max_direction_change_known_rotation():
+    W = torch.tensor([[1.0, 0.0], [0.0, 3.0], [0.1, 0.0]], dtype=torch.float64)
+    c, s = math.cos(math.radians(30)), math.sin(math.radians(30))
+    R = torch.tensor([[c, -s], [s, c]], dtype=torch.float64)
+    W2 = W.clone()
+    W2[0] = R @ W[0]                                   # neuron 0 turns by 30°
+    W2[2] = torch.tensor([0.0, -0.1])                  # a small neuron turns by 90° but is not in the top 2
+    a = torch.ones(1, 3, dtype=torch.float64)
+    p0, p1 = TwoLayer(W1=W, W2=a), TwoLayer(W1=W2, W2=a)
+    assert max_direction_change(p0, p1, top=2) == pytest.approx(30.0, abs=1e-9)
+    assert max_direction_change(p0, p1, top=3) == pytest.approx(90.0, abs=1e-9)
+
+
+def test_relative_movement():
+    X = torch.eye(3, dtype=torch.float64)
+    y = torch.tensor([1.0, -1.0, 0.5], dtype=torch.float64)
+    p = gaussian_init(4, 3, std_in=1.0, std_out=1.0, gen=generator(0))
+    traj = train(p, X, y, loss=half_mse(), lr=0.1, steps=5, record=[0, 5], progress=False)
+    th0 = torch.cat([traj.params.W1[0].reshape(-1), traj.params.W2[0].reshape(-1)])
+    th1 = torch.cat([traj.params.W1[1].reshape(-1), traj.params.W2[1].reshape(-1)])
+    assert relative_movement(traj) == pytest.approx(((th1 - th0).norm() / th0.norm()).item(), rel=1e-14)
+    assert relative_movement(train(p, X, y, loss=half_mse(), lr=0.1, steps=0, record=[0], progress=False)) == 0.0
