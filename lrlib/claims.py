@@ -80,17 +80,17 @@ class Ledger:
         passed: bool | str,
         expected: str,
         value: float | None = None,
-    ) -> Claim:
+    ) -> None:
         """Record a claim.  ``passed`` is the outcome of the check (a bool, or a
         verdict string for graded outcomes); ``expected`` the verdict the chapter
-        publishes.  Ids are ``<chapter>.<ref>.<slug>`` and must be unique."""
+        publishes.  Ids are ``<chapter>.<ref>.<slug>`` and must be unique.  Returns nothing, so
+        that a notebook cell ending in ``ledger.add(...)`` prints nothing (the claims are in ``Ledger.claims``)."""
         full = id if id.startswith(self.chapter + ".") else f"{self.chapter}.{id}"
         if any(c.id == full for c in self.claims):
             raise ParameterError(f"duplicate claim id {full!r}")
         claim = Claim(full, ref, statement, measured, tolerance, verdict_of(passed),
                       verdict_of(expected), None if value is None else float(value))
         self.claims.append(claim)
-        return claim
 
     # ---- views ---------------------------------------------------------
     def frame(self) -> pd.DataFrame:

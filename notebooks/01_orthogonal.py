@@ -95,7 +95,7 @@ print(f"seed = {seed}, quick = {quick}, {N_SEEDS} seeds for the repeated claims"
 print("theory runs:", half_mse().describe(), "| figure runs:", MEAN_MSE.describe())
 
 # %% [markdown]
-# ## 1. The orthogonal toy example (Figures 2 and 3)
+# ## The orthogonal toy example (Figures 2 and 3)
 #
 # Two points with a bias coordinate: $x_1=(-0.5,1)$ with $y_1=-1$ and $x_2=(2,1)$ with $y_2=+1$.
 # They are orthogonal but not unit norm. Width $m=60$, $\lambda=10^{-6}/\sqrt{m}$, balanced
@@ -222,7 +222,7 @@ ledger.add("thm1.toy-limit", "Thm. 1, Fig. 2(d)", "The final function of the toy
            expected="reproduced")
 
 # %% [markdown]
-# ## 2. The $\lambda$-sweep: Theorem 1 and Lemmas 1–6 on an orthonormal test bed
+# ## The $\lambda$-sweep: Theorem 1 and Lemmas 1–6 on an orthonormal test bed
 #
 # The paper's toy has only two points. To test the theorem and the scaling laws we use an
 # orthonormal test bed (our choice, from the spec): $n=6$ points $x_k=e_k\in\mathbb R^{10}$ with
@@ -560,7 +560,7 @@ ledger.add("assumption3.stuck", "Assumption 3, Lemma 6", "Without neurons coveri
            passed=bool(match.all() and (final4[viol] > 1e-6).any()), expected="reproduced")
 
 # %% [markdown]
-# ## 3. Non-orthogonal data (Figure 4)
+# ## Non-orthogonal data (Figure 4)
 # Appendix A.1: five 1-D points with a bias coordinate. The text does not give the values; we use
 # the authors' camera-ready code's $x=(-1.5,-1,0,0.25,2)$, $y=(0.7,-0.3,-0.3,0.4,0.2)$; $m=60$,
 # $\lambda=10^{-4}/\sqrt m$, GD with $\eta=10^{-3}$ on the mean MSE for 400 000 iterations (the
@@ -630,7 +630,7 @@ ledger.add("fig4.sparse", "Fig. 4(e)", "The final function is sparse in kinks.",
            tolerance="≤ 5 clusters (kinks closer than 0.05 merged)", passed=bool(n_clusters <= 5), expected="reproduced")
 
 # %% [markdown]
-# ## 4. Large initialisation: the lazy regime (Figure 5)
+# ## Large initialisation: the lazy regime (Figure 5)
 # Same data, $\lambda=10/\sqrt m$. The paper: the neurons barely move, convergence is fast with
 # no saddle, and the final function is close to the kernel (NTK) interpolator at initialisation
 # rather than sparse. We run 20 000 iterations (the loss reaches its floor long before).
@@ -659,7 +659,7 @@ ledger.add("fig5.lazy", "Fig. 5, App. A.1", "With a large initialisation the neu
            expected="reproduced")
 
 # %% [markdown]
-# ## 5. High-dimensional, nearly orthogonal data (Figures 6 and 7)
+# ## High-dimensional, nearly orthogonal data (Figures 6 and 7)
 # Appendix A.2: $n=75$ Gaussian inputs in $\mathbb R^{150}$ (nearly orthogonal), labels from a
 # random bias-free 6-neuron ReLU teacher; student width $m=200$ without bias,
 # $\lambda=10^{-20}/\sqrt{md}$, 200 000 iterations of step $10^{-3}$ on the mean MSE in the paper.
