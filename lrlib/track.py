@@ -198,3 +198,25 @@ def relative_movement(traj: Trajectory) -> float:
     th0 = torch.cat([t[0].reshape(-1) for t in traj.params])
     th1 = torch.cat([t[-1].reshape(-1) for t in traj.params])
     return float(torch.linalg.vector_norm(th1 - th0) / torch.linalg.vector_norm(th0))
+
+
+def drops(steps: np.ndarray, values: np.ndarray, rel: float = 0.1) -> list[int]:
+    """Indices of the separate sharp decreases of a positive series (e.g. a loss).
+
+    The decrease rate ``r = −Δ log values / Δ steps`` is computed between snapshots; a drop is a
+    local maximum of ``r`` above ``rel · max r``; two maxima count as separate drops only if
+    ``r`` dips below half the smaller one between them.  Returns the index (into ``r``, i.e. the
+    snapshot interval) of each drop's peak.
+    """
+    v = np.log(np.asarray(values, dtype=float))
+    r = -np.diff(v) / np.diff(np.asarray(steps, dtype=float))
+    cand = [i for i in range(len(r)) if r[i] > rel * r.max()
+            and (i == 0 or r[i] > r[i - 1]) and (i == len(r) - 1 or r[i] >= r[i + 1])]
+    peaks: list[int] = []
+    for i in cand:
+        if peaks and r[peaks[-1]:i + 1].min() >= 0.5 * min(r[peaks[-1]], r[i]):
+            if r[i] > r[peaks[-1]]:
+                peaks[-1] = i          # same drop: keep the higher peak
+            continue
+        peaks.append(i)
+    return peaks

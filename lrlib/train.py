@@ -159,7 +159,7 @@ def train(
 
     bar = None
     if progress_enabled(steps, progress):
-        from tqdm.auto import tqdm
+        from tqdm import tqdm
 
         bar = tqdm(total=steps, mininterval=1.0, desc="train")
 

@@ -63,7 +63,7 @@
 # %% tags=["parameters"]
 seed = 0            # base seed of every random draw in this chapter
 quick = False       # True: fewer seeds and a coarser step for the long runs (tests only)
-ledger_path = ""    # where to write the claims ledger as JSON ("" = don't write)
+ledger_path = ""    # write the claims ledger to this JSON file (empty string: no file)
 
 # %%
 import math

@@ -22,6 +22,7 @@ from lrlib.track import (
     loss_frame,
     max_direction_change,
     relative_movement,
+    drops,
     plateaus,
     neuron_norms,
     rank_frame,
@@ -271,3 +272,16 @@ def test_relative_movement():
     th1 = torch.cat([traj.params.W1[1].reshape(-1), traj.params.W2[1].reshape(-1)])
     assert relative_movement(traj) == pytest.approx(((th1 - th0).norm() / th0.norm()).item(), rel=1e-14)
     assert relative_movement(train(p, X, y, loss=half_mse(), lr=0.1, steps=0, record=[0], progress=False)) == 0.0
+
+
+def test_drops_counts_separate_decreases():
+    steps = np.arange(0, 400)
+    # two logistic-shaped drops of log L, at 100 and 300, with a slow shoulder between them
+    logL = -2 / (1 + np.exp(-(steps - 100) / 8)) - 3 / (1 + np.exp(-(steps - 300) / 8)) - 1e-3 * steps
+    d = drops(steps, np.exp(logL))
+    assert len(d) == 2 and abs(d[0] - 100) <= 2 and abs(d[1] - 300) <= 2
+    # one drop only
+    assert len(drops(steps, np.exp(-2 / (1 + np.exp(-(steps - 200) / 8))))) == 1
+    # two bumps that are not separated by a dip below half the smaller one are one drop
+    logL2 = -2 / (1 + np.exp(-(steps - 190) / 15)) - 2 / (1 + np.exp(-(steps - 210) / 15))
+    assert len(drops(steps, np.exp(logL2))) == 1

@@ -1,0 +1,365 @@
+"""Min, Mallada & Vidal (ICLR 2024), "Early neuron alignment in two-layer ReLU
+networks with small initialization": f(x) = Σ_j v_j σ(⟨w_j, x⟩) trained by gradient
+flow on the **sum** loss 𝓛 = Σ_i ℓ(y_i, f(x_i)), ℓ = exponential or 2·logistic,
+from a small balanced init (eq. 3).
+
+Closed forms and geometric objects of spec §1.1–1.4 (tested in
+``tests/test_theory_alignment.py``):
+
+* Assumption 1's ``μ`` and the data aggregates ``x_±``, ``X_max``, ``X_min`` (:func:`geometry`);
+* the cones S₊, S₋, S_dead (:func:`cone_membership`), the signed activated sum
+  ``x_a(w) = Σ_{⟨x_i,w⟩>0} y_i x_i`` (:func:`signed_active_sum`);
+* the exact direction velocity d/dt(w_j/‖w_j‖) under gradient flow and its
+  approximation ``sign(v_j) P_{w_j} x_a(w_j)`` (eq. 4), with Lemma 4's error bound;
+* Lemma 2's loss-derivative gap, the constants ζ₁, ζ₂, ζ, ξ, t₁, α and the O(1/t) loss bound;
+* data sets: the two-point family (Figs 7–9), a 2-D toy (Fig 6), a synthetic
+  separable family, and the theory init (3).
+
+Shapes: data ``X (n, D)`` (rows x_i) or ``(R..., n, D)``; labels ``y (n,)`` or ``(R..., n)``
+with values ±1; neurons ``W (R..., m, D)`` (rows w_j, the ``W1`` of
+:class:`lrlib.models.TwoLayer`); output weights ``v_j = p.a`` ``(R..., m)``.
+Everything is float64-friendly and vectorised over neurons and runs.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Sequence, TypeVar
+
+import torch
+
+from ..errors import ParameterError
+from ..losses import Loss
+from ..models import TwoLayer, balanced_init, forward, random_signs
+
+Tensor = torch.Tensor
+F64 = torch.float64
+_T = TypeVar("_T")
+
+
+# ---------------------------------------------------------------------------
+# data geometry (Assumption 1, Lemmas 5, 8, 9)
+# ---------------------------------------------------------------------------
+
+def _unit_rows(Z: Tensor) -> Tensor:
+    return Z / torch.linalg.vector_norm(Z, dim=-1, keepdim=True)
+
+
+def _cos(u: Tensor, v: Tensor) -> Tensor:
+    """Cosine along the last axis (broadcasting); NaN for a zero vector."""
+    return (u * v).sum(-1) / (torch.linalg.vector_norm(u, dim=-1) * torch.linalg.vector_norm(v, dim=-1))
+
+
+def mu(X: Tensor, y: Tensor) -> float:
+    """Assumption 1: ``μ = min_{i,j} ⟨x_i y_i, x_j y_j⟩ / (‖x_i‖‖x_j‖)`` for ``X (n, D)``, ``y (n,)``.
+
+    ``μ > 0`` means same-label pairs are positively and opposite-label pairs
+    negatively correlated.  Always ``μ ≤ 1`` (the diagonal ``i = j`` is included).
+    """
+    Z = _unit_rows(X * y.to(X.dtype).unsqueeze(-1))
+    return float((Z @ Z.T).min())
+
+
+@dataclass(frozen=True)
+class DataGeometry:
+    """Data constants of the paper for ``X (n, D)``, ``y (n,)``.
+
+    * ``mu``: Assumption 1's μ;
+    * ``x_plus``/``x_minus`` ``(D,)``: Σ_{i∈I±} x_i (zero vector for an empty class);
+    * ``X_max``/``X_min``: max/min ‖x_i‖; ``n``, ``n_plus``, ``n_minus``: counts;
+    * ``zeta1``: 0.999·min{min_i cos²(x₊,x_i), min_i cos²(x₋,x_i)} (spec's derived Lemma 8
+      value, the 0.999 making the cap S^{ζ₁}_{x±} = {z: cos(z,x±) ≥ √(1−ζ₁)} lie strictly
+      inside S±); an empty class is left out of the min;
+    * ``xi_lower``: μ², a valid lower bound for Lemma 9's ξ.  For the spec's derived
+      ξ = min_{z∈K∩𝕊, i} cos²(z, x_i) it is in fact exact: z ↦ ⟨z,u⟩/‖z‖ is quasi-concave on
+      the cone K = cone{x_i y_i}, so the min is attained at a generator x_k y_k and equals μ².
+    """
+
+    mu: float
+    x_plus: Tensor
+    x_minus: Tensor
+    X_max: float
+    X_min: float
+    n: int
+    n_plus: int
+    n_minus: int
+    zeta1: float
+    xi_lower: float
+
+
+def geometry(X: Tensor, y: Tensor) -> DataGeometry:
+    """All :class:`DataGeometry` constants for ``X (n, D)``, ``y (n,)`` (labels ±1)."""
+    if X.dim() != 2 or y.shape != X.shape[:1]:
+        raise ParameterError(f"geometry: need X (n, D) and y (n,), got {tuple(X.shape)} and {tuple(y.shape)}")
+    pos, neg = y > 0, y < 0
+    if not bool((pos | neg).all()):
+        raise ParameterError("geometry: labels must be ±1")
+    x_plus, x_minus = X[pos].sum(0), X[neg].sum(0)
+    norms = torch.linalg.vector_norm(X, dim=-1)
+    c2 = []
+    for cls, xc in ((pos, x_plus), (neg, x_minus)):
+        if bool(cls.any()):
+            c2.append(float((_cos(X, xc) ** 2).min()))
+    m = mu(X, y)
+    return DataGeometry(
+        mu=m, x_plus=x_plus, x_minus=x_minus, X_max=float(norms.max()), X_min=float(norms.min()),
+        n=int(X.shape[0]), n_plus=int(pos.sum()), n_minus=int(neg.sum()),
+        zeta1=0.999 * min(c2), xi_lower=m * m,
+    )
+
+
+def zeta2(W0: Tensor, signs: Tensor, g: DataGeometry) -> float:
+    """ζ₂ of Assumption 2 / eq. (26) for an init ``W0 (R..., m, D)`` with output signs ``(R..., m)``.
+
+    Eq. (26) asks for ``max_{j∈V₊} cos(w_j(0), x₋) < √(1−ζ₂)`` and
+    ``max_{j∈V₋} cos(w_j(0), x₊) < √(1−ζ₂)``.  With ``c`` the larger of these two maxima
+    (over all runs) clipped at ``≥ 0``, this returns ``1 − c²``: the supremum of the valid
+    ζ₂ (any smaller positive value satisfies the strict inequality; at ``1 − c²`` itself
+    it holds with equality).  ``c ≤ 0`` (no neuron points toward the wrong aggregate) gives
+    ``1.0``.  A class that is empty (its aggregate is 0) contributes nothing.  Only the
+    directions of ``W0`` matter, so ``W(0) = εW₀`` can be passed directly.
+    """
+    c = 0.0
+    for side, x in ((signs > 0, g.x_minus), (signs < 0, g.x_plus)):
+        if float(torch.linalg.vector_norm(x)) == 0.0 or not bool(side.any()):
+            continue
+        cs = _cos(W0, x.to(W0.dtype))
+        c = max(c, float(cs[side].max()))
+    return 1.0 - c * c
+
+
+def zeta(zeta1: float, zeta2: float) -> float:
+    """ζ = min{ζ₁, ζ₂}.
+
+    Erratum: the paper defines ζ := max{ζ₁, ζ₂}.  The proof of Theorem 1 needs both
+    S^ζ_{x₋} ⊂ S₋ (true for ζ ≤ ζ₁, Lemma 8) and w_j(0) ∉ S^ζ_{x₋} for j ∈ V₊ (true for
+    ζ ≤ ζ₂, eq. 26); since the caps S^ζ grow with ζ, only ζ = min{ζ₁, ζ₂} gives both.
+    """
+    return min(zeta1, zeta2)
+
+
+def t1_bound(g: DataGeometry, zeta: float, xi: float) -> float:
+    """Alignment time bound ``t₁ = 16 log n / (min{ζ, ξ} √μ X_min)`` (Appendix C)."""
+    return 16 * math.log(g.n) / (min(zeta, xi) * math.sqrt(g.mu) * g.X_min)
+
+
+def alpha_rate(g: DataGeometry) -> float:
+    """Final-phase rate constant ``α = (μ X_min)² / (32 X_max)`` (Appendix D.2)."""
+    return (g.mu * g.X_min) ** 2 / (32 * g.X_max)
+
+
+def loss_bound(L2: float, t2: float, t: _T, alpha: float) -> _T:
+    """Theorem 1's O(1/t) bound ``𝓛(t) ≤ 𝓛(t₂) / (𝓛(t₂)·α·(t − t₂) + 1)`` for ``t ≥ t₂``.
+
+    ``t`` may be a float, a NumPy array or a tensor (the result has the same type).
+    """
+    return L2 / (L2 * alpha * (t - t2) + 1)
+
+
+# ---------------------------------------------------------------------------
+# activation geometry
+# ---------------------------------------------------------------------------
+
+def _active(W: Tensor, X: Tensor) -> Tensor:
+    """``(..., n, m)``: ⟨x_i, w_j⟩ > 0."""
+    return (X.to(W.dtype) @ W.transpose(-1, -2)) > 0
+
+
+def signed_active_sum(W: Tensor, X: Tensor, y: Tensor) -> Tensor:
+    """``x_a(w_j) = Σ_{i: ⟨x_i,w_j⟩>0} y_i x_i`` (eq. 5) → ``(..., m, D)``.
+
+    ``W (..., m, D)``; ``X (n, D)`` or ``(..., n, D)``; ``y (n,)`` or ``(..., n)``.
+    """
+    X = X.to(W.dtype)
+    act = _active(W, X).to(W.dtype)  # (..., n, m)
+    coef = act * y.to(W.dtype).unsqueeze(-1)  # (..., n, m)
+    return coef.transpose(-1, -2) @ X
+
+
+def n_active(W: Tensor, X: Tensor) -> Tensor:
+    """``n_a(w_j) = |{i : ⟨x_i, w_j⟩ > 0}|`` → ``(..., m)`` (int64)."""
+    return _active(W, X).sum(-2)
+
+
+def cone_membership(W: Tensor, X: Tensor, y: Tensor) -> dict[str, Tensor]:
+    """Boolean masks ``(..., m)`` of the neuron cones.
+
+    * ``"S_plus"``: w_j activates exactly the positive points (𝟙⟨x_i,w⟩>0 = 𝟙y_i>0 ∀i);
+    * ``"S_minus"``: exactly the negative points;
+    * ``"S_dead"``: no point (⟨x_i, w⟩ ≤ 0 ∀i);
+    * ``"other"``: none of the above.
+
+    With one class empty the masks overlap (e.g. S₋ = S_dead when all labels are +1).
+    """
+    act = _active(W, X)  # (..., n, m)
+    pos = (y > 0).unsqueeze(-1)
+    s_plus = (act == pos).all(-2)
+    s_minus = (act == ~pos).all(-2)
+    s_dead = (~act).all(-2)
+    return {"S_plus": s_plus, "S_minus": s_minus, "S_dead": s_dead, "other": ~(s_plus | s_minus | s_dead)}
+
+
+def _project(W: Tensor, V: Tensor) -> Tensor:
+    """``P_{w_j} v_j = v_j − ⟨v_j, w_j⟩ w_j / ‖w_j‖²`` row-wise (``v_j`` for ``w_j = 0``)."""
+    sq = (W * W).sum(-1, keepdim=True)
+    coef = torch.where(sq > 0, (V * W).sum(-1, keepdim=True) / sq.clamp_min(torch.finfo(W.dtype).tiny),
+                       torch.zeros_like(sq))
+    return V - coef * W
+
+
+# ---------------------------------------------------------------------------
+# direction dynamics (eq. 4, Lemmas 2 and 4, Figs 12/13)
+# ---------------------------------------------------------------------------
+
+def _grad_W1(p: TwoLayer, X: Tensor, y: Tensor, loss: Loss) -> Tensor:
+    """``∇_{W1} 𝓛`` ``(R..., m, D)`` of ``loss(forward(p, X), y)`` per run (full batch)."""
+    W1 = p.W1.detach().clone().requires_grad_(True)
+    q = TwoLayer(W1=W1, W2=p.W2.detach(), b1=None if p.b1 is None else p.b1.detach(),
+                 b2=None if p.b2 is None else p.b2.detach(), act=p.act)
+    with torch.enable_grad():
+        L = loss(forward(q, X.to(W1.dtype)), y.to(W1.dtype)).sum()  # runs are independent
+        (g,) = torch.autograd.grad(L, W1)
+    return g
+
+
+def direction_velocity(p: TwoLayer, X: Tensor, y: Tensor, loss: Loss) -> Tensor:
+    """Exact ``d/dt (w_j/‖w_j‖) = −P_{w_j} ∇_{w_j}𝓛 / ‖w_j‖`` under gradient flow ``(R..., m, D)``.
+
+    The gradient is taken by autograd on ``loss(forward(p, X), y)`` w.r.t. ``W1`` (ReLU with
+    σ′(0) = 0, the paper's subgradient).  Zero neurons get 0.
+    """
+    W = p.W1.detach()
+    G = _grad_W1(p, X, y, loss)
+    nrm = torch.linalg.vector_norm(W, dim=-1, keepdim=True)
+    out = _project(W, -G) / nrm.clamp_min(torch.finfo(W.dtype).tiny)
+    return torch.where(nrm > 0, out, torch.zeros_like(out))
+
+
+def approx_direction_velocity(p: TwoLayer, X: Tensor, y: Tensor) -> Tensor:
+    """Eq. (4): ``sign(v_j) P_{w_j} x_a(w_j)`` ``(R..., m, D)`` with ``v_j = p.a``."""
+    W = p.W1.detach()
+    xa = signed_active_sum(W, X, y)
+    return torch.sign(p.a.detach()).unsqueeze(-1) * _project(W, xa)
+
+
+def lemma4_bound(g: DataGeometry, f_max: float | Tensor) -> float | Tensor:
+    """Lemma 4: ``‖d/dt(w_j/‖w_j‖) − sign(v_j) P_{w_j} x_a(w_j)‖ ≤ 2 n X_max max_i|f(x_i)|``.
+
+    Valid for balanced weights (|v_j| = ‖w_j‖), ``max_i |f(x_i)| ≤ 1`` and the paper's sum
+    loss (exponential or 2·logistic).  ``f_max`` may be a tensor (one per run).
+    """
+    return 2 * g.n * g.X_max * f_max
+
+
+def lemma2_gap(y: Tensor, yhat: Tensor, kind: str) -> Tensor:
+    """``|−∂ℓ/∂ŷ (y, ŷ) − y|`` elementwise (broadcasting).
+
+    ``kind``: ``"exponential"`` (ℓ = e^{−yŷ}), ``"logistic2"`` (ℓ = 2 log(1 + e^{−yŷ}), the
+    appendix's loss) or ``"logistic"`` (the standard ℓ = log(1 + e^{−yŷ}), for contrast:
+    its gap at ŷ = 0 is 1/2, so Lemma 2's bound ``≤ 2|ŷ|`` fails).
+    """
+    z = y * yhat
+    if kind == "exponential":
+        neg_d = y * torch.exp(-z)
+    elif kind == "logistic2":
+        neg_d = 2 * y * torch.sigmoid(-z)
+    elif kind == "logistic":
+        neg_d = y * torch.sigmoid(-z)
+    else:
+        raise ParameterError(f"lemma2_gap: kind must be 'exponential', 'logistic2' or 'logistic', got {kind!r}")
+    return (neg_d - y).abs()
+
+
+def norm_and_direction_change(p: TwoLayer, X: Tensor, y: Tensor, loss: Loss) -> tuple[Tensor, Tensor]:
+    """Figs 12/13 (A.5): per run ``(R...)``, with ``G = ∇_{W1}𝓛`` (full batch, first layer only):
+
+    * norm change ``Σ_j d/dt‖w_j‖² = Σ_j 2⟨−∇_{w_j}𝓛, w_j⟩``;
+    * direction change ``Σ_j ‖P_{w_j}(−∇_{w_j}𝓛 / ‖w_j‖)‖`` (= Σ_j ‖d/dt (w_j/‖w_j‖)‖).
+    """
+    W = p.W1.detach()
+    G = _grad_W1(p, X, y, loss)
+    norm_change = 2 * (-G * W).sum((-1, -2))
+    nrm = torch.linalg.vector_norm(W, dim=-1, keepdim=True)
+    d = _project(W, -G) / nrm.clamp_min(torch.finfo(W.dtype).tiny)
+    d = torch.where(nrm > 0, d, torch.zeros_like(d))
+    return norm_change, torch.linalg.vector_norm(d, dim=-1).sum(-1)
+
+
+# ---------------------------------------------------------------------------
+# data sets and init
+# ---------------------------------------------------------------------------
+
+def two_point_data(theta: float, dtype: torch.dtype = F64) -> tuple[Tensor, Tensor]:
+    """Figs 7–9: ``x₁ = [1, 0]``, ``x₂ = [sin θ, cos θ]``, ``y = [+1, +1]``; μ = ⟨x₁,x₂⟩ = sin θ
+    for θ ∈ [0, π/2] (θ = 0: orthogonal, Fig 9)."""
+    X = torch.tensor([[1.0, 0.0], [math.sin(theta), math.cos(theta)]], dtype=F64).to(dtype)
+    return X, torch.ones(2, dtype=dtype)
+
+
+TOY_POS_DEG = (10.0, 25.0, 40.0)
+TOY_NEG_DEG = (140.0, 155.0, 170.0)
+TOY_NORMS = (0.8, 1.0, 1.2)
+
+
+def toy_2d(
+    dtype: torch.dtype = F64,
+    *,
+    pos_deg: Sequence[float] = TOY_POS_DEG,
+    neg_deg: Sequence[float] = TOY_NEG_DEG,
+    norms: Sequence[float] = TOY_NORMS,
+) -> tuple[Tensor, Tensor]:
+    """Fig 6 toy: points ``r(cos a, sin a)``; positives at ``pos_deg``, negatives at ``neg_deg``,
+    norms ``norms`` per class in that order; returns ``X (6, 2)``, ``y (6,)`` (positives first).
+
+    Default angles 10°, 25°, 40° / 140°, 155°, 170° (mirror images): μ = cos 80° ≈ 0.174,
+    and S_dead ≠ ∅ (all points in the upper half-plane; e.g. (0, −1) is dead).
+    Erratum: the spec proposes 15°, 30°, 45° / 135°, 150°, 165°, but then x at 45° and
+    x at 135° are orthogonal, so μ = cos 90° = 0 and Assumption 1 fails; its stated
+    μ = cos 80° needs the spread of {x_i y_i} to be 80°, which the default gives.
+    """
+    if not (len(pos_deg) == len(neg_deg) == len(norms)):
+        raise ParameterError("toy_2d: pos_deg, neg_deg and norms must have equal lengths")
+    ang = torch.tensor([*pos_deg, *neg_deg], dtype=F64) * (math.pi / 180)
+    r = torch.tensor([*norms, *norms], dtype=F64)
+    X = r.unsqueeze(-1) * torch.stack([torch.cos(ang), torch.sin(ang)], -1)
+    y = torch.cat([torch.ones(len(pos_deg), dtype=F64), -torch.ones(len(neg_deg), dtype=F64)])
+    return X.to(dtype), y.to(dtype)
+
+
+def synthetic_separable(
+    n: int, D: int, s: float, gen: torch.Generator, dtype: torch.dtype = F64, max_tries: int = 10_000
+) -> tuple[Tensor, Tensor]:
+    """Spec §3 family: ``n₊ = n − ⌊n/2⌋`` positives ``u + s g`` then ``⌊n/2⌋`` negatives
+    ``−u + s g``, ``u = e₁``, ``g ~ N(0, I_D)``.  The whole set is redrawn (from ``gen``)
+    until ``μ > 0``; ``ParameterError`` after ``max_tries`` draws (lower ``s``)."""
+    if n < 2 or D < 1:
+        raise ParameterError(f"synthetic_separable: need n ≥ 2 and D ≥ 1, got n={n}, D={D}")
+    n_minus = n // 2
+    y = torch.cat([torch.ones(n - n_minus, dtype=F64), -torch.ones(n_minus, dtype=F64)])
+    u = torch.zeros(D, dtype=F64)
+    u[0] = 1.0
+    for _ in range(max_tries):
+        X = y.unsqueeze(-1) * u + s * torch.randn((n, D), generator=gen, dtype=F64)
+        if mu(X, y) > 0:
+            return X.to(dtype), y.to(dtype)
+    raise ParameterError(f"synthetic_separable: no draw with μ > 0 in {max_tries} tries; lower s={s}")
+
+
+def balanced_theory_init(
+    h: int, D: int, eps: float, gen: torch.Generator, runs: tuple[int, ...] = (), dtype: torch.dtype = F64
+) -> TwoLayer:
+    """Eq. (3): ``W = ε W₀``, ``[W₀]_ij ~ N(0, 1/D)``, ``v_j = s_j ‖w_j‖`` with equiprobable
+    signs; a run that misses a sign is redrawn (from ``gen``) until it has both (needs ``h ≥ 2``).
+
+    ``W₀ = W/ε`` (so ``W_max = max_j ‖w_j‖/ε``); the sign of ``v_j`` is ``sign(p.a)``.
+    """
+    if h < 2:
+        raise ParameterError(f"balanced_theory_init: need h ≥ 2 for both signs, got {h}")
+    s = random_signs((*runs, h), gen)
+    while True:  # redraw only the runs that miss a sign
+        bad = ~((s > 0).any(-1) & (s < 0).any(-1))
+        if not bool(bad.any()):
+            break
+        s[bad] = random_signs((int(bad.sum()), h), gen)
+    return balanced_init(h, D, scale=eps / math.sqrt(D), gen=gen, signs=s, runs=runs, dtype=dtype)
