@@ -220,3 +220,19 @@ def drops(steps: np.ndarray, values: np.ndarray, rel: float = 0.1) -> list[int]:
             continue
         peaks.append(i)
     return peaks
+
+
+def balancedness_drift(traj: Trajectory, relative_to: str = "final") -> Tensor:
+    """Drift of the balance ``a_j² − ‖w_j‖²`` (scalar output), per run ``(R...)``.
+
+    ``relative_to="final"``: ``max_t max_j |a_j² − ‖w_j‖²|`` over ``max_j ‖w_j‖²`` at the end of the
+    run; ``"current"``: ``max_t`` of ``max_j |a_j² − ‖w_j(t)‖²| / max_j ‖w_j(t)‖²`` (scale-free at every
+    time, so it also sees the drift while the norms are tiny).  Gradient flow conserves
+    ``a_j² − ‖w_j‖²``; GD with step ``η`` changes it by ``O(η²)`` per step."""
+    P = traj.params
+    dev = (P.a ** 2 - P.norms_in() ** 2).abs().amax(-1)                      # (T, R...)
+    if relative_to == "current":
+        return (dev / (P.norms_in() ** 2).amax(-1)).amax(0)
+    if relative_to != "final":
+        raise ValueError(f"relative_to must be 'final' or 'current', got {relative_to!r}")
+    return dev.amax(0) / (traj.final.norms_in() ** 2).amax(-1)

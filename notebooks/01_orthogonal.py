@@ -81,7 +81,8 @@ from lrlib.plots import (NEG, POS, THEORY, function_and_kinks, glue, label_panel
                          panel_grid, set_style)
 from lrlib.synthetic import nonorthogonal_1d, orthogonal_toy, orthonormal_testbed, relu_teacher
 from lrlib.theory import orthogonal as th
-from lrlib.track import cosine, first_crossing, max_direction_change, plateaus, relative_movement
+from lrlib.track import (balancedness_drift, cosine, first_crossing, max_direction_change, plateaus,
+                         relative_movement)
 from lrlib.train import train
 from lrlib.trajectory import linear_schedule
 
@@ -353,9 +354,9 @@ ledger.add("thm1.two-clusters", "Thm. 1", "The limit (λ → 0) has two neuron c
 # %%
 # GD changes a_j² − ‖w_j‖² by exactly dt²(⟨w_j, D_j⟩² − a_j²‖D_j‖²) per step: an O(dt²) defect
 # of the flow's conservation law. Halving dt must divide the drift accumulated up to a fixed time by ~2.
-drift_toy = th.balancedness_drift(toy).max().item()
+drift_toy = balancedness_drift(toy).max().item()
 lam_c = torch.tensor([1e-8], dtype=torch.float64)
-drifts = [th.balancedness_drift(train(th.sweep_init(50, 10, lam_c, seeds=N_SEEDS, seed=seed), X_tb, y_tb, loss=half_mse(),
+drifts = [balancedness_drift(train(th.sweep_init(50, 10, lam_c, seeds=N_SEEDS, seed=seed), X_tb, y_tb, loss=half_mse(),
                               lr=h, steps=int(100 / h), record=101)).max().item() for h in (1e-2, 5e-3)]
 pre = sw.params.W1[..., :n_tb]                                               # ⟨w_j, e_k⟩, (T, seeds, lams, m, n)
 frozen = torch.where(pre[:-1] <= 0, pre[1:] == pre[:-1], torch.ones_like(pre[1:], dtype=torch.bool))

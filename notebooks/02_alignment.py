@@ -76,7 +76,7 @@ from lrlib.losses import Loss
 from lrlib.models import TwoLayer, forward, gaussian_init, generator, random_signs
 from lrlib.plots import NEG, POS, THEORY, glue, label_panels, panel_grid, set_style
 from lrlib.theory import alignment as al
-from lrlib.track import cosine, drops, first_crossing, plateaus, stable_rank
+from lrlib.track import balancedness_drift, drops, first_crossing, plateaus, stable_rank
 from lrlib.train import train
 from lrlib.trajectory import linear_schedule
 
@@ -146,16 +146,10 @@ print(f"toy data: mu = {g_toy.mu:.4f}, S_dead non-empty: {bool(cones['S_dead'].a
 # stable rank. Neurons are drawn at $w_j/\max_k\|w_k\|$ (blue: $v_j>0$, red: $v_j<0$).
 
 # %%
-def in_cones(p, X, y):
-    """(…, m) bool: neuron in S+ ∪ S_dead when v_j > 0, in S− ∪ S_dead when v_j < 0."""
-    c = al.cone_membership(p.W1, X, y)
-    return torch.where(p.a > 0, c["S_plus"] | c["S_dead"], c["S_minus"] | c["S_dead"])
-
-
 steps_toy = 30_000
 p6 = gaussian_init(50, 2, std_in=1e-6, std_out=1e-6, gen=generator(seed))
 toy = train(p6, X_toy, y_toy, loss=EXP_SUM, lr=2e-3, steps=steps_toy, record=linear_schedule(steps_toy, 100))
-ok_t = in_cones(toy.params, X_toy, y_toy).all(-1).numpy()
+ok_t = al.settled(toy.params, X_toy, y_toy).all(-1).numpy()
 i_al = int(np.argmax(ok_t)) if ok_t.any() else len(toy) - 1
 
 
@@ -199,7 +193,7 @@ ledger.add("fig6.two-drops", "Fig. 6, App. A.1", "After alignment the loss shows
            passed=bool(len(dr_toy) == 2 and L_toy[-1] < 0.01 * L_toy[0]), expected="reproduced")
 
 # %% [markdown]
-# The two drops are the two classes being fitted, the positives first (their $\|x_+\|$ is larger).
+# The two drops are the two classes being fitted one after the other (their $\|x_\pm\|$ differ).
 # Between them the loss is not flat — it keeps falling by about 2% per 100 iterations — so a plateau
 # test (our first attempt: $\log\mathcal L$ flat to 0.2% per 100 iterations) finds no plateau; the
 # ledger counts the separate peaks of the decrease rate instead, which is what "two sharp decreases"
@@ -226,14 +220,8 @@ for name, theta in [("fig7", 0.1), ("fig8", 0.001), ("fig9", 0.0)]:
     runs_mu[name] = (X2, y2, train(p2, X2, y2, loss=EXP_SUM, lr=2e-3, steps=steps_mu, record=rec_mu))
 
 
-def outside_count(traj, X, y, step):
-    """Per seed: non-dead neurons with v_j > 0 that are not in S+ at ``step``."""
-    p = traj.at(traj.index_of_step(step))
-    c = al.cone_membership(p.W1, X, y)
-    return ((p.a > 0) & ~c["S_dead"] & ~c["S_plus"]).sum(-1).numpy()
-
-
-counts = {name: {k: outside_count(tr, X2, y2, k) for k in (7000, 21_000)} for name, (X2, y2, tr) in runs_mu.items()}
+counts = {name: {k: al.live_outside_s_plus(tr.at(tr.index_of_step(k)), X2, y2).numpy() for k in (7000, 21_000)}
+          for name, (X2, y2, tr) in runs_mu.items()}
 for name, cts in counts.items():
     print(name, {k: v.tolist() for k, v in cts.items()})
 
@@ -312,21 +300,8 @@ def run_mnist(pos, neg):
     return X, y, train(p, X, y, loss=EXP_MEAN, lr=2e-3, steps=steps_mn, record=rec_mn)
 
 
-def alignment_bands(traj, X, y):
-    """cos(w̄±, x±) and min/max over V±(t), each (T,); V± from sign v_j(t)."""
-    out = {}
-    for side, sgn in (("+", 1), ("-", -1)):
-        xs = X[y == sgn].sum(0)
-        c = cosine(traj.params.W1, xs)                                     # (T, m)
-        mask = torch.sign(traj.params.a) == sgn
-        mean_w = (traj.params.W1 * mask.unsqueeze(-1)).sum(-2) / mask.sum(-1, keepdim=True).clamp_min(1)
-        out[side] = (cosine(mean_w, xs).numpy(), torch.where(mask, c, torch.inf).amin(-1).numpy(),
-                     torch.where(mask, c, -torch.inf).amax(-1).numpy())
-    return out
-
-
 def mnist_figure(X, y, traj, pos, neg, key, fig_no):
-    bands = alignment_bands(traj, X, y)
+    bands = al.class_alignment(traj, X, y)
     sr, s2 = stable_rank(traj.params.W1)
     fig = plt.figure(figsize=(13, 6.4), constrained_layout=True)
     gs = fig.add_gridspec(2, 3)
@@ -446,14 +421,10 @@ for (name, (ep, nc, dc, L)), fig_no in zip(changes.items(), (12, 13)):
     glue(f"alignment-fig{fig_no}", fig)
 
 
-def two_phase(nc, dc, L):
-    """Relative norm change |nc|/max|nc| at the epoch where the direction change peaks, and whether
-    the loss is still within 1% of its start there."""
-    i = int(np.argmax(dc[1:])) + 1
-    return float(np.abs(nc[i]) / np.abs(nc[1:]).max()), bool(L[i] > 0.99 * L[0])
-
-
-tp = {name: two_phase(nc, dc, L) for name, (ep, nc, dc, L) in changes.items()}
+tp = {}
+for name, (ep, nc, dc, L) in changes.items():
+    i, ratio = al.two_phase_ratio(nc, dc)
+    tp[name] = (ratio, bool(L[i] > 0.99 * L[0]))     # (relative norm change, loss still within 1% of its start)
 print(tp)
 
 # %%
@@ -493,9 +464,8 @@ th_run = train(p_t, X_t, y_t, loss=EXP_SUM, lr=eta_t, steps=steps_t, record=line
 P = th_run.params
 cm = al.cone_membership(P.W1, X_t, y_t)                                    # masks (T, R, m)
 vpos = (P.a > 0)
-settled = torch.where(vpos, cm["S_plus"] | cm["S_dead"], cm["S_minus"] | cm["S_dead"])
-t1_emp = np.array([th_run.time[int(np.argmax(settled[:, r].all(-1).numpy()))] if settled[:, r].all(-1).any() else np.nan
-                   for r in range(R_t)])
+settled = al.settled(P, X_t, y_t)                                          # (T, R, m)
+t1_emp = al.alignment_times(th_run, X_t, y_t)
 z2 = [al.zeta2(p_t.W1[r] / eps_t, torch.sign(p_t.a[r]), g_t) for r in range(R_t)]
 t1_bd = np.array([al.t1_bound(g_t, al.zeta(g_t.zeta1, z), g_t.xi_lower) for z in z2])
 print(f"mu = {g_t.mu:.4f}, X_max = {g_t.X_max:.3f}, X_min = {g_t.X_min:.3f}, zeta1 = {g_t.zeta1:.4f}, xi >= mu^2 = {g_t.xi_lower:.2e}")
@@ -531,20 +501,9 @@ ledger.add("thm1.t1-bound", "Thm. 1, App. C (t₁ = 16 log n/(min{ζ,ξ}√μ X_
 # points at 90°, so $\mu=0$; our toy uses 10°…170°.
 
 # %%
-def cap_leaks(x, zeta_, X, y, cone, n_dirs=20_000):
-    """Does the boundary of the cap {cos(z, x) = √(1 − ζ)} leave ``cone``? (random directions on it)"""
-    u = x / x.norm()
-    g = torch.randn(n_dirs, x.numel(), generator=generator(seed + 60), dtype=torch.float64)
-    g = g - (g @ u)[:, None] * u
-    g = g / g.norm(dim=-1, keepdim=True)
-    c = math.sqrt(1 - zeta_)
-    z = c * u + math.sqrt(1 - c * c) * g
-    return bool((~al.cone_membership(z, X, y)[cone]).any())
-
-
 z_min, z_max = al.zeta(g_t.zeta1, min(z2)), max(g_t.zeta1, max(z2))
-leak_min = cap_leaks(g_t.x_plus, z_min, X_t, y_t, "S_plus") or cap_leaks(g_t.x_minus, z_min, X_t, y_t, "S_minus")
-leak_max = cap_leaks(g_t.x_plus, z_max, X_t, y_t, "S_plus") or cap_leaks(g_t.x_minus, z_max, X_t, y_t, "S_minus")
+leak_min, leak_max = ((al.cap_leaves_cone(g_t.x_plus, z, X_t, y_t, "S_plus", generator(seed + 60))
+                       or al.cap_leaves_cone(g_t.x_minus, z, X_t, y_t, "S_minus", generator(seed + 61))) for z in (z_min, z_max))
 ledger.add("erratum.zeta", "App. C, eq. 26", "Erratum: ζ must be min{ζ₁, ζ₂} (the paper prints max).",
            measured=f"ζ₁ = {g_t.zeta1:.4f}, ζ₂ = {min(z2):.4f}–{max(z2):.4f}; cap with the min leaves its cone: {leak_min}; "
                     f"with the max: {leak_max}",
@@ -559,14 +518,10 @@ ledger.add("erratum.zeta", "App. C, eq. 26", "Erratum: ζ must be min{ζ₁, ζ�
 # $|-\ell'(y,\hat y)-y|\le2|\hat y|$ on $|\hat y|\le1$, for the exponential and $2\times$logistic losses.
 
 # %%
-def balance_drift(P):
-    """max_t max_j |v_j² − ‖w_j‖²| / max_j ‖w_j(t)‖² over the run."""
-    return ((P.a ** 2 - P.norms_in() ** 2).abs().amax(-1) / (P.norms_in() ** 2).amax(-1)).max().item()
-
-
 # GD, not the flow, breaks the balance: by O(η) over a fixed time. Halving η must halve the drift.
 t_fix = 2.0
-bal_h = [balance_drift(train(p_t, X_t, y_t, loss=EXP_SUM, lr=h, steps=int(t_fix / h), record=50).params)
+bal_h = [balancedness_drift(train(p_t, X_t, y_t, loss=EXP_SUM, lr=h, steps=int(t_fix / h), record=50),
+                            relative_to="current").max().item()
          for h in (eta_t, eta_t / 2)]
 flips = int((torch.sign(P.a) != torch.sign(P.a[0])).sum())
 actp = (X_t @ P.W1.transpose(-1, -2) > 0)                                   # (T, R, n, m)
@@ -652,9 +607,7 @@ def first_settled(X, y, R, eps, seed_, t_max):
     eta = 0.01 / (g.n * g.X_max)
     steps = int(t_max / eta)
     tr = train(p, X, y, loss=EXP_SUM, lr=eta, steps=steps, record=linear_schedule(steps, max(1, steps // 400)))
-    c = al.cone_membership(tr.params.W1, X, y)
-    ok = torch.where(tr.params.a > 0, c["S_plus"] | c["S_dead"], c["S_minus"] | c["S_dead"]).all(-1)   # (T, R)
-    t1 = np.array([tr.time[int(np.argmax(ok[:, r].numpy()))] if ok[:, r].any() else np.nan for r in range(R)])
+    t1 = al.alignment_times(tr, X, y)
     bounds = np.array([al.t1_bound(g, al.zeta(g.zeta1, al.zeta2(p.W1[r] / eps, torch.sign(p.a[r]), g)), g.xi_lower)
                        for r in range(R)])
     return g, t1, bounds

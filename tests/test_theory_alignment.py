@@ -397,3 +397,64 @@ def test_balanced_theory_init():
     assert var == pytest.approx(1 / D, rel=0.05)  # W₀ ~ N(0, 1/D)
     with pytest.raises(ParameterError):
         al.balanced_theory_init(1, D, eps, generator(0))
+
+
+# ---- measurements used by the chapter ------------------------------------------------
+
+def _toy_net():
+    X, y = al.toy_2d()
+    # neuron 0: v>0 along x₊ (S₊); 1: v>0 pointing down (dead); 2: v<0 along x₋ (S₋);
+    # 3: v>0 along x₋ (in S₋: not settled); 4: v<0 along x₊ (in S₊: not settled)
+    g = al.geometry(X, y)
+    W = torch.stack([g.x_plus, torch.tensor([0.0, -1.0], dtype=F64), g.x_minus, g.x_minus, g.x_plus])
+    a = torch.tensor([[1.0, 1.0, -1.0, 1.0, -1.0]], dtype=F64)
+    return X, y, TwoLayer(W1=W, W2=a)
+
+
+def test_settled_and_live_outside():
+    X, y, p = _toy_net()
+    assert al.settled(p, X, y).tolist() == [True, True, True, False, False]
+    assert int(al.live_outside_s_plus(p, X, y)) == 1          # neuron 3 only (neuron 1 is dead)
+
+
+def test_alignment_times_first_settled_snapshot():
+    from lrlib.trajectory import Trajectory
+    X, y, p = _toy_net()
+    good = TwoLayer(W1=p.W1.clone(), W2=p.W2.clone())
+    good.W2[0, 3], good.W2[0, 4] = -1.0, 1.0                   # now every neuron is settled
+    stack = TwoLayer(W1=torch.stack([p.W1, p.W1, good.W1])[:, None], W2=torch.stack([p.W2, p.W2, good.W2])[:, None])
+    traj = Trajectory(steps=np.array([0, 10, 20]), time=np.array([0.0, 0.5, 1.0]), params=stack,
+                      loss=torch.zeros(3, 1, dtype=F64))
+    assert al.alignment_times(traj, X, y).tolist() == [1.0]
+    never = Trajectory(steps=np.array([0, 10]), time=np.array([0.0, 0.5]),
+                       params=TwoLayer(W1=torch.stack([p.W1, p.W1]), W2=torch.stack([p.W2, p.W2])), loss=torch.zeros(2, dtype=F64))
+    assert np.isnan(al.alignment_times(never, X, y))
+
+
+def test_class_alignment_against_direct_computation():
+    from lrlib.trajectory import Trajectory
+    X, y, p = _toy_net()
+    traj = Trajectory(steps=np.array([0]), time=np.array([0.0]), params=p.map(lambda t: t[None]), loss=torch.zeros(1, dtype=F64))
+    out = al.class_alignment(traj, X, y)
+    xp = X[y > 0].sum(0)
+    Vp = [0, 1, 3]
+    cos = [float(p.W1[j] @ xp / (p.W1[j].norm() * xp.norm())) for j in Vp]
+    wbar = p.W1[Vp].mean(0)
+    assert out["+"][0][0] == pytest.approx(float(wbar @ xp / (wbar.norm() * xp.norm())), rel=1e-12)
+    assert out["+"][1][0] == pytest.approx(min(cos), rel=1e-12)
+    assert out["+"][2][0] == pytest.approx(max(cos), rel=1e-12)
+
+
+def test_cap_leaves_cone_tracks_zeta1():
+    X, y = al.toy_2d()
+    g = al.geometry(X, y)
+    assert not al.cap_leaves_cone(g.x_plus, g.zeta1, X, y, "S_plus", generator(0))
+    assert not al.cap_leaves_cone(g.x_minus, g.zeta1, X, y, "S_minus", generator(0))
+    # a cap twice as wide (in 1 − cos²) around the tight side leaks out of its cone
+    assert al.cap_leaves_cone(g.x_plus, min(1.0, 2 * g.zeta1), X, y, "S_plus", generator(0))
+
+
+def test_two_phase_ratio():
+    nc = np.array([0.0, 1e-6, 1e-4, 1.0, 0.5])
+    dc = np.array([0.0, 2.0, 3.0, 1.0, 0.1])
+    assert al.two_phase_ratio(nc, dc) == (2, pytest.approx(1e-4))

@@ -15,6 +15,7 @@ from lrlib.losses import half_mse
 from lrlib.models import TwoLayer, balanced_init, forward, generator
 from lrlib.synthetic import orthogonal_toy, orthonormal_testbed
 from lrlib.theory import orthogonal as th
+from lrlib.track import balancedness_drift
 from lrlib.train import train
 
 torch.set_num_threads(1)
@@ -354,12 +355,12 @@ def test_balancedness_drift_zero_at_balanced_and_exact_when_perturbed(testbed):
     X, y = testbed
     p = balanced_init(5, 10, scale=0.3, gen=generator(2))
     traj = train(p, X, y, loss=half_mse(), lr=0.01, steps=0, record=[0], progress=False)
-    assert th.balancedness_drift(traj).item() < 1e-15
+    assert balancedness_drift(traj).item() < 1e-15
     q = TwoLayer(W1=p.W1.clone(), W2=p.W2.clone())
     q.W2[0, 1] *= 2                                    # a_1² − ‖w_1‖² = 3‖w_1‖²
     traj = train(q, X, y, loss=half_mse(), lr=0.01, steps=0, record=[0], progress=False)
     w2 = (p.W1 ** 2).sum(-1)
-    assert th.balancedness_drift(traj).item() == pytest.approx((3 * w2[1] / w2.max()).item(), rel=1e-12)
+    assert balancedness_drift(traj).item() == pytest.approx((3 * w2[1] / w2.max()).item(), rel=1e-12)
 
 
 def test_linearised_loss_rate_against_explicit_kernel(testbed):

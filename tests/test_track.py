@@ -14,6 +14,7 @@ from lrlib.losses import half_mse
 from lrlib.models import TwoLayer, gaussian_init, generator
 from lrlib.track import (
     activation_frame,
+    balancedness_drift,
     activation_patterns,
     cosine,
     cosine_similarity_matrix,
@@ -285,3 +286,15 @@ def test_drops_counts_separate_decreases():
     # two bumps that are not separated by a dip below half the smaller one are one drop
     logL2 = -2 / (1 + np.exp(-(steps - 190) / 15)) - 2 / (1 + np.exp(-(steps - 210) / 15))
     assert len(drops(steps, np.exp(logL2))) == 1
+
+
+def test_balancedness_drift_relative_to_current_norms():
+    from lrlib.trajectory import Trajectory
+    W1 = torch.tensor([[[1.0, 0.0]], [[10.0, 0.0]]], dtype=torch.float64)      # (T=2, m=1, d=2)
+    W2 = torch.tensor([[[2.0]], [[10.0]]], dtype=torch.float64)                 # a² − ‖w‖² = 3, then 0
+    traj = Trajectory(steps=np.array([0, 1]), time=np.array([0.0, 1.0]), params=TwoLayer(W1=W1, W2=W2),
+                      loss=torch.zeros(2, dtype=torch.float64))
+    assert balancedness_drift(traj, relative_to="current").item() == pytest.approx(3.0)
+    assert balancedness_drift(traj).item() == pytest.approx(3.0 / 100)
+    with pytest.raises(ValueError):
+        balancedness_drift(traj, relative_to="initial")

@@ -27,11 +27,13 @@ import math
 from dataclasses import dataclass
 from typing import Sequence, TypeVar
 
+import numpy as np
 import torch
 
 from ..errors import ParameterError
 from ..losses import Loss
 from ..models import TwoLayer, balanced_init, forward, random_signs
+from ..trajectory import Trajectory
 
 Tensor = torch.Tensor
 F64 = torch.float64
@@ -363,3 +365,67 @@ def balanced_theory_init(
             break
         s[bad] = random_signs((int(bad.sum()), h), gen)
     return balanced_init(h, D, scale=eps / math.sqrt(D), gen=gen, signs=s, runs=runs, dtype=dtype)
+
+
+# ---------------------------------------------------------------------------
+# Measurements on networks and trajectories (used by the chapter)
+# ---------------------------------------------------------------------------
+
+def settled(p: TwoLayer, X: Tensor, y: Tensor) -> Tensor:
+    """Theorem 1 part 1's end state, per neuron ``(…, m)``: ``w_j ∈ S₊ ∪ S_dead`` when ``v_j > 0``,
+    ``w_j ∈ S₋ ∪ S_dead`` when ``v_j < 0`` (``V±`` read from the current sign of ``v_j``)."""
+    c = cone_membership(p.W1, X, y)
+    return torch.where(p.a > 0, c["S_plus"] | c["S_dead"], c["S_minus"] | c["S_dead"])
+
+
+def alignment_times(traj: Trajectory, X: Tensor, y: Tensor) -> np.ndarray:
+    """Measured ``t₁`` per run ``(R...)``: the first snapshot time at which every neuron is
+    :func:`settled`; ``nan`` if never."""
+    ok = settled(traj.params, X, y).all(-1)                                    # (T, R...)
+    flat = ok.reshape(ok.shape[0], -1).numpy()
+    out = np.array([traj.time[int(np.argmax(flat[:, r]))] if flat[:, r].any() else np.nan
+                    for r in range(flat.shape[1])])
+    return out.reshape(ok.shape[1:])
+
+
+def live_outside_s_plus(p: TwoLayer, X: Tensor, y: Tensor) -> Tensor:
+    """Figs 7–9's count per run ``(…)``: neurons with ``v_j > 0``, not dead, and not in ``S₊``."""
+    c = cone_membership(p.W1, X, y)
+    return ((p.a > 0) & ~c["S_dead"] & ~c["S_plus"]).sum(-1)
+
+
+def class_alignment(traj: Trajectory, X: Tensor, y: Tensor) -> dict[str, tuple[np.ndarray, np.ndarray, np.ndarray]]:
+    """Fig 5's alignment panels for one run: for ``side`` in ``"+"``, ``"-"``, the cosine of the mean
+    neuron ``w̄± = mean_{j∈V±(t)} w_j`` with ``x± = Σ_{y_i=±1} x_i``, and the min and max of
+    ``cos(w_j, x±)`` over ``V±(t)``; each ``(T,)``.  ``V±(t)`` from ``sign v_j(t)``."""
+    out = {}
+    W, a = traj.params.W1, traj.params.a                                      # (T, m, D), (T, m)
+    for side, sgn in (("+", 1), ("-", -1)):
+        xs = X[y == sgn].sum(0)
+        c = _cos(W, xs)
+        mask = torch.sign(a) == sgn
+        mean_w = (W * mask.unsqueeze(-1)).sum(-2) / mask.sum(-1, keepdim=True).clamp_min(1)
+        out[side] = (_cos(mean_w, xs).numpy(), torch.where(mask, c, torch.inf).amin(-1).numpy(),
+                     torch.where(mask, c, -torch.inf).amax(-1).numpy())
+    return out
+
+
+def cap_leaves_cone(x: Tensor, zeta_: float, X: Tensor, y: Tensor, cone: str, gen: torch.Generator,
+                    n_dirs: int = 20_000) -> bool:
+    """Does the boundary of the cap ``{z : cos(z, x) = √(1 − ζ)}`` leave ``cone`` (``"S_plus"`` or
+    ``"S_minus"``)?  Tested on ``n_dirs`` random directions of that boundary (a leak can be missed
+    if it is tiny; an inclusion is never wrongly refuted)."""
+    u = x / torch.linalg.vector_norm(x)
+    g = torch.randn(n_dirs, x.numel(), generator=gen, dtype=F64)
+    g = g - (g @ u)[:, None] * u
+    g = g / torch.linalg.vector_norm(g, dim=-1, keepdim=True)
+    c = math.sqrt(1 - zeta_)
+    z = c * u + math.sqrt(1 - c * c) * g
+    return bool((~cone_membership(z, X, y)[cone]).any())
+
+
+def two_phase_ratio(norm_change: np.ndarray, direction_change: np.ndarray) -> tuple[int, float]:
+    """Figs 12/13: the snapshot ``i`` (after the first) where the direction change peaks, and the
+    norm change there relative to its largest magnitude over the run."""
+    i = int(np.argmax(direction_change[1:])) + 1
+    return i, float(np.abs(norm_change[i]) / np.abs(norm_change[1:]).max())

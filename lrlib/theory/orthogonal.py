@@ -254,15 +254,6 @@ def f1_cost(p: TwoLayer) -> Tensor:
     return (p.a.abs() * p.norms_in()).sum(-1)
 
 
-def balancedness_drift(traj: Trajectory) -> Tensor:
-    """Lemma 1's conserved quantity under GD: ``max_t max_j |a_j² − ‖w_j‖²|`` divided by
-    ``max_j ‖w_j‖²`` at the end of the run, per run ``(R...)``.  Zero for the flow from a
-    balanced init; GD adds ``dt²(⟨w_j, D_j⟩² − a_j²‖D_j‖²)`` per step."""
-    P = traj.params
-    dev = (P.a ** 2 - P.norms_in() ** 2).abs().amax(-1).amax(0)
-    return dev / (traj.final.norms_in() ** 2).amax(-1)
-
-
 def linearised_loss_rate(p: TwoLayer, X: Tensor) -> float:
     """``2 λ_min(K)/n``: the decay rate of ``ln L`` for the flow linearised at ``p`` (one run),
     with ``K = J Jᵀ`` the ``(n, n)`` tangent-kernel Gram matrix of ``(W1, W2)`` and ``L`` the ½-mean loss."""
