@@ -88,10 +88,13 @@ unit:
 	$(call step,test 2/4: unit tests (pytest tests),$(UNIT_CMD))
 
 # nbval runs each notebook as it is (default parameters) in a kernel started from
-# this environment, with the notebook's folder as working directory.
+# this environment, with the notebook's folder as working directory, at reduced size
+# (LRLIB_QUICK=1, read by lrlib.nbparams.check_common): the book build below executes
+# every chapter at full scale and checks its verdicts, so running the full scale here
+# too would only double CI time.
 NBVAL_CMD = shopt -s nullglob; nbs=(notebooks/*.ipynb); \
 	if [ $${\#nbs[@]} -eq 0 ]; then echo "make test: no notebooks in notebooks/" >&2; exit 1; fi; \
-	$(PYTEST) --nbval-lax --nbval-current-env --nbval-cell-timeout=1800 -p no:cacheprovider \
+	LRLIB_QUICK=1 $(PYTEST) --nbval-lax --nbval-current-env --nbval-cell-timeout=1800 -p no:cacheprovider \
 	  --rootdir=$(CURDIR) "$${nbs[@]}"
 nbval:
 	$(call step,test 3/4: nbval on notebooks/*.ipynb,$(NBVAL_CMD))

@@ -6,6 +6,7 @@ parameter, what it got, what it accepts and how to pass it with papermill.
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 from .errors import ParameterError
@@ -41,8 +42,24 @@ def check_path(name: str, value: object) -> str:
     return str(value)
 
 
-def check_common(seed: object, quick: object, ledger_path: object) -> None:
-    """The parameters every chapter has: ``seed``, ``quick``, ``ledger_path``."""
+QUICK_ENV = "LRLIB_QUICK"
+
+
+def check_common(seed: object, quick: object, ledger_path: object) -> bool:
+    """Check the parameters every chapter has: ``seed``, ``quick``, ``ledger_path``.
+
+    Returns the effective ``quick`` flag: ``quick``, or ``True`` when the environment
+    variable ``LRLIB_QUICK`` is ``1`` (``make test`` sets it for nbval, so that the
+    chapters run at full scale once, in the book build). Use it as
+    ``quick = nbparams.check_common(seed, quick, ledger_path)``.
+    """
     check_int("seed", seed, low=0, high=2**31 - 1)
     check_bool("quick", quick)
     check_path("ledger_path", ledger_path)
+    env = os.environ.get(QUICK_ENV, "")
+    if env not in ("", "0", "1"):
+        raise ParameterError(f"environment variable {QUICK_ENV} must be 0 or 1 (or unset); got {env!r}.")
+    if env == "1" and not quick:
+        print(f"{QUICK_ENV}=1 in the environment: running at reduced size (quick = True).")
+        return True
+    return quick

@@ -86,7 +86,7 @@ from lrlib.track import (balancedness_drift, cosine, first_crossing, max_directi
 from lrlib.train import train
 from lrlib.trajectory import linear_schedule
 
-nbparams.check_common(seed, quick, ledger_path)
+quick = nbparams.check_common(seed, quick, ledger_path)
 torch.set_num_threads(1)
 set_style()
 ledger = Ledger("orthogonal")

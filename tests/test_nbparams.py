@@ -68,3 +68,16 @@ def test_check_bool():
 
 def test_check_path_accepts_pathlib(tmp_path):
     assert check_path("p", Path(tmp_path) / "x.json") == str(tmp_path / "x.json")
+
+
+@pytest.mark.parametrize("env,quick,expected", [("", False, False), ("", True, True), ("0", False, False),
+                                                 ("1", False, True), ("1", True, True)])
+def test_lrlib_quick_environment_forces_reduced_size(monkeypatch, env, quick, expected):
+    monkeypatch.setenv("LRLIB_QUICK", env)
+    assert check_common(0, quick, "") is expected
+
+
+def test_lrlib_quick_environment_rejects_other_values(monkeypatch):
+    monkeypatch.setenv("LRLIB_QUICK", "yes")
+    with pytest.raises(ParameterError, match="LRLIB_QUICK must be 0 or 1"):
+        check_common(0, False, "")
