@@ -1,0 +1,105 @@
+"""Fully connected linear networks ``f(x) = A W x`` (Kunin et al. 2025, §4, App. D).
+
+Population loss ``L(β) = ½ E‖(β − B)x‖²`` with ``x ~ N(0, Σ_xx)``, ``β = AW``, targets ``y = Bx``;
+``Σ_yx = B Σ_xx``.  Accelerated time ``τ = t/η_α`` with ``η_α = −log ‖θ_i(0)‖``.
+
+* Lemma D.1: the dormant frame aligns with the top singular pairs of ``−∇_β L(β_A)``; ``U*_i = σ_i/2``;
+* cost step = reduced-rank regression ``β^{(k)} = P_{U_k} Σ_yx Σ_xx⁻¹``, ``U_k`` the top-k eigenvectors of
+  ``Σ_yx Σ_xx⁻¹ Σ_yxᵀ``, and ``−∇L(β^{(k)}) = P⊥_{U_k} Σ_yx``;
+* Conjecture 4.1: ``ℓ^{(k)} = ½ Σ_{i>k} μ_i`` and
+  ``Δτ^{(k)} = [1 − Σ_{l=0}^{k−2} σ^{(l)}_{k−l} Δτ^{(l+1)}] / σ^{(k−1)}_1``, ``σ^{(l)}_j`` the j-th singular
+  value of ``P⊥_{U_l} Σ_yx``; in the commuting case ``τ^{(k)} = 1/σ_k(Σ_yx)``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+
+@dataclass
+class LinearAGF:
+    """Conjecture 4.1's prediction.  ``tau (K+1,)`` (``tau[0] = 0``), ``levels (K+1,)``, ``betas (K+1, c, d)``,
+    ``sv (K+1, min(c, d))`` singular values of each ``β^{(k)}``, ``sigma (K, r)`` the rows ``σ^{(l)}_·``."""
+
+    tau: np.ndarray
+    levels: np.ndarray
+    betas: np.ndarray
+    sv: np.ndarray
+    sigma: np.ndarray
+
+    def loss_at(self, times: np.ndarray) -> np.ndarray:
+        k = np.searchsorted(self.tau, np.asarray(times, dtype=float), side="right") - 1
+        return self.levels[np.clip(k, 0, len(self.levels) - 1)]
+
+    def sv_at(self, times: np.ndarray) -> np.ndarray:
+        k = np.searchsorted(self.tau, np.asarray(times, dtype=float), side="right") - 1
+        return self.sv[np.clip(k, 0, len(self.sv) - 1)]
+
+
+def population_loss(beta: np.ndarray, B: np.ndarray, Sxx: np.ndarray) -> np.ndarray:
+    """``½ tr((β − B) Σ (β − B)ᵀ)`` for ``β (..., c, d)``."""
+    M = beta - B
+    return 0.5 * np.einsum("...ij,jk,...ik->...", M, Sxx, M)
+
+
+def reduced_rank(Syx: np.ndarray, Sxx: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray]:
+    """Reduced-rank regression: ``β^{(k)} = P_{U_k} Σ_yx Σ_xx⁻¹`` and ``U`` (all eigenvectors, descending)."""
+    Sinv = np.linalg.inv(Sxx)
+    mu, U = np.linalg.eigh(Syx @ Sinv @ Syx.T)
+    U = U[:, np.argsort(mu)[::-1]]
+    P = U[:, :k] @ U[:, :k].T
+    return P @ Syx @ Sinv, U
+
+
+def conjecture(Sxx: np.ndarray, B: np.ndarray) -> LinearAGF:
+    """Conjecture 4.1's levels and jump times for targets ``y = Bx``, ``x ~ N(0, Σ_xx)``."""
+    Syx = B @ Sxx
+    r = min(Syx.shape)
+    betas, sig, levels = [], [], []
+    for k in range(r + 1):
+        beta, U = reduced_rank(Syx, Sxx, k)
+        betas.append(beta)
+        levels.append(float(population_loss(beta, B, Sxx)))
+        Pp = np.eye(Syx.shape[0]) - U[:, :k] @ U[:, :k].T
+        sig.append(np.linalg.svd(Pp @ Syx, compute_uv=False)[:r])
+    sig = np.array(sig)
+    dt = []
+    for k in range(1, r + 1):
+        num = 1.0 - sum(sig[l, k - 1 - l] * dt[l] for l in range(k - 1))
+        dt.append(num / sig[k - 1, 0])
+    tau = np.concatenate([[0.0], np.cumsum(dt)])
+    sv = np.array([np.linalg.svd(b, compute_uv=False)[:r] for b in betas])
+    return LinearAGF(tau, np.array(levels), np.array(betas), sv, sig[:r])
+
+
+def commuting_times(Sxx: np.ndarray, B: np.ndarray) -> np.ndarray:
+    """The proved commuting case: ``τ^{(k)} = 1/σ_k(Σ_yx)`` ``(r,)``."""
+    return 1.0 / np.linalg.svd(B @ Sxx, compute_uv=False)
+
+
+def fig4_setup(seed: int = 0, d: int = 10, commuting: bool = True) -> tuple[np.ndarray, np.ndarray]:
+    """Figure 4's ``Σ_xx`` and ``B`` as the authors' code draws them (numpy legacy seed 0):
+    ``Σ_xx = M Mᵀ``, ``M = U diag(1/i) Vᵀ``, ``B ~ N(0, 1)^{d×d}``; with ``commuting=True`` the
+    eigenvectors of ``Σ_xx`` are replaced by the right singular vectors of ``B`` (then Σ_xx commutes
+    with ``Σ_yxᵀ Σ_yx``).  Returns ``(Σ_xx, B)``."""
+    rs = np.random.RandomState(seed)
+    U, _ = np.linalg.qr(rs.randn(d, d))
+    V, _ = np.linalg.qr(rs.randn(d, d))
+    M = U @ np.diag(1.0 / np.arange(1, d + 1)) @ V.T
+    Sxx = M @ M.T
+    B = rs.randn(d, d)
+    if commuting:
+        ev = np.sort(np.linalg.eigvalsh(Sxx))[::-1]
+        _, _, VBt = np.linalg.svd(B)
+        Sxx = VBt.T @ np.diag(ev) @ VBt
+    return Sxx, B
+
+
+def population_design(Sxx: np.ndarray) -> np.ndarray:
+    """``d`` points ``X (d, d)`` with ``mean_j x_j x_jᵀ = Σ_xx`` exactly (``X = √d Σ^{1/2}``): a
+    mean-reduced loss on them equals the population loss of any model that is linear in ``x``
+    (or whose loss is a quadratic form of ``x``)."""
+    w, Q = np.linalg.eigh(Sxx)
+    return np.sqrt(len(w)) * (Q * np.sqrt(np.clip(w, 0, None))) @ Q.T

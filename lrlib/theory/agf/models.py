@@ -1,0 +1,132 @@
+"""The chapter's models as :class:`~lrlib.models.TwoLayer` networks, so that ONE loop
+(:func:`lrlib.train.train`) trains them all.
+
+* DLN ``β = u ⊙ v``: ``act="linear"``, ``W1 = diag(u)`` ``(R..., d, d)``, ``W2 = vᵀ`` ``(R..., 1, d)``; the
+  gradient :func:`dln_grad` keeps ``W1`` diagonal (a masked, closed-form gradient).
+* FC linear ``AW``: ``act="linear"``, ``W1 = W``, ``W2 = A``; on the *population design*
+  (:func:`lrlib.theory.agf.linear.population_design`) the mean loss is the population loss.
+* Modular addition: ``act="square"``, ``W1 = [U, V]`` ``(H, 2p)``, ``W2 = Wᵀ`` ``(p, H)``.
+* Attention heads ``V_h (zᵀK_h)(Q_hᵀx_q)``: by polarisation ``4 (zᵀK)(Qᵀx) = (zᵀK + xᵀQ)² − (zᵀK − xᵀQ)²``
+  each head is a *tied pair* of square neurons on the input ``(z, x_q)``: rows ``(K_h, Q_h)`` and
+  ``(K_h, −Q_h)`` of ``W1`` with output weights ``±V_h/4``.  :func:`heads_grad` is the gradient in
+  ``(K, Q, V)`` mapped onto the pair, so GD keeps the tie exactly and is GD on ``(K, Q, V)``.
+"""
+
+from __future__ import annotations
+
+import torch
+
+from ...losses import Loss
+from ...models import TwoLayer, forward
+
+Tensor = torch.Tensor
+
+
+def dln_params(u: Tensor, v: Tensor) -> TwoLayer:
+    """``u, v (R..., d)`` → the DLN as a TwoLayer."""
+    return TwoLayer(W1=torch.diag_embed(u), W2=v.unsqueeze(-2), act="linear")
+
+
+def dln_beta(p: TwoLayer) -> Tensor:
+    """``β = u ⊙ v`` ``(..., d)``."""
+    return torch.diagonal(p.W1, dim1=-2, dim2=-1) * p.W2[..., 0, :]
+
+
+def dln_grad(p: TwoLayer, X: Tensor, y: Tensor) -> dict[str, Tensor]:
+    """Closed-form gradient of ``½ mean (Xβ − y)²`` in ``(u, v)``, diagonal ``W1`` kept diagonal."""
+    u = torch.diagonal(p.W1, dim1=-2, dim2=-1)
+    v = p.W2[..., 0, :]
+    r = (X * (u * v).unsqueeze(-2)).sum(-1) - y                 # (R..., n)
+    g = (r.unsqueeze(-1) * X).mean(-2)                          # ∇_β L (R..., d)
+    return {"W1": torch.diag_embed(g * v), "W2": (g * u).unsqueeze(-2)}
+
+
+def dln_mask(d: int, dtype: torch.dtype = torch.float64) -> Tensor:
+    """``W1`` mask of a DLN (the identity)."""
+    return torch.eye(d, dtype=dtype)
+
+
+def heads_params(V: Tensor, K: Tensor, Q: Tensor) -> TwoLayer:
+    """Heads ``V (R..., H)``, ``K, Q (R..., H, d)`` → tied square pairs (``2H`` neurons on ``2d`` inputs)."""
+    W1 = torch.cat([torch.cat([K, Q], -1), torch.cat([K, -Q], -1)], -2)
+    W2 = torch.cat([V / 4, -V / 4], -1).unsqueeze(-2)
+    return TwoLayer(W1=W1, W2=W2, act="square")
+
+
+def heads_of(p: TwoLayer) -> tuple[Tensor, Tensor, Tensor]:
+    """Inverse of :func:`heads_params`: ``(V, K, Q)``."""
+    H = p.W1.shape[-2] // 2
+    d = p.W1.shape[-1] // 2
+    return 4 * p.W2[..., 0, :H], p.W1[..., :H, :d], p.W1[..., :H, d:]
+
+
+def heads_gamma(p: TwoLayer) -> Tensor:
+    """``Γ = Σ_h V_h K_h Q_hᵀ`` ``(..., d, d)``."""
+    V, K, Q = heads_of(p)
+    return torch.einsum("...h,...hi,...hj->...ij", V, K, Q)
+
+
+def heads_grad_fn(loss: Loss):
+    """A ``grad_fn`` for :func:`lrlib.train.train`: autograd in ``(V, K, Q)``, mapped onto the tied pairs."""
+
+    def grad(p: TwoLayer, X: Tensor, y: Tensor) -> dict[str, Tensor]:
+        with torch.enable_grad():                  # train() calls grad_fn under no_grad
+            V, K, Q = (t.detach().clone().requires_grad_(True) for t in heads_of(p))
+            L = loss(forward(heads_params(V, K, Q), X), y).sum()
+            gV, gK, gQ = torch.autograd.grad(L, (V, K, Q))
+        W1 = torch.cat([torch.cat([gK, gQ], -1), torch.cat([gK, -gQ], -1)], -2)
+        W2 = torch.cat([gV / 4, -gV / 4], -1).unsqueeze(-2)
+        return {"W1": W1, "W2": W2}
+
+    return grad
+
+
+def modular_params(U: Tensor, V: Tensor, W: Tensor) -> TwoLayer:
+    """Quadratic network ``Σ_i w_i (⟨u_i, a·x⟩ + ⟨v_i, b·x⟩)²`` from ``U, V, W (R..., H, p)``."""
+    return TwoLayer(W1=torch.cat([U, V], -1), W2=W.transpose(-1, -2), act="square")
+
+
+def masked_grad_fn(loss: Loss, mask: Tensor):
+    """A ``grad_fn`` for :func:`lrlib.train.train`: autograd, with the ``W1`` gradient multiplied by
+    ``mask`` (entries fixed at zero stay zero; e.g. the active neurons of a DLN)."""
+
+    def grad(p: TwoLayer, X: Tensor, y: Tensor) -> dict[str, Tensor]:
+        with torch.enable_grad():
+            W1, W2 = p.W1.detach().clone().requires_grad_(True), p.W2.detach().clone().requires_grad_(True)
+            L = loss(forward(TwoLayer(W1=W1, W2=W2, act=p.act), X), y).sum()
+            g1, g2 = torch.autograd.grad(L, (W1, W2))
+        return {"W1": g1 * mask, "W2": g2}
+
+    return grad
+
+
+def square_grad(p: TwoLayer, X: Tensor, y: Tensor) -> dict[str, Tensor]:
+    """Closed-form gradient of ``½ mean_j ‖f(x_j) − y_j‖²`` for a bias-free square-activation
+    TwoLayer (``W1 (R..., m, d)``, ``W2 (R..., k, m)``, ``X (n, d)``, ``y (n, k)``)."""
+    pre = X @ p.W1.transpose(-1, -2)                            # (R..., n, m)
+    h = pre * pre
+    r = (h @ p.W2.transpose(-1, -2) - y) / X.shape[-2]          # (R..., n, k)
+    gW2 = r.transpose(-1, -2) @ h                               # (R..., k, m)
+    gpre = 2 * pre * (r @ p.W2)                                 # (R..., n, m)
+    return {"W1": gpre.transpose(-1, -2) @ X, "W2": gW2}
+
+
+def heads_grad_population(Sigma: Tensor, N: int):
+    """A ``grad_fn`` for tied heads (:func:`heads_params`) on the *population* loss, from
+    ``∇_Γ L = −NΣ² + M_zz Γ Σ`` by the chain rule (the data argument is ignored; the loss that
+    :func:`lrlib.train.train` records comes from the population design, which has the same gradient)."""
+    Mzz = N * (N + 1) * Sigma @ Sigma + N * torch.trace(Sigma) * Sigma
+    S2 = N * Sigma @ Sigma
+
+    def grad(p: TwoLayer, X: Tensor, y: Tensor) -> dict[str, Tensor]:
+        V, K, Q = heads_of(p)
+        Gm = torch.einsum("...h,...hi,...hj->...ij", V, K, Q)
+        D = -S2 + Mzz @ Gm @ Sigma                              # ∇_Γ L (R..., d, d)
+        gV = torch.einsum("...hi,...ij,...hj->...h", K, D, Q)
+        gK = V.unsqueeze(-1) * torch.einsum("...ij,...hj->...hi", D, Q)
+        gQ = V.unsqueeze(-1) * torch.einsum("...ij,...hi->...hj", D, K)
+        W1 = torch.cat([torch.cat([gK, gQ], -1), torch.cat([gK, -gQ], -1)], -2)
+        W2 = torch.cat([gV / 4, -gV / 4], -1).unsqueeze(-2)
+        return {"W1": W1, "W2": W2}
+
+    return grad

@@ -1,0 +1,94 @@
+"""Modular addition with a quadratic network (Kunin et al. 2025, §5, App. F).
+
+Input ``(a·x, b·x)`` with ``a·x = roll(x, a)`` for a centred template ``x ∈ R^p``; neuron
+``θ_i = (u_i, v_i, w_i)``, ``f = Σ_i w_i (⟨u_i, a·x⟩ + ⟨v_i, b·x⟩)²`` (κ = 3); target
+``y = (a+b)·x``; loss ``L = ½ E_{a,b} ‖f − y‖²`` (mean over the ``p²`` pairs, *sum* over the ``p``
+outputs).  DFT ``x̂[k] = Σ_n x[n] e^{−2πikn/p}`` (numpy's ``fft``).
+
+* Lemma F.2: ``U = (2/p³) Σ_{k≠0} |x̂[k]|² û[k] v̂[k] conj(ŵ[k]) conj(x̂[k])`` for the empty active set;
+* Thm F.3: ``Ū* = √(2/(27p³)) |x̂[ξ]|³`` on the dominant frequency ξ;
+* Eq. 9: ``ℓ^{(k)} = (1/2p) Σ_{unlearned k'} |x̂[k']|²``; frequencies learned in decreasing ``|x̂|``.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+import torch
+
+Tensor = torch.Tensor
+
+
+def template(p: int, amps: dict[int, float]) -> np.ndarray:
+    """Real, centred template with ``x̂[±k] = amps[k]`` (zero phase) and every other ``x̂`` zero."""
+    xh = np.zeros(p, complex)
+    for k, a in amps.items():
+        xh[k % p] = a
+        xh[(-k) % p] = a
+    x = np.fft.ifft(xh).real
+    return x - x.mean()
+
+
+def dataset(x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """All ``p²`` pairs: inputs ``(p², 2p)`` = ``(roll(x, a), roll(x, b))`` and targets ``(p², p)`` = ``roll(x, a+b)``."""
+    p = len(x)
+    a, b = np.meshgrid(np.arange(p), np.arange(p), indexing="ij")
+    a, b = a.ravel(), b.ravel()
+    rolls = np.stack([np.roll(x, k) for k in range(p)])
+    return np.concatenate([rolls[a], rolls[b]], 1), rolls[(a + b) % p]
+
+
+def fourier_utility(u: np.ndarray, v: np.ndarray, w: np.ndarray, x: np.ndarray) -> float:
+    """Lemma F.2's Fourier form of ``U = mean_{a,b} ⟨w (⟨u,a·x⟩+⟨v,b·x⟩)², (a+b)·x⟩``."""
+    p = len(x)
+    xh, uh, vh, wh = (np.fft.fft(t) for t in (x, u, v, w))
+    k = np.arange(1, p)
+    return float((2 / p ** 3 * np.sum(np.abs(xh[k]) ** 2 * uh[k] * vh[k] * np.conj(wh[k]) * np.conj(xh[k]))).real)
+
+
+def direct_utility(u: np.ndarray, v: np.ndarray, w: np.ndarray, x: np.ndarray) -> float:
+    """The same utility by summing over the ``p²`` pairs."""
+    X, Y = dataset(x)
+    p = len(x)
+    f = (X[:, :p] @ u + X[:, p:] @ v) ** 2
+    return float(np.mean(f * (Y @ w)))
+
+
+@dataclass
+class ModularAGF:
+    """Eq. 9: ``order`` (frequencies 1 ≤ ξ ≤ p/2 by decreasing |x̂|), ``levels (K+1,)``, ``u_star (K,)``."""
+
+    order: list[int]
+    levels: np.ndarray
+    u_star: np.ndarray
+    amps: np.ndarray
+
+
+def predict(x: np.ndarray, tol: float = 1e-9) -> ModularAGF:
+    """Order, levels and ``Ū*`` for template ``x`` (½-sum-over-outputs, mean-over-pairs loss)."""
+    p = len(x)
+    xh = np.abs(np.fft.fft(x))
+    freqs = [k for k in range(1, p // 2 + 1) if xh[k] > tol * xh.max()]
+    freqs.sort(key=lambda k: -xh[k])
+    power = {k: (xh[k] ** 2 if 2 * k == p else 2 * xh[k] ** 2) for k in freqs}   # ±k together
+    total = sum(power.values())
+    levels = [total / (2 * p)]
+    for k in freqs:
+        total -= power[k]
+        levels.append(max(total, 0.0) / (2 * p))
+    u_star = np.array([math.sqrt(2 / (27 * p ** 3)) * xh[k] ** 3 for k in freqs])
+    return ModularAGF(freqs, np.array(levels), u_star, xh[freqs])
+
+
+def output_power(pred: Tensor, p: int) -> Tensor:
+    """Mean modulus of the rfft of the outputs ``pred (..., n, p)`` per frequency ``(..., p//2+1)``."""
+    return torch.fft.rfft(pred, dim=-1).abs().mean(-2)
+
+
+def dominant_frequency(W: Tensor) -> Tensor:
+    """Dominant rfft frequency (≥ 1) of each row of ``W (..., m, p)``: ``(..., m)`` int."""
+    P = torch.fft.rfft(W, dim=-1).abs()
+    P[..., 0] = 0
+    return P.argmax(-1)

@@ -1,0 +1,122 @@
+"""Attention-only linear transformer on in-context linear regression (Kunin et al. 2025, §4, App. E).
+
+Tokens ``(x_n; y_n)``, ``n ≤ N``, ``x_n ~ N(0, Σ)``, ``y_n = βᵀx_n``, ``β ~ N(0, I_d)``; query ``x_q``.
+With every parameter zero except ``V_h ∈ R``, ``K_h, Q_h ∈ R^d`` (Zhang et al.'s reduction) the
+prediction is ``ŷ = Σ_h V_h (zᵀK_h)(Q_hᵀx_q) = zᵀ Γ x_q`` with ``z = Σ_n y_n x_n`` and
+``Γ = Σ_h V_h K_h Q_hᵀ``.  Loss ``L = ½ E(ŷ − y_q)²`` (population).  Each head is a κ = 3 neuron;
+``η_α = 1/α`` and accelerated time ``τ = t/η_α = α t``.
+
+Closed forms (spec §2.3):
+
+* ``L(Γ) = ½[tr Σ − 2N tr(ΓΣ²) + tr(Γᵀ M_zz Γ Σ)]`` with ``M_zz = E zzᵀ = N(N+1)Σ² + N trΣ Σ``;
+* Lemma E.1: ``Ū*_k = Nλ_k²/(3√3)`` at ``V̄ = ±1/√3``, ``Q̄ = K̄ = ±v_k/√3``;
+* Lemma E.2 / Eq. 7: ``A_k = 1/(trΣ + (N+1)λ_k)``, ``ℓ^{(k)} = ½[trΣ − Σ_{i≤k} Nλ_i² A_i]``;
+* jump bound: ``τ^{(k)} ≥ τ^{(k−1)} + √3/(η_α N λ_k² μ^{(k−1)})``, ``μ`` the largest dormant norm.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+import torch
+
+Tensor = torch.Tensor
+
+
+def moments(Sigma: np.ndarray, N: int) -> tuple[np.ndarray, np.ndarray]:
+    """``(M_zz, E[z βᵀ]) = (N(N+1)Σ² + N trΣ Σ, NΣ)``."""
+    return N * (N + 1) * Sigma @ Sigma + N * np.trace(Sigma) * Sigma, N * Sigma
+
+
+def population_loss(Gamma: np.ndarray, Sigma: np.ndarray, N: int) -> np.ndarray:
+    """``L(Γ)`` for ``Γ (..., d, d)`` (½ convention)."""
+    Mzz, _ = moments(Sigma, N)
+    S2 = Sigma @ Sigma
+    lin = np.einsum("...ij,ji->...", Gamma, S2)
+    quad = np.einsum("...ji,jk,...kl,li->...", Gamma, Mzz, Gamma, Sigma)
+    return 0.5 * (np.trace(Sigma) - 2 * N * lin + quad)
+
+
+def population_grad(Gamma: np.ndarray, Sigma: np.ndarray, N: int) -> np.ndarray:
+    """``∇_Γ L = −NΣ² + M_zz Γ Σ``."""
+    Mzz, _ = moments(Sigma, N)
+    return -N * Sigma @ Sigma + Mzz @ Gamma @ Sigma
+
+
+def monte_carlo_loss(Gamma: np.ndarray, Sigma: np.ndarray, N: int, samples: int, rs: np.random.RandomState) -> float:
+    """``½ mean (zᵀΓx_q − y_q)²`` over ``samples`` sampled prompts (checks :func:`population_loss`)."""
+    d = len(Sigma)
+    Lc = np.linalg.cholesky(Sigma)
+    x = rs.randn(samples, N + 1, d) @ Lc.T
+    beta = rs.randn(samples, d)
+    y = np.einsum("snd,sd->sn", x, beta)
+    z = np.einsum("sn,snd->sd", y[:, :N], x[:, :N])
+    pred = np.einsum("sd,de,se->s", z, Gamma, x[:, N])
+    return 0.5 * float(np.mean((pred - y[:, N]) ** 2))
+
+
+@dataclass
+class TransformerAGF:
+    """Eq. 7: ``levels (d+1,)``, ``A (d,)``, ``u_star (d,)`` (Ū*_k), eigenpairs ``lam (d,)``, ``v (d, d)``."""
+
+    levels: np.ndarray
+    A: np.ndarray
+    u_star: np.ndarray
+    lam: np.ndarray
+    v: np.ndarray
+
+    def gamma(self, k: int) -> np.ndarray:
+        """``Γ^{(k)} = Σ_{i≤k} A_i v_i v_iᵀ``."""
+        return sum((self.A[i] * np.outer(self.v[:, i], self.v[:, i]) for i in range(k)), np.zeros_like(self.v))
+
+    def bound_gap(self, k: int, eta: float, mu: float) -> float:
+        """Lower bound on ``τ^{(k)} − τ^{(k−1)}`` (k ≥ 1): ``1/(3η Ū*_k μ) = √3/(η N λ_k² μ)``."""
+        return 1.0 / (3 * eta * self.u_star[k - 1] * mu)
+
+
+def predict(Sigma: np.ndarray, N: int) -> TransformerAGF:
+    """Lemma E.1, E.2 and Eq. 7 for covariance ``Σ`` and context length ``N``."""
+    lam, v = np.linalg.eigh(Sigma)
+    idx = np.argsort(lam)[::-1]
+    lam, v = lam[idx], v[:, idx]
+    tr = float(np.trace(Sigma))
+    A = 1.0 / (tr + (N + 1) * lam)
+    levels = 0.5 * (tr - np.concatenate([[0.0], np.cumsum(N * lam ** 2 * A)]))
+    return TransformerAGF(levels, A, N * lam ** 2 / (3 * math.sqrt(3)), lam, v)
+
+
+def head_utility(V: Tensor, K: Tensor, Q: Tensor, Gamma_A: Tensor, Sigma: Tensor, N: int) -> Tensor:
+    """``U_h = −⟨∇_Γ L(Γ_A), V_h K_h Q_hᵀ⟩`` ``(H,)`` for heads ``V (H,)``, ``K, Q (H, d)``."""
+    Mzz = N * (N + 1) * Sigma @ Sigma + N * torch.trace(Sigma) * Sigma
+    G = N * Sigma @ Sigma - Mzz @ Gamma_A @ Sigma
+    return V * torch.einsum("hi,ij,hj->h", K, G, Q)
+
+
+def fig5_sigma(seed: int = 0, d: int = 4, trace: float = 2.0) -> np.ndarray:
+    """Figure 5's covariance: eigenvalues ∝ (1, ½, …, 1/d) scaled to ``tr Σ = trace``, random orthogonal
+    eigenvectors (QR of a Gaussian matrix drawn from numpy seed ``seed``)."""
+    lam = 1.0 / np.arange(1, d + 1)
+    lam = trace * lam / lam.sum()
+    Q, _ = np.linalg.qr(np.random.RandomState(seed).randn(d, d))
+    return Q @ np.diag(lam) @ Q.T
+
+
+def design(Sigma: np.ndarray, N: int) -> tuple[np.ndarray, np.ndarray, float]:
+    """An exact *population design* for the bilinear model ``ŷ = zᵀΓx_q``: ``d²`` points
+    ``(z_i, x_j)`` (a product of a ``d``-point design with second moment ``M_zz`` and one with
+    second moment ``Σ``) and targets ``y_ij = z_iᵀ C x_j`` with ``C = M_zz⁻¹ E[zβᵀ]``.  Then for every
+    ``Γ``: ``½ mean (zᵀΓx − y)² + const = L(Γ)``.  Returns ``inputs (d², 2d)`` = ``(z, x_q)``,
+    ``targets (d²,)`` and ``const``."""
+    from .linear import population_design
+
+    d = len(Sigma)
+    Mzz, Mzb = moments(Sigma, N)
+    Zs, Xs = population_design(Mzz), population_design(Sigma)
+    C = np.linalg.solve(Mzz, Mzb)
+    Zg = np.repeat(Zs, d, axis=0)
+    Xg = np.tile(Xs, (d, 1))
+    y = np.einsum("ni,ij,nj->n", Zg, C, Xg)
+    const = 0.5 * (np.trace(Sigma) - np.trace(C.T @ Mzz @ C @ Sigma))
+    return np.concatenate([Zg, Xg], 1), y, float(const)
