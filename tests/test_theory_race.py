@@ -1,0 +1,249 @@
+"""Tests for lrlib.theory.race (Pinson 2026): the per-neuron gradient identities (eqs. 4–8, 66)
+against autograd in float64, eq. 15, Theorem 4.1's drive, the conserved quantity with the bias,
+the growth rates of a, App. G, merging, and the racing statistics; plus the optimiser facts the
+chapter relies on (PyTorch SGD momentum, epochs without replacement, batched runs)."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+import torch
+
+from lrlib.errors import ParameterError
+from lrlib.losses import Loss
+from lrlib.models import TwoLayer, forward, generator
+from lrlib.theory import race as rc
+from lrlib.train import train
+
+torch.set_num_threads(1)
+F64 = torch.float64
+CE = Loss("cross_entropy")
+
+
+def _setup(seed=0, m=12, D=5, N=30, std=0.5, bias=0.3, runs=()):
+    g = generator(seed)
+    X = torch.randn(*runs, N, D, generator=g, dtype=F64)
+    y = torch.randint(0, 2, (*runs, N), generator=g)
+    p = rc.race_init(m, D, std, g, runs=runs, dtype=F64)
+    p.b1 = bias * torch.randn(p.b1.shape, generator=g, dtype=F64)
+    p.b2 = 0.2 * torch.randn(p.b2.shape, generator=g, dtype=F64)
+    return p, X, y
+
+
+@pytest.mark.parametrize("seed,runs", [(0, ()), (1, ()), (2, (3,))])
+def test_polar_gradients_match_autograd(seed, runs):
+    p, X, y = _setup(seed, runs=runs)
+    f, a = rc.polar_gradients(p, X, y), rc.autograd_polar(p, X, y)
+    for k in ("dphi", "dnorm2", "dnorm1", "dtheta", "db", "dw1"):
+        scale = a[k].abs().max()
+        assert scale > 1e-6, k
+        assert (f[k] - a[k]).abs().max() <= 1e-12 * max(1.0, float(scale)), k
+
+
+def test_eq17_needs_zero_bias():
+    p, X, y = _setup(3, bias=0.0)
+    g = rc.polar_gradients(p, X, y)
+    gam = rc.gamma(p, X, y)
+    eq17 = -p.norms_in(with_bias=False) * gam.norm(dim=-1) * rc.cos_delta(p, X, y)
+    assert torch.allclose(g["dnorm2"], eq17, atol=1e-14, rtol=1e-12)
+    p.b1 = 0.3 * torch.ones_like(p.b1)                   # with a bias eq. 17 is no longer exact
+    g = rc.polar_gradients(p, X, y)
+    eq17 = -p.norms_in(with_bias=False) * rc.gamma(p, X, y).norm(dim=-1) * rc.cos_delta(p, X, y)
+    assert (g["dnorm2"] - eq17).abs().max() > 1e-6
+
+
+def test_error_vector_angles_are_fixed():
+    p, X, y = _setup(4)
+    dy = rc.error_vectors(p, X, y)
+    ang = torch.remainder(torch.atan2(dy[:, 1], dy[:, 0]), 2 * math.pi)
+    want = torch.where(y == 0, torch.full_like(ang, rc.PHI1), torch.full_like(ang, rc.PHI2))
+    assert (ang - want).abs().max() < 1e-12
+
+
+def test_eq15_ratio_is_exact():
+    p, X, y = _setup(5, m=200)
+    r, pred = rc.phi_ratio(p, X, y)
+    keep = torch.cos(rc.PHI2 - rc.phi(p)).abs() > 0.05
+    assert keep.sum() > 100
+    assert ((r / pred - 1)[keep]).abs().max() < 1e-10
+
+
+def test_theorem41_drive_equals_minus_dphi():
+    p, X, y = _setup(6)
+    assert torch.allclose(rc.phi_drive(p, X, y), -rc.polar_gradients(p, X, y)["dphi"], atol=1e-14, rtol=1e-12)
+
+
+def test_phi_star_prediction_for_frozen_incoming_weights():
+    g = generator(7)
+    X, y, _ = rc.xor_clusters(20, g)
+    p = rc.race_init(40, 2, 0.5, g, dtype=F64)
+    p.W2 = 1e-4 * p.W2                                    # w2·(1,1) is conserved: start it small
+    tr = train(p, X, y, loss=CE, lr=0.05, steps=4000, trainable=("W2",), record=[0, 4000], progress=False)
+    fin = tr.final
+    gap = rc.angle_gap(rc.phi(fin), rc.phi_star_predicted(fin, X, y))
+    assert gap.abs().max() < math.radians(1)
+    s = tr.params.W2.sum(-2)                              # the (1, 1) component of every w2 never moves
+    assert torch.allclose(s[1], s[0], atol=1e-15)
+
+
+def test_gamma_parallel_to_m1_when_error_norm_constant():
+    p, X, y = _setup(8, std=1e-5, bias=0.0)
+    p.b2 = torch.zeros_like(p.b2)
+    c = rc.cosine(rc.gamma(p, X, y), rc.target_m1(p, X, y)).abs()
+    assert c.min() > 0.9999
+
+
+def test_conserved_quantity_needs_bias_term():
+    g = generator(9)
+    X, y, _ = rc.xor_clusters(20, g)
+    p = rc.race_init(30, 2, 0.3, g, dtype=F64)
+    tr = train(p, X, y, loss=CE, lr=1e-3, steps=3000, record=[0, 3000], progress=False)
+    c_ok, c_paper = rc.conserved(tr.params)
+    a_max = rc.total_norm(tr.final).max()
+    drift_ok = (c_ok[1] - c_ok[0]).abs().max() / a_max
+    drift_paper = (c_paper[1] - c_paper[0]).abs().max() / a_max
+    assert drift_ok < 0.05 * drift_paper and drift_ok < 1e-3
+    assert drift_paper > 1e-3
+
+
+def test_growth_rate_exact_and_factor_two():
+    g = generator(10)
+    X, y, _ = rc.xor_clusters(20, g)
+    p = rc.race_init(30, 2, 1e-3, g, dtype=F64)
+    p.W2 = p.W1[:, :2].T.norm(dim=0, keepdim=True) * torch.tensor([[1.0], [-1.0]], dtype=F64) / math.sqrt(2)
+    lr = 1e-6
+    tr = train(p, X, y, loss=CE, lr=lr, steps=1, record=[0, 1], trainable=("W1", "W2"), progress=False)
+    da = (rc.total_norm(tr.at(1)) - rc.total_norm(tr.at(0))) / lr
+    r = rc.growth_rates(p, X, y)
+    assert torch.allclose(r["exact"], r["eq90"], rtol=1e-12, atol=1e-18)     # b = 0
+    assert torch.allclose(da, r["exact"], rtol=1e-4, atol=1e-12)
+    big = r["eq18"].abs() > 1e-3 * r["eq18"].abs().max()
+    assert torch.allclose((r["exact"] / r["eq18"])[big], torch.full_like(r["exact"][big], 2.0), rtol=1e-9)  # balanced
+
+
+def test_appendix_g_sign_and_value():
+    g = generator(11)
+    X, y, _ = rc.xor_clusters(25, g)
+    p = rc.race_init(20, 2, 1e-3, g, dtype=F64)
+    p.W2[:, 0] = p.W2[:, 0].norm() * torch.tensor([1.0, -1.0], dtype=F64) / math.sqrt(2)   # aligned to 7π/4
+    fd, formula = rc.appendix_g(p, X, y, 0)
+    assert math.copysign(1, fd) == math.copysign(1, formula)
+    assert abs(fd / formula - 1) < 0.05
+
+
+def test_merge_is_exact_for_parallel_neurons_and_counts_groups():
+    p, X, y = _setup(12, m=10)
+    q = rc.split_neuron(rc.split_neuron(p, 3, 0.6), 5, 0.8)
+    assert q.width == 12
+    assert torch.allclose(forward(q, X), forward(p, X), atol=1e-13)
+    merged, k = rc.merge(q, 0.999)
+    assert k == 10
+    assert (forward(merged, X) - forward(p, X)).abs().max() < 1e-12
+    labels = rc.merge_groups(q, 0.999)
+    assert labels[3] == labels[10] and labels[5] == labels[11]
+    with pytest.raises(ParameterError):
+        rc.merge_groups(rc.race_init(3, 2, 1.0, generator(0), runs=(2,)))
+
+
+def test_cluster_order_groups_blocks():
+    v = torch.tensor([[1.0, 0], [0, 1], [1, 0.01], [0.01, 1]], dtype=F64)
+    C = rc.cosine(v.unsqueeze(-2), v.unsqueeze(-3)).numpy()
+    o = list(rc.cluster_order(C))
+    assert sorted(o) == [0, 1, 2, 3]
+    assert abs(o.index(0) - o.index(2)) == 1 and abs(o.index(1) - o.index(3)) == 1
+
+
+def test_racing_statistics():
+    from scipy.stats import spearmanr
+
+    g = generator(13)
+    u, v = torch.randn(3, 50, generator=g, dtype=F64), torch.randn(3, 50, generator=g, dtype=F64)
+    s = rc.spearman(u, v)
+    for i in range(3):
+        assert s[i].item() == pytest.approx(spearmanr(u[i], v[i]).statistic, abs=1e-12)
+    assert rc.spearman(u, 2 * u + 1).min().item() == pytest.approx(1.0)
+    a = torch.arange(1.0, 11.0, dtype=F64)
+    assert rc.top_share(a, 0.1).item() == pytest.approx(10 / 55)
+    assert rc.top_overlap(a, a, 0.2).item() == 1.0
+    assert rc.top_overlap(-a, a, 0.2).item() == 0.0
+    A, B, r2 = rc.line_fit(np.arange(5.0), 3 + 2 * np.arange(5.0))
+    assert (A, B, r2) == pytest.approx((3, 2, 1))
+
+
+def test_growth_form_fits_recovers_exponential():
+    cd = torch.linspace(-0.9, 0.95, 200, dtype=F64)
+    a = torch.exp(1.0 + 7.0 * cd)
+    f = rc.growth_form_fits(cd, a)
+    assert f["slope_exp"] == pytest.approx(7.0) and f["r2_exp"] == pytest.approx(1.0)
+    assert f["r2_frozen"] < 1.0
+
+
+def test_xor_clusters_layout():
+    X, y, cl = rc.xor_clusters(50, generator(0), std=0.0)
+    norms = [X[cl == c].norm(dim=-1).mean().item() for c in range(4)]
+    assert norms == pytest.approx([4, 3, 1, 2])
+    assert y.tolist()[::50] == [0, 1, 0, 1]
+    assert torch.allclose(X[cl == 0][0] / 4, -X[cl == 2][0] / 1)
+
+
+def test_race_init_zero_biases_and_per_run_std():
+    p = rc.race_init(100, 50, torch.tensor([1e-3, 1.0]), generator(0), runs=(2,))
+    assert p.W1.dtype == torch.float32 and (p.b1 == 0).all() and (p.b2 == 0).all()
+    assert p.W1[0].std().item() == pytest.approx(1e-3, rel=0.05)
+    assert p.W1[1].std().item() == pytest.approx(1.0, rel=0.05)
+
+
+# ---------------------------------------------------------------------------
+# the optimiser facts the chapter relies on
+# ---------------------------------------------------------------------------
+
+def test_train_is_pytorch_sgd_momentum_with_epoch_batches():
+    """lrlib.train = torch.optim.SGD(lr, momentum) on mini-batches that walk a fresh permutation
+    each epoch (without replacement, last partial batch kept), with the same generator stream."""
+    p, X, y = _setup(14, N=10, bias=0.0)
+    steps, bs, lr, mom = 7, 4, 0.05, 0.9
+    tr = train(p, X, y, loss=CE, lr=lr, momentum=mom, batch_size=bs, steps=steps, record=[steps], seed=3,
+               progress=False)
+    ps = [t.detach().clone().requires_grad_(True) for t in (p.W1, p.b1, p.W2, p.b2)]
+    opt = torch.optim.SGD(ps, lr=lr, momentum=mom)
+    gen = generator(3)
+    batches, seen = [], []
+    while len(batches) < steps:
+        perm = torch.randperm(10, generator=gen)
+        for i in range(0, 10, bs):
+            batches.append(perm[i:i + bs])
+    for idx in batches[:steps]:
+        seen.append(len(idx))
+        opt.zero_grad()
+        q = TwoLayer(W1=ps[0], b1=ps[1], W2=ps[2], b2=ps[3])
+        CE(forward(q, X[idx]), y[idx]).backward()
+        opt.step()
+    assert seen[:3] == [4, 4, 2]                      # the partial batch of each epoch is kept
+    assert torch.allclose(tr.final.W1, ps[0].detach(), atol=1e-13)
+    assert torch.allclose(tr.final.W2, ps[2].detach(), atol=1e-13)
+
+
+def test_batched_runs_with_per_run_data_equal_separate_runs():
+    p, X, y = _setup(15, runs=(2,), N=12)
+    tr = train(p, X, y, loss=CE, lr=0.05, momentum=0.9, batch_size=4, steps=9, record=[9], progress=False)
+    for r in range(2):
+        one = train(p.map(lambda t: t[r]), X[r], y[r], loss=CE, lr=0.05, momentum=0.9, batch_size=4, steps=9,
+                    record=[9], progress=False)
+        assert torch.allclose(tr.final.W1[r], one.final.W1, atol=1e-13)
+
+
+def test_snapshot_stats_target_gap_and_alignment_score():
+    p, X, y = _setup(16, runs=(2,), N=20)
+    tr = train(p, X, y, loss=CE, lr=0.05, steps=6, record=[0, 3, 6], progress=False)
+    S = rc.snapshot_stats(tr, X, y, [0, 4, 6])
+    assert S["step"].tolist() == [0, 3, 6]
+    assert torch.allclose(S["cd"][1], rc.cos_delta(tr.at(1), X, y))
+    assert torch.allclose(S["a_final"], rc.total_norm(tr.final)) and S["a"].shape == (3, 2, 12)
+    ph = torch.tensor([rc.PHI1, rc.PHI2, rc.PHI1 + 0.1, rc.PHI2 - 0.2, math.pi / 4 + 0.3], dtype=F64)
+    assert torch.allclose(rc.target_gap(ph), torch.tensor([0, 0, 0.1, 0.2, math.pi / 2 - 0.3], dtype=F64), atol=1e-12)
+    U = torch.tensor([[1.0, 0.0], [0.0, 1.0]], dtype=F64)
+    W = torch.tensor([[2.0, 0.0], [0.0, -1.0], [1.0, 1.0]], dtype=F64)
+    a = torch.tensor([1.0, 1.0, 2.0], dtype=F64)
+    assert rc.alignment_score(W, a, U).item() == pytest.approx((1 + 0 + 2 * math.sqrt(0.5)) / 4)
