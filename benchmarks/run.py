@@ -1,0 +1,103 @@
+"""The lrlib benchmarks: one command, a printed table, benchmarks/results.json.
+
+    .venv/bin/python benchmarks/run.py                      # per-step, integrator, batched seeds (~5 min)
+    .venv/bin/python benchmarks/run.py --chapters           # ... and every chapter at full scale (long)
+    .venv/bin/python benchmarks/run.py --chapters 01 agf    # ... and only these chapters (NN or key)
+    .venv/bin/python benchmarks/run.py --only steps         # only some sections: steps, integrator, seeds
+
+Sections that are not run keep their previous entry in results.json (each section has its own
+date, machine load and settings).  The tables are also written into book/performance.md
+between its markers.  Speed is measured here, never asserted in tests.
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime as dt
+import json
+import os
+import platform
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))  # run from anywhere, without PYTHONPATH
+
+import torch  # noqa: E402
+
+from benchmarks import others, report, steps  # noqa: E402
+
+RESULTS = ROOT / "benchmarks" / "results.json"
+SECTIONS = ("steps", "integrator", "seeds")
+
+
+def machine() -> dict:
+    cpu = platform.processor() or platform.machine()
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("model name"):
+                cpu = line.split(":", 1)[1].strip()
+                break
+    except OSError:
+        pass
+    return dict(cpu=cpu, cores=os.cpu_count(), platform=platform.platform(), python=platform.python_version(),
+                torch=torch.__version__, torch_threads=torch.get_num_threads(), hostname=platform.node())
+
+
+def _stamp(result: dict, load0: tuple) -> dict:
+    return dict(result, date=dt.datetime.now(dt.timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
+                load_before=[round(x, 2) for x in load0], load_after=[round(x, 2) for x in os.getloadavg()],
+                machine=machine())
+
+
+def _save(results: dict) -> None:
+    RESULTS.write_text(json.dumps(results, indent=1, ensure_ascii=False) + "\n")
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--chapters", nargs="*", default=None, metavar="NN|key",
+                    help="also time the chapters (all of notebooks/NN_*.ipynb, or only those named)")
+    ap.add_argument("--quick-chapters", action="store_true", help="run the chapters with quick = True")
+    ap.add_argument("--only", nargs="+", choices=SECTIONS, default=None, help="run only these sections")
+    ap.add_argument("--repeat", type=int, default=3, help="timed repetitions per step case, best kept (default 3)")
+    ap.add_argument("--scale", type=float, default=1.0, help="fraction of each step case's steps (default 1)")
+    ap.add_argument("--threads", type=int, default=1,
+                    help="torch threads (default 1, as the chapters use; the matmul ceiling uses the same)")
+    args = ap.parse_args(argv)
+    if args.repeat < 1 or args.scale <= 0 or args.threads < 1:
+        ap.error("--repeat and --threads must be ≥ 1 and --scale > 0")
+    torch.set_num_threads(args.threads)
+    results = json.loads(RESULTS.read_text()) if RESULTS.exists() else {}
+    todo = args.only or list(SECTIONS)
+    print(f"lrlib benchmarks: {', '.join(todo)}{' + chapters' if args.chapters is not None else ''}; "
+          f"load average {os.getloadavg()[0]:.2f} on {os.cpu_count()} CPUs", flush=True)
+
+    jobs = dict(steps=lambda: steps.run(scale=args.scale, repeat=args.repeat),
+                integrator=others.integrator, seeds=others.seeds)
+    for name in todo:
+        print(f"- {name} ...", flush=True)
+        load0 = os.getloadavg()
+        results[name] = _stamp(jobs[name](), load0)
+        _save(results)
+    if args.chapters is not None:
+        print("- chapters (papermill) ...", flush=True)
+        nbs = others.chapter_notebooks(args.chapters or None)
+        if not nbs:
+            ap.error(f"no chapter matches {args.chapters}")
+        load0, rows = os.getloadavg(), []
+        for nb in nbs:                                   # save after each chapter: they take minutes
+            rows += others.chapters([nb.stem], quick=args.quick_chapters)["rows"]
+            results["chapters"] = _stamp(dict(quick=args.quick_chapters, rows=rows,
+                                              total_s=sum(r["wall_s"] for r in rows)), load0)
+            _save(results)
+
+    text = report.tables(results)
+    print("\n" + text)
+    report.write_page(text)
+    print(f"\nwrote {RESULTS.relative_to(ROOT)} and the tables of book/performance.md")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
