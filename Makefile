@@ -43,7 +43,7 @@ define step
 	fi
 endef
 
-.PHONY: book test venv check-notebooks unit nbval book-strict book-cache
+.PHONY: book test venv check-notebooks unit nbval book-strict book-cache site-test rerun
 
 # --------------------------------------------------------------------------------
 # user-facing targets
@@ -54,7 +54,7 @@ book: venv book-cache
 
 test: venv
 	@t0=$$(date +%s); \
-	$(MAKE) --no-print-directory check-notebooks unit nbval book-strict; \
+	$(MAKE) --no-print-directory check-notebooks unit nbval book-strict site-test; \
 	printf '\n==== make test: all steps passed (%ss)\n' "$$(( $$(date +%s) - t0 ))"
 
 # --------------------------------------------------------------------------------
@@ -78,14 +78,14 @@ venv: $(PY)
 # steps of `make test` (in this order; the first failure stops it)
 
 check-notebooks:
-	$(call step,test 1/4: notebook pairs (scripts/check_notebooks.py),$(PY) scripts/check_notebooks.py)
+	$(call step,test 1/5: notebook pairs (scripts/check_notebooks.py),$(PY) scripts/check_notebooks.py)
 
 # pytest exits 5 when it collects no test: that must fail, not pass silently.
 UNIT_CMD = rc=0; $(PYTEST) tests -q -p no:cacheprovider || rc=$$?; \
 	if [ $$rc -eq 5 ]; then echo "make test: pytest collected no tests in tests/ (exit 5): the unit tests are missing." >&2; exit 1; fi; \
 	exit $$rc
 unit:
-	$(call step,test 2/4: unit tests (pytest tests),$(UNIT_CMD))
+	$(call step,test 2/5: unit tests (pytest tests),$(UNIT_CMD))
 
 # nbval runs each notebook as it is (default parameters) in a kernel started from
 # this environment, with the notebook's folder as working directory, at reduced size
@@ -97,12 +97,20 @@ NBVAL_CMD = shopt -s nullglob; nbs=(notebooks/*.ipynb); \
 	LRLIB_QUICK=1 $(PYTEST) --nbval-lax --nbval-current-env --nbval-cell-timeout=1800 -p no:cacheprovider \
 	  --rootdir=$(CURDIR) "$${nbs[@]}"
 nbval:
-	$(call step,test 3/4: nbval on notebooks/*.ipynb,$(NBVAL_CMD))
+	$(call step,test 3/5: nbval on notebooks/*.ipynb,$(NBVAL_CMD))
 
 # --all re-reads every page (an incremental build would not re-emit the warnings of
 # pages that did not change); execution results still come from the cache.
 book-strict: book-cache
-	$(call step,test 4/4: book build with warnings as errors,$(JB) build . --builder html --all -W -n --keep-going)
+	$(call step,test 4/5: book build with warnings as errors,$(JB) build . --builder html --all -W -n --keep-going)
+
+# The site as a reader sees it: serve the book that book-strict just built on localhost
+# and open every page of the table of contents in headless Chromium (Debian's chromium,
+# installed by the script when missing): no console errors, glued figures are images,
+# math rendered, internal links and launch/download buttons resolve. Screenshots of
+# every page go to $(BUILD_DIR)/site-test/ (not in git).
+site-test:
+	$(call step,test 5/5: the built site in headless Chromium (scripts/site_check.py),$(PY) scripts/site_check.py --html $(BUILD_DIR)/html --out $(BUILD_DIR)/site-test)
 
 # --------------------------------------------------------------------------------
 # The jupyter-cache keys a notebook on its code cells only: a change in lrlib/,
@@ -125,3 +133,20 @@ book-cache:
 	  rm -rf $(JCACHE) $(BUILD_DIR)/.doctrees; \
 	  mkdir -p $(BUILD_DIR); echo "$$key" > $(CACHE_KEY); \
 	fi
+
+# --------------------------------------------------------------------------------
+# make rerun CHAPTER=<key> SEED=<n> [QUICK=1]: one chapter, another seed, through
+# papermill (what the intro of the book documents). Output in runs/.
+CHAPTER ?=
+SEED    ?= 1
+QUICK   ?= 0
+RERUN_CMD = nb=$$(ls notebooks/[0-9][0-9]_$(CHAPTER).ipynb 2>/dev/null | head -1); \
+	if [ -z "$(CHAPTER)" ] || [ -z "$$nb" ]; then \
+	  echo "make rerun: give CHAPTER=<key>, one of: $$(ls notebooks/[0-9][0-9]_*.ipynb | sed -E 's|notebooks/[0-9]+_||; s|\.ipynb||' | tr '\n' ' ')" >&2; exit 2; fi; \
+	case "$(SEED)" in ''|*[!0-9]*) echo "make rerun: SEED must be a whole number >= 0, got '$(SEED)'" >&2; exit 2;; esac; \
+	case "$(QUICK)" in 0) q=False; sfx=;; 1) q=True; sfx=_quick;; *) echo "make rerun: QUICK must be 0 or 1, got '$(QUICK)'" >&2; exit 2;; esac; \
+	mkdir -p runs; out=runs/$(CHAPTER)_seed$(SEED)$$sfx; \
+	$(VENV)/bin/papermill "$$nb" "$$out.ipynb" -p seed $(SEED) -p quick $$q -p ledger_path "../$$out.json" --cwd notebooks --no-progress-bar; \
+	echo "rerun: executed notebook $$out.ipynb, claims ledger $$out.json"
+rerun: venv
+	$(call step,rerun $(CHAPTER) with seed $(SEED),$(RERUN_CMD))

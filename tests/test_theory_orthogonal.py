@@ -373,3 +373,10 @@ def test_linearised_loss_rate_against_explicit_kernel(testbed):
     K = (act * a2) @ act.T * (X @ X.T) + torch.relu(pre) @ torch.relu(pre).T
     expected = 2 * torch.linalg.eigvalsh(K)[0].item() / X.shape[0]
     assert th.linearised_loss_rate(p, X) == pytest.approx(expected, rel=1e-12, abs=1e-15)
+
+
+def test_slope_is_nan_when_a_value_is_missing():
+    a, b = th.slope(np.array([1.0, 2.0, 3.0]), np.array([2.0, np.nan, 6.0]))
+    assert np.isnan(a) and np.isnan(b)
+    a, b = th.slope(np.array([1.0, 2.0, 3.0]), np.array([2.0, 4.0, 6.0]))
+    assert abs(a - 2) < 1e-12 and abs(b) < 1e-12

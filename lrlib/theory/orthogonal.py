@@ -243,7 +243,10 @@ def min_alignment(p: TwoLayer, mask: Tensor, direction: Tensor) -> Tensor:
 
 
 def slope(x: np.ndarray, y: np.ndarray) -> tuple[float, float]:
-    """Least-squares slope and intercept of ``y`` on ``x``."""
+    """Least-squares slope and intercept of ``y`` on ``x``; ``(nan, nan)`` if any value is not finite
+    (e.g. a crossing time that a run never reached)."""
+    if not (np.all(np.isfinite(np.asarray(x, float))) and np.all(np.isfinite(np.asarray(y, float)))):
+        return float("nan"), float("nan")
     A = np.vstack([np.asarray(x, float), np.ones(len(x))]).T
     (a, b), *_ = np.linalg.lstsq(A, np.asarray(y, float), rcond=None)
     return float(a), float(b)

@@ -1,0 +1,369 @@
+#!/usr/bin/env python
+"""Test the built book as a reader sees it: serve ``_build/html`` on localhost and open
+every page of the table of contents in headless Chromium.
+
+For every page listed in ``_toc.yml`` it checks that:
+
+1. the page loads (HTTP 200) without console errors or uncaught JavaScript exceptions;
+2. every image of the page (so every glued figure) has loaded, is not 0×0 and is not
+   one flat colour, and a chapter shows at least as many output images as it glues figures;
+3. the math rendered: every ``.math`` element holds a MathJax container, no MathJax error
+   (``mjx-merror``), and no raw ``$``, ``\\(`` or ``\\[`` is left in the text outside code;
+4. every internal link resolves: HTTP 200, and the ``#fragment`` exists in the target;
+5. the launch (Binder, Colab) and download buttons point at notebooks that exist in the
+   repository (and that git tracks, in a git checkout): the buttons of a reader on the
+   published site fetch them from the repository.
+
+A full-page screenshot of each page goes to ``_build/site-test/`` (a test artefact, not
+in git). Nothing outside localhost is reached: MathJax, which the pages load from the
+jsDelivr CDN, is served from the same release (3.2.2) shipped by the pinned
+``django-static-mathjax`` package, and every other outside request is refused and listed
+(not counted as a console error: a reader online gets it).
+
+Chromium: Debian's ``chromium`` package (``/usr/bin/chromium``); when it is missing, this
+script installs it with apt-get (as root, or through ``sudo -n``), else stops and says what
+to install. Playwright (pinned in requirements.txt) drives it; no browser is downloaded.
+
+Usage (``make test`` runs it last, on the book that its -W build produced)::
+
+    .venv/bin/python scripts/site_check.py [--html _build/html] [--out _build/site-test]
+"""
+
+from __future__ import annotations
+
+import argparse
+import functools
+import http.server
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+import threading
+import time
+import urllib.error
+import urllib.parse
+import urllib.request
+from pathlib import Path
+
+import yaml
+
+REPO_ROOT = Path(__file__).resolve().parent.parent
+CDN_MATHJAX = "https://cdn.jsdelivr.net/npm/mathjax@3/"
+CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--no-first-run", "--disable-background-networking",
+                 "--disable-component-update", "--disable-sync", "--disable-dev-shm-usage"]
+RAW_MATH = re.compile(r"\\\(|\\\)|\\\[|\\\]|\$")
+GLUE_RE = re.compile(r"""\bglue\(\s*["']([^"']+)["']\s*,\s*fig""")
+
+
+# ---------------------------------------------------------------------------------
+# setup
+
+def find_chromium(install: bool = True) -> str:
+    """The path of Debian's chromium, installing the package when it is missing and we can."""
+    for cand in ("/usr/bin/chromium", shutil.which("chromium"), shutil.which("chromium-browser")):
+        if cand and Path(cand).is_file():
+            return cand
+    if install:
+        cmd = None
+        if os.geteuid() == 0:
+            cmd = []
+        elif shutil.which("sudo") and subprocess.run(["sudo", "-n", "true"], capture_output=True).returncode == 0:
+            cmd = ["sudo", "-n"]
+        if cmd is not None:
+            print("site: chromium is missing: apt-get install -y chromium", flush=True)
+            env = dict(os.environ, DEBIAN_FRONTEND="noninteractive")
+            subprocess.run(cmd + ["apt-get", "update", "-qq"], check=True, env=env)
+            subprocess.run(cmd + ["apt-get", "install", "-y", "-qq", "--no-install-recommends", "chromium"],
+                           check=True, env=env)
+            return find_chromium(install=False)
+    sys.exit("site: Chromium is not installed and this user cannot install it. Install Debian's "
+             "`chromium` package (as root: `apt-get install -y chromium`), then rerun.")
+
+
+def mathjax_root() -> Path:
+    """The local copy of MathJax 3's es5 build (the pinned django-static-mathjax package)."""
+    import mathjax  # django-static-mathjax
+
+    root = Path(mathjax.__file__).parent / "static" / "mathjax"
+    if not (root / "es5" / "tex-mml-chtml.js").is_file():
+        sys.exit(f"site: no MathJax in {root}: reinstall requirements.txt (django-static-mathjax)")
+    return root
+
+
+def toc_pages(toc_file: Path) -> list[str]:
+    """Every page of a jb-book ``_toc.yml`` in reading order (paths without extension)."""
+    toc = yaml.safe_load(toc_file.read_text())
+    pages = [toc["root"]]
+
+    def walk(entries):
+        for e in entries or []:
+            if "file" in e:
+                pages.append(e["file"])
+            walk(e.get("sections"))
+            walk(e.get("chapters"))
+
+    for part in toc.get("parts", []):
+        walk(part.get("chapters"))
+    walk(toc.get("chapters"))
+    return [re.sub(r"\.(md|ipynb|rst)$", "", p) for p in pages]
+
+
+def source_of(page: str) -> Path | None:
+    for ext in (".ipynb", ".md", ".rst"):
+        if (REPO_ROOT / (page + ext)).is_file():
+            return REPO_ROOT / (page + ext)
+    return None
+
+
+def glued_figures(page: str) -> list[str]:
+    """The figure keys a notebook page glues (``glue("<key>", fig...)`` in its code)."""
+    src = source_of(page)
+    if src is None or src.suffix != ".ipynb":
+        return []
+    cells = json.loads(src.read_text()).get("cells", [])
+    code = "\n".join("".join(c.get("source", "")) for c in cells if c.get("cell_type") == "code")
+    return sorted(set(GLUE_RE.findall(code)))
+
+
+def tracked_files() -> set[str] | None:
+    try:
+        out = subprocess.run(["git", "ls-files"], cwd=REPO_ROOT, capture_output=True, text=True, check=True)
+        return set(out.stdout.splitlines())
+    except (OSError, subprocess.CalledProcessError):
+        return None
+
+
+class Quiet(http.server.SimpleHTTPRequestHandler):
+    def log_message(self, *args):
+        pass
+
+
+class Server(http.server.ThreadingHTTPServer):
+    def handle_error(self, request, client_address):
+        if not isinstance(sys.exc_info()[1], ConnectionError):  # the browser dropped a request
+            super().handle_error(request, client_address)
+
+
+def serve(folder: Path) -> tuple[http.server.ThreadingHTTPServer, str]:
+    handler = functools.partial(Quiet, directory=str(folder))
+    server = Server(("127.0.0.1", 0), handler)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    return server, f"http://127.0.0.1:{server.server_address[1]}/"
+
+
+def http_status(url: str) -> int:
+    try:
+        with urllib.request.urlopen(url, timeout=30) as r:
+            return r.status
+    except urllib.error.HTTPError as e:
+        return e.code
+
+
+# ---------------------------------------------------------------------------------
+# in the page
+
+PAGE_FACTS = r"""
+() => {
+  const main = document.querySelector('main') || document.body;
+  // text outside code, scripts and rendered math
+  const skip = 'pre, code, script, style, mjx-container, .highlight, textarea, .MathJax';
+  const walker = document.createTreeWalker(main, NodeFilter.SHOW_TEXT, {acceptNode: n =>
+      n.parentElement && !n.parentElement.closest(skip) ? NodeFilter.FILTER_ACCEPT : NodeFilter.FILTER_REJECT});
+  const texts = [];
+  while (walker.nextNode()) { const t = walker.currentNode.textContent; if (t.trim()) texts.push(t); }
+  const maths = [...document.querySelectorAll('.math')];
+  const imgs = [...main.querySelectorAll('img')].map(img => {
+    let flat = null;
+    try {  // one flat colour = an empty figure
+      const c = document.createElement('canvas'), w = Math.min(img.naturalWidth, 200), h = Math.min(img.naturalHeight, 200);
+      c.width = w; c.height = h; const g = c.getContext('2d'); g.drawImage(img, 0, 0, w, h);
+      const d = g.getImageData(0, 0, w, h).data; flat = true;
+      for (let i = 4; i < d.length; i += 4) if (d[i] !== d[0] || d[i+1] !== d[1] || d[i+2] !== d[2] || d[i+3] !== d[3]) { flat = false; break; }
+    } catch (e) { flat = null; }
+    return {src: img.getAttribute('src'), complete: img.complete, w: img.naturalWidth, h: img.naturalHeight,
+            flat: flat, output: !!img.closest('.cell_output, .output')};
+  });
+  const links = [...document.querySelectorAll('a[href]')].map(a => a.href);
+  return {texts, nMath: maths.length, nRendered: maths.filter(m => m.querySelector('mjx-container')).length,
+          nMerror: document.querySelectorAll('mjx-merror').length, imgs, links,
+          hasMathJax: !!document.querySelector('script[src*="mathjax"]')};
+}
+"""
+
+
+def check_page(page, url: str, refused: list[str]) -> tuple[list[str], dict | None]:
+    """Open ``url`` in ``page`` (a Playwright page): the problems found (console errors,
+    math, images) and the page's facts (links, images, formulas; ``None`` if it did not load).
+    ``refused`` lists the outside requests refused meanwhile (their console errors do not count)."""
+    problems, console = [], []
+    page.on("console", lambda m: console.append(m) if m.type == "error" else None)
+    page.on("pageerror", lambda e: problems.append(f"JavaScript exception: {e}"))
+    resp = page.goto(url, wait_until="load", timeout=60_000)
+    if resp is None or resp.status != 200:
+        return [f"HTTP {None if resp is None else resp.status}"], None
+    if page.evaluate("() => document.querySelector('script[src*=\"mathjax\"]') !== null"):
+        try:
+            page.wait_for_function("() => window.MathJax && MathJax.startup && MathJax.startup.promise", timeout=30_000)
+            page.evaluate("() => MathJax.startup.promise")
+        except Exception as e:  # noqa: BLE001
+            problems.append(f"MathJax did not start: {e}")
+    page.wait_for_load_state("networkidle", timeout=30_000)
+    facts = page.evaluate(PAGE_FACTS)
+    for m in console:
+        loc = m.location.get("url", "") if m.location else ""
+        if any(loc.startswith(r) for r in refused) and "Failed to load resource" in m.text:
+            continue  # an outside resource we refused (listed separately)
+        problems.append(f"console error: {m.text} ({loc})")
+    # math
+    if facts["nMath"] and facts["nRendered"] < facts["nMath"]:
+        problems.append(f"math: {facts['nMath'] - facts['nRendered']} of {facts['nMath']} formulas not rendered by MathJax")
+    if facts["nMerror"]:
+        problems.append(f"math: {facts['nMerror']} MathJax error(s) (bad TeX)")
+    raw = [t.strip()[:80] for t in facts["texts"] if RAW_MATH.search(t)]
+    if raw:
+        problems.append(f"raw TeX delimiters left in the text: {raw[:5]}")
+    # images (glued figures)
+    for im in facts["imgs"]:
+        if not im["complete"] or im["w"] == 0 or im["h"] == 0:
+            problems.append(f"image did not load or is empty: {im['src']}")
+        elif im["flat"]:
+            problems.append(f"image is one flat colour: {im['src']}")
+    return problems, facts
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--html", default=str(REPO_ROOT / "_build" / "html"), help="the built site (default: _build/html)")
+    ap.add_argument("--toc", default=str(REPO_ROOT / "_toc.yml"))
+    ap.add_argument("--out", default=str(REPO_ROOT / "_build" / "site-test"), help="screenshots (default: _build/site-test)")
+    a = ap.parse_args(argv)
+    html, shots = Path(a.html), Path(a.out)
+    if not (html / "index.html").is_file():
+        sys.exit(f"site: no built book in {html} (run `make book` first)")
+    pages = toc_pages(Path(a.toc))
+    chromium = find_chromium()
+    mj = mathjax_root()
+    tracked = tracked_files()
+    shutil.rmtree(shots, ignore_errors=True)
+    shots.mkdir(parents=True)
+    server, base = serve(html)
+    from playwright.sync_api import sync_playwright
+
+    failures: dict[str, list[str]] = {}
+    refused_all: set[str] = set()
+    t0 = time.time()
+    try:
+        with sync_playwright() as pw:
+            browser = pw.chromium.launch(executable_path=chromium, headless=True, args=CHROMIUM_ARGS)
+            context = browser.new_context(viewport={"width": 1280, "height": 900})
+            refused: list[str] = []
+
+            def route(r):
+                u = r.request.url
+                if u.startswith(base):
+                    return r.continue_()
+                if u.startswith(CDN_MATHJAX):
+                    rel = u[len(CDN_MATHJAX):].split("?")[0].split("#")[0]
+                    f = (mj / rel).resolve()
+                    if f.is_file() and mj.resolve() in f.parents:
+                        return r.fulfill(path=str(f))
+                    return r.fulfill(status=404, body="not in the local MathJax")
+                refused.append(u)
+                return r.abort()
+
+            context.route("**/*", route)
+            link_cache: dict[str, tuple[int, str]] = {}
+            for p in pages:
+                url = urllib.parse.urljoin(base, p + ".html")
+                page = context.new_page()
+                refused.clear()
+                problems, facts = check_page(page, url, refused)
+                refused_all.update(refused)
+                if facts is not None:
+                    problems += check_links(facts["links"], base, link_cache)
+                    problems += check_buttons(facts["links"], base, tracked)
+                    n_out = sum(1 for im in facts["imgs"] if im["output"])
+                    glued = glued_figures(p)
+                    if len(glued) > n_out:
+                        problems.append(f"{len(glued)} figures glued ({', '.join(glued)}) but {n_out} output images shown")
+                    page.screenshot(path=str(shots / (p.replace("/", "__") + ".png")), full_page=True)
+                    print(f"site: {p}: {len(facts['imgs'])} images, {facts['nMath']} formulas, "
+                          f"{len(facts['links'])} links" + ("" if not problems else f": {len(problems)} PROBLEM(S)"), flush=True)
+                if problems:
+                    failures[p] = problems
+                page.close()
+            browser.close()
+    finally:
+        server.shutdown()
+    if refused_all:
+        print(f"site: {len(refused_all)} outside request(s) refused (offline test; not errors): "
+              + ", ".join(sorted(refused_all)[:8]) + (" ..." if len(refused_all) > 8 else ""))
+    print(f"site: screenshots in {shots} ({time.time() - t0:.0f}s)")
+    if failures:
+        for p, probs in failures.items():
+            print(f"\nsite: FAILED {p}:", file=sys.stderr)
+            for x in probs:
+                print(f"  - {x}", file=sys.stderr)
+        print(f"\n{len(pages) - len(failures)} passed, {len(failures)} failed")
+        return 1
+    print(f"{len(pages)} passed, 0 failed")
+    return 0
+
+
+def check_links(links: list[str], base: str, cache: dict) -> list[str]:
+    """Every link into the site answers 200 and its #fragment exists in the target page."""
+    problems = []
+    for href in dict.fromkeys(links):
+        if not href.startswith(base):
+            continue
+        target, _, frag = href.partition("#")
+        if target not in cache:
+            try:
+                with urllib.request.urlopen(target, timeout=30) as r:
+                    body = r.read().decode("utf-8", "replace") if target.endswith((".html", "/")) else ""
+                    cache[target] = (r.status, body)
+            except urllib.error.HTTPError as e:
+                cache[target] = (e.code, "")
+        status, body = cache[target]
+        rel = href[len(base):]
+        if status != 200:
+            problems.append(f"broken internal link: {rel} (HTTP {status})")
+        elif frag and body and not re.search(r"""\b(id|name)=["']""" + re.escape(urllib.parse.unquote(frag)) + r"""["']""", body):
+            problems.append(f"internal link to a missing anchor: {rel}")
+    return problems
+
+
+BUTTONS = [  # (what, pattern giving the file path in the repository)
+    ("Binder", re.compile(r"^https://mybinder\.org/v2/gh/[^/]+/[^/]+/[^?]+\?urlpath=(?:tree|lab/tree)/([^&#]+)")),
+    ("Colab", re.compile(r"^https://colab\.research\.google\.com/github/[^/]+/[^/]+/blob/[^/]+/([^?#]+)")),
+]
+
+
+def check_buttons(links: list[str], base: str, tracked: set[str] | None) -> list[str]:
+    """Launch buttons name a notebook that exists in the repository (and that git tracks);
+    download buttons (``_sources/...``) serve a file of the built site."""
+    problems = []
+    for href in dict.fromkeys(links):
+        for what, rx in BUTTONS:
+            m = rx.match(href)
+            if m:
+                nb = urllib.parse.unquote(m.group(1))
+                if what == "Colab" and not nb.endswith(".ipynb"):
+                    problems.append(f"Colab button points at {nb}, which is not a notebook (Colab opens .ipynb only)")
+                elif not (REPO_ROOT / nb).is_file():
+                    problems.append(f"{what} button points at {nb}, which is not in the repository")
+                elif tracked is not None and nb not in tracked:
+                    problems.append(f"{what} button points at {nb}, which git does not track (a reader gets a 404)")
+        if href.startswith(base + "_sources/"):
+            src = urllib.parse.unquote(href[len(base + "_sources/"):].split("#")[0]).removesuffix(".txt")
+            if not (REPO_ROOT / src).is_file():
+                problems.append(f"download button serves {src}, which is not a file of the repository")
+            if http_status(href.split("#")[0]) != 200:
+                problems.append(f"download button: {href[len(base):]} does not load")
+    return problems
+
+
+if __name__ == "__main__":
+    sys.exit(main())
