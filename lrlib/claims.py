@@ -129,11 +129,12 @@ class Ledger:
         """Raise :class:`VerdictMismatch` listing every claim whose measured verdict
         differs from its expected verdict.
 
-        ``strict=False`` (reduced-size test runs, whose verdicts are not the
-        published ones) only prints the mismatches."""
+        ``strict=False`` (a run that is not the book's own — another seed, or the
+        reduced size — whose verdicts are not the published ones) only prints the
+        mismatches.  Chapters call ``ledger.check(strict=not quick and seed == 0)``."""
         bad = [c for c in self.claims if not c.ok]
         if bad and not strict:
-            print(f"reduced run: {len(bad)} verdict(s) differ from the paper-scale ones (not enforced): "
+            print(f"{len(bad)} verdict(s) of this run differ from the book's (seed 0, full size; not enforced here): "
                   + ", ".join(c.id for c in bad))
             return
         if bad:

@@ -21,9 +21,10 @@ Usage (from the repository root)::
 * A run that fails (an exception in the notebook, a timeout, a kernel crash) is listed
   by chapter and seed with the tail of its error in the aggregate, and is left out of
   the pass rates: it does not poison the other runs. The command exits 1 if any run
-  failed, after writing the aggregate. At full size a chapter ends with ``ledger.check()``,
-  which raises ``VerdictMismatch`` when a seed's verdicts differ from the book's: such a run
-  saved its ledger first, so it counts (with a note), it is not a failed run.
+  failed, after writing the aggregate. A run whose verdicts differ from the book's (seed 0,
+  full size) counts, with a note; at seed 0 and full size the chapter's ``ledger.check()``
+  raises ``VerdictMismatch`` after saving its ledger, and that run counts too: it is not a
+  failed run.
 * Outputs: ``<out>/<key>/seed<N>.ipynb`` (the executed notebook), ``<out>/<key>/seed<N>.json``
   (its ledger), ``<out>/sweep-quick.json`` or ``<out>/sweep-full.json`` (the aggregate).
   ``--publish`` copies the aggregate to ``book/ledger_data/`` (the book's ledger page).
@@ -177,6 +178,9 @@ def run_one(task: dict) -> dict:
         if not isinstance(claims, list):
             raise RuntimeError(f"{ledger} is not a JSON list of claims")
         rec["claims"] = claims
+        differ = [c.get("id") for c in claims if isinstance(c, dict) and c.get("verdict") != c.get("expected")]
+        if differ and not task["quick"] and rec["note"] is None:
+            rec["note"] = f"verdicts differ from the book's in {len(differ)} claim(s): " + ", ".join(map(str, differ))[:300]
         rec["glued"] = glued_numbers(json.loads(out_nb.read_text()))
         rec["ok"] = True
     except BaseException as exc:  # noqa: BLE001 - a failed run is a record, not a crash of the sweep
