@@ -179,9 +179,8 @@ def run(scale: float = 1.0, repeat: int = 3, only: set[str] | None = None) -> di
         manual_loop(p0, X, y, c, 3)
         t_lr = _best(lambda: train(p0, X, y, steps=steps, record=2, **kw), repeat)
         t_fl = _best(lambda: manual_loop(p0, X, y, c, steps), repeat)
-        # the same loop with train's optional closed-form gradient (grad_fn): what autograd costs
-        gfn = lambda q, Xb, yb: manual_grads(q.tensors(), Xb, yb, c.loss)   # noqa: E731
-        t_gf = _best(lambda: train(p0, X, y, steps=steps, record=2, grad_fn=gfn, **kw), repeat)
+        # the same loop with autograd instead of lrlib.grads' closed forms: what autograd would cost
+        t_ag = _best(lambda: train(p0, X, y, steps=steps, record=2, autograd=True, **kw), repeat)
         nb = c.batch_size or X.shape[0]
         fl = flops_per_step(nb, p0.in_dim, p0.width, p0.out_dim)
         dtype = str(X.dtype).replace("torch.", "")
@@ -189,7 +188,7 @@ def run(scale: float = 1.0, repeat: int = 3, only: set[str] | None = None) -> di
         rows.append(dict(
             key=c.key, label=c.label, floor_grad_rel_diff=check, n=int(X.shape[0]), batch=nb, d=p0.in_dim, m=p0.width, k=p0.out_dim,
             dtype=dtype, steps=steps, us_per_step=1e6 * t_lr / steps, floor_us_per_step=1e6 * t_fl / steps,
-            ratio_to_floor=t_lr / t_fl, grad_fn_us_per_step=1e6 * t_gf / steps, grad_fn_ratio_to_floor=t_gf / t_fl, gflop_per_step=fl / 1e9, gflops=gflops,
+            ratio_to_floor=t_lr / t_fl, autograd_us_per_step=1e6 * t_ag / steps, autograd_ratio_to_floor=t_ag / t_fl, gflop_per_step=fl / 1e9, gflops=gflops,
             floor_gflops=fl * steps / t_fl / 1e9, matmul_gflops=rates[dtype], share_of_matmul=gflops / rates[dtype],
         ))
     return dict(matmul_gflops=rates, threads=torch.get_num_threads(), repeat=repeat, scale=scale, cases=rows)

@@ -30,8 +30,9 @@ Two entry points:
 * :func:`integrate` takes any loss closure over a dict of tensors (e.g. a
   diagonal linear network) and returns the states at requested times.
 
-Gradients come from autograd on the same ``loss(forward(p, X), y)`` code as the
-GD loop: there is no second copy of the model's math.
+Gradients: :func:`flow` uses the same closed forms as the GD loop
+(:func:`lrlib.grads.backprop`, tested against autograd); :func:`integrate` uses
+autograd on the caller's loss closure unless given ``value_and_grad``.
 """
 
 from __future__ import annotations
@@ -43,6 +44,7 @@ from typing import Callable, Iterable, Sequence
 import numpy as np
 import torch
 
+from . import grads as closed_forms
 from .errors import DivergenceError, ParameterError
 from .losses import Loss
 from .models import TwoLayer, forward
@@ -93,6 +95,7 @@ def integrate(
     atol: float = 1e-12,
     max_loss: float = 1e30,
     max_evals: int = 200_000,
+    value_and_grad: Callable[[dict[str, Tensor]], tuple[Tensor, dict[str, Tensor]]] | None = None,
 ) -> FlowResult:
     """Integrate ``dθ/dτ = −∇_θ Σ loss_fn(θ)`` from ``τ = 0`` and record at ``times``.
 
@@ -110,6 +113,8 @@ def integrate(
         what happens when the flow *slides along* a kink (both sides push a
         pre-activation towards 0): the solver's steps shrink without end.  Use GD
         (``lrlib.train.train``) for such runs.
+    value_and_grad: optional ``θ -> (loss (R...), {name: ∂Σloss/∂θ_name})`` computed in
+        closed form (must agree with autograd on ``loss_fn``); defaults to autograd.
     """
     from scipy.integrate import solve_ivp
 
@@ -136,9 +141,15 @@ def integrate(
             raise DivergenceError(
                 f"gradient flow used more than max_evals = {max_evals} gradient evaluations by τ = {_t:.6g} "
                 f"(steps shrinking without end: the flow probably slides along a ReLU kink); use lrlib.train.train")
-        theta = {k: t.requires_grad_(True) for k, t in unflatten(vec).items()}
-        L = loss_fn(theta)
-        grads = torch.autograd.grad(L.sum(), list(theta.values()), allow_unused=True)
+        if value_and_grad is not None:
+            theta = unflatten(vec)
+            with torch.no_grad():
+                L, gd = value_and_grad(theta)
+            grads = [gd.get(k) for k in names]
+        else:
+            theta = {k: t.requires_grad_(True) for k, t in unflatten(vec).items()}
+            L = loss_fn(theta)
+            grads = torch.autograd.grad(L.sum(), list(theta.values()), allow_unused=True)
         g = torch.cat([(torch.zeros_like(theta[k]) if gk is None else gk).reshape(-1)
                        for k, gk in zip(names, grads)])
         if not torch.isfinite(g).all() or not torch.isfinite(L).all() or (L.detach() > max_loss).any():
@@ -200,8 +211,12 @@ def flow(
     def loss_fn(theta: dict[str, Tensor]) -> Tensor:
         return loss(forward(TwoLayer(act=p64.act, **frozen, **theta), X64), y64)
 
+    def value_and_grad(theta: dict[str, Tensor]) -> tuple[Tensor, dict[str, Tensor]]:
+        return closed_forms.backprop(TwoLayer(act=p64.act, **frozen, **theta), X64, y64, loss, trainable=trainable)
+
     res = integrate(loss_fn, {k: getattr(p64, k) for k in trainable}, sched * float(lr),
-                    method=method, rtol=rtol, atol=atol, max_loss=max_loss, max_evals=max_evals)
+                    method=method, rtol=rtol, atol=atol, max_loss=max_loss, max_evals=max_evals,
+                    value_and_grad=value_and_grad if closed_forms.supported(p64, loss) else None)
     T = len(sched)
     params = TwoLayer(act=p64.act, **{k: v.expand(T, *v.shape) for k, v in frozen.items()}, **res.states)
     info = dict(

@@ -3,7 +3,14 @@
 ``train`` runs gradient descent on ``loss(forward(params, X), y)`` for every run
 of a batched :class:`~lrlib.models.TwoLayer` at once (the per-run losses are
 summed, so the runs do not interact) and records a :class:`Trajectory` at a
-schedule.  Gradients come from autograd (ReLU's derivative at 0 is 0).
+schedule.  Gradients come from the closed forms of :mod:`lrlib.grads` (equal to
+autograd's to rounding; ReLU's derivative at 0 is 0), from a caller's ``grad_fn``, or
+from autograd (``autograd=True``, or a model/loss the closed forms do not cover).
+
+Divergence: the loss is checked for NaN/inf and for values above ``max_loss`` every
+``check_every`` steps and at every recorded step (full-batch GD: the full loss; SGD: the
+mini-batch loss, and the full loss at the recorded steps, the only steps where SGD computes
+it).
 
 Time: step ``s`` is gradient-flow time ``t = s · lr · time_scale``.  Use
 ``time_scale = 2`` when you minimise ``mean (f − y)²`` but the paper's flow is on
@@ -23,6 +30,7 @@ from typing import Callable, Iterable, Sequence
 import numpy as np
 import torch
 
+from . import grads
 from .errors import DivergenceError, ParameterError
 from .losses import Loss
 from .models import TwoLayer, forward, generator
@@ -55,7 +63,7 @@ def _check_args(p0: TwoLayer, X: Tensor, y: Tensor, lr: float, steps: int, momen
     if X.shape[-1] != p0.in_dim:
         raise ParameterError(f"X has {X.shape[-1]} features but the network expects {p0.in_dim}")
     point_axis(y, n)
-    if not torch.isfinite(X).all():
+    if not torch.isfinite(X.sum()) and not torch.isfinite(X).all():   # one cheap pass first
         raise ParameterError("X contains NaN or inf")
     unknown = set(trainable) - set(PARAM_NAMES)
     if unknown:
@@ -101,6 +109,7 @@ def train(
     max_loss: float = 1e30,
     grad_fn: Callable[[TwoLayer, Tensor, Tensor], dict[str, Tensor]] | None = None,
     meta: dict | None = None,
+    autograd: bool = False,
 ) -> Trajectory:
     """Train ``p0`` on ``(X, y)`` and return the recorded :class:`Trajectory`.
 
@@ -118,6 +127,7 @@ def train(
     grad_fn: optional closed-form gradient ``(params, X, y) -> {name: grad}``;
         must agree with autograd (tested); defaults to autograd.
     check_every: steps between NaN/inf/divergence checks.
+    autograd: use autograd even where :mod:`lrlib.grads` has the closed form.
     """
     trainable = tuple(trainable)
     _check_args(p0, X, y, lr, steps, momentum, batch_size, trainable)
@@ -135,6 +145,7 @@ def train(
     y_axis = point_axis(y, n)
     gen = generator(seed)
     perm, cursor = None, n
+    closed_form = grad_fn is None and not autograd and grads.supported(p, loss)
 
     rec_set = set(int(s) for s in sched)
     snaps: dict[str, list[Tensor]] = {k: [] for k in p.tensors()}
@@ -142,20 +153,30 @@ def train(
     dense = torch.empty((steps + 1, *p.runs), dtype=X.dtype) if dense_loss else None
 
     def full_loss() -> Tensor:
-        with torch.no_grad():
-            return loss(forward(p, X), y)
+        return loss(forward(p, X), y)
 
-    def gradients(Xb: Tensor, yb: Tensor) -> tuple[Tensor, dict[str, Tensor]]:
+    def gradients(Xb: Tensor, yb: Tensor, need_loss: bool) -> tuple[Tensor | None, dict[str, Tensor]]:
+        """Loss of the batch per run (``None`` unless ``need_loss``) and the gradients."""
+        if closed_form:   # momentum: the gradient is accumulated straight into the buffers
+            return grads.backprop(p, Xb, yb, loss, need_loss=need_loss, trainable=leaves,
+                                  into=bufs or None, beta=momentum)
         if grad_fn is not None:
-            with torch.no_grad():
-                return loss(forward(p, Xb), yb), grad_fn(p, Xb, yb)
-        for t in leaves.values():
-            t.requires_grad_(True)
-        Lb = loss(forward(p, Xb), yb)
-        gs = torch.autograd.grad(Lb.sum(), list(leaves.values()))
-        for t in leaves.values():
-            t.requires_grad_(False)
+            return (loss(forward(p, Xb), yb) if need_loss else None), grad_fn(p, Xb, yb)
+        with torch.enable_grad():
+            for t in leaves.values():
+                t.requires_grad_(True)
+            Lb = loss(forward(p, Xb), yb)
+            gs = torch.autograd.grad(Lb.sum(), list(leaves.values()))
+            for t in leaves.values():
+                t.requires_grad_(False)
         return Lb.detach(), dict(zip(leaves, gs))
+
+    def check(s: int, L: Tensor, what: str) -> None:
+        if _diverged(L, max_loss):
+            raise DivergenceError(
+                f"training diverged at step {s}: {what} loss = {L.max().item():.3g} (NaN/inf or > {max_loss:g}). "
+                f"Lower the learning rate (lr = {lr:g}), use float64, or check the data scale."
+            )
 
     bar = None
     if progress_enabled(steps, progress):
@@ -163,41 +184,46 @@ def train(
 
         bar = tqdm(total=steps, mininterval=1.0, desc="train")
 
-    for s in range(steps + 1):
-        last = s == steps
-        if batch_size is None:
-            L, grads = (full_loss(), None) if last else gradients(X, y)
-            L_full = L
-        else:
-            L_full = full_loss() if (s in rec_set or s % check_every == 0 or last) else None
-            if not last:
-                if cursor >= n:
-                    perm, cursor = torch.randperm(n, generator=gen), 0
-                idx = perm[cursor:cursor + batch_size]
-                cursor += batch_size
-                Xb = X.index_select(X.dim() - 2, idx)
-                yb = y.index_select(y.dim() + y_axis, idx)
-                L, grads = gradients(Xb, yb)
-        if dense is not None:
-            dense[s] = L_full
-        if (s % check_every == 0 or last or s in rec_set) and L_full is not None and _diverged(L_full, max_loss):
-            raise DivergenceError(
-                f"training diverged at step {s}: loss = {L_full.max().item():.3g} (NaN/inf or > {max_loss:g}). "
-                f"Lower the learning rate (lr = {lr:g}), use float64, or check the data scale."
-            )
-        if s in rec_set:
-            for k, t in p.tensors().items():
-                snaps[k].append(t.detach().clone())
-            losses.append(L_full.detach().clone())
-        if last:
-            break
-        with torch.no_grad():
-            for name, g in grads.items():
-                if momentum:
-                    g = bufs[name].mul_(momentum).add_(g)
-                leaves[name].sub_(lr * g)
-        if bar is not None and s % 1000 == 0:
-            bar.update(min(1000, steps - bar.n))
+    with torch.no_grad():
+        for s in range(steps + 1):
+            last = s == steps
+            recorded = s in rec_set
+            checked = s % check_every == 0 or last
+            if batch_size is None:
+                if last:
+                    L_full = full_loss()
+                else:
+                    L_full, g = gradients(X, y, recorded or checked or dense is not None)
+                if dense is not None:
+                    dense[s] = L_full
+                if checked or recorded:
+                    check(s, L_full, "the")
+            else:
+                L_full = full_loss() if recorded or last else None
+                if L_full is not None:
+                    check(s, L_full, "the full-data")
+                if not last:
+                    if cursor >= n:
+                        perm, cursor = torch.randperm(n, generator=gen), 0
+                    idx = perm[cursor:cursor + batch_size]
+                    cursor += batch_size
+                    Xb = X.index_select(X.dim() - 2, idx)
+                    yb = y.index_select(y.dim() + y_axis, idx)
+                    L_batch, g = gradients(Xb, yb, checked)
+                    if checked:
+                        check(s, L_batch, "the mini-batch")
+            if recorded:
+                for k, t in p.tensors().items():
+                    snaps[k].append(t.clone())
+                losses.append(L_full.clone())
+            if last:
+                break
+            for name, gk in g.items():
+                if momentum and not closed_form:
+                    gk = bufs[name].mul_(momentum).add_(gk)
+                leaves[name].sub_(gk, alpha=lr)
+            if bar is not None and s % 1000 == 0:
+                bar.update(min(1000, steps - bar.n))
     if bar is not None:
         bar.close()
 

@@ -1,0 +1,143 @@
+"""Closed-form gradients of a two-layer network's loss (the training loop's fast path).
+
+For ``f(x) = W2 σ(W1 x + b1) + b2`` and every :class:`~lrlib.losses.Loss`, one forward
+and one backward pass by hand, batched over the run dimensions ``R...``:
+
+* ``pre = X W1ᵀ + b1`` ``(R..., n, m)``, ``h = σ(pre)``, ``out = h W2ᵀ + b2`` ``(R..., n, k)``;
+* ``δout = ∂L/∂out`` ``(R..., n, k)`` (:func:`loss_and_dpred`);
+* ``∂W2 = δoutᵀ h`` ``(R..., k, m)``, ``∂b2 = Σ_i δout_i``;
+* ``δpre = (δout W2) ⊙ σ'(pre)``, ``∂W1 = δpreᵀ X`` ``(R..., m, d)``, ``∂b1 = Σ_i δpre_i``.
+
+``σ'(0) = 0`` for ReLU, the subgradient autograd uses and the theory needs, so the result
+equals autograd's to rounding (``tests/test_grads.py``).  Autograd costs a graph per step;
+on the small shapes of the orthogonal test bed that overhead is most of a step.
+"""
+
+from __future__ import annotations
+
+from typing import Iterable
+
+import torch
+import torch.nn.functional as F
+
+from .losses import Loss
+from .models import TwoLayer
+
+Tensor = torch.Tensor
+ACTS = ("relu", "linear", "square")
+LOSSES = ("square", "cross_entropy", "exponential", "logistic")
+
+
+def supported(p: TwoLayer, loss: Loss) -> bool:
+    """Whether :func:`backprop` covers this activation and loss."""
+    return p.act in ACTS and loss.name in LOSSES
+
+
+def loss_and_dpred(loss: Loss, pred: Tensor, y: Tensor, need_loss: bool = True) -> tuple[Tensor | None, Tensor]:
+    """Per-run loss ``(R...)`` (``None`` unless ``need_loss``) and ``∂L/∂pred`` ``(R..., n, k)``.
+
+    ``pred`` ``(R..., n, k)``; ``y`` as :class:`~lrlib.losses.Loss` takes it (shared
+    ``(n, …)`` or per run).  ``L = scale · reduce_i ℓ(pred_i, y_i)``; the derivative of the
+    reduction is ``1/n`` (mean) or ``1`` (sum).
+    """
+    n = pred.shape[-2]
+    c = loss.scale / n if loss.reduction == "mean" else loss.scale
+    L = None
+    if loss.name == "square":
+        has_k_axis = y.dim() >= 2 and y.shape[-2] == n and y.shape[-1] == pred.shape[-1]
+        r = pred - (y if has_k_axis or pred.shape[-1] != 1 else y.unsqueeze(-1))
+        if need_loss:
+            L = c * (r * r).sum((-1, -2))
+        return L, r.mul_(2 * c)
+    if loss.name == "cross_entropy":
+        logp = F.log_softmax(pred, dim=-1)
+        idx = y.long().expand(pred.shape[:-1]).unsqueeze(-1)
+        if need_loss:
+            L = -c * logp.gather(-1, idx).squeeze(-1).sum(-1)
+        d = logp.exp_()
+        d.scatter_add_(-1, idx, torch.full_like(idx, -1, dtype=d.dtype))
+        return L, d.mul_(c)
+    f = pred[..., 0]
+    z = -y * f
+    if loss.name == "exponential":
+        e = torch.exp(z)
+        if need_loss:
+            L = c * e.sum(-1)
+        return L, (-c * y * e).unsqueeze(-1)
+    if loss.name == "logistic":
+        if need_loss:
+            L = c * F.softplus(z).sum(-1)
+        return L, (-c * y * torch.sigmoid(z)).unsqueeze(-1)
+    raise ValueError(f"no closed-form gradient for loss {loss.name!r}")
+
+
+def _act_and_slope(act: str, pre: Tensor) -> tuple[Tensor, Tensor | None]:
+    """``σ(pre)`` and ``σ'(pre)`` (``None`` for the identity)."""
+    if act == "relu":
+        return pre.clamp(min=0), pre > 0
+    if act == "linear":
+        return pre, None
+    if act == "square":
+        return pre * pre, 2 * pre
+    raise ValueError(f"no closed-form gradient for activation {act!r}")
+
+
+def backprop(
+    p: TwoLayer, X: Tensor, y: Tensor, loss: Loss, *, need_loss: bool = True,
+    trainable: Iterable[str] = ("W1", "b1", "W2", "b2"),
+    into: dict[str, Tensor] | None = None, beta: float = 0.0,
+) -> tuple[Tensor | None, dict[str, Tensor]]:
+    """Loss ``(R...)`` (or ``None``) and gradients ``{name: tensor shaped like p.name}``.
+
+    ``X`` ``(n, d)`` shared by all runs or ``(R..., n, d)``; the gradient of each run's loss
+    with respect to its own parameters (runs do not interact).  Only the names in
+    ``trainable`` that ``p`` has are returned.
+
+    ``into``: buffers (e.g. momentum) updated in place, ``into[name] ← beta · into[name] + ∂L``,
+    and returned instead of fresh gradients; for a single run the weight gradients are then
+    accumulated by the matrix product itself (``addmm``), saving a pass over ``W1``.
+    """
+    want = {k for k in trainable if getattr(p, k) is not None}
+    pre = X @ p.W1.mT
+    if p.b1 is not None:
+        pre = pre + p.b1.unsqueeze(-2)
+    h, slope = _act_and_slope(p.act, pre)
+    out = h @ p.W2.mT
+    if p.b2 is not None:
+        out = out + p.b2.unsqueeze(-2)
+    L, dout = loss_and_dpred(loss, out, y, need_loss)
+    g: dict[str, Tensor] = {}
+    if "W2" in want:
+        g["W2"] = _matmul_t(dout, h, p.W2, into, "W2", beta)
+    if "b2" in want:
+        g["b2"] = _put(_sum_to(dout.sum(-2), p.b2), into, "b2", beta)
+    if want & {"W1", "b1"}:
+        dpre = dout @ p.W2
+        if slope is not None:
+            dpre = dpre.mul_(slope)
+        if "W1" in want:
+            g["W1"] = _matmul_t(dpre, X, p.W1, into, "W1", beta)
+        if "b1" in want:
+            g["b1"] = _put(_sum_to(dpre.sum(-2), p.b1), into, "b1", beta)
+    return L, g
+
+
+def _matmul_t(a: Tensor, b: Tensor, like: Tensor, into: dict[str, Tensor] | None, name: str, beta: float) -> Tensor:
+    """``aᵀ b`` summed to ``like``'s shape, or accumulated into ``into[name]``."""
+    if into is not None and a.dim() == 2 and b.dim() == 2:
+        return into[name].addmm_(a.mT, b, beta=beta)
+    return _put(_sum_to(a.mT @ b, like), into, name, beta)
+
+
+def _put(g: Tensor, into: dict[str, Tensor] | None, name: str, beta: float) -> Tensor:
+    return g if into is None else into[name].mul_(beta).add_(g)
+
+
+def _sum_to(g: Tensor, like: Tensor) -> Tensor:
+    """Sum broadcast run dimensions away so that ``g`` has ``like``'s shape."""
+    if g.shape == like.shape:
+        return g
+    lead = g.dim() - like.dim()
+    g = g.sum(tuple(range(lead))) if lead > 0 else g
+    dims = tuple(i for i, (a, b) in enumerate(zip(g.shape, like.shape)) if a != b)
+    return g.sum(dims, keepdim=True) if dims else g
