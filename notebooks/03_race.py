@@ -150,14 +150,9 @@ glue("race-fig3", fig)
 print(f"eq. 15: max relative error {err15:.2e} over {int(keep.sum())} neurons")
 
 # %%
-def identity_error(p, X, y):
-    f, a = rc.polar_gradients(p, X, y), rc.autograd_polar(p, X, y)
-    return max(float((f[k] - a[k]).abs().max() / a[k].abs().max()) for k in f)
-
-
 p_id = rc.race_init(50, 2, 0.5, generator(seed + 2), dtype=F64)
 p_id.b1 = 0.2 * torch.randn(50, generator=generator(seed + 3), dtype=F64)
-err_xor = identity_error(p_id, X_x, y_x)
+err_xor = rc.identity_error(p_id, X_x, y_x)
 ledger.add("eqs4-8.identities", "eqs. 4–8, 66 (App. B)", "The per-neuron gradients in norms and angles are the "
            "Cartesian gradient of the mean loss (⟨·⟩ = (1/N)Σ g^s ·, vector angle δ).",
            measured=f"max relative error vs autograd (float64): XOR net with biases {err_xor:.1e}; CIFAR setting 1 "
@@ -384,17 +379,10 @@ glue("race-fig1", fig)
 # group count is met.
 
 # %%
-def merge_rows(X, y, p, **tags):
-    """Groups and relative loss change after merging one float64 network at three thresholds."""
-    L0 = CE(forward(p, X), y).item()
-    return [dict(**tags, threshold=thr, groups=n_g, rel_loss_change=(CE(forward(q, X), y).item() - L0) / L0)
-            for thr in (0.99, 0.999, 0.9999) for q, n_g in [rc.merge(p, thr)]]
-
-
 def merge_table(k):
     X, y, tr = runs[k]
     return pd.DataFrame([row for r in range(N_SEEDS)
-                         for row in merge_rows(X[r].double(), y[r], tr.final.map(lambda t: t[r]).to(F64), setting=k, seed=seed + r)])
+                         for row in rc.merge_rows(tr.final.map(lambda t: t[r]).to(F64), X[r].double(), y[r], CE, setting=k, seed=seed + r)])
 
 
 fin0 = tr1.final.map(lambda t: t[0]).to(F64)
@@ -445,9 +433,9 @@ STD_CAL = [3e-3, 1e-3]
 cal = train(rc.race_init(250, 1024, torch.tensor(STD_CAL), generator(seed + 100), runs=(2,)), X1[0], y1[0], loss=CE,
             lr=LR, momentum=MOM, batch_size=4, steps=STEPS, record=[0, 500, STEPS], seed=seed + 1, check_every=1000)
 cal_rows = [dict(std=sd, loss_t500=float(cal.loss[1, r]), **row) for r, sd in enumerate(STD_CAL)
-            for row in merge_rows(X1[0].double(), y1[0], cal.final.map(lambda t: t[r]).to(F64))]
+            for row in rc.merge_rows(cal.final.map(lambda t: t[r]).to(F64), X1[0].double(), y1[0], CE)]
 cal_rows += [dict(std=SETTINGS[1]["std"], loss_t500=float(tr1.loss[tr1.index_of_step(500), 0]), **row)
-             for row in merge_rows(X1[0].double(), y1[0], fin0)]
+             for row in rc.merge_rows(fin0, X1[0].double(), y1[0], CE)]
 pd.DataFrame(cal_rows).pivot_table(index=["std", "loss_t500"], columns="threshold", values=["groups", "rel_loss_change"])
 
 
@@ -559,16 +547,9 @@ for ax, s in zip(axes, t_show):
 fig.suptitle("Figure 5 — setting 1: the two supergroups")
 glue("race-fig5", fig)
 aT = rc.total_norm(tr1.params)                                                  # (T, R, m)
-t10 = np.zeros((2, N_SEEDS), dtype=int)
-for gi, mask in enumerate([grp1, ~grp1]):
-    tot = (aT * mask).sum(-1)                                                   # (T, R)
-    for r in range(N_SEEDS):
-        t10[gi, r] = tr1.steps[int(np.argmax((tot[:, r] >= 10 * tot[0, r]).numpy()))]
-thalf = np.zeros((2, N_SEEDS), dtype=int)
-for gi, mask in enumerate([grp1, ~grp1]):
-    tot = (aT * mask).sum(-1)                                                   # (T, R)
-    for r in range(N_SEEDS):
-        thalf[gi, r] = tr1.steps[int(np.argmax((tot[:, r] >= 0.5 * tot[-1, r]).numpy()))]
+tot_g = [(aT * mask).sum(-1) for mask in (grp1, ~grp1)]                        # per group (T, R)
+t10 = np.stack([rc.first_step_reaching(tr1.steps, tot, 10 * tot[0]) for tot in tot_g])
+thalf = np.stack([rc.first_step_reaching(tr1.steps, tot, 0.5 * tot[-1]) for tot in tot_g])
 slower = thalf[1] > thalf[0]
 ledger.add("fig5.two-speeds", "Fig. 5, §5", "The φ²* (class 2) supergroup evolves at a slightly slower pace than the φ¹* one.",
            measured=f"first snapshot at which each group's Σa reaches half its final value: φ¹* {thalf[0].tolist()}, "
@@ -610,17 +591,8 @@ af1 = rc.total_norm(fin1)
 ph_fin = rc.phi(fin1)
 near = rc.target_gap(ph_fin) < math.radians(1)
 share_near = ((af1 * near).sum(-1) / af1.sum(-1)).numpy()
-
-
-def rule_agreement(s):
-    """Share (by count, and a-weighted) of the neurons within 1° of a target at the end whose final target is
-    the one Theorem 4.1's rule gives at step s."""
-    P = tr1.at(tr1.index_of_step(s)).to(F64)
-    ok = (rc.angle_gap(ph_fin, rc.phi_star_predicted(P, X1.double(), y1)).abs() < math.radians(1)) & near
-    return (ok.sum(-1) / near.sum(-1)).numpy(), ((af1 * ok).sum(-1) / (af1 * near).sum(-1)).numpy()
-
-
-agree = {s: rule_agreement(s) for s in (0, 500, STEPS)}
+agree = {s: rc.rule_agreement(tr1.at(tr1.index_of_step(s)).to(F64), fin1, X1.double(), y1, tol=math.radians(1))
+         for s in (0, 500, STEPS)}
 w2sum = tr1.params.W2.sum(-2)                                                       # (T, R, m)
 drift11 = float((w2sum - w2sum[0]).abs().max() / tr1.params.W2.abs().amax())
 ledger.add("thm4.1.targets", "Thm. 4.1, Fig. 2b", "Outgoing directions converge to 7π/4 or 3π/4, the one given by "
@@ -646,7 +618,7 @@ ledger.add("prop4.2-4.3.gamma-m", "Props. 4.2–4.3", "Early in training the tar
            tolerance="≥ 0.9999 at t = 0 (spec T5a)", passed=bool(cgm[0][live[0]].min() >= 0.9999), expected="reproduced")
 
 p500 = tr1.at(tr1.index_of_step(500)).map(lambda t: t[0]).to(F64)
-err_cifar = identity_error(p500, X1[0].double(), y1[0])
+err_cifar = rc.identity_error(p500, X1[0].double(), y1[0])
 ledger.add("eqs4-8.cifar", "eqs. 4–8, 66", "The same identities on a real network (CIFAR setting 1, t = 500, 1024 inputs).",
            measured=f"max relative error vs autograd (float64): {err_cifar:.1e}", tolerance="≤ 1e-10",
            passed=err_cifar <= 1e-10, expected="reproduced")
@@ -730,15 +702,7 @@ ledger.add("plateau.setting2", "§5 (Normal initialization), Fig. 7a", "With std
            passed=bool(no_plateau.mean() >= 0.8), expected="reproduced")
 
 
-def top_alignment(k, n_top=25):
-    fin = runs[k][2].final
-    idx = torch.topk(rc.total_norm(fin), n_top, -1).indices                      # (R, n_top)
-    th = torch.gather(rc.theta(fin), 1, idx.unsqueeze(-1).expand(-1, -1, rc.theta(fin).shape[-1])).double()
-    C = cosine_similarity_matrix(th).abs()
-    return ((C.sum((-1, -2)) - n_top) / (n_top * (n_top - 1))).numpy()
-
-
-al23 = {k: top_alignment(k) for k in (2, 3)}
+al23 = {k: rc.top_alignment(runs[k][2].final, n_top=25).numpy() for k in (2, 3)}
 ledger.add("align.s3-vs-s2", "§5 (Larger dataset), Fig. 6", "Alignment is stronger in setting 3 than in setting 2.",
            measured=f"mean |cos θ| among the 25 largest neurons at the end: setting 2 {rl(al23[2], 3)}, "
                     f"setting 3 {rl(al23[3], 3)}",
@@ -817,15 +781,9 @@ slope = (a1_.log() - a0_.log()) / 250                                           
 g0_, g1_ = rc.growth_rates(P0, X1, y1), rc.growth_rates(P1, X1, y1)
 lam_eff = LR / (1 - MOM)
 top1 = torch.topk(a1_, 10, -1).indices                                             # (R, 10)
-
-
-def med_top(v):
-    return v.gather(-1, top1).median(-1).values.numpy()
-
-
-c_r90 = med_top(slope / (lam_eff * 0.5 * (g0_["eq90"] / a0_ + g1_["eq90"] / a1_)))
-c_r18 = med_top(slope / (lam_eff * 0.5 * (g0_["eq18"] / a0_ + g1_["eq18"] / a1_)))
-c_fac = med_top(0.5 * (g0_["eq90"] / g0_["eq18"] + g1_["eq90"] / g1_["eq18"]))
+c_r90 = rc.median_at(slope / (lam_eff * 0.5 * (g0_["eq90"] / a0_ + g1_["eq90"] / a1_)), top1).numpy()
+c_r18 = rc.median_at(slope / (lam_eff * 0.5 * (g0_["eq18"] / a0_ + g1_["eq18"] / a1_)), top1).numpy()
+c_fac = rc.median_at(0.5 * (g0_["eq90"] / g0_["eq18"] + g1_["eq90"] / g1_["eq18"]), top1).numpy()
 ledger.add("erratum.E11-factor2", "eqs. 18–19, 92 (spec E11)", "Erratum: with c ≈ 0 the growth rate is "
            "a ~ exp(2λ‖γ‖cos δ t), twice the paper's eq. 19.",
            measured=f"toy, one GD step at t = {int(xor.steps[i_pre])}, top-20 neurons: Δa/λ ÷ eq. 90 = {r90:.4f}, ÷ eq. 18 = "

@@ -166,34 +166,20 @@ glue("agf-fig3", fig)
 # added a *partial* tier after seeing that result; we removed it: a tolerance is not changed after the fact.)
 
 # %%
-def dln_vs_agf(r, alpha, time, loss):
-    pred = dln.agf(X3, y3, alpha)
-    eta = dln.eta_alpha(alpha)
-    drops_ = ms.drop_times(time, loss, pred.levels) / eta
-    err_t = ms.relative_errors(drops_, pred.tau[1:])
-    err_l = ms.relative_errors(ms.plateau_values(time / eta, loss, pred.tau), pred.levels[1:-1])
-    return pred, eta, err_t, err_l
-
-
 rows3 = {}
 for r, a in enumerate(alphas3):
     if a <= 1e-4:
-        rows3[a] = dln_vs_agf(r, a, t_dense3, dense3[:, r])
+        rows3[a] = ms.dln_vs_agf(X3, y3, a, t_dense3, dense3[:, r])
         print(f"α = {a:g}: η = {rows3[a][1]:.2f}, drop-time errors {np.round(rows3[a][2], 4)}, level errors {np.round(rows3[a][3], 4)}")
-def verdict_1_over_eta(errs):
-    """reproduced when every error is ≤ 1/η_α (the tolerance fixed before the first run), else not reproduced."""
-    return "reproduced" if all(np.nanmax(e) <= 1 / eta for eta, e in errs) else "not reproduced"
-
-
 ledger.add("fig3.drop-times", "§3, Fig. 3", "GD on a diagonal linear network follows AGF's jump times, more closely as α shrinks.",
            measured="; ".join(f"α={a:g}: rel. errors {np.round(v[2], 3).tolist()} (1/η = {1 / v[1]:.3f}; max × η = {np.nanmax(v[2]) * v[1]:.2f})"
                               for a, v in rows3.items()),
            tolerance="every drop within 1/η_α at α = 1e-4, 1e-8, 1e-16",
-           passed=verdict_1_over_eta([(v[1], v[2]) for v in rows3.values()]), expected="not reproduced")
+           passed=ms.verdict_1_over_eta([(v[1], v[2]) for v in rows3.values()]), expected="not reproduced")
 ledger.add("fig3.levels", "§3, Fig. 3", "GD's plateaus sit at AGF's loss levels ℓ_k.",
            measured="; ".join(f"α={a:g}: rel. errors {np.round(v[3], 4).tolist()}" for a, v in rows3.items()),
            tolerance="as for the drop times, at the geometric middle of each predicted plateau",
-           passed=verdict_1_over_eta([(v[1], v[3]) for v in rows3.values()]), expected="not reproduced")
+           passed=ms.verdict_1_over_eta([(v[1], v[3]) for v in rows3.values()]), expected="not reproduced")
 order_gd = ms.activation_order(run3.time, beta3[:, -1, :], agf_inf.betas[-1])
 ledger.add("fig3.order", "§3, App. C", "Coordinates are learned in AGF's order.",
            measured=f"GD at α = 1e-16 (first time |β_i| reaches half its final value): {order_gd}; AGF: {sum(agf_inf.order, [])}",
@@ -469,21 +455,9 @@ ledger.add("thm.B2-scaling", "Thm B.2", "Scaling symmetry of the utility flow: f
 # the directional speed grows with the norm — so it is almost never within 0.1 rad of its final direction.
 
 # %%
-def align_fraction(act_, kap, a_s):
-    """Fraction of the time to reach ‖θ‖ = 1 spent > 0.1 rad from the direction at that moment."""
-    t_max = 200.0 * math.log(1 / a_s) if kap == 2 else 200.0 / a_s
-    tg = np.linspace(0, t_max, 20001)
-    th = core.utility_flow(a_s * th0 / th0.norm(), Xb, Gb, 4, act_, tg, stop_norm=1.0)
-    nrm = np.linalg.norm(th, axis=1)
-    if nrm[-1] < 1 - 1e-6:
-        return float("nan")
-    ang = np.arccos(np.clip((th[:-1] / nrm[:-1, None]) @ (th[-1] / nrm[-1]), -1, 1))
-    return float(np.mean(ang > 0.1))
-
-
 al2, al3 = (1e-4, 1e-16, 1e-64), (1e-2, 1e-4, 1e-8)
-f2 = [align_fraction("linear", 2, a) for a in al2]
-f3 = [align_fraction("square", 3, a) for a in al3]
+f2 = [ms.align_fraction(th0, Xb, Gb, 4, "linear", 2, a, angle=0.1) for a in al2]
+f3 = [ms.align_fraction(th0, Xb, Gb, 4, "square", 3, a, angle=0.1) for a in al3]
 print("κ = 2:", np.round(f2, 3), " κ = 3:", np.round(f3, 3))
 ledger.add("B4.alignment", "App. B.4", "Alignment is instantaneous in accelerated time iff κ = 2.",
            measured=f"fraction of the time to norm 1 spent > 0.1 rad from the direction at that time: κ = 2 (α = 1e-4, 1e-16, 1e-64): "
@@ -561,11 +535,6 @@ glue("agf-fig4", fig)
 # errors at both $\alpha$ in the ledger, so a reader sees whether and how fast they shrink.
 
 # %%
-def tiered(errs_by_alpha):
-    """errs_by_alpha: [(η, errors)] for α = 1e-6, 1e-12; reproduced when every error is ≤ 1/η_α."""
-    return "reproduced" if all(np.nanmax(e) <= 1 / eta for eta, e in errs_by_alpha) else "not reproduced"
-
-
 res4 = {}
 for j, (name, pr) in enumerate(preds4.items()):
     K = int((pr.tau[1:] < t_dense4[-1] / etas4[1] / 1.1).sum())
@@ -575,9 +544,7 @@ for j, (name, pr) in enumerate(preds4.items()):
         err = ms.relative_errors(dr, pr.tau[1:K + 1])
         pl = ms.plateau_values(run4.time / eta, run4.loss[:, ia, j].numpy(), pr.tau[:K + 1])
         errl = ms.relative_errors(pl, pr.levels[1:K])
-        mids = np.sqrt(pr.tau[1:K] * pr.tau[2:K + 1])
-        sv_mid = np.stack([np.interp(mids, run4.time / eta, sv4[:, ia, j, i]) for i in range(10)], -1)
-        err_sv = np.array([np.abs(sv_mid[k, :k + 1] - pr.sv[k + 1, :k + 1]).max() / pr.sv[k + 1, 0] for k in range(len(mids))])
+        err_sv = ms.plateau_spectrum_errors(run4.time / eta, sv4[:, ia, j], pr.tau[:K + 1], pr.sv)
         out.append((eta, err, np.maximum(errl, err_sv)))
         print(f"{name}, α = {alphas4[ia]:g}: drop-time errors {np.round(err, 3)}, level/spectrum errors {np.round(np.maximum(errl, err_sv), 3)}")
     res4[name] = (K, out)
@@ -587,12 +554,12 @@ for name, (K, out) in res4.items():
                measured="; ".join(f"α = {a:g}: first {K} drops, rel. errors {', '.join(f'{e:.3f}' for e in o[1])} (1/η = {1 / o[0]:.3f}, "
                                   f"median × η = {np.nanmedian(o[1]) * o[0]:.2f})" for a, o in zip(alphas4, out)),
                tolerance="every drop within 1/η_α at both α",
-               passed=tiered([(o[0], o[1]) for o in out]), expected="not reproduced")
+               passed=ms.verdict_1_over_eta([(o[0], o[1]) for o in out]), expected="not reproduced")
     ledger.add(f"fig4.levels-{name}", "Conj. 4.1, Lemma D.1, Fig. 4", f"GD's plateaus are the reduced-rank regression solutions ({name}): "
                "levels ½Σ_{i>k}μ_i and the singular values of AW.",
                measured="; ".join(f"α = {a:g}: max rel. error of level and spectrum per plateau {', '.join(f'{e:.3f}' for e in o[2])}"
                                   for a, o in zip(alphas4, out)),
-               tolerance="as for the drop times", passed=tiered([(o[0], o[2]) for o in out]),
+               tolerance="as for the drop times", passed=ms.verdict_1_over_eta([(o[0], o[2]) for o in out]),
                expected={"commuting": "reproduced", "non-commuting": "not reproduced"}[name])
 
 # %% [markdown]
@@ -857,8 +824,7 @@ ledger.add("fig6.order", "§5, Thm F.3, Fig. 6", "Frequencies are learned one at
 ledger.add("fig6.levels", "Eq. 9, Fig. 6", "The loss plateaus at ℓ_k = (1/2p) Σ_unlearned |x̂[k]|² (1.5625 and 0.3125; ×2/p in nn.MSELoss units: 0.15625, 0.03125).",
            measured=f"closest approach to ℓ₁, ℓ₂ per seed (relative): {np.round(near6, 4).tolist()}",
            tolerance="within 2% in every seed", passed=bool(near6.max() <= 0.02), expected="reproduced")
-mids6 = 0.5 * (pred6.levels[:-1] + pred6.levels[1:])
-agf_cross = np.array([agf6_steps[np.argmax(agf6.levels <= m)] if (agf6.levels <= m).any() else np.nan for m in mids6])
+agf_cross = ms.staircase_drop_times(agf6_steps, agf6.levels, pred6.levels)
 err6 = ms.relative_errors(drops6[0], agf_cross)
 ledger.add("fig6.agf-vs-gd", "§5 (simulated AGF ≈ GF), Fig. 6", "Simulated AGF reproduces the GD loss curve of modular addition.",
            measured=f"seed 0: GD mid-level drops {np.round(drops6[0]).tolist()} vs AGF {np.round(agf_cross).tolist()} (rel. errors "

@@ -85,7 +85,6 @@ from lrlib.theory import race as rc
 from lrlib.theory import synthesis as sy
 from lrlib.theory.agf import agf
 from lrlib.synthetic import orthonormal_testbed
-from lrlib.track import cosine, stable_rank
 from lrlib.train import train
 from lrlib.trajectory import log_schedule
 
@@ -131,14 +130,9 @@ for r, lam in enumerate(lam_runs.tolist()):
     run = agf(TwoLayer(W1=p0.W1[r], W2=p0.W2[r]), X, y, loss=SQ, kappa=2, eta=1.0, cost_fn=cost_fn,
               dtau_max=0.5, tau_max=1.5 * math.log(1 / lam) / kv.norm_minus)
     agf_runs.append(run)
-    t_gd = sy.mid_level_drop_times(gd.time, gd.loss[:, r].numpy(), run.levels)
     pt = orth.phase_times(kv, lam)
-    mid = 0.5 * (t_gd[0] + t_gd[1])
-    for k, (t_agf, t_b) in enumerate(zip(run.tau[1:3], (pt.t2_scale, pt.t3_scale))):
-        rows.append(dict(lam=lam, run=r, jump=k + 1, gd=t_gd[k], agf=t_agf, leading=t_b,
-                         err_agf=float(sy.relative_errors(t_agf, t_gd[k])), err_leading=float(sy.relative_errors(t_b, t_gd[k])),
-                         tol=1 / math.log(1 / lam), n_jumps=len(run.tau) - 1,
-                         level=run.levels[k + 1], gd_level=float(np.interp(mid, gd.time, gd.loss[:, r].numpy())) if k == 0 else np.nan))
+    rows += [dict(lam=lam, run=r, **row) for row in sy.agf_vs_gd_jumps(
+        gd.time, gd.loss[:, r].numpy(), run.tau, run.levels, (pt.t2_scale, pt.t3_scale), tol=1 / math.log(1 / lam))]
 jumps = pd.DataFrame(rows)
 jumps.groupby(["lam", "jump"])[["gd", "agf", "leading", "err_agf", "err_leading", "tol"]].median()
 
@@ -243,31 +237,8 @@ mus = [(al.mu(Xc[r].double(), sy.pm_labels(yc[r])), al.mu((Xc[r] - Xc[r].mean(0)
 pc0 = rc.race_init(250, 1024, 1e-4, generator(seed + 100), runs=(N_SEEDS,))
 race1 = train(pc0, Xc, yc, loss=CE, lr=1e-3, momentum=0.9, batch_size=4, steps=STEPS_C,
               record=log_schedule(STEPS_C, 60), seed=seed + 1, check_every=1000)
-
-
-def alignment_lens(p, X, y):
-    """The alignment paper's quantities for one race network ``p`` on ``(X, y)``."""
-    ypm = sy.pm_labels(y)
-    W, v = p.W1.double(), sy.logit_difference(p).W2[0].double()
-    cones = al.cone_membership(W, X.double(), ypm)
-    in_cone = ((v > 0) & (cones["S_plus"] | cones["S_dead"])) | ((v < 0) & (cones["S_minus"] | cones["S_dead"]))
-    c = cosine(W, torch.sign(v).unsqueeze(-1) * al.signed_active_sum(W, X.double(), ypm))
-    return dict(in_cone=float(in_cone.double().mean()), cos_all=float(c.median()),
-                stable_rank=float(stable_rank(W)[0])), c
-
-
-lens_rows = []
-for r in range(N_SEEDS):
-    tr = race1.run(r)
-    L = tr.loss.numpy()
-    i_end = int(np.nonzero(L >= 0.99 * math.log(2))[0][-1])
-    a_fin = rc.total_norm(tr.final)
-    winners = a_fin >= a_fin.quantile(0.9)
-    for name, i in [("init", 0), ("end of plateau", i_end), ("final", len(L) - 1)]:
-        q, c = alignment_lens(tr.at(i), Xc[r], yc[r])
-        lens_rows.append(dict(seed=seed + r, when=name, step=int(tr.steps[i]), loss=float(L[i]),
-                              cos_winners=float(c[winners].median()), **q))
-lens = pd.DataFrame(lens_rows)
+lens = pd.DataFrame([dict(seed=seed + r, **row) for r in range(N_SEEDS)
+                     for row in sy.alignment_lens_rows(race1.run(r), Xc[r], yc[r], plateau_level=0.99 * math.log(2))])
 print("Assumption 1 (mu, raw / centred pixels):", [f"{a:.3f} / {b:.3f}" for a, b in mus])
 lens
 
@@ -275,13 +246,13 @@ lens
 fig, axes = panel_grid(3, width=3.6, height=3.0)
 tr0 = race1.run(0)
 steps = tr0.steps
-series = pd.DataFrame([dict(step=int(steps[i]), **alignment_lens(tr0.at(i), Xc[0], yc[0])[0]) for i in range(len(steps))])
+series = pd.DataFrame([dict(step=int(steps[i]), **sy.alignment_lens(tr0.at(i), Xc[0], yc[0])[0]) for i in range(len(steps))])
 axes[0].semilogx(series.step[1:], series.in_cone[1:], color=POS, label="in the predicted cone")
 axes[0].axhline(1.0, color=THEORY, ls="--", label="prediction under Assumption 1")
 axes[0].set(xlabel="step", ylabel="fraction of neurons", ylim=(0, 1.05), title="(ii) cones")
 axes[0].legend(fontsize="small")
 i_end0 = int(lens[(lens.seed == seed) & (lens.when == "end of plateau")].step.iloc[0])
-q, c = alignment_lens(tr0.at(tr0.index_of_step(i_end0)), Xc[0], yc[0])
+q, c = sy.alignment_lens(tr0.at(tr0.index_of_step(i_end0)), Xc[0], yc[0])
 a_fin = rc.total_norm(tr0.final)
 win = (a_fin >= a_fin.quantile(0.9)).numpy()
 axes[1].hist([c[~win].numpy(), c[win].numpy()], bins=30, color=["0.7", POS], label=["other 90 %", "winners (top 10 %)"], stacked=True)

@@ -22,7 +22,7 @@ import torch.nn.functional as F
 from ..errors import ParameterError
 from ..losses import Loss
 from ..models import TwoLayer, forward, preactivations
-from ..track import cosine
+from ..track import cosine, cosine_similarity_matrix
 
 Tensor = torch.Tensor
 PHI1 = 7 * math.pi / 4   # φ* of neurons that push output node 0 (paper's class 1)
@@ -373,3 +373,63 @@ def alignment_score(W1: Tensor, a: Tensor, U: Tensor) -> Tensor:
     ``W1 (B..., m, D)``, ``a (B..., m)`` → ``(B...)``.  1 = every unit of norm on a target."""
     c = cosine(W1.unsqueeze(-2), U.to(W1.dtype)).amax(-1)               # (B..., m)
     return (a * c).sum(-1) / a.sum(-1)
+
+
+# ---------------------------------------------------------------------------
+# measurements of the chapter (moved from the notebook)
+# ---------------------------------------------------------------------------
+
+def identity_error(p: TwoLayer, X: Tensor, y: Tensor) -> float:
+    """Largest relative deviation of :func:`polar_gradients` from :func:`autograd_polar`: the max over
+    the six quantities of ``max|formula − autograd| / max|autograd|`` (dimensionless; use float64)."""
+    f, a = polar_gradients(p, X, y), autograd_polar(p, X, y)
+    return max(float((f[k] - a[k]).abs().max() / a[k].abs().max()) for k in f)
+
+
+def merge_rows(p: TwoLayer, X: Tensor, y: Tensor, loss: Loss,
+               thresholds: tuple[float, ...] = (0.99, 0.999, 0.9999), **tags) -> list[dict]:
+    """Merge one network ``p`` (no run dims) at each cosine threshold (:func:`merge`) and measure it on
+    ``X (N, D)``, ``y (N,)``: one row per threshold with ``tags`` first, then ``threshold``, ``groups``
+    (neurons left) and ``rel_loss_change`` ``(L_merged − L) / L`` of the mean ``loss``."""
+    L0 = loss(forward(p, X), y).item()
+    return [dict(**tags, threshold=thr, groups=n_g, rel_loss_change=(loss(forward(q, X), y).item() - L0) / L0)
+            for thr in thresholds for q, n_g in [merge(p, thr)]]
+
+
+def rule_agreement(P: TwoLayer, final: TwoLayer, X: Tensor, y: Tensor,
+                   tol: float = math.radians(1)) -> tuple[np.ndarray, np.ndarray]:
+    """Theorem 4.1's rule evaluated on the network ``P`` against the targets reached by ``final``.
+
+    Among the neurons of ``final`` within ``tol`` radians of a target (7π/4 or 3π/4,
+    :func:`target_gap`), the share whose final φ is within ``tol`` of the target the rule
+    :func:`phi_star_predicted` gives on ``P`` (same run dims ``(R...)``, ``X (R..., N, D)``,
+    ``y (R..., N)``).  Returns the share by count and the a-weighted share (weights: final
+    :func:`total_norm`), each ``(R...)`` as numpy (``nan`` where no neuron is near a target)."""
+    ph_fin, a_fin = phi(final), total_norm(final)
+    near = target_gap(ph_fin) < tol
+    ok = (angle_gap(ph_fin, phi_star_predicted(P, X, y)).abs() < tol) & near
+    return (ok.sum(-1) / near.sum(-1)).numpy(), ((a_fin * ok).sum(-1) / (a_fin * near).sum(-1)).numpy()
+
+
+def top_alignment(p: TwoLayer, n_top: int = 25) -> Tensor:
+    """Mean ``|cos|`` between the total vectors θ (:func:`theta`) of the ``n_top`` neurons of largest
+    ``a`` (off-diagonal pairs only), in float64, ``(B...)``; 1 = all parallel or antiparallel."""
+    if not 2 <= n_top <= p.W1.shape[-2]:
+        raise ParameterError(f"top_alignment needs 2 ≤ n_top ≤ m = {p.W1.shape[-2]}, got {n_top}")
+    th_all = theta(p)
+    idx = torch.topk(total_norm(p), n_top, -1).indices                               # (B..., n_top)
+    th = torch.gather(th_all, -2, idx.unsqueeze(-1).expand(*idx.shape, th_all.shape[-1])).double()
+    C = cosine_similarity_matrix(th).abs()
+    return (C.sum((-1, -2)) - n_top) / (n_top * (n_top - 1))
+
+
+def median_at(v: Tensor, idx: Tensor) -> Tensor:
+    """Median of ``v (B..., m)`` over the neurons ``idx (B..., k)`` of each run, ``(B...)``
+    (torch's lower median for even ``k``)."""
+    return v.gather(-1, idx).median(-1).values
+
+
+def first_step_reaching(steps: np.ndarray, values: Tensor, level: Tensor) -> np.ndarray:
+    """First recorded step at which ``values (T, R...)`` is ``≥ level (R...)``, per run, ``(R...)`` int.
+    A run that never reaches its level gets ``steps[0]`` (``argmax`` of an all-false mask)."""
+    return np.asarray(steps)[np.argmax((values >= level).numpy(), axis=0)]

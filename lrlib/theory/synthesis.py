@@ -7,16 +7,24 @@
   difference ``z = z₁ − z₀`` with labels ``y = ±1``, and neuron ``α``'s outgoing weight in the
   alignment paper's notation is ``v_α = w2_{1α} − w2_{0α}``: :func:`logit_difference`,
   :func:`pm_labels`, :func:`race_gamma_from_alignment`.
+* The table of AGF's jumps against GD's drops and a reference prediction: :func:`agf_vs_gd_jumps`.
+* The alignment paper's predictions measured on a race network: :func:`alignment_lens` (cones,
+  cosine to ``sign(v) x_a(w)``, stable rank) and :func:`alignment_lens_rows` (at the start, the end
+  of the plateau and the end of a run).
 """
 
 from __future__ import annotations
+
+import math
 
 import numpy as np
 import torch
 
 from ..errors import ParameterError
 from ..models import TwoLayer, forward, preactivations
-from ..track import first_crossing
+from ..track import cosine, first_crossing, stable_rank
+from . import alignment as al
+from .race import total_norm
 
 Tensor = torch.Tensor
 
@@ -69,3 +77,87 @@ def race_gamma_from_alignment(p: TwoLayer, X: Tensor, y: Tensor) -> Tensor:
     s = (active * weight.unsqueeze(-1)).transpose(-1, -2) @ X / X.shape[-2]   # (…, m, D)
     v = q.W2[..., 0, :]                                             # (…, m)
     return (v / torch.linalg.vector_norm(p.W2, dim=-2)).unsqueeze(-1) * s
+
+
+def agf_vs_gd_jumps(time: np.ndarray, loss: np.ndarray, tau: np.ndarray, levels: np.ndarray,
+                    reference: tuple[float, ...], tol: float) -> list[dict]:
+    """One row per jump ``k = 1, 2, …`` comparing AGF's jump times with GD's drops and a reference
+    prediction (e.g. the orthogonal paper's leading-order phase times).
+
+    ``time (T,)`` and ``loss (T,)``: one GD loss curve (time in the same units as ``tau``, here
+    gradient-flow time); ``tau (K+1,)`` and ``levels (K+1,)``: AGF's jump times (``tau[0] = 0``) and
+    loss levels (:class:`~lrlib.theory.agf.AGFRun`); ``reference``: the reference times of the first
+    jumps.  The rows cover the first ``min(K, len(reference))`` jumps.
+
+    GD's drop ``k`` is the first crossing of the mid-level ``(levels[k−1] + levels[k]) / 2``
+    (:func:`mid_level_drop_times`).  Columns: ``jump``; ``gd``, ``agf``, ``leading`` (the three
+    times); ``err_agf``, ``err_leading`` (relative errors against ``gd``); ``tol`` (passed through);
+    ``n_jumps = K``; ``level = levels[k]`` (AGF's level after jump ``k``); ``gd_level``: for ``k = 1``
+    the GD loss midway between its first two drops (needs ``K ≥ 2``), ``nan`` for ``k > 1``.
+    """
+    tau, levels = np.asarray(tau, dtype=float), np.asarray(levels, dtype=float)
+    if tau.ndim != 1 or levels.shape != tau.shape:
+        raise ParameterError(f"agf_vs_gd_jumps needs tau and levels of the same 1-D shape, got {tau.shape} and {levels.shape}")
+    t_gd = mid_level_drop_times(time, loss, levels)
+    rows = []
+    for k, (t_agf, t_ref) in enumerate(zip(tau[1:], reference)):
+        gd_level = np.nan
+        if k == 0:
+            if t_gd.size < 2:
+                raise ParameterError("agf_vs_gd_jumps needs at least two AGF jumps for the level between the drops")
+            gd_level = float(np.interp(0.5 * (t_gd[0] + t_gd[1]), time, loss))
+        rows.append(dict(jump=k + 1, gd=t_gd[k], agf=t_agf, leading=t_ref,
+                         err_agf=float(relative_errors(t_agf, t_gd[k])), err_leading=float(relative_errors(t_ref, t_gd[k])),
+                         tol=tol, n_jumps=len(tau) - 1, level=levels[k + 1], gd_level=gd_level))
+    return rows
+
+
+def alignment_lens(p: TwoLayer, X: Tensor, y: Tensor) -> tuple[dict[str, float], Tensor]:
+    """The alignment paper's quantities for one race network ``p`` (two outputs, ``W1 (m, D)``) on
+    ``X (N, D)``, ``y (N,)`` with labels ``{0, 1}``, in float64, with ``v = W2[1] − W2[0]``:
+
+    * ``in_cone``: fraction of neurons in their predicted cone, ``S₊ ∪ S_dead`` for ``v > 0`` and
+      ``S₋ ∪ S_dead`` for ``v < 0`` (Min et al. Thm. 1; a neuron with ``v = 0`` counts as outside);
+    * ``cos_all``: median over neurons of ``cos(w_α, sign(v_α) x_a(w_α))``;
+    * ``stable_rank``: ``‖W1‖_F² / ‖W1‖_2²`` (without biases).
+
+    Returns that dict (floats) and the per-neuron cosines ``(m,)`` (0 where ``x_a = 0``, e.g. a dead neuron).
+    """
+    if p.W1.ndim != 2 or X.ndim != 2 or y.shape != X.shape[:1] or X.shape[-1] != p.W1.shape[-1]:
+        raise ParameterError(f"alignment_lens needs one network W1 (m, D), X (N, D), y (N,); got W1 {tuple(p.W1.shape)}, "
+                             f"X {tuple(X.shape)}, y {tuple(y.shape)}")
+    ypm = pm_labels(y)
+    W, v = p.W1.double(), logit_difference(p).W2[0].double()
+    cones = al.cone_membership(W, X.double(), ypm)
+    in_cone = ((v > 0) & (cones["S_plus"] | cones["S_dead"])) | ((v < 0) & (cones["S_minus"] | cones["S_dead"]))
+    c = cosine(W, torch.sign(v).unsqueeze(-1) * al.signed_active_sum(W, X.double(), ypm))
+    return dict(in_cone=float(in_cone.double().mean()), cos_all=float(c.median()),
+                stable_rank=float(stable_rank(W)[0])), c
+
+
+def plateau_end(loss: np.ndarray, level: float) -> int:
+    """Index of the last entry of ``loss (T,)`` at or above ``level`` (the end of the plateau)."""
+    hits = np.nonzero(np.asarray(loss) >= level)[0]
+    if hits.size == 0:
+        raise ParameterError(f"plateau_end: the loss never reaches {level}")
+    return int(hits[-1])
+
+
+def alignment_lens_rows(traj, X: Tensor, y: Tensor, *, plateau_level: float = 0.99 * math.log(2),
+                        winners_quantile: float = 0.9) -> list[dict]:
+    """:func:`alignment_lens` of one race run ``traj`` (a single-run :class:`~lrlib.trajectory.Trajectory`)
+    at its first snapshot (``"init"``), at the end of the plateau (``"end of plateau"``: the last
+    snapshot with loss ``≥ plateau_level``, in nats) and at its last snapshot (``"final"``).
+
+    Each row: ``when``, ``step``, ``loss``, ``cos_winners`` (median cosine over the winners: the
+    neurons whose final ``a_α = ‖w1_α‖‖w2_α‖`` is at or above the ``winners_quantile`` quantile) and
+    the three entries of :func:`alignment_lens`."""
+    L = traj.loss.numpy()
+    i_end = plateau_end(L, plateau_level)
+    a_fin = total_norm(traj.final)
+    winners = a_fin >= a_fin.quantile(winners_quantile)
+    rows = []
+    for name, i in [("init", 0), ("end of plateau", i_end), ("final", len(L) - 1)]:
+        q, c = alignment_lens(traj.at(i), X, y)
+        rows.append(dict(when=name, step=int(traj.steps[i]), loss=float(L[i]), cos_winners=float(c[winners].median()), **q))
+    return rows

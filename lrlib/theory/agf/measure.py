@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
-from typing import Callable
+import math
+from typing import Callable, Iterable
 
 import numpy as np
 import torch
 
+from ...errors import ParameterError
 from ...track import first_crossing
+from . import core, dln
 
 Tensor = torch.Tensor
 
@@ -27,6 +30,7 @@ def plateau_values(time: np.ndarray, loss: np.ndarray, tau: np.ndarray) -> np.nd
 
 
 def relative_errors(measured: np.ndarray, predicted: np.ndarray) -> np.ndarray:
+    """``|measured − predicted| / |predicted|`` elementwise (``nan`` propagates)."""
     return np.abs(np.asarray(measured) - np.asarray(predicted)) / np.abs(np.asarray(predicted))
 
 
@@ -53,3 +57,70 @@ def maximise_on_sphere(fn: Callable[[Tensor], Tensor], theta0: Tensor, *, lr: fl
         th = th.detach() + lr * (g - (g @ th.detach()) * th.detach())
         th = th / th.norm()
     return float(fn(th)), th.detach()
+
+
+def dln_vs_agf(X: np.ndarray, y: np.ndarray, alpha: float, time: np.ndarray,
+               loss: np.ndarray) -> tuple[dln.DLNResult, float, np.ndarray, np.ndarray]:
+    """GD on a diagonal linear network against closed-form AGF at the same ``alpha``.
+
+    ``X (n, d)``, ``y (n,)``: the data; ``time (T,)``: raw gradient-flow time of the GD loss curve
+    ``loss (T,)``.  Returns ``(pred, η_α, err_t, err_l)``: AGF's prediction (:func:`dln.agf`), η_α
+    (:func:`dln.eta_alpha`), the relative errors of GD's mid-level drop times, in accelerated time
+    ``t/η_α``, against ``pred.tau[1:]`` ``(K,)``, and of GD's loss at the geometric middle of each
+    predicted plateau against ``pred.levels[1:-1]`` ``(K−1,)``."""
+    pred = dln.agf(X, y, alpha)
+    eta = dln.eta_alpha(alpha)
+    drops_ = drop_times(time, loss, pred.levels) / eta
+    err_t = relative_errors(drops_, pred.tau[1:])
+    err_l = relative_errors(plateau_values(time / eta, loss, pred.tau), pred.levels[1:-1])
+    return pred, eta, err_t, err_l
+
+
+def verdict_1_over_eta(errs: Iterable[tuple[float, np.ndarray]]) -> str:
+    """``"reproduced"`` when for every ``(η_α, errors)`` pair the largest (non-nan) relative error is
+    ``≤ 1/η_α``, else ``"not reproduced"`` (an all-nan error array does not pass)."""
+    return "reproduced" if all(np.nanmax(e) <= 1 / eta for eta, e in errs) else "not reproduced"
+
+
+def plateau_spectrum_errors(time: np.ndarray, sv: np.ndarray, tau: np.ndarray, sv_pred: np.ndarray) -> np.ndarray:
+    """Spectrum of GD's plateaus against the predicted ones (Conjecture 4.1 / Lemma D.1).
+
+    ``time (T,)``: accelerated time of the snapshots; ``sv (T, r)``: the measured singular values of
+    the end-to-end map, descending; ``tau (K+1,)``: predicted jump times (``tau[0] = 0``);
+    ``sv_pred (≥K, r)``: predicted singular values on each plateau (row ``k`` after jump ``k``).  At the
+    geometric middle of plateau ``k = 1..K−1`` the measured spectrum is interpolated, and the error is
+    ``max_{i ≤ k} |σ_i − σ^{(k)}_i| / σ^{(k)}_1`` (only the ``k`` learned values count).  ``(K−1,)``."""
+    tau = np.asarray(tau, dtype=float)
+    if sv.ndim != 2 or sv.shape[0] != len(time):
+        raise ParameterError(f"plateau_spectrum_errors needs sv (T, r) with T = {len(time)}, got {sv.shape}")
+    mids = np.sqrt(tau[1:-1] * tau[2:])
+    sv_mid = np.stack([np.interp(mids, time, sv[:, i]) for i in range(sv.shape[1])], -1)
+    return np.array([np.abs(sv_mid[k, :k + 1] - sv_pred[k + 1, :k + 1]).max() / sv_pred[k + 1, 0] for k in range(len(mids))])
+
+
+def align_fraction(theta0: Tensor, X: Tensor, G: Tensor, d: int, act: str, kappa: int, alpha: float, *,
+                   angle: float = 0.1, n_grid: int = 20001, horizon: float = 200.0) -> float:
+    """Fraction of the time a dormant neuron needs to reach ``‖θ‖ = 1`` that it spends more than
+    ``angle`` radians from the direction it has at that moment (App. B.4).
+
+    The neuron starts at ``alpha · θ0/‖θ0‖`` (``θ0 (D,)``) and follows the utility flow
+    (:func:`core.utility_flow`, frozen residual ``G``, input dim ``d``, activation ``act``) on a
+    uniform grid of ``n_grid`` points up to ``horizon · log(1/α)`` (``κ = 2``) or ``horizon / α``
+    (otherwise) gradient-flow time.  Returns ``nan`` if norm 1 is not reached by then."""
+    t_max = horizon * math.log(1 / alpha) if kappa == 2 else horizon / alpha
+    tg = np.linspace(0, t_max, n_grid)
+    th = core.utility_flow(alpha * theta0 / theta0.norm(), X, G, d, act, tg, stop_norm=1.0)
+    nrm = np.linalg.norm(th, axis=1)
+    if nrm[-1] < 1 - 1e-6:
+        return float("nan")
+    ang = np.arccos(np.clip((th[:-1] / nrm[:-1, None]) @ (th[-1] / nrm[-1]), -1, 1))
+    return float(np.mean(ang > angle))
+
+
+def staircase_drop_times(tau: np.ndarray, levels: np.ndarray, ref_levels: np.ndarray) -> np.ndarray:
+    """Drop times of a step curve (``levels[k]`` from ``tau[k]`` on, both ``(K+1,)``) against the
+    mid-levels of ``ref_levels (J+1,)``: for each mid-level, the first ``tau[k]`` with
+    ``levels[k] ≤`` it (``nan`` if none).  ``(J,)``, in the units of ``tau``."""
+    tau, levels, ref = (np.asarray(a, dtype=float) for a in (tau, levels, ref_levels))
+    mids = 0.5 * (ref[:-1] + ref[1:])
+    return np.array([tau[np.argmax(levels <= m)] if (levels <= m).any() else np.nan for m in mids])
