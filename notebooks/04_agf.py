@@ -74,6 +74,7 @@ ledger_path = ""    # write the claims ledger to this JSON file (empty string: n
 import math
 
 import numpy as np
+import pandas as pd
 import matplotlib.pyplot as plt
 import torch
 from scipy.integrate import solve_ivp
@@ -184,6 +185,33 @@ order_gd = ms.activation_order(run3.time, beta3[:, -1, :], agf_inf.betas[-1])
 ledger.add("fig3.order", "§3, App. C", "Coordinates are learned in AGF's order.",
            measured=f"GD at α = 1e-16 (first time |β_i| reaches half its final value): {order_gd}; AGF: {sum(agf_inf.order, [])}",
            tolerance="identical order", passed=order_gd == sum(agf_inf.order, []), expected="reproduced")
+
+# %% [markdown]
+# **Is the miss an artefact of GD's step?** The paper's object is gradient flow; we ran GD with
+# $h=2\times10^{-3}$. `lrlib.integrate` integrates the flow itself (adaptive Runge–Kutta, float64,
+# `rtol` $=10^{-10}$) from the same initialisation, and we measure it exactly as GD above. If the flow
+# met the tolerance where GD does not, the verdict above would be about our step, not about AGF.
+
+# %%
+t_flow3 = np.linspace(0.0, t_dense3[-1], 20001)
+flow_rows = []
+for a in [a for a in alphas3 if a <= 1e-4]:
+    u0 = torch.full((5,), math.sqrt(2) * a, dtype=F64)
+    fl3 = AM.dln_flow(X3t, y3t, u0, torch.zeros(5, dtype=F64), t_flow3)
+    _, eta_a, err_t, err_l = ms.dln_vs_agf(X3, y3, a, t_flow3, fl3.loss.numpy())
+    flow_rows.append({"α": f"{a:g}", "1/η_α": 1 / eta_a, "GD: max drop-time error": np.nanmax(rows3[a][2]),
+                      "flow: max drop-time error": np.nanmax(err_t), "GD: max level error": np.nanmax(rows3[a][3]),
+                      "flow: max level error": np.nanmax(err_l), "flow gradient evaluations": fl3.grad_evals})
+flow3 = pd.DataFrame(flow_rows)
+print("the flow meets the 1/η_α tolerance at every α:" , bool((flow3["flow: max drop-time error"] <= flow3["1/η_α"]).all()))
+flow3.round(4)
+
+# %% [markdown]
+# What we see (full size; Figure 3's data and initialisation do not depend on the seed): the flow's
+# drop-time errors are somewhat smaller than GD's (e.g. 0.036 against 0.044 at $\alpha=10^{-16}$), so
+# the step accounts for a part of the error, but the flow too misses the $1/\eta_\alpha$ tolerance at
+# every $\alpha$, and its level errors are GD's. The *not reproduced* verdicts above are about AGF's
+# $O(1/\eta_\alpha)$ corrections, not about our discretisation.
 
 # %% [markdown]
 # **AGF → Pesme–Flammarion.** As $\alpha\to0$, $\log\cosh x\to|x|$ and $\cosh^{-1}e^x\sim x+\log2$, so AGF's

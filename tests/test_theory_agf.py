@@ -91,6 +91,24 @@ def test_dln_grad_matches_autograd():
     torch.testing.assert_close(AM.dln_beta(p), torch.diagonal(p.W1, dim1=-2, dim2=-1) * p.W2[..., 0, :])
 
 
+def test_dln_flow_matches_fine_step_gd_and_conserves_u2_minus_v2():
+    """The integrated DLN flow agrees with GD at a 10× smaller step than the chapter's, and keeps
+    u² − v² = 2α² (conserved by the flow, not by GD)."""
+    X, y, _ = dln.fig3_data()
+    Xt, yt = torch.tensor(X), torch.tensor(y)
+    a = 1e-2
+    u0, v0 = torch.full((5,), math.sqrt(2) * a, dtype=F64), torch.zeros(5, dtype=F64)
+    times = np.linspace(0.0, 10.0, 11)
+    res = AM.dln_flow(Xt, yt, u0, v0, times)
+    h = 2e-4
+    gd = train(AM.dln_params(u0, v0), Xt, yt, loss=half_mse(), lr=h, steps=int(10.0 / h),
+               record=(times / h).round().astype(int), grad_fn=AM.dln_grad, progress=False)
+    np.testing.assert_allclose(res.loss.numpy(), gd.loss.numpy(), rtol=2e-3)
+    assert res.loss[-1] < 0.5 * res.loss[0]                                 # something was learnt
+    cons = res.states["u"] ** 2 - res.states["v"] ** 2
+    np.testing.assert_allclose(cons.numpy(), 2 * a ** 2, rtol=1e-6)
+
+
 def dln_cost(Xt, yt, steps=3000):
     def cost(net):
         mask = (net.W1 != 0).to(net.W1.dtype)

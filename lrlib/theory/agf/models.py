@@ -41,6 +41,30 @@ def dln_grad(p: TwoLayer, X: Tensor, y: Tensor) -> dict[str, Tensor]:
     return {"W1": torch.diag_embed(g * v), "W2": (g * u).unsqueeze(-2)}
 
 
+def dln_flow(X: Tensor, y: Tensor, u0: Tensor, v0: Tensor, times, *, rtol: float = 1e-10,
+             atol: float = 1e-20, max_evals: int = 2_000_000):
+    """Gradient *flow* of ``½ mean (Xβ − y)²`` in ``(u, v)`` (``β = u ⊙ v``) from ``(u0, v0)``
+    ``(R..., d)``, recorded at the raw flow ``times`` ``(T,)``: :func:`lrlib.integrate.integrate` with
+    the closed-form :func:`dln_grad`.  Returns its :class:`~lrlib.integrate.FlowResult` (states ``u``,
+    ``v`` ``(T, R..., d)``, loss ``(T, R...)``, gradient evaluations).  ``atol`` sits far below the
+    smallest initial scale (``α ≥ 1e-16`` gives ``u0 ≈ 1.4e-16``)."""
+    from ...integrate import integrate
+    from ...losses import half_mse
+
+    loss = half_mse()
+
+    def loss_fn(th: dict[str, Tensor]) -> Tensor:
+        return loss(forward(dln_params(th["u"], th["v"]), X), y)
+
+    def value_and_grad(th: dict[str, Tensor]) -> tuple[Tensor, dict[str, Tensor]]:
+        p = dln_params(th["u"], th["v"])
+        g = dln_grad(p, X, y)
+        return loss(forward(p, X), y), {"u": torch.diagonal(g["W1"], dim1=-2, dim2=-1), "v": g["W2"][..., 0, :]}
+
+    return integrate(loss_fn, {"u": u0, "v": v0}, times, rtol=rtol, atol=atol, max_evals=max_evals,
+                     value_and_grad=value_and_grad)
+
+
 def dln_mask(d: int, dtype: torch.dtype = torch.float64) -> Tensor:
     """``W1`` mask of a DLN (the identity)."""
     return torch.eye(d, dtype=dtype)
