@@ -526,7 +526,8 @@ def ledger_html(rows: list[dict], aggs: list[dict], page_dir: str | Path = REPO_
     tolerance.  Chapters listed in ``toc_file`` link to their page (``page_dir`` is where this
     page is).  The table fits the page's width (fixed layout): no horizontal scrolling."""
     modes = [a["provenance"]["mode"] for a in aggs]
-    measured_head = "measured" + (f" ({modes[0]}, seed {aggs[0]['provenance']['seeds'][0]})" if aggs else "")
+    shown = _shown_seed(aggs[0]) if aggs else None
+    measured_head = "measured" + (f" ({modes[0]}, seed {shown})" if aggs else "")
     head = ["chapter · paper ref.", "claim", "verdict in the book"] + [f"pass rate, {m} sweep" for m in modes] \
         + [measured_head, "tolerance"]
     rest = 100 - 15 - 13 - 12 * len(modes)
@@ -559,7 +560,7 @@ def ledger_html(rows: list[dict], aggs: list[dict], page_dir: str | Path = REPO_
             cells.append(f"<strong>{k}/{n}</strong> ({100 * k / n:.0f}%{part})<br>{marks}")
         first = r["sweeps"].get(modes[0]) if modes else None
         if first and "missing" not in first:
-            cells.append(_h(first["measured"].get(str(aggs[0]["provenance"]["seeds"][0]), "(seed did not run)")))
+            cells.append(_h(first["measured"].get(str(shown), "(seed did not run)")))
         else:
             cells.append("—")
         cells.append(_h(r["tolerance"]) or "—")
@@ -567,6 +568,13 @@ def ledger_html(rows: list[dict], aggs: list[dict], page_dir: str | Path = REPO_
                                     for c in cells) + "</tr>")
     out.append("</tbody></table>")
     return "\n".join(out)
+
+
+def _shown_seed(agg: dict) -> int:
+    """The seed whose measured values the ledger shows: the book's own seed 0 when the sweep ran
+    it (at full size that is the book's own run), else the sweep's first seed."""
+    seeds = agg["provenance"]["seeds"]
+    return 0 if 0 in seeds else seeds[0]
 
 
 def measured_per_seed_html(aggs: list[dict]) -> str:

@@ -212,3 +212,17 @@ def test_ledger_rows_keep_claims_not_in_the_sweep(chapters, tmp_path):
     assert "seeds 0, 1" in text and "reduced size" in text and "no run failed" in text
     assert "--quick --publish" in text
     assert "seed" in sw.measured_per_seed_html(aggs)
+
+
+def test_ledger_shows_seed_0_measured_when_the_sweep_ran_it(chapters):
+    """The measured column is the book's own seed 0 when present, else the sweep's first seed."""
+    claim = {"ref": "Thm. 1", "statement": "s", "tolerance": "t", "expected": "reproduced", "id": "fake.thm1.even",
+             "verdict": "reproduced", "value": None}
+    for seeds, shown in [([3, 0, 1], 0), ([2, 5], 2)]:
+        recs = [{"chapter": "fake", "seed": s, "ok": True, "seconds": 1, "host": "h", "error": None, "glued": {},
+                 "claims": [dict(claim, measured=f"value of seed {s}")]} for s in seeds]
+        prov = sw.provenance(chapters=["fake"], seeds=seeds, quick=False, workers=2, scheduler=None, wall_seconds=9)
+        agg = sw.aggregate(recs, prov)
+        html = sw.ledger_html(sw.ledger_rows({"fake": chapters["fake"]}, [agg]), [agg])
+        assert f"value of seed {shown}" in html and f"seed {shown})" in html
+        assert sum(f"value of seed {s}" in html for s in seeds) == 1
