@@ -13,7 +13,9 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 RESULTS = ROOT / "benchmarks" / "results.json"
 PAGE = ROOT / "book" / "performance.md"
+INTRO = ROOT / "book" / "intro.md"
 START, END = "<!-- benchmark-results:start -->", "<!-- benchmark-results:end -->"
+TIMES_START, TIMES_END = "<!-- chapter-times:start -->", "<!-- chapter-times:end -->"
 
 # the targets of issue 7
 T_FLOOR, T_MATMUL, T_EVALS, T_ERR, T_SEEDS = 1.5, 0.5, 10.0, 0.01, 4.0
@@ -108,16 +110,35 @@ def tables(results: dict) -> str:
     return "\n\n".join(parts) if parts else "*No benchmark results yet: run `.venv/bin/python benchmarks/run.py`.*"
 
 
-def write_page(text: str, page: Path = PAGE) -> None:
+def chapter_times(results: dict) -> str:
+    """The intro's short table: each chapter's wall time at full size (and the machine)."""
+    sec = results.get("chapters")
+    if not sec or sec.get("quick"):
+        return "*Not measured yet at full size: run `.venv/bin/python benchmarks/run.py --chapters`.*"
+    m = sec.get("machine", {})
+    rows = ["| chapter | full size, one run |", "|---|---:|"]
+    rows += [f"| {r['chapter']} | {r['wall_s'] / 60:.1f} min |" for r in sec["rows"]]
+    rows.append(f"| all chapters, one after another | {sec['total_s'] / 60:.1f} min |")
+    return "\n".join(rows + ["", f"*Measured {sec.get('date', '?')} on {m.get('cpu', '?')}, {m.get('cores', '?')} CPUs, "
+                              f"torch {m.get('torch_threads', '?')} thread(s) per chapter (benchmarks/results.json).*"])
+
+
+def write_page(text: str, page: Path = PAGE, start: str = START, end: str = END) -> None:
     """Replace what lies between the page's markers with ``text``."""
     src = page.read_text()
-    if START not in src or END not in src:
-        raise SystemExit(f"{page}: markers {START} … {END} not found")
-    head, rest = src.split(START, 1)
-    _, tail = rest.split(END, 1)
-    page.write_text(f"{head}{START}\n{text}\n{END}{tail}")
+    if start not in src or end not in src:
+        raise SystemExit(f"{page}: markers {start} … {end} not found")
+    head, rest = src.split(start, 1)
+    _, tail = rest.split(end, 1)
+    page.write_text(f"{head}{start}\n{text}\n{end}{tail}")
+
+
+def write_pages(results: dict) -> None:
+    """The performance page's tables and the intro's chapter times."""
+    write_page(tables(results))
+    write_page(chapter_times(results), INTRO, TIMES_START, TIMES_END)
 
 
 if __name__ == "__main__":
-    write_page(tables(json.loads(RESULTS.read_text())))
+    write_pages(json.loads(RESULTS.read_text()))
     sys.exit(0)

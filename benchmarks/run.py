@@ -94,7 +94,7 @@ def main(argv: list[str] | None = None) -> int:
 
     text = report.tables(results)
     print("\n" + text)
-    report.write_page(text)
+    report.write_pages(results)
     print(f"\nwrote {RESULTS.relative_to(ROOT)} and the tables of book/performance.md")
     return 0
 
