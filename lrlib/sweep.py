@@ -342,12 +342,13 @@ def sweep(chapters: dict[str, Path], seeds: list[int], out: str | Path, *, quick
         status = "ok" if rec["ok"] else "FAILED: " + (rec["error"] or "").strip().splitlines()[0][:200]
         log(f"  {rec['chapter']} seed {rec['seed']}: {status} ({rec['seconds']:.0f}s)")
 
-    t0 = time.time()
-    records = run_dask(tasks, scheduler, done) if scheduler is not None else run_local(tasks, workers, done)
+    # the code state is recorded before the runs start: what ran, even if the tree changes meanwhile
     prov = provenance(chapters=list(chapters), seeds=seeds, quick=quick,
                       workers=None if scheduler is not None else workers,
-                      scheduler=address,
-                      wall_seconds=time.time() - t0)
+                      scheduler=address, wall_seconds=0.0)
+    t0 = time.time()
+    records = run_dask(tasks, scheduler, done) if scheduler is not None else run_local(tasks, workers, done)
+    prov["wall_seconds"] = round(time.time() - t0, 1)
     agg = aggregate(records, prov)
     for r in records:  # the ledgers, also when the runs happened on machines without a shared disk
         if r["ok"]:

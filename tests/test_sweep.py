@@ -226,3 +226,18 @@ def test_ledger_shows_seed_0_measured_when_the_sweep_ran_it(chapters):
         html = sw.ledger_html(sw.ledger_rows({"fake": chapters["fake"]}, [agg]), [agg])
         assert f"value of seed {shown}" in html and f"seed {shown})" in html
         assert sum(f"value of seed {s}" in html for s in seeds) == 1
+
+
+def test_provenance_is_the_code_state_when_the_runs_start(chapters, tmp_path, monkeypatch):
+    """A commit made while a sweep runs must not be recorded as the code that ran."""
+    state = {"head": "a" * 40}
+    monkeypatch.setattr(sw, "_git", lambda *args: state["head"] if args[0] == "rev-parse" else "")
+
+    def fake_run_local(tasks, workers, on_done=None):
+        state["head"] = "b" * 40          # someone commits during the runs
+        return [{"chapter": t["chapter"], "seed": t["seed"], "ok": True, "seconds": 1.0, "host": "h",
+                 "error": None, "glued": {}, "claims": []} for t in tasks]
+
+    monkeypatch.setattr(sw, "run_local", fake_run_local)
+    agg = sw.sweep({"fake": chapters["fake"]}, [0], tmp_path / "s", quick=True, workers=1, log=lambda *_: None)
+    assert agg["provenance"]["git_commit"] == "a" * 40 and agg["provenance"]["git_dirty"] is False
