@@ -454,8 +454,28 @@ def _seed_range(seeds: list[int]) -> str:
     return ", ".join(map(str, seeds))
 
 
-def describe_sweep(agg: dict, book_commit: str | None = None) -> str:
-    """A Markdown paragraph saying exactly how a published sweep was obtained."""
+#: what the chapters run: a change here since a sweep may move its numbers (lrlib/sweep.py is not
+#: run by any chapter: it runs them)
+CHAPTER_INPUTS = ("notebooks", "lrlib", "data", "requirements.txt")
+
+
+def changed_since(commit: str | None, paths: Iterable[str] = CHAPTER_INPUTS) -> list[str] | None:
+    """Files under ``paths`` that differ between ``commit`` and the working tree (``None``: no git
+    or unknown commit).  ``lrlib/sweep.py`` and the jupytext ``.py`` halves are left out (the
+    chapters run the ``.ipynb`` halves, which ``scripts/check_notebooks.py`` keeps in sync)."""
+    if not commit:
+        return None
+    out = _git("diff", "--name-only", commit, "--", *paths)
+    if out is None:
+        return None
+    return [f for f in out.splitlines() if f and f != "lrlib/sweep.py"
+            and not (f.startswith("notebooks/") and f.endswith(".py"))]
+
+
+def describe_sweep(agg: dict, book_commit: str | None = None, since: list[str] | None = None) -> str:
+    """A Markdown paragraph saying exactly how a published sweep was obtained.  ``since``: the
+    files the chapters run that changed between the sweep's commit and the book's
+    (:func:`changed_since`); ``None`` when unknown."""
     p = agg["provenance"]
     size = ("**reduced size** (`quick = True`: fewer seeds, steps and samples inside each chapter; "
             "its verdicts are not the published full-scale ones)" if p["quick"]
@@ -480,8 +500,16 @@ def describe_sweep(agg: dict, book_commit: str | None = None) -> str:
             f"torch {v.get('torch')}, papermill {v.get('papermill')}), {p['wall_seconds'] / 60:.0f} min wall time; "
             f"{failed}. Command: {cmd}.")
     if book_commit and p.get("git_commit") and book_commit != p["git_commit"]:
-        text += (f" This book was built at commit `{book_commit[:10]}`: chapters changed since the sweep "
-                 "may have moved its numbers.")
+        if since == []:
+            text += (f" This book was built at the later commit `{book_commit[:10]}`; none of the files the "
+                     f"chapters run ({', '.join(CHAPTER_INPUTS)}) changed since the sweep.")
+        elif since:
+            text += (f" This book was built at commit `{book_commit[:10]}`; files the chapters run changed since "
+                     f"the sweep ({', '.join(f'`{c}`' for c in since[:6])}{' …' if len(since) > 6 else ''}) "
+                     "and may have moved its numbers.")
+        else:
+            text += (f" This book was built at commit `{book_commit[:10]}`: chapters changed since the sweep "
+                     "may have moved its numbers.")
     return text
 
 

@@ -1,12 +1,14 @@
-"""Rerun every chapter with another seed, at reduced size, through papermill.
+"""Rerun every chapter with another seed, at reduced size: the seed sweep on real chapters.
 
-For each ``notebooks/NN_<key>.ipynb`` this executes the notebook the way the README
-tells a reader to (papermill, the notebook's folder as working directory) with
-``seed=1``, ``quick=True`` and a ``ledger_path`` in a temporary folder, and checks
-the claims ledger that the chapter writes there.
+All ``notebooks/NN_<key>.ipynb`` run with ``seed=1``, ``quick=True`` through
+:func:`lrlib.sweep.sweep` on a local Dask cluster (two worker processes, one thread
+each, reached over TCP as ``--scheduler tcp://host:port`` does): each run is papermill
+executing the notebook the way the README tells a reader to (the notebook's folder as
+working directory, the parameters injected).  Then every chapter's record and the claims
+ledger it wrote are checked, and the aggregate the ledger page reads.
 
-A chapter whose ledger raises (a verdict differs from the expected one) fails
-here with the notebook's traceback.
+A chapter that raises (an error, or a verdict check) fails here with the notebook's
+traceback.  Bad papermill parameters stop a chapter with a clear message.
 """
 
 from __future__ import annotations
@@ -18,37 +20,44 @@ from pathlib import Path
 import papermill
 import pytest
 
+from lrlib import sweep as sw
+
 REPO_ROOT = Path(__file__).resolve().parent.parent
 NOTEBOOKS_DIR = REPO_ROOT / "notebooks"
 CHAPTERS = sorted(p for p in NOTEBOOKS_DIR.glob("*.ipynb") if re.match(r"^\d\d_", p.name))
 
 VERDICTS = {"reproduced", "partial", "not reproduced"}
 CLAIM_KEYS = {"id", "statement", "measured", "tolerance", "verdict", "expected"}
+SEED = 1
 
 
 def test_there_are_chapters():
     assert CHAPTERS, f"no chapter notebooks (NN_<key>.ipynb) in {NOTEBOOKS_DIR}"
 
 
-@pytest.mark.parametrize("notebook", CHAPTERS, ids=[p.stem for p in CHAPTERS])
-def test_rerun_with_seed_1_quick_writes_valid_ledger(notebook: Path, tmp_path: Path):
-    ledger = tmp_path / "ledger.json"
-    output = tmp_path / notebook.name
-    papermill.execute_notebook(
-        str(notebook),
-        str(output),
-        parameters={"seed": 1, "quick": True, "ledger_path": str(ledger)},
-        cwd=str(NOTEBOOKS_DIR),
-        kernel_name="python3",
-        progress_bar=False,
-        execution_timeout=1800,  # per cell, as in the book build
-    )
+@pytest.fixture(scope="module")
+def sweep_seed1(tmp_path_factory) -> tuple[dict, Path]:
+    """One reduced-size sweep, seed 1, of every chapter on a local Dask cluster."""
+    distributed = pytest.importorskip("distributed")
+    out = tmp_path_factory.mktemp("sweep")
+    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
+                                  dashboard_address=None) as cluster:
+        agg = sw.sweep(sw.discover(NOTEBOOKS_DIR), [SEED], out, quick=True,
+                       scheduler=cluster.scheduler_address, timeout=1800, log=print)
+    return agg, out
 
+
+@pytest.mark.parametrize("notebook", CHAPTERS, ids=[p.stem for p in CHAPTERS])
+def test_rerun_with_seed_1_quick_writes_valid_ledger(notebook: Path, sweep_seed1):
+    agg, out = sweep_seed1
+    key = notebook.stem.split("_", 1)[1]  # 01_orthogonal -> orthogonal
+    rec = next(r for r in agg["runs"] if r["chapter"] == key)
+    assert rec["ok"], f"{notebook.name} with seed {SEED} (quick) failed:\n{next(f['error'] for f in agg['failed'] if f['chapter'] == key)}"
+    ledger = out / key / f"seed{SEED}.json"
     assert ledger.is_file(), f"{notebook.name} did not write its claims ledger to ledger_path"
     claims = json.loads(ledger.read_text())
     assert isinstance(claims, list) and claims, "the ledger must be a non-empty JSON list of claims"
 
-    key = notebook.stem.split("_", 1)[1]  # 01_orthogonal -> orthogonal
     ids = []
     for i, claim in enumerate(claims):
         assert isinstance(claim, dict), f"claim {i} is not an object: {claim!r}"
@@ -61,6 +70,23 @@ def test_rerun_with_seed_1_quick_writes_valid_ledger(notebook: Path, tmp_path: P
         assert claim["expected"] in VERDICTS, f"{claim['id']}: expected {claim['expected']!r} not in {VERDICTS}"
         ids.append(claim["id"])
     assert len(ids) == len(set(ids)), "claim ids must be unique"
+    # the aggregate holds this run's verdict of every claim, and a pass rate over the one seed
+    for c in claims:
+        entry = agg["claims"][c["id"]]
+        assert entry["verdicts"] == {str(SEED): c["verdict"]}
+        assert entry["pass_rate"] == (1.0 if c["verdict"] == "reproduced" else 0.0)
+    # and the chapter's figures were glued under its key (the sweep collects their names)
+    glued = agg["glued"][key][str(SEED)]
+    assert any(v == "<figure>" for k, v in glued.items() if k.startswith(f"{key}-")), glued.keys()
+
+
+def test_sweep_aggregate_is_readable_by_the_ledger_page(sweep_seed1):
+    agg, out = sweep_seed1
+    assert agg["provenance"]["quick"] is True and agg["provenance"]["seeds"] == [SEED]
+    assert agg["provenance"]["runner"].startswith("dask scheduler tcp://")
+    rows = sw.ledger_rows(sw.discover(NOTEBOOKS_DIR), [agg])
+    assert rows and all(r["sweeps"]["quick"].get("missing") is None for r in rows if r["in_chapter"] and not r["id"].endswith(".*"))
+    assert json.loads((out / "sweep-quick.json").read_text())["claims"].keys() == agg["claims"].keys()
 
 
 @pytest.mark.parametrize("notebook", CHAPTERS, ids=[p.stem for p in CHAPTERS])

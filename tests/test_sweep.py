@@ -241,3 +241,20 @@ def test_provenance_is_the_code_state_when_the_runs_start(chapters, tmp_path, mo
     monkeypatch.setattr(sw, "run_local", fake_run_local)
     agg = sw.sweep({"fake": chapters["fake"]}, [0], tmp_path / "s", quick=True, workers=1, log=lambda *_: None)
     assert agg["provenance"]["git_commit"] == "a" * 40 and agg["provenance"]["git_dirty"] is False
+
+
+def test_describe_sweep_says_whether_the_chapters_changed_since():
+    recs = [{"chapter": "fake", "seed": 0, "ok": True, "seconds": 1, "host": "h", "error": None, "glued": {},
+             "claims": []}]
+    agg = sw.aggregate(recs, sw.provenance(chapters=["fake"], seeds=[0], quick=False, workers=1, scheduler=None,
+                                           wall_seconds=1))
+    agg["provenance"]["git_commit"] = "a" * 40
+    same = sw.describe_sweep(agg, "b" * 40, since=[])
+    assert "none of the files the chapters run" in same
+    moved = sw.describe_sweep(agg, "b" * 40, since=["notebooks/03_race.ipynb"])
+    assert "`notebooks/03_race.ipynb`" in moved and "may have moved" in moved
+    assert "may have moved" in sw.describe_sweep(agg, "b" * 40, since=None)
+    assert "built at" not in sw.describe_sweep(agg, "a" * 40, since=["x"])     # same commit: nothing to say
+    head = sw._git("rev-parse", "HEAD")
+    if head:                                                    # in a git checkout: HEAD against itself
+        assert all(not f.endswith("sweep.py") for f in sw.changed_since(head) or [])
