@@ -18,9 +18,8 @@ from __future__ import annotations
 from typing import Iterable
 
 import torch
-import torch.nn.functional as F
 
-from .losses import Loss
+from .losses import Loss, residual
 from .models import TwoLayer
 
 Tensor = torch.Tensor
@@ -37,37 +36,24 @@ def loss_and_dpred(loss: Loss, pred: Tensor, y: Tensor, need_loss: bool = True) 
     """Per-run loss ``(R...)`` (``None`` unless ``need_loss``) and ``∂L/∂pred`` ``(R..., n, k)``.
 
     ``pred`` ``(R..., n, k)``; ``y`` as :class:`~lrlib.losses.Loss` takes it (shared
-    ``(n, …)`` or per run).  ``L = scale · reduce_i ℓ(pred_i, y_i)``; the derivative of the
-    reduction is ``1/n`` (mean) or ``1`` (sum).
+    ``(n, …)`` or per run).  The value is ``loss(pred, y)`` itself; the derivative of
+    ``L = scale · reduce_i ℓ(pred_i, y_i)`` is by hand (the reduction contributes ``1/n``
+    for the mean, ``1`` for the sum).
     """
     n = pred.shape[-2]
     c = loss.scale / n if loss.reduction == "mean" else loss.scale
-    L = None
+    L = loss(pred, y) if need_loss else None          # the value: the Loss itself, one definition
     if loss.name == "square":
-        has_k_axis = y.dim() >= 2 and y.shape[-2] == n and y.shape[-1] == pred.shape[-1]
-        r = pred - (y if has_k_axis or pred.shape[-1] != 1 else y.unsqueeze(-1))
-        if need_loss:
-            L = c * (r * r).sum((-1, -2))
-        return L, r.mul_(2 * c)
+        return L, residual(pred, y).mul_(2 * c)
     if loss.name == "cross_entropy":
-        logp = F.log_softmax(pred, dim=-1)
+        d = torch.softmax(pred, dim=-1)
         idx = y.long().expand(pred.shape[:-1]).unsqueeze(-1)
-        if need_loss:
-            L = -c * logp.gather(-1, idx).squeeze(-1).sum(-1)
-        d = logp.exp_()
         d.scatter_add_(-1, idx, torch.full_like(idx, -1, dtype=d.dtype))
         return L, d.mul_(c)
-    f = pred[..., 0]
-    z = -y * f
     if loss.name == "exponential":
-        e = torch.exp(z)
-        if need_loss:
-            L = c * e.sum(-1)
-        return L, (-c * y * e).unsqueeze(-1)
+        return L, (-c * y * torch.exp(-y * pred[..., 0])).unsqueeze(-1)
     if loss.name == "logistic":
-        if need_loss:
-            L = c * F.softplus(z).sum(-1)
-        return L, (-c * y * torch.sigmoid(z)).unsqueeze(-1)
+        return L, (-c * y * torch.sigmoid(-y * pred[..., 0])).unsqueeze(-1)
     raise ValueError(f"no closed-form gradient for loss {loss.name!r}")
 
 

@@ -66,12 +66,18 @@ class Loss:
         return f"L = {s}{red} {body}"
 
 
-def _square(pred: Tensor, target: Tensor) -> Tensor:
+def residual(pred: Tensor, target: Tensor) -> Tensor:
+    """``pred − target`` ``(R..., n, k)`` for the square loss; a scalar-output target
+    ``(…, n)`` gets its ``k = 1`` axis."""
     n = pred.shape[-2]
     has_k_axis = target.dim() >= 2 and target.shape[-2] == n and target.shape[-1] == pred.shape[-1]
     if pred.shape[-1] == 1 and not has_k_axis:
         target = target.unsqueeze(-1)  # scalar output: (…, n) → (…, n, 1)
-    return ((pred - target) ** 2).sum(-1)
+    return pred - target
+
+
+def _square(pred: Tensor, target: Tensor) -> Tensor:
+    return (residual(pred, target) ** 2).sum(-1)
 
 
 def _cross_entropy(pred: Tensor, target: Tensor) -> Tensor:

@@ -473,9 +473,10 @@ ledger.add("saddle.plateau", "Prop. (strict saddle)", "Between phases 2 and 3 th
 # flow itself (float64, adaptive Runge–Kutta with local error control, `rtol` $=10^{-8}$,
 # `atol` $=10^{-14}$). For seed 0 we integrate all five $\lambda$ and recompute the half-fit times
 # $t_2^{1/2},t_3^{1/2}$ at the sweep's own snapshot times, so both sides are interpolated alike.
-# *Why the sweep itself stays GD:* on this test bed a GD step of $10^{-2}$ already sits near the
-# largest step the solver's error control allows, and GD batches all 25 runs into one computation;
-# the cell prints both costs. On the non-orthogonal data of Figure 4 the flow *slides along* ReLU
+# *Why the sweep itself stays GD:* the solver needs fewer gradient evaluations per run than GD's
+# 22 000 steps (the table counts them), but each of its evaluations carries the solver's own
+# bookkeeping and we integrate one run at a time (a batch would share one error control), while GD
+# advances all 25 runs in one batched computation; the cell prints both wall times. On the non-orthogonal data of Figure 4 the flow *slides along* ReLU
 # kinks and an explicit solver's steps shrink without end (see `lrlib.integrate`), so Figure 4 keeps
 # the authors' GD with $\eta=10^{-3}$.
 

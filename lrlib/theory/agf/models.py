@@ -16,7 +16,8 @@ from __future__ import annotations
 
 import torch
 
-from ...losses import Loss
+from ...integrate import FlowResult, integrate
+from ...losses import Loss, half_mse
 from ...models import TwoLayer, forward
 
 Tensor = torch.Tensor
@@ -42,15 +43,12 @@ def dln_grad(p: TwoLayer, X: Tensor, y: Tensor) -> dict[str, Tensor]:
 
 
 def dln_flow(X: Tensor, y: Tensor, u0: Tensor, v0: Tensor, times, *, rtol: float = 1e-10,
-             atol: float = 1e-20, max_evals: int = 2_000_000):
+             atol: float = 1e-20, max_evals: int = 2_000_000) -> FlowResult:
     """Gradient *flow* of ``½ mean (Xβ − y)²`` in ``(u, v)`` (``β = u ⊙ v``) from ``(u0, v0)``
     ``(R..., d)``, recorded at the raw flow ``times`` ``(T,)``: :func:`lrlib.integrate.integrate` with
     the closed-form :func:`dln_grad`.  Returns its :class:`~lrlib.integrate.FlowResult` (states ``u``,
     ``v`` ``(T, R..., d)``, loss ``(T, R...)``, gradient evaluations).  ``atol`` sits far below the
     smallest initial scale (``α ≥ 1e-16`` gives ``u0 ≈ 1.4e-16``)."""
-    from ...integrate import integrate
-    from ...losses import half_mse
-
     loss = half_mse()
 
     def loss_fn(th: dict[str, Tensor]) -> Tensor:
