@@ -472,6 +472,16 @@ def changed_since(commit: str | None, paths: Iterable[str] = CHAPTER_INPUTS) -> 
             and not (f.startswith("notebooks/") and f.endswith(".py"))]
 
 
+def pass_summary(agg: dict) -> str:
+    """One sentence: of the sweep's claims, how many were reproduced in every run that wrote them,
+    in some, and in none."""
+    counts = [(c["counts"]["reproduced"], c["runs"]) for c in agg["claims"].values() if c["runs"]]
+    every = sum(k == n for k, n in counts)
+    none = sum(k == 0 for k, n in counts)
+    return (f"Of its {len(counts)} claims, {every} were reproduced in every run, {len(counts) - every - none} "
+            f"in some runs only and {none} in none.")
+
+
 def describe_sweep(agg: dict, book_commit: str | None = None, since: list[str] | None = None) -> str:
     """A Markdown paragraph saying exactly how a published sweep was obtained.  ``since``: the
     files the chapters run that changed between the sweep's commit and the book's
@@ -498,7 +508,7 @@ def describe_sweep(agg: dict, book_commit: str | None = None, since: list[str] |
             f"× seeds {_seed_range(p['seeds'])}, at {size}; run on {p['date_utc'][:10]} at commit `{commit}`{dirty}, "
             f"on {p['runner']} of a {p['machine'].get('cpus', '?')}-core machine (Python {p['python']}, "
             f"torch {v.get('torch')}, papermill {v.get('papermill')}), {p['wall_seconds'] / 60:.0f} min wall time; "
-            f"{failed}. Command: {cmd}.")
+            f"{failed}. Command: {cmd}. {pass_summary(agg)}")
     if book_commit and p.get("git_commit") and book_commit != p["git_commit"]:
         if since == []:
             text += (f" This book was built at the later commit `{book_commit[:10]}`; none of the files the "

@@ -258,3 +258,14 @@ def test_describe_sweep_says_whether_the_chapters_changed_since():
     head = sw._git("rev-parse", "HEAD")
     if head:                                                    # in a git checkout: HEAD against itself
         assert all(not f.endswith("sweep.py") for f in sw.changed_since(head) or [])
+
+
+def test_pass_summary_counts_claims_by_how_often_they_hold():
+    def rec(seed, verdicts):
+        return {"chapter": "fake", "seed": seed, "ok": True, "seconds": 1, "host": "h", "error": None, "glued": {},
+                "claims": [{"id": f"fake.c{i}", "verdict": v, "measured": "", "value": None} for i, v in enumerate(verdicts)]}
+    recs = [rec(0, ["reproduced", "reproduced", "partial"]), rec(1, ["reproduced", "not reproduced", "not reproduced"])]
+    agg = sw.aggregate(recs, sw.provenance(chapters=["fake"], seeds=[0, 1], quick=True, workers=1, scheduler=None,
+                                           wall_seconds=1))
+    assert sw.pass_summary(agg) == "Of its 3 claims, 1 were reproduced in every run, 1 in some runs only and 1 in none."
+    assert sw.pass_summary(agg) in sw.describe_sweep(agg)
