@@ -1,146 +1,517 @@
-"""The claims ledger: every checkable statement of a paper, what we measured,
-the tolerance, the verdict — and a guard that fails the build when a measured
-verdict differs from the one the chapter expects.
+"""The claims ledger: claims declared before they are measured, graded over seeds.
 
-Verdicts: ``reproduced``, ``partial``, ``not reproduced``.  A claim that does
-not reproduce is *published* as such (expected = ``not reproduced``); the
-ledger never hides it.  ``Ledger.check()`` raises :class:`VerdictMismatch` when
-a measurement changes a verdict, so CI catches regressions and surprises.
+A chapter declares its claims in one file next to its notebook,
+``notebooks/NN_<key>.claims.yaml`` (see :func:`load_declarations` for the fields). The
+declaration holds everything that decides a verdict: the rule (a :class:`~lrlib.rules.Rule`
+over named measurements), where its tolerance comes from, the theorem's measurable
+premises, the negative control, the expected pass rate. The chapter body only supplies
+measurements::
+
+    ledger = Ledger.declared("orthogonal", n_seeds=5, base_seed=seed)
+    ledger.grade("fig3.timings", exit1=..., exit2=..., control=dict(exit1=..., exit2=...))
+    ...
+    ledger.finish(ledger_path, strict=not quick and seed == 0)
+
+Grading, per seed: a failed premise gives ``premise not met``; otherwise a true
+``inconclusive`` condition gives ``inconclusive``; otherwise the rule gives
+``reproduced``, or the declared partial tier ``partial``, or ``not reproduced``. The
+control's measurements go through the *same* rule (premises are not applied: a control
+usually breaks a premise on purpose) and must come out ``not reproduced``: a check that
+accepts its control cannot fail, and :meth:`Ledger.finish` raises :class:`ControlPassed`.
+
+*Consistency checks* (``kind: consistency``: identities, implementation invariants, a closed
+form against itself) are graded the same way but need no control, are shown in their own
+table and never count as reproductions.
+
+A claim with ``seeds: sweep`` is too costly to run for five seeds in the build: the build
+measures one seed, and the claim's pass rate is read from the published full-size sweep
+(``book/ledger_data/sweep-full.json``), which must have been made from the same code
+(:func:`code_hash`), else the book's own run fails with :class:`StaleSweep`.
 """
 
 from __future__ import annotations
 
+import hashlib
 import json
 import math
-from dataclasses import asdict, dataclass
+import os
+import re
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
+from typing import Any, Mapping
 
-import pandas as pd
+import numpy as np
 
 from .errors import LrlibError, ParameterError
+from .rules import Rule
+from .verdicts import COLOURS, GRADED, KINDS, MARKS, VERDICTS, pass_rate
 
-VERDICTS = ("reproduced", "partial", "not reproduced")
+REPO_ROOT = Path(__file__).resolve().parent.parent
+NOTEBOOKS_DIR = REPO_ROOT / "notebooks"
+PUBLISHED_FULL = REPO_ROOT / "book" / "ledger_data" / "sweep-full.json"
+SWEEP_ENV = "LRLIB_SWEEP"   # set by lrlib.sweep in the kernels it starts
+SCHEMA = 2
 
 
 class VerdictMismatch(LrlibError):
-    """A measured verdict differs from the chapter's expected verdict."""
+    """A claim's pass rate left its declared expectation."""
 
 
-def verdict_of(passed: bool | str) -> str:
-    """``True → reproduced``, ``False → not reproduced``, or a verdict string."""
-    if isinstance(passed, str):
-        if passed not in VERDICTS:
-            raise ParameterError(f"verdict must be one of {VERDICTS}, got {passed!r}")
-        return passed
-    return "reproduced" if bool(passed) else "not reproduced"
+class ControlPassed(LrlibError):
+    """A negative control was accepted by the check that should reject it."""
 
 
-def fmt(x: float, digits: int = 4) -> str:
-    """Compact number formatting for the ledger (``nan`` stays ``nan``)."""
+class StaleSweep(LrlibError):
+    """A claim takes its pass rate from a published sweep that is missing or older than the code."""
+
+
+# ---------------------------------------------------------------------------------
+# formatting
+
+def fmt(x: Any, digits: int = 4) -> str:
+    """Compact number formatting for the ledger (``nan`` stays ``nan``; strings pass)."""
     if isinstance(x, str):
         return x
-    if x is None or (isinstance(x, float) and math.isnan(x)):
+    if x is None:
+        return "nan"
+    x = float(x)
+    if math.isnan(x):
         return "nan"
     return f"{x:.{digits}g}"
 
 
-@dataclass
-class Claim:
-    """One row of the ledger."""
+def fmt_values(values: Mapping[str, np.ndarray], names=None) -> str:
+    """``name value`` for one seed, ``name lo–hi`` over several (nan-aware), joined by ``; ``."""
+    parts = []
+    for k in (names or values):
+        v = np.atleast_1d(np.asarray(values[k], dtype=float))
+        fin = v[np.isfinite(v)]
+        if v.size == 1 or (fin.size and fin.min() == fin.max() and fin.size == v.size):
+            s = fmt(v[0])
+        elif fin.size == 0:
+            s = "nan"
+        else:
+            s = f"{fmt(fin.min())}–{fmt(fin.max())}" + ("" if fin.size == v.size else f" ({v.size - fin.size} nan)")
+        parts.append(f"{k} {s}")
+    return "; ".join(parts)
+
+
+# ---------------------------------------------------------------------------------
+# declarations
+
+@dataclass(frozen=True)
+class Premise:
+    """A measurable hypothesis of the paper's statement: ``text`` for the reader, ``rule``
+    over the measurements."""
+
+    text: str
+    rule: str
+
+
+@dataclass(frozen=True)
+class Declaration:
+    """One claim as declared before it is measured (one entry of the chapter's YAML file)."""
 
     id: str
     ref: str
     statement: str
-    measured: str
-    tolerance: str
-    verdict: str
-    expected: str
-    value: float | None = None
+    quantity: str
+    rule: str
+    tolerance: str                    # where the tolerance comes from
+    expect: str                       # expected outcome over seeds (see :func:`expectation_met`)
+    kind: str = "reproduction"
+    control: str = ""                 # the counterfactual on which the rule must fail
+    premises: tuple[Premise, ...] = ()
+    partial: str = ""                 # rule of a weaker tier of the paper's own statement
+    partial_reason: str = ""
+    inconclusive: str = ""            # condition under which the measurement cannot decide
+    seeds: str = "build"              # "build" (n seeds in the build) or "sweep"
+    rule_change: str = ""             # when the rule changed after a result was seen: why
 
     @property
-    def ok(self) -> bool:
-        return self.verdict == self.expected
+    def text_of_rule(self) -> str:
+        return " ".join(self.rule.split())
+
+
+_DECL_FIELDS = {f for f in Declaration.__dataclass_fields__}
+_REQUIRED = ("id", "ref", "statement", "quantity", "rule", "tolerance", "expect")
+_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.\-]*$")
+_EXPECT_RANGE = re.compile(r"^\s*(\d*\.?\d+)\s*-\s*(\d*\.?\d+)\s*$")
+
+
+def _check_expect(e: str, where: str) -> None:
+    if e in VERDICTS:
+        return
+    m = _EXPECT_RANGE.match(e)
+    if not m or not (0 <= float(m.group(1)) <= float(m.group(2)) <= 1):
+        raise ParameterError(f"{where}: expect must be a verdict of {VERDICTS} or a pass-rate "
+                             f"range 'lo-hi' within [0, 1]; got {e!r}")
+
+
+def declaration_from_dict(d: Mapping[str, Any], where: str = "declaration") -> Declaration:
+    """Validate one YAML entry and return its :class:`Declaration` (every rule is parsed)."""
+    if not isinstance(d, Mapping):
+        raise ParameterError(f"{where}: each claim is a mapping, got {type(d).__name__}")
+    unknown = set(d) - _DECL_FIELDS
+    if unknown:
+        raise ParameterError(f"{where}: unknown field(s) {sorted(unknown)}; allowed: {sorted(_DECL_FIELDS)}")
+    missing = [k for k in _REQUIRED if not str(d.get(k, "")).strip()]
+    if missing:
+        raise ParameterError(f"{where} ({d.get('id', '?')}): missing field(s) {missing}")
+    where = f"{where} {d['id']!r}"
+    if not _ID.match(str(d["id"])):
+        raise ParameterError(f"{where}: ids are letters, digits and . _ -")
+    kind = d.get("kind", "reproduction")
+    if kind not in KINDS:
+        raise ParameterError(f"{where}: kind must be one of {KINDS}, got {kind!r}")
+    if kind == "reproduction" and not str(d.get("control", "")).strip():
+        raise ParameterError(f"{where}: a reproduction claim needs a negative control (field `control`)")
+    if d.get("seeds", "build") not in ("build", "sweep"):
+        raise ParameterError(f"{where}: seeds must be 'build' or 'sweep'")
+    _check_expect(str(d["expect"]), where)
+    prem = []
+    for p in d.get("premises") or ():
+        if not isinstance(p, Mapping) or set(p) != {"text", "rule"}:
+            raise ParameterError(f"{where}: each premise is a mapping with `text` and `rule`")
+        Rule(p["rule"])
+        prem.append(Premise(str(p["text"]).strip(), " ".join(str(p["rule"]).split())))
+    Rule(d["rule"])
+    for k in ("partial", "inconclusive"):
+        if d.get(k):
+            Rule(d[k])
+    if d.get("partial") and not str(d.get("partial_reason", "")).strip():
+        raise ParameterError(f"{where}: a partial tier needs its reason (field `partial_reason`)")
+    clean = {k: (" ".join(str(v).split()) if isinstance(v, str) else v) for k, v in d.items() if k != "premises"}
+    clean["expect"] = str(d["expect"])
+    return Declaration(**clean, premises=tuple(prem))
+
+
+def chapter_paths(chapter: str, notebooks_dir: str | Path = NOTEBOOKS_DIR) -> tuple[Path, Path]:
+    """``(notebook .py, claims .yaml)`` of a chapter key (``notebooks/NN_<key>.*``)."""
+    nbs = sorted(Path(notebooks_dir).glob(f"[0-9][0-9]_{chapter}.py"))
+    if len(nbs) != 1:
+        raise ParameterError(f"chapter {chapter!r}: expected one notebooks/NN_{chapter}.py, found {len(nbs)}")
+    return nbs[0], nbs[0].with_suffix(".claims.yaml")
+
+
+def load_declarations(path: str | Path) -> list[Declaration]:
+    """Read a chapter's claims file.
+
+    The file is YAML: ``chapter: <key>`` and ``claims:``, a list of mappings with the fields
+    of :class:`Declaration`. Required: ``id``, ``ref`` (the paper's theorem/figure),
+    ``statement`` (the paper's statement), ``quantity`` (what is measured, with units),
+    ``rule`` (a :class:`~lrlib.rules.Rule`), ``tolerance`` (where the tolerance comes from),
+    ``expect`` (a verdict, meaning every seed has it, or a pass-rate range ``lo-hi``), and for
+    a reproduction claim ``control``. Optional: ``kind``, ``premises`` (list of
+    ``{text, rule}``), ``partial`` with ``partial_reason``, ``inconclusive``, ``seeds``,
+    ``rule_change``.
+    """
+    import yaml
+
+    path = Path(path)
+    if not path.is_file():
+        raise ParameterError(f"claims file {path} not found")
+    doc = yaml.safe_load(path.read_text(encoding="utf-8"))
+    if not isinstance(doc, Mapping) or not isinstance(doc.get("claims"), list):
+        raise ParameterError(f"{path}: expected a mapping with a `claims` list")
+    decls, seen = [], set()
+    for i, d in enumerate(doc["claims"]):
+        decl = declaration_from_dict(d, f"{path.name} claim {i}")
+        if decl.id in seen:
+            raise ParameterError(f"{path.name}: duplicate claim id {decl.id!r}")
+        seen.add(decl.id)
+        decls.append(decl)
+    return decls
+
+
+def code_hash(chapter: str, root: str | Path = REPO_ROOT) -> str:
+    """SHA-256 (first 16 hex digits) of what a chapter's results depend on: its notebook
+    (``.py`` half), its claims file, every ``lrlib`` source file and ``data/SHA256SUMS``."""
+    root = Path(root)
+    nb, cl = chapter_paths(chapter, root / "notebooks")
+    files = [nb, cl, *sorted((root / "lrlib").rglob("*.py")), root / "data" / "SHA256SUMS"]
+    h = hashlib.sha256()
+    for f in files:
+        if f.is_file():
+            h.update(f.relative_to(root).as_posix().encode() + b"\0")
+            h.update(f.read_bytes().replace(b"\r\n", b"\n") + b"\0")
+    return h.hexdigest()[:16]
+
+
+def load_aggregate(path: str | Path = PUBLISHED_FULL) -> dict | None:
+    """A published sweep aggregate (schema 2), or ``None`` when there is none."""
+    path = Path(path)
+    if not path.is_file():
+        return None
+    agg = json.loads(path.read_text(encoding="utf-8"))
+    return agg if agg.get("schema") == SCHEMA else None
+
+
+# ---------------------------------------------------------------------------------
+# grading
+
+def grade_seeds(decl: Declaration, values: Mapping[str, Any]) -> list[str]:
+    """Per-seed verdicts of ``decl`` on ``values`` (each a scalar or an array over seeds)."""
+    rule = Rule(decl.rule)
+    shape = np.broadcast_shapes(*(np.shape(np.asarray(values[k], dtype=float)) for k in rule.names)) \
+        if rule.names else ()
+    n = int(np.prod(shape)) if shape else 1
+    ok = np.broadcast_to(rule(values), shape).reshape(n)
+    part = (np.broadcast_to(Rule(decl.partial)(values), shape).reshape(n) if decl.partial
+            else np.zeros(n, bool))
+    inc = (np.broadcast_to(Rule(decl.inconclusive)(values), shape).reshape(n) if decl.inconclusive
+           else np.zeros(n, bool))
+    prem = np.ones(n, bool)
+    for p in decl.premises:
+        prem &= np.broadcast_to(Rule(p.rule)(values), shape).reshape(n)
+    out = []
+    for i in range(n):
+        if not prem[i]:
+            out.append("premise not met")
+        elif inc[i]:
+            out.append("inconclusive")
+        elif ok[i]:
+            out.append("reproduced")
+        elif part[i]:
+            out.append("partial")
+        else:
+            out.append("not reproduced")
+    return out
+
+
+def grade_control(decl: Declaration, values: Mapping[str, Any]) -> list[str]:
+    """Verdicts of the rule (and partial tier) alone on a control's measurements."""
+    bare = Declaration(**{**asdict(decl), "premises": (), "inconclusive": ""})
+    return grade_seeds(bare, values)
+
+
+def expectation_met(expect: str, verdicts: list[str]) -> bool:
+    """Whether per-seed ``verdicts`` meet ``expect``: a verdict (every seed has it; for
+    ``reproduced``/``not reproduced`` every *graded* seed, at least one) or a pass-rate range."""
+    passes, graded = pass_rate(verdicts)
+    m = _EXPECT_RANGE.match(expect)
+    if m:
+        return graded > 0 and float(m.group(1)) - 1e-9 <= passes / graded <= float(m.group(2)) + 1e-9
+    if expect in ("reproduced", "not reproduced", "partial"):
+        gv = [v for v in verdicts if v in GRADED]
+        return bool(gv) and all(v == expect for v in gv)
+    return bool(verdicts) and all(v == expect for v in verdicts)
+
+
+def headline(verdicts: list[str]) -> str:
+    """``reproduced 5/5``, ``not reproduced 0/5``, ``3/5``, ``premise not met (5)``, ..."""
+    passes, graded = pass_rate(verdicts)
+    if graded == 0:
+        kinds = sorted(set(verdicts))
+        return f"{kinds[0]} ({len(verdicts)})" if len(kinds) == 1 else "not graded"
+    if passes == graded:
+        return f"reproduced {passes}/{graded}"
+    if passes == 0:
+        word = "partial" if "partial" in verdicts else "not reproduced"
+        return f"{word} 0/{graded}"
+    return f"{passes}/{graded}"
+
+
+@dataclass
+class Result:
+    """A graded claim: the declaration, the measured values and the verdicts."""
+
+    decl: Declaration
+    seeds: list[int]
+    values: dict[str, list[float]]
+    verdicts: list[str]
+    control_values: dict[str, list[float]] = field(default_factory=dict)
+    control_verdicts: list[str] = field(default_factory=list)
+    note: str = ""
+    # for seeds: sweep claims, the verdicts of the published sweep (one list per base seed)
+    sweep_verdicts: list[str] | None = None
+    sweep_source: str = ""
+
+    @property
+    def rate_verdicts(self) -> list[str]:
+        """The verdicts the pass rate is computed from (the sweep's, for ``seeds: sweep``)."""
+        return self.sweep_verdicts if self.sweep_verdicts is not None else self.verdicts
+
+    @property
+    def expected_ok(self) -> bool:
+        return expectation_met(self.decl.expect, self.rate_verdicts)
+
+    @property
+    def control_ok(self) -> bool:
+        return self.decl.kind == "consistency" or (
+            bool(self.control_verdicts) and all(v == "not reproduced" for v in self.control_verdicts))
+
+    def measured(self) -> str:
+        return fmt_values(self.values)
+
+    def control_measured(self) -> str:
+        return fmt_values(self.control_values) if self.control_values else ""
+
+    def to_json(self) -> dict:
+        d = asdict(self.decl)
+        passes, graded = pass_rate(self.rate_verdicts)
+        d.update(
+            seeds_run=self.seeds, values=self.values, verdicts=self.verdicts,
+            measured=self.measured(), control_values=self.control_values,
+            control_measured=self.control_measured(), control_verdicts=self.control_verdicts,
+            passes=passes, graded=graded, headline=headline(self.rate_verdicts),
+            pass_source=self.sweep_source or "build", expected_ok=self.expected_ok,
+            control_ok=self.control_ok, note=self.note,
+        )
+        d["seeds"] = self.decl.seeds
+        return d
+
+
+def _as_lists(values: Mapping[str, Any]) -> dict[str, list[float]]:
+    out = {}
+    for k, v in values.items():
+        a = np.atleast_1d(np.asarray(v.detach().cpu() if hasattr(v, "detach") else v, dtype=float))
+        out[k] = [None if not math.isfinite(x) else float(x) for x in a.ravel()]
+    return out
+
+
+def _nan(values: dict[str, list]) -> dict[str, np.ndarray]:
+    return {k: np.array([np.nan if x is None else x for x in v], dtype=float) for k, v in values.items()}
 
 
 class Ledger:
-    """An ordered collection of :class:`Claim` for one chapter."""
+    """The graded claims of one chapter, in declaration order.
 
-    def __init__(self, chapter: str):
+    Parameters
+    ----------
+    chapter : str
+        The chapter key (``orthogonal``, ...).
+    declarations : list of Declaration
+        Usually from :meth:`declared`.
+    seeds : list of int
+        Labels of the seeds a ``seeds: build`` claim is measured on (the chapter's batched
+        runs ``0..n-1`` of base seed ``s`` are labelled ``s..s+n-1``).
+    """
+
+    def __init__(self, chapter: str, declarations: list[Declaration], seeds: list[int]):
         self.chapter = chapter
-        self.claims: list[Claim] = []
+        self.decls = {d.id: d for d in declarations}
+        self.seeds = list(seeds)
+        self.results: dict[str, Result] = {}
 
-    def add(
-        self,
-        id: str,
-        ref: str,
-        statement: str,
-        *,
-        measured: str,
-        tolerance: str,
-        passed: bool | str,
-        expected: str,
-        value: float | None = None,
-    ) -> None:
-        """Record a claim.  ``passed`` is the outcome of the check (a bool, or a
-        verdict string for graded outcomes); ``expected`` the verdict the chapter
-        publishes.  Ids are ``<chapter>.<ref>.<slug>`` and must be unique.  Returns nothing, so
-        that a notebook cell ending in ``ledger.add(...)`` prints nothing (the claims are in ``Ledger.claims``)."""
-        full = id if id.startswith(self.chapter + ".") else f"{self.chapter}.{id}"
-        if any(c.id == full for c in self.claims):
-            raise ParameterError(f"duplicate claim id {full!r}")
-        claim = Claim(full, ref, statement, measured, tolerance, verdict_of(passed),
-                      verdict_of(expected), None if value is None else float(value))
-        self.claims.append(claim)
+    @classmethod
+    def declared(cls, chapter: str, *, n_seeds: int = 5, base_seed: int = 0,
+                 path: str | Path | None = None) -> "Ledger":
+        """The ledger of ``chapter`` with the declarations of its claims file."""
+        path = Path(path) if path else chapter_paths(chapter)[1]
+        return cls(chapter, load_declarations(path), list(range(base_seed, base_seed + n_seeds)))
 
-    # ---- views ---------------------------------------------------------
-    def frame(self) -> pd.DataFrame:
-        return pd.DataFrame([asdict(c) for c in self.claims],
-                            columns=["id", "ref", "statement", "measured", "tolerance", "verdict", "expected", "value"])
+    # ---- grading ------------------------------------------------------------
+    def grade(self, id: str, *, control: Mapping[str, Any] | None = None, note: str = "",
+              **measurements: Any) -> None:
+        """Grade claim ``id`` on ``measurements`` (each a scalar or an array over seeds; the
+        names the rule, partial tier, inconclusive condition and premises read) and, for a
+        reproduction claim, on ``control`` (the same names measured on the control).
+        ``note`` is shown beside the measured value (context, never graded). Returns nothing."""
+        if id not in self.decls:
+            raise ParameterError(f"claim {id!r} is not declared in the claims file of {self.chapter!r}")
+        if id in self.results:
+            raise ParameterError(f"claim {id!r} graded twice")
+        decl = self.decls[id]
+        if decl.kind == "reproduction" and control is None:
+            raise ParameterError(f"claim {id!r}: a reproduction claim is graded with its control "
+                                 f"({decl.control})")
+        if decl.kind == "consistency" and control is not None:
+            raise ParameterError(f"claim {id!r} is a consistency check: it takes no control")
+        values = _as_lists(measurements)
+        verdicts = grade_seeds(decl, _nan(values))
+        expected_n = 1 if decl.seeds == "sweep" else len(self.seeds)
+        if decl.kind == "reproduction" and len(verdicts) not in (1, expected_n):
+            raise ParameterError(f"claim {id!r}: measured {len(verdicts)} seed(s), expected {expected_n}")
+        res = Result(decl, self.seeds[:len(verdicts)], values, verdicts, note=note)
+        if control is not None:
+            res.control_values = _as_lists(control)
+            res.control_verdicts = grade_control(decl, _nan(res.control_values))
+        self.results[id] = res
 
-    def table(self) -> "pd.io.formats.style.Styler":
-        """A styled table for the notebook (verdict cells coloured)."""
-        df = self.frame().drop(columns=["value"])
-        colours = {"reproduced": "#d9f2d9", "partial": "#fff2cc", "not reproduced": "#f8d7da"}
-        return (df.style.hide(axis="index")
-                .map(lambda v: f"background-color: {colours.get(v, '')}", subset=["verdict", "expected"])
-                .set_properties(**{"text-align": "left", "white-space": "pre-wrap"}))
+    # ---- output -------------------------------------------------------------
+    def missing(self) -> list[str]:
+        return [i for i in self.decls if i not in self.results]
 
-    def summary(self) -> dict[str, int]:
-        out = {v: 0 for v in VERDICTS}
-        for c in self.claims:
-            out[c.verdict] += 1
-        return out
+    def attach_sweep(self, agg: Mapping | None, *, require_fresh: bool) -> None:
+        """Take the verdicts of ``seeds: sweep`` claims from a published sweep aggregate
+        (``lrlib.sweep`` schema 2). With ``require_fresh``, raise :class:`StaleSweep` when a
+        claim needs the sweep and the sweep is missing or was made from other code."""
+        need = [r for r in self.results.values() if r.decl.seeds == "sweep"]
+        if not need:
+            return
+        here = code_hash(self.chapter)
+        chap = (agg or {}).get("chapters", {}).get(self.chapter, {}) if agg else {}
+        fresh = bool(chap) and chap.get("code_hash") == here
+        if require_fresh and not fresh:
+            why = ("no published full-size sweep has this chapter" if not chap else
+                   f"it was made from code {chap.get('code_hash')} and the chapter now hashes to {here}")
+            raise StaleSweep(
+                f"{len(need)} claim(s) of {self.chapter!r} take their pass rate from the published sweep, "
+                f"but {why}. Run `python -m lrlib.sweep --chapters {self.chapter} --seeds 0 1 2 3 4 --publish` "
+                f"and commit book/ledger_data/.")
+        for r in need:
+            c = (agg or {}).get("claims", {}).get(r.decl.id) if agg else None
+            if c:
+                r.sweep_verdicts = [v for run in c.get("runs", []) for v in run["verdicts"]]
+                r.sweep_source = ("sweep" if fresh else "sweep (stale)") + f" {chap.get('code_hash', '?')}"
 
-    # ---- output and guard -------------------------------------------
+    def to_json(self) -> dict:
+        return {"schema": SCHEMA, "chapter": self.chapter, "seeds": self.seeds,
+                "code_hash": code_hash(self.chapter),
+                "claims": [r.to_json() for r in self.results.values()]}
+
     def save(self, path: str | Path | None) -> Path | None:
-        """Write the ledger as a JSON list of claims (skipped for an empty path)."""
+        """Write the graded claims as JSON (skipped for an empty path)."""
         if not path:
             return None
         path = Path(path)
         path.parent.mkdir(parents=True, exist_ok=True)
-        rows = [asdict(c) for c in self.claims]
-        for r in rows:  # strict JSON: NaN/inf values become null
-            if r["value"] is not None and not math.isfinite(r["value"]):
-                r["value"] = None
-        path.write_text(json.dumps(rows, indent=1, allow_nan=False))
+        path.write_text(json.dumps(self.to_json(), indent=1, allow_nan=False, ensure_ascii=False))
         return path
 
-    def check(self, strict: bool = True) -> None:
-        """Raise :class:`VerdictMismatch` listing every claim whose measured verdict
-        differs from its expected verdict.
+    def problems(self) -> dict[str, list[str]]:
+        """What would fail the book's own run: undeclared-but-missing grades, controls that
+        passed, pass rates outside their expectation."""
+        out = {"missing": self.missing(), "control": [], "expect": []}
+        for r in self.results.values():
+            if not r.control_ok:
+                out["control"].append(f"  {r.decl.id}: control ({r.decl.control}) measured "
+                                      f"{r.control_measured()} -> {', '.join(r.control_verdicts)}; rule {r.decl.rule}")
+            if not r.expected_ok:
+                out["expect"].append(f"  {r.decl.id}: {headline(r.rate_verdicts)} "
+                                     f"({', '.join(r.rate_verdicts)}), expected {r.decl.expect!r}; "
+                                     f"measured {r.measured()}; rule {r.decl.rule}")
+        return out
 
-        ``strict=False`` (a run that is not the book's own — another seed, or the
-        reduced size — whose verdicts are not the published ones) only prints the
-        mismatches.  Chapters call ``ledger.check(strict=not quick and seed == 0)``."""
-        bad = [c for c in self.claims if not c.ok]
-        if bad and not strict:
-            print(f"{len(bad)} verdict(s) of this run differ from the book's (seed 0, full size; not enforced here): "
-                  + ", ".join(c.id for c in bad))
-            return
-        if bad:
-            lines = "\n".join(f"  {c.id}: measured {c.verdict!r}, expected {c.expected!r} ({c.measured}; tol {c.tolerance})"
-                              for c in bad)
-            raise VerdictMismatch(
-                f"{len(bad)} claim(s) of chapter {self.chapter!r} changed verdict:\n{lines}\n"
-                "Investigate the run; if the new verdict is right, update `expected` and the chapter text."
-            )
+    def finish(self, path: str | Path | None = None, *, strict: bool) -> "Any":
+        """End of a chapter: attach sweep pass rates, save the ledger to ``path``, check it, and
+        return the tables for display.
+
+        ``strict`` (the book's own run: full size, base seed 0) raises on a missing grade,
+        a control that passed (:class:`ControlPassed`), a pass rate outside its expectation
+        (:class:`VerdictMismatch`) and a stale sweep (:class:`StaleSweep`); otherwise the
+        problems are printed and the run finishes. Under ``lrlib.sweep`` the sweep's own
+        freshness is not required (the sweep is what refreshes it)."""
+        in_sweep = os.environ.get(SWEEP_ENV, "") == "1"
+        self.attach_sweep(load_aggregate(PUBLISHED_FULL), require_fresh=strict and not in_sweep)
+        self.save(path)
+        probs = self.problems()
+        if strict:
+            if probs["missing"]:
+                raise ParameterError(f"declared but never graded: {probs['missing']}")
+            if probs["control"]:
+                raise ControlPassed("a negative control passed the check that must reject it:\n"
+                                    + "\n".join(probs["control"]))
+            if probs["expect"]:
+                raise VerdictMismatch(
+                    f"{len(probs['expect'])} claim(s) of {self.chapter!r} left their declared expectation:\n"
+                    + "\n".join(probs["expect"])
+                    + "\nInvestigate the run; a changed expectation is a commit of its own that says why.")
+        else:
+            n = sum(len(v) for v in probs.values())
+            if n:
+                print(f"{n} finding(s) in this run (not enforced: not the book's own run): "
+                      + "; ".join(f"{k}: {len(v)}" for k, v in probs.items() if v))
+        from .ledger_view import chapter_tables
+        return chapter_tables(self)

@@ -75,7 +75,7 @@ import matplotlib.pyplot as plt
 import torch
 
 from lrlib import nbparams
-from lrlib.claims import Ledger, fmt
+from lrlib.claims_legacy import Ledger, fmt
 from lrlib.integrate import flow
 from lrlib.losses import Loss, half_mse
 from lrlib.models import TwoLayer, balanced_init, forward, generator

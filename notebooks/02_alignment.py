@@ -70,7 +70,7 @@ import matplotlib.pyplot as plt
 import torch
 
 from lrlib import nbparams
-from lrlib.claims import Ledger, fmt
+from lrlib.claims_legacy import Ledger, fmt
 from lrlib.data import mnist_pair
 from lrlib.losses import Loss
 from lrlib.models import TwoLayer, forward, gaussian_init, generator, random_signs

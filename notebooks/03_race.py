@@ -81,7 +81,7 @@ import pandas as pd
 import torch
 
 from lrlib import nbparams
-from lrlib.claims import Ledger
+from lrlib.claims_legacy import Ledger
 from lrlib.data import cifar_race
 from lrlib.losses import Loss
 from lrlib.models import forward, generator

@@ -80,7 +80,7 @@ import torch
 from scipy.integrate import solve_ivp
 
 from lrlib import nbparams
-from lrlib.claims import Ledger, fmt
+from lrlib.claims_legacy import Ledger, fmt
 from lrlib.losses import half_mse
 from lrlib.models import agf_init, generator
 from lrlib.models import forward as net_forward

@@ -7,7 +7,7 @@ import math
 
 import pytest
 
-from lrlib.claims import VERDICTS, Ledger, VerdictMismatch, fmt, verdict_of
+from lrlib.claims_legacy import VERDICTS, Ledger, VerdictMismatch, fmt, verdict_of
 from lrlib.errors import LrlibError, ParameterError
 
 KEYS = ["id", "ref", "statement", "measured", "tolerance", "verdict", "expected", "value"]

@@ -1,0 +1,131 @@
+"""Grading rules: small boolean expressions over named measurements.
+
+A claim's rule is written in its declaration as text, for example::
+
+    4000 <= exit1 <= 6500 and abs(plateau - 0.5) <= 0.01 and final < 1e-6
+
+and evaluated here, element-wise over seeds, on the measurements a chapter supplies
+(``exit1=array([...])``, one entry per seed). The text is what the reader sees and what
+a published sweep stores, so the rule that grades is the rule that is shown.
+
+The language is a safe subset of Python expressions: numbers, names of measurements,
+``+ - * / **``, unary ``-``, comparisons (chained too), ``and``/``or``/``not``, and the
+functions of :data:`FUNCTIONS`. ``and``/``or``/``not`` act element-wise. A comparison
+with ``nan`` is false, so a quantity that was never measured (a threshold never
+crossed) fails a rule such as ``t < 5``; write the rule so that this is the meaning
+you want (``not (t >= 5)`` is true for ``nan``).
+"""
+
+from __future__ import annotations
+
+import ast
+import operator
+from functools import cached_property
+from typing import Mapping
+
+import numpy as np
+
+from .errors import ParameterError
+
+FUNCTIONS = {
+    "abs": np.abs,
+    "log": np.log,
+    "log10": np.log10,
+    "exp": np.exp,
+    "sqrt": np.sqrt,
+    "min": np.minimum,   # element-wise: min(a, b)
+    "max": np.maximum,
+    "isnan": np.isnan,
+    "isfinite": np.isfinite,
+}
+_BIN = {ast.Add: operator.add, ast.Sub: operator.sub, ast.Mult: operator.mul,
+        ast.Div: operator.truediv, ast.Pow: operator.pow}
+_CMP = {ast.Lt: operator.lt, ast.LtE: operator.le, ast.Gt: operator.gt, ast.GtE: operator.ge,
+        ast.Eq: operator.eq, ast.NotEq: operator.ne}
+
+
+class Rule:
+    """A parsed rule.
+
+    Parameters
+    ----------
+    text : str
+        The expression (see the module docstring).
+
+    Examples
+    --------
+    >>> Rule("abs(x - 1) < 0.1 and y > 0")({"x": [1.05, 2.0], "y": [1, 1]})
+    array([ True, False])
+    """
+
+    def __init__(self, text: str):
+        if not isinstance(text, str) or not text.strip():
+            raise ParameterError(f"a rule is a non-empty string, got {text!r}")
+        self.text = " ".join(text.split())
+        try:
+            self._tree = ast.parse(self.text, mode="eval")
+        except SyntaxError as e:
+            raise ParameterError(f"rule {self.text!r} is not an expression: {e.msg}") from None
+        self._validate(self._tree.body)
+
+    def __repr__(self) -> str:
+        return f"Rule({self.text!r})"
+
+    @cached_property
+    def names(self) -> frozenset[str]:
+        """The measurement names the rule reads."""
+        return frozenset(n.id for n in ast.walk(self._tree) if isinstance(n, ast.Name)
+                         and n.id not in FUNCTIONS)
+
+    def _validate(self, node) -> None:
+        ok = (ast.Expression, ast.BoolOp, ast.And, ast.Or, ast.UnaryOp, ast.Not, ast.USub, ast.UAdd,
+              ast.BinOp, ast.Compare, ast.Name, ast.Load, ast.Constant, ast.Call,
+              *_BIN, *_CMP)
+        for n in ast.walk(node):
+            if not isinstance(n, ok):
+                raise ParameterError(f"rule {self.text!r}: {type(n).__name__} is not allowed")
+            if isinstance(n, ast.Constant) and not isinstance(n.value, (int, float)):
+                raise ParameterError(f"rule {self.text!r}: only numbers are allowed as constants")
+            if isinstance(n, ast.Call):
+                if not (isinstance(n.func, ast.Name) and n.func.id in FUNCTIONS) or n.keywords:
+                    raise ParameterError(f"rule {self.text!r}: calls are limited to {sorted(FUNCTIONS)}")
+
+    def __call__(self, values: Mapping[str, object]) -> np.ndarray:
+        """Evaluate element-wise; returns a boolean array (shape: the broadcast of the inputs)."""
+        missing = sorted(self.names - set(values))
+        if missing:
+            raise ParameterError(f"rule {self.text!r} needs measurement(s) {missing}")
+        env = {k: np.asarray(values[k], dtype=float) for k in self.names}
+        with np.errstate(invalid="ignore", divide="ignore", over="ignore"):
+            out = self._eval(self._tree.body, env)
+        return np.asarray(out, dtype=bool)
+
+    def _eval(self, n, env):
+        if isinstance(n, ast.Constant):
+            return float(n.value)
+        if isinstance(n, ast.Name):
+            return env[n.id]
+        if isinstance(n, ast.BinOp):
+            return _BIN[type(n.op)](self._eval(n.left, env), self._eval(n.right, env))
+        if isinstance(n, ast.UnaryOp):
+            v = self._eval(n.operand, env)
+            if isinstance(n.op, ast.Not):
+                return np.logical_not(np.asarray(v, dtype=bool))
+            return -v if isinstance(n.op, ast.USub) else +v
+        if isinstance(n, ast.BoolOp):
+            vals = [np.asarray(self._eval(v, env), dtype=bool) for v in n.values]
+            f = np.logical_and if isinstance(n.op, ast.And) else np.logical_or
+            out = vals[0]
+            for v in vals[1:]:
+                out = f(out, v)
+            return out
+        if isinstance(n, ast.Compare):
+            left, out = self._eval(n.left, env), True
+            for op, comp in zip(n.ops, n.comparators):
+                right = self._eval(comp, env)
+                out = np.logical_and(out, _CMP[type(op)](left, right))
+                left = right
+            return out
+        if isinstance(n, ast.Call):
+            return FUNCTIONS[n.func.id](*(self._eval(a, env) for a in n.args))
+        raise ParameterError(f"rule {self.text!r}: cannot evaluate {type(n).__name__}")  # pragma: no cover
