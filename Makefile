@@ -113,14 +113,14 @@ site-test:
 	$(call step,test 5/5: the built site in headless Chromium (scripts/site_check.py),$(PY) scripts/site_check.py --html $(BUILD_DIR)/html --out $(BUILD_DIR)/site-test)
 
 # --------------------------------------------------------------------------------
-# The jupyter-cache keys a notebook on its code cells only: a change in lrlib/,
+# The jupyter-cache keys a notebook on its code cells only: a change in lrlib/, in a claims file,
 # in the data or in a pinned version would not re-execute anything. Key the cache on
 # a hash of those too, and start over when it changes. Sphinx's own environment
 # (.doctrees) goes with it: otherwise Sphinx would not even re-read the unchanged
 # notebooks, and the old outputs would stay in the book.
 KEY_CMD = { find lrlib -type f ! -path '*/__pycache__/*' ! -name '*.pyc' -print0 2>/dev/null \
 	    | LC_ALL=C sort -z | xargs -0 -r sha256sum; \
-	  for f in data/SHA256SUMS requirements.txt; do \
+	  for f in data/SHA256SUMS requirements.txt notebooks/*.claims.yaml; do \
 	    if [ -f "$$f" ]; then sha256sum "$$f"; else echo "absent $$f"; fi; done; } \
 	| sha256sum | cut -d' ' -f1
 

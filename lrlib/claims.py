@@ -51,6 +51,8 @@ NOTEBOOKS_DIR = REPO_ROOT / "notebooks"
 PUBLISHED_FULL = REPO_ROOT / "book" / "ledger_data" / "sweep-full.json"
 SWEEP_ENV = "LRLIB_SWEEP"   # set by lrlib.sweep in the kernels it starts
 SCHEMA = 2
+#: lrlib modules that run chapters or render pages; no chapter result depends on them
+NOT_RUN_BY_CHAPTERS = ("lrlib/sweep.py", "lrlib/ledger_page.py")
 
 
 class VerdictMismatch(LrlibError):
@@ -224,16 +226,25 @@ def load_declarations(path: str | Path) -> list[Declaration]:
     return decls
 
 
-def code_hash(chapter: str, root: str | Path = REPO_ROOT) -> str:
+def code_hash(chapter: str, notebooks_dir: str | Path | None = None, root: str | Path = REPO_ROOT) -> str:
     """SHA-256 (first 16 hex digits) of what a chapter's results depend on: its notebook
-    (``.py`` half), its claims file, every ``lrlib`` source file and ``data/SHA256SUMS``."""
+    (``.py`` half, else ``.ipynb``), its claims file (both in ``notebooks_dir``, default
+    ``<root>/notebooks``), every ``lrlib`` source file that a chapter can run (all but
+    :data:`NOT_RUN_BY_CHAPTERS`) and ``data/SHA256SUMS``."""
     root = Path(root)
-    nb, cl = chapter_paths(chapter, root / "notebooks")
-    files = [nb, cl, *sorted((root / "lrlib").rglob("*.py")), root / "data" / "SHA256SUMS"]
+    nbdir = Path(notebooks_dir) if notebooks_dir is not None else root / "notebooks"
+    found = sorted(nbdir.glob(f"[0-9][0-9]_{chapter}.py")) or sorted(nbdir.glob(f"[0-9][0-9]_{chapter}.ipynb"))
+    if len(found) != 1:
+        raise ParameterError(f"chapter {chapter!r}: expected one notebook NN_{chapter}.py in {nbdir}")
+    named = [(f"notebooks/{found[0].name}", found[0]),
+             (f"notebooks/{found[0].stem}.claims.yaml", found[0].with_name(found[0].stem + ".claims.yaml"))]
+    named += [(f.relative_to(root).as_posix(), f) for f in sorted((root / "lrlib").rglob("*.py"))
+              if f.relative_to(root).as_posix() not in NOT_RUN_BY_CHAPTERS]
+    named.append(("data/SHA256SUMS", root / "data" / "SHA256SUMS"))
     h = hashlib.sha256()
-    for f in files:
+    for name, f in named:
         if f.is_file():
-            h.update(f.relative_to(root).as_posix().encode() + b"\0")
+            h.update(name.encode() + b"\0")
             h.update(f.read_bytes().replace(b"\r\n", b"\n") + b"\0")
     return h.hexdigest()[:16]
 
@@ -252,21 +263,28 @@ def load_aggregate(path: str | Path = PUBLISHED_FULL) -> dict | None:
 
 def grade_seeds(decl: Declaration, values: Mapping[str, Any]) -> list[str]:
     """Per-seed verdicts of ``decl`` on ``values`` (each a scalar or an array over seeds)."""
-    rule = Rule(decl.rule)
-    shape = np.broadcast_shapes(*(np.shape(np.asarray(values[k], dtype=float)) for k in rule.names)) \
-        if rule.names else ()
+    rules = {"rule": Rule(decl.rule),
+             "partial": Rule(decl.partial) if decl.partial else None,
+             "inconclusive": Rule(decl.inconclusive) if decl.inconclusive else None}
+    prem = [Rule(p.rule) for p in decl.premises]
+    names = set().union(*(r.names for r in [*rules.values(), *prem] if r is not None))
+    missing = sorted(names - set(values))
+    if missing:
+        raise ParameterError(f"claim {decl.id!r} needs measurement(s) {missing} "
+                             f"(its rule, partial tier, inconclusive condition and premises read {sorted(names)})")
+    shape = np.broadcast_shapes(*(np.shape(np.asarray(values[k], dtype=float)) for k in names)) if names else ()
     n = int(np.prod(shape)) if shape else 1
-    ok = np.broadcast_to(rule(values), shape).reshape(n)
-    part = (np.broadcast_to(Rule(decl.partial)(values), shape).reshape(n) if decl.partial
-            else np.zeros(n, bool))
-    inc = (np.broadcast_to(Rule(decl.inconclusive)(values), shape).reshape(n) if decl.inconclusive
-           else np.zeros(n, bool))
-    prem = np.ones(n, bool)
-    for p in decl.premises:
-        prem &= np.broadcast_to(Rule(p.rule)(values), shape).reshape(n)
+
+    def ev(r):
+        return np.broadcast_to(r(values), shape).reshape(n) if r is not None else np.zeros(n, bool)
+
+    ok, part, inc = ev(rules["rule"]), ev(rules["partial"]), ev(rules["inconclusive"])
+    good = np.ones(n, bool)
+    for r in prem:
+        good &= ev(r)
     out = []
     for i in range(n):
-        if not prem[i]:
+        if not good[i]:
             out.append("premise not met")
         elif inc[i]:
             out.append("inconclusive")
@@ -388,8 +406,10 @@ class Ledger:
         runs ``0..n-1`` of base seed ``s`` are labelled ``s..s+n-1``).
     """
 
-    def __init__(self, chapter: str, declarations: list[Declaration], seeds: list[int]):
+    def __init__(self, chapter: str, declarations: list[Declaration], seeds: list[int],
+                 notebooks_dir: str | Path | None = None):
         self.chapter = chapter
+        self.notebooks_dir = Path(notebooks_dir) if notebooks_dir is not None else NOTEBOOKS_DIR
         self.decls = {d.id: d for d in declarations}
         self.seeds = list(seeds)
         self.results: dict[str, Result] = {}
@@ -397,9 +417,15 @@ class Ledger:
     @classmethod
     def declared(cls, chapter: str, *, n_seeds: int = 5, base_seed: int = 0,
                  path: str | Path | None = None) -> "Ledger":
-        """The ledger of ``chapter`` with the declarations of its claims file."""
-        path = Path(path) if path else chapter_paths(chapter)[1]
-        return cls(chapter, load_declarations(path), list(range(base_seed, base_seed + n_seeds)))
+        """The ledger of ``chapter`` with the declarations of its claims file (default: the
+        ``NN_<chapter>.claims.yaml`` next to the notebook, which is the working directory of a
+        chapter run by papermill, nbval or the book; else ``notebooks/``)."""
+        if path is None:
+            local = sorted(Path.cwd().glob(f"[0-9][0-9]_{chapter}.claims.yaml"))
+            path = local[0] if len(local) == 1 else chapter_paths(chapter)[1]
+        path = Path(path).resolve()
+        return cls(chapter, load_declarations(path), list(range(base_seed, base_seed + n_seeds)),
+                   notebooks_dir=path.parent)
 
     # ---- grading ------------------------------------------------------------
     def grade(self, id: str, *, control: Mapping[str, Any] | None = None, note: str = "",
@@ -440,7 +466,7 @@ class Ledger:
         need = [r for r in self.results.values() if r.decl.seeds == "sweep"]
         if not need:
             return
-        here = code_hash(self.chapter)
+        here = code_hash(self.chapter, self.notebooks_dir)
         chap = (agg or {}).get("chapters", {}).get(self.chapter, {}) if agg else {}
         fresh = bool(chap) and chap.get("code_hash") == here
         if require_fresh and not fresh:
@@ -451,14 +477,14 @@ class Ledger:
                 f"but {why}. Run `python -m lrlib.sweep --chapters {self.chapter} --seeds 0 1 2 3 4 --publish` "
                 f"and commit book/ledger_data/.")
         for r in need:
-            c = (agg or {}).get("claims", {}).get(r.decl.id) if agg else None
+            c = (agg or {}).get("claims", {}).get(f"{self.chapter}.{r.decl.id}") if agg else None
             if c:
                 r.sweep_verdicts = [v for run in c.get("runs", []) for v in run["verdicts"]]
                 r.sweep_source = ("sweep" if fresh else "sweep (stale)") + f" {chap.get('code_hash', '?')}"
 
     def to_json(self) -> dict:
         return {"schema": SCHEMA, "chapter": self.chapter, "seeds": self.seeds,
-                "code_hash": code_hash(self.chapter),
+                "code_hash": code_hash(self.chapter, self.notebooks_dir),
                 "claims": [r.to_json() for r in self.results.values()]}
 
     def save(self, path: str | Path | None) -> Path | None:
@@ -488,8 +514,8 @@ class Ledger:
         """End of a chapter: attach sweep pass rates, save the ledger to ``path``, check it, and
         return the tables for display.
 
-        ``strict`` (the book's own run: full size, base seed 0) raises on a missing grade,
-        a control that passed (:class:`ControlPassed`), a pass rate outside its expectation
+        A declared claim that was never graded raises :class:`~lrlib.errors.ParameterError` in
+        every run. ``strict`` (the book's own run: full size, base seed 0) also raises on a control that passed (:class:`ControlPassed`), a pass rate outside its expectation
         (:class:`VerdictMismatch`) and a stale sweep (:class:`StaleSweep`); otherwise the
         problems are printed and the run finishes. Under ``lrlib.sweep`` the sweep's own
         freshness is not required (the sweep is what refreshes it)."""
@@ -497,9 +523,9 @@ class Ledger:
         self.attach_sweep(load_aggregate(PUBLISHED_FULL), require_fresh=strict and not in_sweep)
         self.save(path)
         probs = self.problems()
+        if probs["missing"]:   # in every mode: a declared claim that a run skips is a bug of the chapter
+            raise ParameterError(f"claim(s) declared in the claims file but never graded: {probs['missing']}")
         if strict:
-            if probs["missing"]:
-                raise ParameterError(f"declared but never graded: {probs['missing']}")
             if probs["control"]:
                 raise ControlPassed("a negative control passed the check that must reject it:\n"
                                     + "\n".join(probs["control"]))

@@ -5,7 +5,8 @@ All ``notebooks/NN_<key>.ipynb`` run with ``seed=1``, ``quick=True`` through
 each, reached over TCP as ``--scheduler tcp://host:port`` does): each run is papermill
 executing the notebook the way the README tells a reader to (the notebook's folder as
 working directory, the parameters injected).  Then every chapter's record and the claims
-ledger it wrote are checked, and the aggregate the ledger page reads.
+ledger it wrote are checked (every declared claim graded, reproductions with their
+controls), and the aggregate the ledger page reads.
 
 A chapter that raises (an error, or a verdict check) fails here with the notebook's
 traceback.  Bad papermill parameters stop a chapter with a clear message.
@@ -20,14 +21,17 @@ from pathlib import Path
 import papermill
 import pytest
 
+from lrlib import ledger_page as lp
 from lrlib import sweep as sw
+from lrlib.claims import load_declarations
+from lrlib.verdicts import VERDICTS
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
 NOTEBOOKS_DIR = REPO_ROOT / "notebooks"
 CHAPTERS = sorted(p for p in NOTEBOOKS_DIR.glob("*.ipynb") if re.match(r"^\d\d_", p.name))
 
-VERDICTS = {"reproduced", "partial", "not reproduced"}
-CLAIM_KEYS = {"id", "statement", "measured", "tolerance", "verdict", "expected"}
+CLAIM_KEYS = {"id", "kind", "statement", "quantity", "rule", "tolerance", "expect", "control", "premises",
+              "verdicts", "measured", "control_verdicts", "control_measured", "passes", "graded"}
 SEED = 1
 
 
@@ -55,26 +59,23 @@ def test_rerun_with_seed_1_quick_writes_valid_ledger(notebook: Path, sweep_seed1
     assert rec["ok"], f"{notebook.name} with seed {SEED} (quick) failed:\n{next(f['error'] for f in agg['failed'] if f['chapter'] == key)}"
     ledger = out / key / f"seed{SEED}.json"
     assert ledger.is_file(), f"{notebook.name} did not write its claims ledger to ledger_path"
-    claims = json.loads(ledger.read_text())
-    assert isinstance(claims, list) and claims, "the ledger must be a non-empty JSON list of claims"
-
-    ids = []
-    for i, claim in enumerate(claims):
-        assert isinstance(claim, dict), f"claim {i} is not an object: {claim!r}"
+    doc = json.loads(ledger.read_text())
+    assert doc["schema"] == 2 and doc["chapter"] == key and doc["seeds"][0] == SEED
+    claims = doc["claims"]
+    declared = [d.id for d in load_declarations(notebook.with_name(notebook.stem + ".claims.yaml"))]
+    # every declared claim is graded, in declaration order, with the declaration's rule
+    assert [c["id"] for c in claims] == declared
+    for claim in claims:
         missing = CLAIM_KEYS - claim.keys()
-        assert not missing, f"claim {claim.get('id', i)!r} lacks {sorted(missing)}"
-        assert isinstance(claim["id"], str) and claim["id"].startswith(f"{key}."), (
-            f"claim {i}: id {claim['id']!r} should start with the chapter key, e.g. '{key}.thm1.min-norm'"
-        )
-        assert claim["verdict"] in VERDICTS, f"{claim['id']}: verdict {claim['verdict']!r} not in {VERDICTS}"
-        assert claim["expected"] in VERDICTS, f"{claim['id']}: expected {claim['expected']!r} not in {VERDICTS}"
-        ids.append(claim["id"])
-    assert len(ids) == len(set(ids)), "claim ids must be unique"
-    # the aggregate holds this run's verdict of every claim, and a pass rate over the one seed
+        assert not missing, f"claim {claim['id']!r} lacks {sorted(missing)}"
+        assert claim["verdicts"] and set(claim["verdicts"]) <= set(VERDICTS), claim["verdicts"]
+        if claim["kind"] == "reproduction":   # a reproduction is graded with its control
+            assert claim["control_verdicts"] and set(claim["control_verdicts"]) <= set(VERDICTS)
+    # the aggregate holds this run's verdicts of every claim
     for c in claims:
-        entry = agg["claims"][c["id"]]
-        assert entry["verdicts"] == {str(SEED): c["verdict"]}
-        assert entry["pass_rate"] == (1.0 if c["verdict"] == "reproduced" else 0.0)
+        entry = agg["claims"][f"{key}.{c['id']}"]
+        assert [r["verdicts"] for r in entry["runs"]] == [c["verdicts"]]
+        assert entry["rule"] == c["rule"] and entry["kind"] == c["kind"]
     # and the chapter's figures were glued under its key (the sweep collects their names)
     glued = agg["glued"][key][str(SEED)]
     assert any(v == "<figure>" for k, v in glued.items() if k.startswith(f"{key}-")), glued.keys()
@@ -84,8 +85,10 @@ def test_sweep_aggregate_is_readable_by_the_ledger_page(sweep_seed1):
     agg, out = sweep_seed1
     assert agg["provenance"]["quick"] is True and agg["provenance"]["seeds"] == [SEED]
     assert agg["provenance"]["runner"].startswith("dask scheduler tcp://")
-    rows = sw.ledger_rows(sw.discover(NOTEBOOKS_DIR), [agg])
-    assert rows and all(r["sweeps"]["quick"].get("missing") is None for r in rows if r["in_chapter"] and not r["id"].endswith(".*"))
+    rows = lp.ledger_rows(sw.discover(NOTEBOOKS_DIR), [agg])
+    assert rows and all(r["sweeps"]["quick"] is not None for r in rows)
+    html = lp.ledger_html(rows, [agg])
+    assert html.count("<tr data-chapter") == len(rows)
     assert json.loads((out / "sweep-quick.json").read_text())["claims"].keys() == agg["claims"].keys()
 
 

@@ -19,16 +19,34 @@ from myst_nb import glue
 from lrlib.claims import Ledger
 if seed == FAIL_SEED:
     raise ValueError(f"fake failure for seed {seed}")
-ledger = Ledger("KEY")
-ledger.add("thm1.even", "Thm. 1", "The seed is even.", measured=f"seed {seed}",
-           tolerance="seed % 2 == 0", passed=seed % 2 == 0, expected="reproduced", value=seed)
-ledger.add("thm2.always", "Thm. 2", "Always holds.", measured="yes", tolerance="-",
-           passed=True, expected="reproduced")
-ledger.save(ledger_path)
+ledger = Ledger.declared("KEY", n_seeds=1, base_seed=seed)
+ledger.grade("thm1.even", parity=seed % 2, control=dict(parity=1))
+ledger.grade("thm2.always", one=1.0)
 glue("KEY-threads", os.environ.get("OMP_NUM_THREADS"), display=False)
 glue("KEY-quick", quick, display=False)
-ledger.check(strict=not quick)  # as a chapter ends: at full size an odd seed raises VerdictMismatch
+ledger.finish(ledger_path, strict=not quick)  # at full size an odd seed raises VerdictMismatch
 '''
+
+CLAIMS = """\
+chapter: KEY
+claims:
+  - id: thm1.even
+    ref: Thm. 1
+    statement: The seed is even.
+    quantity: parity, the seed modulo 2
+    rule: parity == 0
+    tolerance: exact
+    control: an odd number
+    expect: reproduced
+  - id: thm2.always
+    kind: consistency
+    ref: Thm. 2
+    statement: Always holds.
+    quantity: one
+    rule: one == 1
+    tolerance: exact
+    expect: reproduced
+"""
 
 
 def fake_chapter(folder: Path, stem: str, fail_seed: int = -1) -> Path:
@@ -42,6 +60,7 @@ def fake_chapter(folder: Path, stem: str, fail_seed: int = -1) -> Path:
     path = folder / f"{stem}.ipynb"
     folder.mkdir(parents=True, exist_ok=True)
     nbformat.write(nb, path)
+    (folder / f"{stem}.claims.yaml").write_text(CLAIMS.replace("KEY", key))
     return path
 
 
@@ -71,11 +90,17 @@ def check_fake_aggregate(agg: dict, out: Path, threads: str) -> None:
     assert "ValueError: fake failure for seed 2" in failed["error"]
     # ... and counts nowhere else: pass rates are over the two runs that ran
     even, always = agg["claims"]["fake.thm1.even"], agg["claims"]["fake.thm2.always"]
-    assert even["verdicts"] == {"0": "reproduced", "1": "not reproduced"}
-    assert (even["runs"], even["pass_rate"]) == (2, 0.5)
-    assert even["counts"] == {"reproduced": 1, "partial": 0, "not reproduced": 1}
-    assert even["measured"] == {"0": "seed 0", "1": "seed 1"} and even["values"] == {"0": 0.0, "1": 1.0}
-    assert (always["runs"], always["pass_rate"], always["statement"]) == (2, 1.0, "Always holds.")
+    assert [(r["seed"], r["verdicts"]) for r in even["runs"]] == [(0, ["reproduced"]), (1, ["not reproduced"])]
+    assert (even["passes"], even["graded"], even["pass_rate"]) == (1, 2, 0.5)
+    assert even["counts"]["reproduced"] == 1 and even["counts"]["not reproduced"] == 1
+    assert [r["measured"] for r in even["runs"]] == ["parity 0", "parity 1"]
+    assert even["runs"][0]["values"] == {"parity": [0.0]}
+    # the declaration travels with the verdicts: kind, rule text, control and its verdict
+    assert even["kind"] == "reproduction" and even["rule"] == "parity == 0"
+    assert even["runs"][0]["control_measured"] == "parity 1"
+    assert even["runs"][0]["control_verdicts"] == ["not reproduced"]
+    assert (always["kind"], always["pass_rate"], always["statement"]) == ("consistency", 1.0, "Always holds.")
+    assert agg["chapters"]["fake"]["seeds"] == [0, 1] and len(agg["chapters"]["fake"]["code_hash"]) == 16
     # the glued numbers of each run, and the kernel environment the sweep set
     assert agg["glued"]["fake"]["0"] == {"fake-threads": f"'{threads}'", "fake-quick": "True"}
     prov = agg["provenance"]
@@ -103,7 +128,7 @@ def test_dask_local_cluster(chapters, tmp_path):
                        scheduler=cluster.scheduler_address, log=lambda *_: None)
     assert {(r["seed"], r["ok"]) for r in agg["runs"]} == {(0, True), (2, False)}
     assert "ValueError: fake failure for seed 2" in agg["failed"][0]["error"]
-    assert agg["claims"]["fake.thm1.even"]["verdicts"] == {"0": "reproduced"}  # seed 2 counts nowhere
+    assert [r["seed"] for r in agg["claims"]["fake.thm1.even"]["runs"]] == [0]  # seed 2 counts nowhere
     assert agg["glued"]["fake"]["0"]["fake-threads"] == "'1'"  # one thread per kernel on a cluster
     assert (out / "fake" / "seed0.json").is_file() and (out / "sweep-quick.json").is_file()
     assert agg["provenance"]["runner"] == f"dask scheduler {cluster.scheduler_address}"
@@ -120,7 +145,7 @@ def test_cli_exit_status_and_publish(chapters, tmp_path, monkeypatch, capsys):
     assert published["provenance"]["mode"] == "full" and published["failed"] == []
     # seed 3 is odd: the chapter raised VerdictMismatch after saving its ledger, which is the
     # seed's result (counted in the pass rate), not a failed run
-    assert published["claims"]["other.thm1.even"]["verdicts"] == {"3": "not reproduced"}
+    assert published["claims"]["other.thm1.even"]["runs"][0]["verdicts"] == ["not reproduced"]
     assert published["claims"]["other.thm1.even"]["pass_rate"] == 0.0
     assert "VerdictMismatch" in published["runs"][0]["note"]
     assert "1/1 run(s) ok" in capsys.readouterr().out
@@ -132,21 +157,26 @@ def test_cli_exit_status_and_publish(chapters, tmp_path, monkeypatch, capsys):
     assert json.loads((out / "sweep-full.json").read_text())["failed"][0]["seed"] == 2
 
 
-def test_aggregate_excludes_failed_runs_and_missing_claims():
+def test_aggregate_excludes_failed_runs_and_counts_every_seed():
     prov = {"chapters": ["a"]}
-    claim = {"id": "a.x", "ref": "r", "statement": "s", "tolerance": "t", "expected": "partial"}
+    claim = {"id": "x", "kind": "reproduction", "ref": "r", "statement": "s", "rule": "v > 0",
+             "tolerance": "t", "expect": "0-1", "control": "c", "control_measured": "v -1",
+             "control_verdicts": ["not reproduced"]}
     recs = [
         {"chapter": "a", "seed": 0, "ok": True, "seconds": 1, "host": "h", "error": None, "glued": {},
-         "claims": [dict(claim, verdict="partial", measured="m0", value=None)]},
+         "code_hash": "h0", "claims": [dict(claim, verdicts=["partial", "premise not met"], seeds_run=[0, 1])]},
         {"chapter": "a", "seed": 1, "ok": False, "seconds": 1, "host": "h", "error": "boom", "glued": {},
          "claims": []},
         {"chapter": "a", "seed": 2, "ok": True, "seconds": 1, "host": "h", "error": None, "glued": {},
-         "claims": [dict(claim, verdict="reproduced", measured="m2", value=0.5)]},
+         "code_hash": "h0", "claims": [dict(claim, verdicts=["reproduced", "inconclusive"], seeds_run=[2, 3])]},
     ]
     agg = sw.aggregate(recs, prov)
     e = agg["claims"]["a.x"]
-    assert e["runs"] == 2 and e["pass_rate"] == 0.5 and e["counts"]["partial"] == 1
+    assert len(e["runs"]) == 2 and (e["passes"], e["graded"], e["pass_rate"]) == (1, 2, 0.5)
+    assert e["counts"] == {"reproduced": 1, "partial": 1, "not reproduced": 0, "inconclusive": 1,
+                           "premise not met": 1}
     assert agg["failed"] == [{"chapter": "a", "seed": 1, "error": "boom"}]
+    assert agg["chapters"] == {"a": {"code_hash": "h0", "seeds": [0, 2]}}
 
 
 def test_bad_arguments():
@@ -156,76 +186,6 @@ def test_bad_arguments():
         sw.sweep({"x": Path("x.ipynb")}, [-1], "out")
 
 
-# ---- the ledger page (book/ledger.md) --------------------------------------------
-
-def test_chapter_claims_reads_ids_from_source(tmp_path):
-    nb = fake_chapter(tmp_path, "03_race")
-    nb.with_suffix(".py").write_text(
-        'ledger.add("thm1.a", "Thm 1", "x", measured="m", tolerance="t", passed=True, expected="reproduced")\n'
-        "ledger.add('race.fig2.b', 'Fig 2', 'y', measured='m', tolerance='t', passed=True, expected='partial')\n"
-        'ledger.add(f"thm{k}.c", "Thm", "z", measured="m", tolerance="t", passed=True, expected="partial")\n')
-    claims, dynamic = sw.chapter_claims(nb)
-    assert list(claims) == ["race.thm1.a", "race.fig2.b"] and dynamic == 1
-    assert claims["race.fig2.b"] == {"ref": "Fig 2", "statement": "y", "tolerance": "t", "expected": "partial"}
-    nb.with_suffix(".py").write_text("%matplotlib inline\n" + nb.with_suffix(".py").read_text())
-    claims, dynamic = sw.chapter_claims(nb)  # not Python: ids by pattern only
-    assert list(claims) == ["race.thm1.a", "race.fig2.b"] and dynamic == 1
-    assert claims["race.thm1.a"]["statement"] is None
-    nb.with_suffix(".py").unlink()  # without the .py half: the .ipynb code cells
-    claims, _ = sw.chapter_claims(nb)
-    assert list(claims) == ["race.thm1.even", "race.thm2.always"]
-    assert claims["race.thm1.even"]["statement"] == "The seed is even."
-
-
-def test_every_chapter_declares_claims():
-    """The ledger page lists claims from the chapters' sources: each chapter must have some."""
-    chapters = sw.discover()
-    assert chapters
-    for key, nb in chapters.items():
-        claims, _ = sw.chapter_claims(nb)
-        assert claims and all(i.startswith(key + ".") for i in claims), key
-        assert all(c["expected"] in (None, *sw.VERDICTS) for c in claims.values()), key
-
-
-def test_ledger_rows_keep_claims_not_in_the_sweep(chapters, tmp_path):
-    claim = {"ref": "Thm. 1", "statement": "The seed is even.", "tolerance": "t", "expected": "reproduced"}
-    recs = [{"chapter": "fake", "seed": s, "ok": True, "seconds": 1, "host": "h", "error": None, "glued": {},
-             "claims": [dict(claim, id="fake.thm1.even", verdict=v, measured=f"seed {s}", value=s),
-                        dict(claim, id="fake.thm2.always", verdict="reproduced", measured="yes", value=None)]}
-            for s, v in [(0, "reproduced"), (1, "not reproduced")]]
-    prov = sw.provenance(chapters=["fake"], seeds=[0, 1], quick=True, workers=2, scheduler=None, wall_seconds=9)
-    (tmp_path / "sweep-quick.json").write_text(json.dumps(sw.aggregate(recs, prov)))
-    sw.publish(tmp_path / "sweep-quick.json", tmp_path / "pub")
-    aggs = sw.load_published(tmp_path / "pub")
-    rows = sw.ledger_rows(chapters, aggs)
-    by_id = {r["id"]: r for r in rows}
-    assert list(by_id) == ["fake.thm1.even", "fake.thm2.always", "other.thm1.even", "other.thm2.always"]
-    assert by_id["fake.thm1.even"]["sweeps"]["quick"]["pass_rate"] == 0.5
-    assert by_id["other.thm1.even"]["sweeps"]["quick"] == {"missing": "not in the sweep"}
-    # a claim no sweep ran still shows what the chapter declares
-    assert (by_id["other.thm1.even"]["statement"], by_id["other.thm1.even"]["expected"]) == ("The seed is even.", "reproduced")
-    (tmp_path / "_toc.yml").write_text("root: book/intro\nchapters:\n  - file: notebooks/01_fake\n")
-    html = sw.ledger_html(rows, aggs, page_dir=chapters["fake"].parent.parent / "book", toc_file=tmp_path / "_toc.yml")
-    assert html.count("<tr>") == 5 and "not in the sweep" in html and "<strong>1/2</strong> (50%)" in html
-    assert 'href="../notebooks/01_fake.html"' in html and "other <em>(not in the book yet)</em>" in html
-    text = sw.describe_sweep(aggs[0], book_commit="0" * 40)
-    assert "seeds 0, 1" in text and "reduced size" in text and "no run failed" in text
-    assert "--quick --publish" in text
-    assert "seed" in sw.measured_per_seed_html(aggs)
-
-
-def test_ledger_shows_seed_0_measured_when_the_sweep_ran_it(chapters):
-    """The measured column is the book's own seed 0 when present, else the sweep's first seed."""
-    claim = {"ref": "Thm. 1", "statement": "s", "tolerance": "t", "expected": "reproduced", "id": "fake.thm1.even",
-             "verdict": "reproduced", "value": None}
-    for seeds, shown in [([3, 0, 1], 0), ([2, 5], 2)]:
-        recs = [{"chapter": "fake", "seed": s, "ok": True, "seconds": 1, "host": "h", "error": None, "glued": {},
-                 "claims": [dict(claim, measured=f"value of seed {s}")]} for s in seeds]
-        prov = sw.provenance(chapters=["fake"], seeds=seeds, quick=False, workers=2, scheduler=None, wall_seconds=9)
-        agg = sw.aggregate(recs, prov)
-        html = sw.ledger_html(sw.ledger_rows({"fake": chapters["fake"]}, [agg]), [agg])
-        assert f"value of seed {shown}" in html and f"seed {shown})" in html
-        assert sum(f"value of seed {s}" in html for s in seeds) == 1
 
 
 def test_provenance_is_the_code_state_when_the_runs_start(chapters, tmp_path, monkeypatch):
@@ -243,29 +203,5 @@ def test_provenance_is_the_code_state_when_the_runs_start(chapters, tmp_path, mo
     assert agg["provenance"]["git_commit"] == "a" * 40 and agg["provenance"]["git_dirty"] is False
 
 
-def test_describe_sweep_says_whether_the_chapters_changed_since():
-    recs = [{"chapter": "fake", "seed": 0, "ok": True, "seconds": 1, "host": "h", "error": None, "glued": {},
-             "claims": []}]
-    agg = sw.aggregate(recs, sw.provenance(chapters=["fake"], seeds=[0], quick=False, workers=1, scheduler=None,
-                                           wall_seconds=1))
-    agg["provenance"]["git_commit"] = "a" * 40
-    same = sw.describe_sweep(agg, "b" * 40, since=[])
-    assert "none of the files the chapters run" in same
-    moved = sw.describe_sweep(agg, "b" * 40, since=["notebooks/03_race.ipynb"])
-    assert "`notebooks/03_race.ipynb`" in moved and "may have moved" in moved
-    assert "may have moved" in sw.describe_sweep(agg, "b" * 40, since=None)
-    assert "built at" not in sw.describe_sweep(agg, "a" * 40, since=["x"])     # same commit: nothing to say
-    head = sw._git("rev-parse", "HEAD")
-    if head:                                                    # in a git checkout: HEAD against itself
-        assert all(not f.endswith("sweep.py") for f in sw.changed_since(head) or [])
-
-
-def test_pass_summary_counts_claims_by_how_often_they_hold():
-    def rec(seed, verdicts):
-        return {"chapter": "fake", "seed": seed, "ok": True, "seconds": 1, "host": "h", "error": None, "glued": {},
-                "claims": [{"id": f"fake.c{i}", "verdict": v, "measured": "", "value": None} for i, v in enumerate(verdicts)]}
-    recs = [rec(0, ["reproduced", "reproduced", "partial"]), rec(1, ["reproduced", "not reproduced", "not reproduced"])]
-    agg = sw.aggregate(recs, sw.provenance(chapters=["fake"], seeds=[0, 1], quick=True, workers=1, scheduler=None,
-                                           wall_seconds=1))
-    assert sw.pass_summary(agg) == "Of its 3 claims, 1 were reproduced in every run, 1 in some runs only and 1 in none."
-    assert sw.pass_summary(agg) in sw.describe_sweep(agg)
+def test_kernels_of_a_sweep_do_not_require_a_fresh_sweep():
+    assert sw.kernel_env(1)["LRLIB_SWEEP"] == "1"

@@ -1,0 +1,263 @@
+"""The book's claims-ledger and errata pages, rendered from the chapters' claim declarations
+(``notebooks/NN_<key>.claims.yaml``) and the published seed sweeps (``book/ledger_data/``).
+
+Nothing here grades: verdicts come from the sweeps' runs (:mod:`lrlib.sweep`), declarations
+from the claims files (:mod:`lrlib.claims`). The page also shows, per claim, the commit that
+last changed its declaration (from git) and flags a claim whose rule differs from the rule
+that the published sweep graded.
+"""
+
+from __future__ import annotations
+
+import html
+import json
+import os
+import subprocess
+from pathlib import Path
+
+from .claims import REPO_ROOT, code_hash, headline, load_declarations
+from .verdicts import COLOURS, MARKS
+
+PUBLISH_DIR = REPO_ROOT / "book" / "ledger_data"
+
+
+def _h(text) -> str:
+    return html.escape("" if text is None else str(text))
+
+
+def _git(*args: str, cwd: Path = REPO_ROOT) -> str | None:
+    try:
+        return subprocess.run(["git", *args], cwd=cwd, capture_output=True, text=True, check=True,
+                              timeout=60).stdout
+    except Exception:  # noqa: BLE001 - not a git checkout, or git missing
+        return None
+
+
+def discover() -> dict[str, Path]:
+    from .sweep import discover as _discover
+    return _discover()
+
+
+def chapter_title(notebook: str | Path) -> str:
+    """The first ``# `` heading of a chapter notebook (its title), or its file stem."""
+    for c in json.loads(Path(notebook).read_text()).get("cells", []):
+        if c.get("cell_type") == "markdown":
+            for line in "".join(c.get("source", "")).splitlines():
+                if line.startswith("# "):
+                    return line[2:].strip()
+    return Path(notebook).stem
+
+
+def load_published(folder: str | Path = PUBLISH_DIR) -> list[dict]:
+    """The published aggregates of schema 2 in ``folder`` (``sweep-*.json``), full size first."""
+    aggs = []
+    for p in sorted(Path(folder).glob("sweep-*.json")):
+        a = json.loads(p.read_text(encoding="utf-8"))
+        if a.get("schema") == 2:
+            aggs.append(a)
+    return sorted(aggs, key=lambda a: (a["provenance"]["quick"], a["provenance"]["date_utc"]))
+
+
+def declaration_history(path: str | Path, root: str | Path = REPO_ROOT) -> dict[str, dict]:
+    """Per claim id of a claims file: the newest commit whose version of the file declares the
+    claim differently from the commit before it (``commit``, ``date``, ``subject``); claims
+    changed only in the working tree get ``commit = "uncommitted"``."""
+    import yaml
+
+    path, root = Path(path), Path(root)
+    try:
+        rel = path.resolve().relative_to(root.resolve()).as_posix()
+    except ValueError:   # not in the repository (a throwaway chapter): no history
+        return {}
+    log = _git("log", "--format=%H%x09%cs%x09%s", "--", rel, cwd=root)
+    if log is None:
+        return {}
+    commits = [ln.split("\t", 2) for ln in log.splitlines() if ln.strip()]
+
+    def decls(text: str | None) -> dict[str, dict]:
+        if not text:
+            return {}
+        try:
+            doc = yaml.safe_load(text) or {}
+            return {d["id"]: d for d in doc.get("claims", []) if isinstance(d, dict) and "id" in d}
+        except Exception:  # noqa: BLE001 - an old malformed version counts as "different"
+            return {}
+
+    versions = [("uncommitted", "", "working tree", decls(path.read_text(encoding="utf-8")))]
+    for h, date, subject in commits:
+        versions.append((h, date, subject, decls(_git("show", f"{h}:{rel}", cwd=root))))
+    out: dict[str, dict] = {}
+    for cid, now in versions[0][3].items():
+        for (h, date, subj, d), (_, _, _, older) in zip(versions, versions[1:] + [("", "", "", {})]):
+            if d.get(cid) != older.get(cid):
+                out[cid] = {"commit": h, "date": date, "subject": subj}
+                break
+            if d.get(cid) != now:
+                break
+    return out
+
+
+def _seed_range(seeds: list[int]) -> str:
+    seeds = sorted(seeds)
+    if len(seeds) > 2 and seeds == list(range(seeds[0], seeds[-1] + 1)):
+        return f"{seeds[0]}–{seeds[-1]}"
+    return ", ".join(map(str, seeds))
+
+
+def stale_chapters(agg: dict) -> dict[str, str]:
+    """Chapters of a sweep whose code changed since (``{key: "code a -> b"}``)."""
+    out = {}
+    for key, ch in agg.get("chapters", {}).items():
+        try:
+            now = code_hash(key)
+        except Exception:  # noqa: BLE001 - a chapter that no longer exists
+            now = "gone"
+        if ch.get("code_hash") != now:
+            out[key] = f"{ch.get('code_hash')} → {now}"
+    return out
+
+
+def describe_sweep(agg: dict) -> str:
+    """A Markdown paragraph saying how a published sweep was obtained, and whether the code of
+    each chapter it ran is still the code of the book."""
+    p = agg["provenance"]
+    size = ("**reduced size** (`quick = True`; its verdicts are not the published full-size ones)"
+            if p["quick"] else "**full size** (the book's own protocol)")
+    commit = (p.get("git_commit") or "unknown")[:10]
+    v = p.get("versions", {})
+    failed = ("no run failed" if not agg["failed"] else "failed runs, left out of the pass rates: "
+              + "; ".join(f"`{f['chapter']}` seed {f['seed']}" for f in agg["failed"]))
+    chapters = ", ".join(f"`{k}` (base seeds {_seed_range(c['seeds'])})" for k, c in agg.get("chapters", {}).items())
+    stale = stale_chapters(agg)
+    fresh = ("The code of every chapter it ran is the code of this book (same hash of notebook, claims "
+             "file and `lrlib`)." if not stale else
+             "**Stale for** " + ", ".join(f"`{k}`" for k in stale)
+             + ": their code changed since this sweep, so its numbers for them may have moved.")
+    cmd = (f"`python -m lrlib.sweep --chapters {' '.join(p['chapters'])} --seeds {' '.join(map(str, p['seeds']))}"
+           f"{' --quick' if p['quick'] else ''} --publish`")
+    counts = [(c["passes"], c["graded"]) for c in agg["claims"].values()
+              if c.get("kind") == "reproduction" and c["graded"]]
+    every = sum(k == n for k, n in counts)
+    none = sum(k == 0 for k, n in counts)
+    return (f"**{p['mode'].capitalize()} sweep**, run on {p['date_utc'][:10]} at commit `{commit}`"
+            f"{' with uncommitted changes' if p.get('git_dirty') else ''}: chapters {chapters}, at {size}, "
+            f"on {p['runner']} of a {p['machine'].get('cpus', '?')}-core machine (Python {p['python']}, "
+            f"torch {v.get('torch')}), {p['wall_seconds'] / 60:.0f} min wall time; {failed}. Command: {cmd}. "
+            f"Of its {len(counts)} graded reproduction claims, {every} were reproduced in every graded seed, "
+            f"{len(counts) - every - none} in some and {none} in none. {fresh}")
+
+
+def ledger_rows(chapters: dict[str, Path], aggs: list[dict]) -> list[dict]:
+    """One row per declared claim of every chapter (declaration order), with the published
+    sweeps' results for it and its declaration history."""
+    rows = []
+    for key, nb in chapters.items():
+        yml = Path(nb).with_name(Path(nb).stem + ".claims.yaml")
+        if not yml.is_file():   # a chapter without a claims file has no rows
+            continue
+        decls = load_declarations(yml)
+        hist = declaration_history(yml)
+        for d in decls:
+            fid = f"{key}.{d.id}"
+            sweeps = {}
+            for a in aggs:
+                c = a["claims"].get(fid)
+                sweeps[a["provenance"]["mode"]] = c
+            rows.append({"chapter": key, "notebook": nb, "id": fid, "decl": d,
+                         "history": hist.get(d.id, {}), "sweeps": sweeps})
+    return rows
+
+
+def _marks(runs: list[dict]) -> str:
+    out = []
+    for run in runs:
+        seeds = run.get("seeds") or list(range(len(run["verdicts"])))
+        out.append("".join(f'<span title="base seed {run["seed"]}, seed {s}: {_h(v)}" '
+                           f'style="background:{COLOURS.get(v, "#fff")};padding:0 .1em">{MARKS.get(v, "·")}</span>'
+                           for s, v in zip(seeds, run["verdicts"])))
+    return " ".join(out)
+
+
+def _chapter_link(r: dict, page_dir: Path, toc_text: str) -> str:
+    nb = Path(r["notebook"])
+    if f"notebooks/{nb.stem}" in toc_text:
+        href = os.path.relpath(nb.with_suffix(".html"), page_dir).replace(os.sep, "/")
+        return f'<a href="{_h(href)}">{_h(r["chapter"])}</a>'
+    return f'{_h(r["chapter"])} <em>(not in the book yet)</em>'
+
+
+def ledger_html(rows: list[dict], aggs: list[dict], page_dir: str | Path = REPO_ROOT / "book",
+                toc_file: str | Path = REPO_ROOT / "_toc.yml") -> str:
+    """The ledger as an HTML table: one row per claim, with its declaration (rule, tolerance
+    source, premises, control), the control's measured value and verdict, the pass rate of the
+    book's own run (base seed 0) and of the whole sweep with every seed's verdict, and the
+    commit that last changed the declaration."""
+    full = next((a for a in aggs if not a["provenance"]["quick"]), aggs[0] if aggs else None)
+    mode = full["provenance"]["mode"] if full else None
+    toc_text = Path(toc_file).read_text() if Path(toc_file).is_file() else ""
+    head = ["chapter · paper · id", "statement", "rule · tolerance from", "premises · negative control",
+            f"pass rate ({mode} sweep)" if mode else "pass rate", "declared"]
+    out = ['<div class="lr-ledger" style="overflow-x:auto">'
+           '<table class="ledger-table lr-claims" style="font-size:0.8em;border-collapse:collapse;width:100%">',
+           "<thead><tr>" + "".join(f'<th style="text-align:left">{_h(h)}</th>' for h in head) + "</tr></thead><tbody>"]
+    for r in rows:
+        d, c = r["decl"], (r["sweeps"].get(mode) if mode else None)
+        kind = "" if d.kind == "reproduction" else ' <em>(consistency check)</em>'
+        cells = [f'{_chapter_link(r, Path(page_dir), toc_text)} · {_h(d.ref)}<br>'
+                 f'<code style="word-break:break-all">{_h(r["id"])}</code>{kind}',
+                 _h(d.statement)]
+        rule = f"<code>{_h(d.rule)}</code><br><small>{_h(d.tolerance)}</small>"
+        if d.rule_change:
+            rule += f"<br><small><b>rule changed</b>: {_h(d.rule_change)}</small>"
+        if c and " ".join(str(c.get("rule", "")).split()) != " ".join(d.rule.split()):
+            rule += ("<br><small><b>⚠ differs from the rule the published sweep graded</b>: "
+                     f"<code>{_h(c.get('rule'))}</code></small>")
+        cells.append(rule)
+        prem = "<br>".join(f"{_h(p.text)} (<code>{_h(p.rule)}</code>)" for p in d.premises) or "—"
+        ctrl = "—"
+        if d.kind == "reproduction":
+            ctrl = _h(d.control)
+            if c and c["runs"]:
+                run0 = c["runs"][0]
+                cv = sorted(set(run0.get("control_verdicts") or []))
+                ctrl += (f"<br><small>measured: {_h(run0.get('control_measured'))}</small> "
+                         + " ".join(f'<span style="background:{COLOURS.get(v, "#fff")}">{_h(v)}</span>' for v in cv))
+        cells.append(f"<small>premises:</small> {prem}<br><small>control:</small> {ctrl}")
+        if c:
+            verdicts = [v for run in c["runs"] for v in run["verdicts"]]
+            run0 = c["runs"][0]
+            extra = ", ".join(f"{n} {k}" for k, n in c["counts"].items()
+                              if n and k in ("premise not met", "inconclusive"))
+            cells.append(f'<b>{_h(headline(verdicts))}</b>{f" ({_h(extra)})" if extra else ""}<br>{_marks(c["runs"])}'
+                         f'<br><small>base seed {run0["seed"]}: {_h(run0.get("measured"))}</small>')
+        else:
+            cells.append("<em>not in a published sweep</em>")
+        h = r["history"]
+        cells.append(f'expect <i>{_h(d.expect)}</i><br><small>declaration last changed: '
+                     + (f'<code>{_h(h["commit"][:8])}</code> {_h(h["date"])}' if h.get("date")
+                        else _h(h.get("commit", "unknown")))
+                     + "</small>")
+        out.append(f'<tr data-chapter="{_h(r["chapter"])}" data-kind="{_h(d.kind)}">'
+                   + "".join(f'<td style="text-align:left;vertical-align:top;border-bottom:1px solid #ddd;padding:4px">{x}</td>'
+                             for x in cells) + "</tr>")
+    out.append("</tbody></table></div>")
+    return "\n".join(out)
+
+
+def chapter_summary(rows: list[dict], aggs: list[dict]) -> str:
+    """Markdown: one line per chapter (reproduction claims, how many pass in every seed, in some,
+    in none; consistency checks)."""
+    full = next((a for a in aggs if not a["provenance"]["quick"]), None)
+    mode = full["provenance"]["mode"] if full else None
+    lines = []
+    for key in dict.fromkeys(r["chapter"] for r in rows):
+        rs = [r for r in rows if r["chapter"] == key]
+        rep = [r for r in rs if r["decl"].kind == "reproduction"]
+        rates = [r["sweeps"].get(mode) for r in rep] if mode else []
+        rates = [(c["passes"], c["graded"]) for c in rates if c and c["graded"]]
+        every = sum(k == n for k, n in rates)
+        none = sum(k == 0 for k, n in rates)
+        lines.append(f"- `{key}`: {len(rep)} reproduction claims ({len(rates)} graded in the {mode or 'no'} sweep: "
+                     f"{every} reproduced in every seed, {len(rates) - every - none} in some, {none} in none); "
+                     f"{len(rs) - len(rep)} consistency checks.")
+    return "\n".join(lines)
