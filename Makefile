@@ -49,6 +49,7 @@ endef
 # user-facing targets
 
 book: venv book-cache
+	$(call step,book: execute the chapters (scripts/execute_chapters.py; $(JOBS) at once),$(EXEC_CMD))
 	$(call step,book: jupyter-book build (HTML in $(BUILD_DIR)/html),$(JB) build . --builder html)
 	@echo "Open $(BUILD_DIR)/html/index.html"
 
@@ -102,6 +103,7 @@ nbval:
 # --all re-reads every page (an incremental build would not re-emit the warnings of
 # pages that did not change); execution results still come from the cache.
 book-strict: book-cache
+	$(call step,test 4/5: execute the chapters (scripts/execute_chapters.py; $(JOBS) at once),$(EXEC_CMD))
 	$(call step,test 4/5: book build with warnings as errors,$(JB) build . --builder html --all -W -n --keep-going)
 
 # The site as a reader sees it: serve the book that book-strict just built on localhost
@@ -123,6 +125,12 @@ KEY_CMD = { find lrlib -type f ! -path '*/__pycache__/*' ! -name '*.pyc' -print0
 	  for f in data/SHA256SUMS requirements.txt notebooks/*.claims.yaml; do \
 	    if [ -f "$$f" ]; then sha256sum "$$f"; else echo "absent $$f"; fi; done; } \
 	| sha256sum | cut -d' ' -f1
+
+# The chapters run single-threaded: execute them $(JOBS) at a time into the book's execution
+# cache before the build, which then finds them there (jupyter-book alone executes them one
+# after another). JOBS defaults to the number of cores.
+JOBS     ?= $(shell nproc 2>/dev/null || echo 2)
+EXEC_CMD = $(PY) scripts/execute_chapters.py --cache $(JCACHE) --jobs $(JOBS) notebooks/[0-9][0-9]_*.ipynb
 
 book-cache:
 	@key=$$($(KEY_CMD)); \
