@@ -23,6 +23,7 @@ from pathlib import Path
 import numpy as np
 import torch
 
+from .checks import integer
 from .errors import LrlibError, ParameterError
 
 __all__ = [
@@ -180,9 +181,7 @@ def load_subset(name: str) -> dict[str, np.ndarray]:
 
 
 def _check_int(name: str, value: object) -> int:
-    if isinstance(value, bool) or not isinstance(value, (int, np.integer)):
-        raise ParameterError(f"{name} must be an int, got {value!r}")
-    return int(value)
+    return integer(name, value)
 
 
 def mnist_pair(

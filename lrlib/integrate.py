@@ -46,10 +46,10 @@ import torch
 
 from . import grads as closed_forms
 from .errors import DivergenceError, ParameterError
+from .checks import PARAM_NAMES, positive_number, record_steps, run_arguments
 from .losses import Loss
 from .models import TwoLayer, forward
-from .train import PARAM_NAMES, _check_args
-from .trajectory import Trajectory, log_schedule
+from .trajectory import Trajectory
 
 Tensor = torch.Tensor
 F64 = torch.float64
@@ -80,9 +80,8 @@ class FlowResult:
 def _check_solver(method: str, rtol: float, atol: float) -> None:
     if method not in METHODS:
         raise ParameterError(f"method must be one of {METHODS} (explicit solve_ivp methods), got {method!r}")
-    for name, v in (("rtol", rtol), ("atol", atol)):
-        if isinstance(v, bool) or not (isinstance(v, (int, float)) and math.isfinite(v) and v > 0):
-            raise ParameterError(f"{name} must be a finite number > 0, got {v!r}")
+    positive_number("rtol", rtol)
+    positive_number("atol", atol)
 
 
 def integrate(
@@ -201,11 +200,9 @@ def flow(
     X64 = X.to(F64)
     y64 = y.to(F64) if y.is_floating_point() else y
     p64 = p0.to(F64)
-    _check_args(p64, X64, y64, lr, steps, 0.0, None, trainable)
+    run_arguments(p64, X64, y64, lr=lr, steps=steps, trainable=trainable)
     trainable = tuple(n for n in trainable if getattr(p64, n) is not None)
-    sched = log_schedule(steps, int(record)) if np.isscalar(record) else np.unique(np.asarray(record, dtype=np.int64))
-    if sched.size == 0 or sched.min() < 0 or sched.max() > steps:
-        raise ParameterError(f"record steps must lie in [0, {steps}]")
+    sched = record_steps(record, steps)
     frozen = {k: v for k, v in p64.tensors().items() if k not in trainable}
 
     def loss_fn(theta: dict[str, Tensor]) -> Tensor:

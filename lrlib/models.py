@@ -21,6 +21,7 @@ from typing import Callable, Iterator
 
 import torch
 
+from .checks import nonneg_int, positive_int
 from .errors import ParameterError
 
 Tensor = torch.Tensor
@@ -146,9 +147,7 @@ def preactivations(p: TwoLayer, X: Tensor) -> Tensor:
 
 def generator(seed: int) -> torch.Generator:
     """A CPU generator seeded with ``seed`` (the only source of randomness)."""
-    if not isinstance(seed, int) or isinstance(seed, bool) or seed < 0:
-        raise ParameterError(f"seed must be a non-negative integer, got {seed!r}")
-    return torch.Generator().manual_seed(seed)
+    return torch.Generator().manual_seed(nonneg_int("seed", seed))
 
 
 def _randn(shape: tuple[int, ...], gen: torch.Generator, dtype: torch.dtype) -> Tensor:
@@ -157,8 +156,7 @@ def _randn(shape: tuple[int, ...], gen: torch.Generator, dtype: torch.dtype) -> 
 
 def _check_sizes(**sizes: int) -> None:
     for name, v in sizes.items():
-        if not isinstance(v, int) or v < 1:
-            raise ParameterError(f"{name} must be a positive integer, got {v!r}")
+        positive_int(name, v)
 
 
 def gaussian_init(

@@ -23,7 +23,6 @@ the last, smaller batch of an epoch is kept; every run sees the same indices.
 
 from __future__ import annotations
 
-import math
 import os
 from typing import Callable, Iterable, Sequence
 
@@ -33,11 +32,11 @@ import torch
 from . import grads
 from .errors import DivergenceError, ParameterError
 from .losses import Loss
+from .checks import PARAM_NAMES, point_axis, record_steps, run_arguments
 from .models import TwoLayer, forward, generator
-from .trajectory import Trajectory, log_schedule
+from .trajectory import Trajectory
 
 Tensor = torch.Tensor
-PARAM_NAMES = ("W1", "b1", "W2", "b2")
 
 
 def progress_enabled(steps: int, progress: bool | None) -> bool:
@@ -47,42 +46,6 @@ def progress_enabled(steps: int, progress: bool | None) -> bool:
     if os.environ.get("CI") or os.environ.get("TQDM_DISABLE"):
         return False
     return steps >= 20_000
-
-
-def _check_args(p0: TwoLayer, X: Tensor, y: Tensor, lr: float, steps: int, momentum: float,
-                batch_size: int | None, trainable: Iterable[str]) -> None:
-    if isinstance(lr, bool) or not (isinstance(lr, (int, float)) and math.isfinite(lr) and lr > 0):
-        raise ParameterError(f"lr must be a finite number > 0, got {lr!r}")
-    if isinstance(steps, bool) or not isinstance(steps, (int, np.integer)) or steps < 0:
-        raise ParameterError(f"steps must be a non-negative integer, got {steps!r}")
-    if not 0 <= momentum < 1:
-        raise ParameterError(f"momentum must be in [0, 1), got {momentum!r}")
-    n = X.shape[-2]
-    if batch_size is not None and (isinstance(batch_size, bool) or not (isinstance(batch_size, int) and 1 <= batch_size <= n)):
-        raise ParameterError(f"batch_size must be None (full batch) or an int in [1, {n}], got {batch_size!r}")
-    if X.shape[-1] != p0.in_dim:
-        raise ParameterError(f"X has {X.shape[-1]} features but the network expects {p0.in_dim}")
-    point_axis(y, n)
-    if not torch.isfinite(X.sum()) and not torch.isfinite(X).all():   # one cheap pass first
-        raise ParameterError("X contains NaN or inf")
-    unknown = set(trainable) - set(PARAM_NAMES)
-    if unknown:
-        raise ParameterError(f"unknown trainable parameters {sorted(unknown)}; use {PARAM_NAMES}")
-    for name, t in p0.tensors().items():
-        if t.dtype != X.dtype:
-            raise ParameterError(f"dtype mismatch: {name} is {t.dtype} but X is {X.dtype}")
-
-
-def point_axis(y: Tensor, n: int) -> int:
-    """Axis of ``y`` that indexes the ``n`` data points: ``-1`` for labels/scalar
-    targets ``(R..., n)``, ``-2`` for vector targets ``(R..., n, k)``."""
-    last = y.shape[-1] == n
-    second = y.dim() >= 2 and y.shape[-2] == n
-    if last and second:
-        raise ParameterError(f"cannot tell the data axis of y {tuple(y.shape)} (n = {n}); reshape the targets")
-    if not (last or second):
-        raise ParameterError(f"X has {n} points but y has shape {tuple(y.shape)}")
-    return -1 if last else -2
 
 
 def _diverged(L: Tensor, max_loss: float) -> bool:
@@ -130,11 +93,9 @@ def train(
     autograd: use autograd even where :mod:`lrlib.grads` has the closed form.
     """
     trainable = tuple(trainable)
-    _check_args(p0, X, y, lr, steps, momentum, batch_size, trainable)
+    run_arguments(p0, X, y, lr=lr, steps=steps, momentum=momentum, batch_size=batch_size, trainable=trainable)
     trainable = tuple(n for n in trainable if getattr(p0, n) is not None)
-    sched = log_schedule(steps, int(record)) if np.isscalar(record) else np.unique(np.asarray(record, dtype=np.int64))
-    if sched.size == 0 or sched.min() < 0 or sched.max() > steps:
-        raise ParameterError(f"record steps must lie in [0, {steps}]")
+    sched = record_steps(record, steps)
     if dense_loss and batch_size is not None:
         raise ParameterError("dense_loss is only available for full-batch GD")
 
