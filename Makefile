@@ -143,18 +143,11 @@ book-cache:
 	fi
 
 # --------------------------------------------------------------------------------
-# make rerun CHAPTER=<key> SEED=<n> [QUICK=1]: one chapter, another seed, through
-# papermill (what the intro of the book documents). Output in runs/.
+# make rerun CHAPTER=<key> SEED=<n> [QUICK=1]: one chapter, another seed: a one-run seed sweep
+# (lrlib.sweep: papermill, the notebook's folder as working directory). Output in runs/rerun/.
 CHAPTER ?=
 SEED    ?= 1
 QUICK   ?= 0
-RERUN_CMD = nb=$$(ls notebooks/[0-9][0-9]_$(CHAPTER).ipynb 2>/dev/null | head -1); \
-	if [ -z "$(CHAPTER)" ] || [ -z "$$nb" ]; then \
-	  echo "make rerun: give CHAPTER=<key>, one of: $$(ls notebooks/[0-9][0-9]_*.ipynb | sed -E 's|notebooks/[0-9]+_||; s|\.ipynb||' | tr '\n' ' ')" >&2; exit 2; fi; \
-	case "$(SEED)" in ''|*[!0-9]*) echo "make rerun: SEED must be a whole number >= 0, got '$(SEED)'" >&2; exit 2;; esac; \
-	case "$(QUICK)" in 0) q=False; sfx=;; 1) q=True; sfx=_quick;; *) echo "make rerun: QUICK must be 0 or 1, got '$(QUICK)'" >&2; exit 2;; esac; \
-	mkdir -p runs; out=runs/$(CHAPTER)_seed$(SEED)$$sfx; \
-	$(VENV)/bin/papermill "$$nb" "$$out.ipynb" -p seed $(SEED) -p quick $$q -p ledger_path "../$$out.json" --cwd notebooks --no-progress-bar; \
-	echo "rerun: executed notebook $$out.ipynb, claims ledger $$out.json"
+RERUN_CMD = $(PY) scripts/rerun.py --chapter "$(CHAPTER)" --seed "$(SEED)" --quick "$(QUICK)"
 rerun: venv
 	$(call step,rerun $(CHAPTER) with seed $(SEED),$(RERUN_CMD))

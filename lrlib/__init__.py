@@ -2,10 +2,19 @@
 
 One direction of flow::
 
-    lrlib.data / lrlib.synthetic -> lrlib.models -> lrlib.train -> Trajectory
-        -> lrlib.track (tidy DataFrames) -> lrlib.plots / lrlib.claims
+    lrlib.data / lrlib.synthetic            data (checksummed files, synthetic sets)
+      -> lrlib.models                       two-layer networks and their initialisations
+      -> lrlib.train | lrlib.integrate      GD / SGD with momentum | the gradient flow
+           (lrlib.losses, lrlib.grads)      loss conventions, closed-form gradients
+      -> lrlib.trajectory.Trajectory        snapshots of a run (batched over runs)
+      -> lrlib.track, lrlib.theory.<paper>  measurements and each paper's closed forms
+      -> lrlib.claims                       grading against notebooks/NN_<key>.claims.yaml
+           (lrlib.rules, lrlib.verdicts)    the rule language, the verdict vocabulary
+      -> lrlib.ledger_view, lrlib.plots     a chapter's tables and figures
 
-Paper-specific closed forms live in :mod:`lrlib.theory`.
+Around the chapters: lrlib.sweep runs chapters over seeds (papermill, local or Dask) and
+aggregates their ledgers; lrlib.ledger_page renders the book's ledger and errata pages.
+Support: lrlib.checks (argument checks), lrlib.errors, lrlib.nbparams (papermill parameters).
 """
 
 __version__ = "0.1.0"
