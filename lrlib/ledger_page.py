@@ -186,23 +186,37 @@ def _chapter_link(r: dict, page_dir: Path, toc_text: str) -> str:
     return f'{_h(r["chapter"])} <em>(not in the book yet)</em>'
 
 
+def outcome(c: dict | None) -> tuple[str, float]:
+    """``(class, pass rate)`` of a claim in a sweep, for filtering and sorting: ``reproduced``
+    (every graded seed), ``not reproduced`` (none), ``mixed``, ``not graded`` (only inconclusive or
+    premise-not-met seeds) or ``not in a sweep``; the rate is -1 when there is none."""
+    if not c:
+        return "not in a sweep", -1.0
+    if not c["graded"]:
+        return "not graded", -1.0
+    rate = c["passes"] / c["graded"]
+    return ("reproduced" if rate == 1 else "not reproduced" if rate == 0 else "mixed"), rate
+
+
 def ledger_html(rows: list[dict], aggs: list[dict], page_dir: str | Path = REPO_ROOT / "book",
-                toc_file: str | Path = REPO_ROOT / "_toc.yml") -> str:
+                toc_file: str | Path = REPO_ROOT / "_toc.yml", tools: bool = True) -> str:
     """The ledger as an HTML table: one row per claim, with its declaration (rule, tolerance
-    source, premises, control), the control's measured value and verdict, the pass rate of the
-    book's own run (base seed 0) and of the whole sweep with every seed's verdict, and the
-    commit that last changed the declaration."""
+    source, premises, control), the control's measured value and verdict, the pass rate over
+    every seed of the published full-size sweep (the book's own run is base seed 0), and the
+    commit that last changed the declaration. With ``tools``, a toolbar above it filters the rows
+    by chapter, outcome and kind, searches their text and sorts them by pass rate (static
+    JavaScript: no server)."""
+    from .ledger_view import legend_html, table_html
+
     full = next((a for a in aggs if not a["provenance"]["quick"]), aggs[0] if aggs else None)
     mode = full["provenance"]["mode"] if full else None
     toc_text = Path(toc_file).read_text() if Path(toc_file).is_file() else ""
-    head = ["chapter · paper · id", "statement", "rule · tolerance from", "premises · negative control",
-            f"pass rate ({mode} sweep)" if mode else "pass rate", "declared"]
-    out = ['<div class="lr-ledger" style="overflow-x:auto">'
-           '<table class="ledger-table lr-claims" style="font-size:0.8em;border-collapse:collapse;width:100%">',
-           "<thead><tr>" + "".join(f'<th style="text-align:left">{_h(h)}</th>' for h in head) + "</tr></thead><tbody>"]
+    head = ["claim", "statement", "rule · tolerance from", "premises · negative control",
+            "declared", f"pass rate ({mode} sweep)" if mode else "pass rate"]
+    body, attrs = [], []
     for r in rows:
         d, c = r["decl"], (r["sweeps"].get(mode) if mode else None)
-        kind = "" if d.kind == "reproduction" else ' <em>(consistency check)</em>'
+        kind = "" if d.kind == "reproduction" else "<br><em>consistency check</em>"
         cells = [f'{_chapter_link(r, Path(page_dir), toc_text)} · {_h(d.ref)}<br>'
                  f'<code style="word-break:break-all">{_h(r["id"])}</code>{kind}',
                  _h(d.statement)]
@@ -221,27 +235,106 @@ def ledger_html(rows: list[dict], aggs: list[dict], page_dir: str | Path = REPO_
                 run0 = c["runs"][0]
                 cv = sorted(set(run0.get("control_verdicts") or []))
                 ctrl += (f"<br><small>measured: {_h(run0.get('control_measured'))}</small> "
-                         + " ".join(f'<span style="background:{COLOURS.get(v, "#fff")}">{_h(v)}</span>' for v in cv))
+                         + " ".join(f'<span class="lr-verdict" style="background:{COLOURS.get(v, "#fff")}">{_h(v)}</span>'
+                                    for v in cv))
         cells.append(f"<small>premises:</small> {prem}<br><small>control:</small> {ctrl}")
-        if c:
-            verdicts = [v for run in c["runs"] for v in run["verdicts"]]
-            run0 = c["runs"][0]
-            extra = ", ".join(f"{n} {k}" for k, n in c["counts"].items()
-                              if n and k in ("premise not met", "inconclusive"))
-            cells.append(f'<b>{_h(headline(verdicts))}</b>{f" ({_h(extra)})" if extra else ""}<br>{_marks(c["runs"])}'
-                         f'<br><small>base seed {run0["seed"]}: {_h(run0.get("measured"))}</small>')
-        else:
-            cells.append("<em>not in a published sweep</em>")
         h = r["history"]
         cells.append(f'expect <i>{_h(d.expect)}</i><br><small>declaration last changed: '
                      + (f'<code>{_h(h["commit"][:8])}</code> {_h(h["date"])}' if h.get("date")
                         else _h(h.get("commit", "unknown")))
                      + "</small>")
-        out.append(f'<tr data-chapter="{_h(r["chapter"])}" data-kind="{_h(d.kind)}">'
-                   + "".join(f'<td style="text-align:left;vertical-align:top;border-bottom:1px solid #ddd;padding:4px">{x}</td>'
-                             for x in cells) + "</tr>")
-    out.append("</tbody></table></div>")
-    return "\n".join(out)
+        cls, rate = outcome(c)
+        if c:
+            verdicts = [v for run in c["runs"] for v in run["verdicts"]]
+            run0 = c["runs"][0]
+            extra = ", ".join(f"{n} {k}" for k, n in c["counts"].items()
+                              if n and k in ("premise not met", "inconclusive"))
+            colour = COLOURS.get(cls, COLOURS["partial"])
+            cells.append(f'<b class="lr-verdict" style="background:{colour};padding:0 .3em">{_h(headline(verdicts))}</b>'
+                         f'{f" ({_h(extra)})" if extra else ""}<br>{_marks(c["runs"])}'
+                         f'<br><small>base seed {run0["seed"]}: {_h(run0.get("measured"))}</small>')
+        else:
+            cells.append("<em>not in a published sweep</em>")
+        body.append(cells)
+        attrs.append(f' data-chapter="{_h(r["chapter"])}" data-kind="{_h(d.kind)}" data-outcome="{_h(cls)}"'
+                     f' data-rate="{rate:.4f}"')
+    table = table_html(body, head, attrs)
+    if not tools:
+        return legend_html() + table
+    chapters = list(dict.fromkeys(r["chapter"] for r in rows))
+    opts = lambda xs: "".join(f'<option value="{_h(x)}">{_h(x)}</option>' for x in xs)  # noqa: E731
+    toolbar = (
+        '<div class="lr-toolbar">'
+        f'<label>chapter <select data-filter="chapter"><option value="">all</option>{opts(chapters)}</select></label>'
+        '<label>outcome <select data-filter="outcome"><option value="">all</option>'
+        f'{opts(["reproduced", "mixed", "not reproduced", "not graded", "not in a sweep"])}</select></label>'
+        '<label>kind <select data-filter="kind"><option value="">all</option>'
+        f'{opts(["reproduction", "consistency"])}</select></label>'
+        '<label><input type="search" data-filter="text" placeholder="search claims"></label>'
+        '<button type="button" data-sort="rate">sort by pass rate</button>'
+        '<span class="lr-count"></span></div>')
+    return f'<div class="lr-ledger-tool">{toolbar}{legend_html()}{table}</div>{_SCRIPT}'
+
+
+_SCRIPT = """<script>
+(function () {
+  document.querySelectorAll('.lr-ledger-tool').forEach(function (tool) {
+    var tbody = tool.querySelector('tbody');
+    var rows = Array.prototype.slice.call(tbody.querySelectorAll('tr'));
+    var count = tool.querySelector('.lr-count');
+    function apply() {
+      var f = {};
+      tool.querySelectorAll('[data-filter]').forEach(function (el) { f[el.dataset.filter] = el.value.toLowerCase(); });
+      var shown = 0;
+      rows.forEach(function (tr) {
+        var ok = (!f.chapter || tr.dataset.chapter === f.chapter) && (!f.outcome || tr.dataset.outcome === f.outcome)
+          && (!f.kind || tr.dataset.kind === f.kind) && (!f.text || tr.textContent.toLowerCase().indexOf(f.text) >= 0);
+        tr.style.display = ok ? '' : 'none';
+        if (ok) { shown += 1; }
+      });
+      count.textContent = shown + ' of ' + rows.length + ' claims shown';
+    }
+    tool.querySelectorAll('[data-filter]').forEach(function (el) {
+      el.addEventListener('input', apply); el.addEventListener('change', apply);
+    });
+    var ascending = true;
+    tool.querySelector('[data-sort]').addEventListener('click', function () {
+      rows.sort(function (a, b) { return (parseFloat(a.dataset.rate) - parseFloat(b.dataset.rate)) * (ascending ? 1 : -1); });
+      rows.forEach(function (tr) { tbody.appendChild(tr); });
+      ascending = !ascending;
+    });
+    apply();
+  });
+})();
+</script>"""
+
+
+def summary_figure(rows: list[dict], aggs: list[dict]):
+    """A stacked bar per chapter: its reproduction claims by outcome in the full-size sweep."""
+    import matplotlib.pyplot as plt
+
+    full = next((a for a in aggs if not a["provenance"]["quick"]), None)
+    mode = full["provenance"]["mode"] if full else None
+    order = ["reproduced", "mixed", "not reproduced", "not graded", "not in a sweep"]
+    colours = {"reproduced": COLOURS["reproduced"], "mixed": COLOURS["partial"],
+               "not reproduced": COLOURS["not reproduced"], "not graded": COLOURS["premise not met"],
+               "not in a sweep": "#ffffff"}
+    chapters = list(dict.fromkeys(r["chapter"] for r in rows))
+    counts = {o: [] for o in order}
+    for ch in chapters:
+        outs = [outcome(r["sweeps"].get(mode) if mode else None)[0] for r in rows
+                if r["chapter"] == ch and r["decl"].kind == "reproduction"]
+        for o in order:
+            counts[o].append(outs.count(o))
+    fig, ax = plt.subplots(figsize=(7, 0.5 + 0.45 * len(chapters)), constrained_layout=True)
+    left = [0] * len(chapters)
+    for o in order:
+        ax.barh(chapters, counts[o], left=left, color=colours[o], edgecolor="0.4", linewidth=0.6, label=o)
+        left = [a + b for a, b in zip(left, counts[o])]
+    ax.invert_yaxis()
+    ax.set(xlabel="reproduction claims", title=f"Claims by outcome over seeds ({mode or 'no'} sweep)")
+    ax.legend(ncol=3, fontsize=8, loc="upper center", bbox_to_anchor=(0.5, -0.35 if len(chapters) < 4 else -0.2))
+    return fig
 
 
 def chapter_summary(rows: list[dict], aggs: list[dict]) -> str:

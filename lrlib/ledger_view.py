@@ -43,11 +43,24 @@ def _premises(decl) -> str:
     return "<br>".join(f"{_h(p.text)} <code>{_h(p.rule)}</code>" for p in decl.premises) or "—"
 
 
-def _table(rows: list[list[str]], header: list[str]) -> str:
-    head = "".join(f"<th>{h}</th>" for h in header)
-    body = "".join("<tr>" + "".join(f"<td>{c}</td>" for c in row) + "</tr>" for row in rows)
-    return (f'<div class="lr-ledger" style="overflow-x:auto"><table class="lr-claims">'
+def legend_html() -> str:
+    """The verdict colours and marks, for the top of a claims table."""
+    return ('<div class="lr-legend"><small>' + "".join(
+        f'<span style="background:{COLOURS[v]}">{MARKS[v]} {_h(v)}</span>' for v in COLOURS) + "</small></div>")
+
+
+def table_html(rows: list[list[str]], header: list[str], row_attrs: list[str] | None = None) -> str:
+    """A claims table: cells are HTML; each cell carries its column name (``data-label``), which
+    the narrow-screen layout of ``book/_static/lrlib.css`` shows when rows become cards."""
+    head = "".join(f"<th>{_h(h)}</th>" for h in header)
+    attrs = row_attrs or [""] * len(rows)
+    body = "".join(f"<tr{a}>" + "".join(f'<td data-label="{_h(h)}">{c}</td>' for h, c in zip(header, row)) + "</tr>"
+                   for a, row in zip(attrs, rows))
+    return (f'<div class="lr-ledger"><table class="lr-claims">'
             f"<thead><tr>{head}</tr></thead><tbody>{body}</tbody></table></div>")
+
+
+_table = table_html
 
 
 class ChapterTables:
@@ -60,7 +73,7 @@ class ChapterTables:
         res = list(self.ledger.results.values())
         rep = [r for r in res if r.decl.kind == "reproduction"]
         con = [r for r in res if r.decl.kind == "consistency"]
-        out = [f"<p><b>Reproductions</b> ({len(rep)} claims; pass rate over seeds "
+        out = [legend_html(), f"<p><b>Reproductions</b> ({len(rep)} claims; pass rate over seeds "
                f"{self.ledger.seeds[0]}–{self.ledger.seeds[-1]} unless marked <i>from sweep</i>)</p>"]
         rows = []
         for r in rep:
@@ -70,19 +83,19 @@ class ChapterTables:
             change = f"<br><small><i>rule changed: {_h(d.rule_change)}</i></small>" if d.rule_change else ""
             partial = (f"<br><small>partial tier: <code>{_h(d.partial)}</code> ({_h(d.partial_reason)})</small>"
                        if d.partial else "")
-            rows.append([f"<code>{_h(d.id)}</code>", _h(d.ref), _h(d.statement),
+            rows.append([f"<code>{_h(d.id)}</code><br><small>{_h(d.ref)}</small>", _h(d.statement),
                          f"<code>{_h(d.rule)}</code>{partial}<br><small>{_h(d.tolerance)}</small>{change}",
                          _premises(d),
                          _h(r.measured()) + (f"<br><small>{_h(r.note)}</small>" if r.note else ""),
                          ctrl, _rate_cell(r)])
-        out.append(_table(rows, ["id", "paper", "statement", "rule (tolerance from)", "premises",
+        out.append(_table(rows, ["claim", "statement", "rule (tolerance from)", "premises",
                                  "measured (over seeds)", "negative control", "pass rate"]))
         if con:
             out.append(f"<p><b>Consistency checks</b> ({len(con)}; identities and implementation "
                        "invariants, not counted as reproductions)</p>")
-            crow = [[f"<code>{_h(r.decl.id)}</code>", _h(r.decl.ref), _h(r.decl.statement),
+            crow = [[f"<code>{_h(r.decl.id)}</code><br><small>{_h(r.decl.ref)}</small>", _h(r.decl.statement),
                      f"<code>{_h(r.decl.rule)}</code>", _h(r.measured()), _rate_cell(r)] for r in con]
-            out.append(_table(crow, ["id", "paper", "statement", "rule", "measured", "result"]))
+            out.append(_table(crow, ["claim", "statement", "rule", "measured", "result"]))
         return "\n".join(out)
 
     def __repr__(self) -> str:

@@ -45,7 +45,8 @@ def test_rows_and_html(tmp_path):
     html = lp.ledger_html(rows, [agg], page_dir=tmp_path, toc_file=tmp_path / "none.yml")
     assert "reproduced 1/1" in html and "1 premise not met" in html and "a negative v" in html
     assert "v -1" in html and "not reproduced" in html
-    assert "(consistency check)" in html and "not in a published sweep" in html
+    assert "consistency check" in html and "not in a published sweep" in html
+    assert html.count("<tr data-chapter") == 2 and "data-outcome=\"reproduced\"" in html and "<script>" in html
     assert "differs from the rule" not in html
     summary = lp.chapter_summary(rows, [agg])
     assert "`fake`: 1 reproduction claims" in summary and "1 consistency checks" in summary
@@ -83,3 +84,13 @@ def test_declaration_history_names_the_commit_that_changed_a_claim(tmp_path):
     assert hist["erratum.b"]["subject"] == "loosen b"
     f.write_text(CLAIMS.replace("rule: v > 0", "rule: v > 1"))
     assert lp.declaration_history(f, root=tmp_path)["thm1.a"]["commit"] == "uncommitted"
+
+
+def test_outcome_classes_and_summary_figure(tmp_path):
+    assert lp.outcome(None) == ("not in a sweep", -1.0)
+    assert lp.outcome({"passes": 0, "graded": 0}) == ("not graded", -1.0)
+    assert lp.outcome({"passes": 2, "graded": 4}) == ("mixed", 0.5)
+    chapters = _chapter(tmp_path / "notebooks")
+    agg = _agg()
+    fig = lp.summary_figure(lp.ledger_rows(chapters, [agg]), [agg])
+    assert [t.get_text() for t in fig.axes[0].get_yticklabels()] == ["fake"]
