@@ -127,7 +127,10 @@ def describe_sweep(agg: dict) -> str:
     v = p.get("versions", {})
     failed = ("no run failed" if not agg["failed"] else "failed runs, left out of the pass rates: "
               + "; ".join(f"`{f['chapter']}` seed {f['seed']}" for f in agg["failed"]))
-    chapters = ", ".join(f"`{k}` (base seeds {_seed_range(c['seeds'])})" for k, c in agg.get("chapters", {}).items())
+    chapters = ", ".join(
+        f"`{k}` (base seeds {_seed_range(c['seeds'])}"
+        + (f"; run {str(c.get('date_utc'))[:10]} at `{str(c.get('commit'))[:10]}`" if c.get("commit") != p.get("git_commit") else "")
+        + ")" for k, c in agg.get("chapters", {}).items())
     stale = stale_chapters(agg)
     fresh = ("The code of every chapter it ran is the code of this book (same hash of notebook, claims "
              "file and `lrlib`)." if not stale else

@@ -303,7 +303,8 @@ def aggregate(records: list[dict], prov: dict) -> dict:
     for r in records:
         if not r["ok"]:
             continue
-        ch = chapters.setdefault(r["chapter"], {"code_hash": r.get("code_hash"), "seeds": []})
+        ch = chapters.setdefault(r["chapter"], {"code_hash": r.get("code_hash"), "seeds": [],
+                                                "commit": prov.get("git_commit"), "date_utc": prov.get("date_utc")})
         ch["seeds"].append(r["seed"])
         if ch["code_hash"] != r.get("code_hash"):
             ch["code_hash"] = "mixed"
@@ -387,12 +388,39 @@ def sweep(chapters: dict[str, Path], seeds: list[int], out: str | Path, *, quick
     return agg
 
 
-def publish(aggregate_path: str | Path, dest_dir: str | Path | None = None) -> Path:
+def merge(old: dict, new: dict) -> dict:
+    """``new`` with the chapters of ``old`` that ``new`` did not run: their claims, runs, failures
+    and glued values are kept as they were (each chapter records its own commit, date and code
+    hash, so the page can say how old each part is). Both must be of the same mode."""
+    if old.get("schema") != SCHEMA:
+        return new
+    if old["provenance"]["mode"] != new["provenance"]["mode"]:
+        raise SystemExit(f"sweep: cannot merge a {new['provenance']['mode']} sweep into a {old['provenance']['mode']} one")
+    ran = set(new["provenance"]["chapters"])
+    keep = [c for c in old["provenance"]["chapters"] if c not in ran]
+    out = json.loads(json.dumps(new))
+    out["provenance"]["merged_from"] = list(old["provenance"].get("merged_from", [])) + [
+        {"commit": old["provenance"].get("git_commit"), "date_utc": old["provenance"].get("date_utc"), "chapters": keep}]
+    out["provenance"]["chapters"] = keep + new["provenance"]["chapters"]
+    out["chapters"] = {**{k: v for k, v in old.get("chapters", {}).items() if k in keep}, **new["chapters"]}
+    out["claims"] = {**{k: v for k, v in old["claims"].items() if v["chapter"] in keep}, **new["claims"]}
+    out["runs"] = [r for r in old["runs"] if r["chapter"] in keep] + new["runs"]
+    out["failed"] = [f for f in old["failed"] if f["chapter"] in keep] + new["failed"]
+    out["glued"] = {**{k: v for k, v in old.get("glued", {}).items() if k in keep}, **new["glued"]}
+    return out
+
+
+def publish(aggregate_path: str | Path, dest_dir: str | Path | None = None, *, merge_into: bool = False) -> Path:
     """Copy an aggregate to ``dest_dir`` (default: the book's ``ledger_data/``, which the
-    ledger page reads)."""
+    ledger page reads). ``merge_into``: keep the chapters of the published aggregate that this
+    one did not run (:func:`merge`)."""
     dest = Path(dest_dir if dest_dir is not None else PUBLISH_DIR) / Path(aggregate_path).name
     dest.parent.mkdir(parents=True, exist_ok=True)
-    shutil.copyfile(aggregate_path, dest)
+    if merge_into and dest.is_file():
+        agg = merge(json.loads(dest.read_text(encoding="utf-8")), json.loads(Path(aggregate_path).read_text(encoding="utf-8")))
+        dest.write_text(json.dumps(agg, indent=1, allow_nan=False, ensure_ascii=False))
+    else:
+        shutil.copyfile(aggregate_path, dest)
     return dest
 
 
@@ -413,6 +441,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--notebooks", default=str(NOTEBOOKS_DIR), help=argparse.SUPPRESS)
     ap.add_argument("--publish", action="store_true",
                     help="copy the aggregate to book/ledger_data/ (read by the book's claims-ledger page)")
+    ap.add_argument("--merge", action="store_true",
+                    help="with --publish: keep the published chapters that this sweep did not run")
     a = ap.parse_args(argv)
     if a.workers is not None and a.workers < 1:
         ap.error("--workers must be ≥ 1")
@@ -420,7 +450,7 @@ def main(argv: list[str] | None = None) -> int:
     agg = sweep(chapters, a.seeds, a.out, quick=a.quick, workers=a.workers, scheduler=a.scheduler,
                 timeout=a.timeout)
     if a.publish:
-        print(f"sweep: published {publish(agg['_path'])}")
+        print(f"sweep: published {publish(agg['_path'], merge_into=a.merge)}")
     return 1 if agg["failed"] else 0
 
 

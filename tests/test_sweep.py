@@ -176,7 +176,7 @@ def test_aggregate_excludes_failed_runs_and_counts_every_seed():
     assert e["counts"] == {"reproduced": 1, "partial": 1, "not reproduced": 0, "inconclusive": 1,
                            "premise not met": 1}
     assert agg["failed"] == [{"chapter": "a", "seed": 1, "error": "boom"}]
-    assert agg["chapters"] == {"a": {"code_hash": "h0", "seeds": [0, 2]}}
+    assert agg["chapters"]["a"]["code_hash"] == "h0" and agg["chapters"]["a"]["seeds"] == [0, 2]
 
 
 def test_bad_arguments():
@@ -205,3 +205,22 @@ def test_provenance_is_the_code_state_when_the_runs_start(chapters, tmp_path, mo
 
 def test_kernels_of_a_sweep_do_not_require_a_fresh_sweep():
     assert sw.kernel_env(1)["LRLIB_SWEEP"] == "1"
+
+
+def test_merge_keeps_the_chapters_the_new_sweep_did_not_run():
+    def agg(chapters, commit):
+        recs = [{"chapter": c, "seed": 0, "ok": True, "seconds": 1, "host": "h", "error": None, "glued": {},
+                 "code_hash": commit, "claims": [{"id": "x", "verdicts": ["reproduced"]}]} for c in chapters]
+        prov = sw.provenance(chapters=chapters, seeds=[0], quick=False, workers=1, scheduler=None, wall_seconds=1)
+        prov["git_commit"] = commit
+        return sw.aggregate(recs, prov)
+    old, new = agg(["a", "b"], "old"), agg(["b"], "new")
+    m = sw.merge(old, new)
+    assert m["provenance"]["chapters"] == ["a", "b"] and set(m["claims"]) == {"a.x", "b.x"}
+    assert m["chapters"]["a"]["commit"] == "old" and m["chapters"]["b"]["commit"] == "new"
+    assert [r["chapter"] for r in m["runs"]] == ["a", "b"]
+    assert m["provenance"]["merged_from"][0]["chapters"] == ["a"]
+    quick = agg(["a"], "q")
+    quick["provenance"]["mode"] = "quick"
+    with pytest.raises(SystemExit, match="cannot merge"):
+        sw.merge(old, quick)
