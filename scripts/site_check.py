@@ -12,10 +12,13 @@ For every page listed in ``_toc.yml`` it checks that:
 4. every internal link resolves: HTTP 200, and the ``#fragment`` exists in the target;
 5. the launch (Binder, Colab) and download buttons point at notebooks that exist in the
    repository (and that git tracks, in a git checkout): the buttons of a reader on the
-   published site fetch them from the repository.
+   published site fetch them from the repository;
+6. at a laptop's width (1280 px) and a phone's (375 px): the claim id and the verdict (pass
+   rate) of every claims table are visible, not clipped; on the ledger page, choosing a
+   chapter in the filter hides the other chapters' rows.
 
-A full-page screenshot of each page goes to ``_build/site-test/`` (a test artefact, not
-in git). Nothing outside localhost is reached: MathJax, which the pages load from the
+A full-page screenshot of each page at each width goes to ``_build/site-test/`` (a test
+artefact, not in git). Nothing outside localhost is reached: MathJax, which the pages load from the
 jsDelivr CDN, is served from the same release (3.2.2) shipped by the pinned
 ``django-static-mathjax`` package, and every other outside request is refused and listed
 (not counted as a console error: a reader online gets it).
@@ -233,6 +236,61 @@ def check_page(page, url: str, refused: list[str]) -> tuple[list[str], dict | No
     return problems, facts
 
 
+# For every claims table (class lr-claims): the first rows' claim id (first cell) and pass rate
+# (last cell) must be visible, i.e. lie inside the viewport and inside the table's scroll box.
+TABLE_FACTS = r"""
+() => {
+  const vw = document.documentElement.clientWidth;
+  const out = [];
+  document.querySelectorAll('table.lr-claims').forEach((t, ti) => {
+    const box = (t.closest('.lr-ledger') || t).getBoundingClientRect();
+    const rows = Array.from(t.querySelectorAll('tbody tr')).filter(r => r.offsetParent !== null).slice(0, 5);
+    rows.forEach((r, ri) => {
+      const cells = r.querySelectorAll('td');
+      if (!cells.length) return;
+      [['id', cells[0]], ['verdict', cells[cells.length - 1]]].forEach(([what, c]) => {
+        const b = c.getBoundingClientRect();
+        const left = Math.max(0, box.left), right = Math.min(vw, box.right);
+        if (b.width < 1 || b.left < left - 1 || b.right > right + 1)
+          out.push(`table ${ti + 1}, row ${ri + 1}: the ${what} cell is clipped (x ${b.left.toFixed(0)}..${b.right.toFixed(0)}, visible ${left.toFixed(0)}..${right.toFixed(0)})`);
+      });
+    });
+  });
+  return out;
+}
+"""
+
+# The ledger page's filters: choosing one chapter must hide the other chapters' rows.
+FILTER_CHECK = r"""
+async () => {
+  const tool = document.querySelector('.lr-ledger-tool');
+  if (!tool) return null;
+  const sel = tool.querySelector('select[data-filter="chapter"]');
+  const visible = () => Array.from(tool.querySelectorAll('tbody tr')).filter(r => r.style.display !== 'none').length;
+  const all = visible();
+  if (sel.options.length < 3) return {all, filtered: all, chapters: sel.options.length - 1};
+  sel.value = sel.options[1].value;
+  sel.dispatchEvent(new Event('change'));
+  const filtered = visible();
+  sel.value = '';
+  sel.dispatchEvent(new Event('change'));
+  return {all, filtered, back: visible(), chapters: sel.options.length - 1};
+}
+"""
+
+WIDTHS = ((1280, 900, False), (375, 812, True))   # a laptop, a phone
+
+
+def check_tables(page) -> list[str]:
+    """Claims tables with a clipped id or verdict cell, and (on the ledger page) filters that do
+    not change the rows shown."""
+    problems = list(page.evaluate(TABLE_FACTS))
+    f = page.evaluate(FILTER_CHECK)
+    if f is not None and f["chapters"] > 1 and not (0 < f["filtered"] < f["all"] and f.get("back") == f["all"]):
+        problems.append(f"ledger filters do not work: {f}")
+    return problems
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--html", default=str(REPO_ROOT / "_build" / "html"), help="the built site (default: _build/html)")
@@ -257,7 +315,6 @@ def main(argv: list[str] | None = None) -> int:
     try:
         with sync_playwright() as pw:
             browser = pw.chromium.launch(executable_path=chromium, headless=True, args=CHROMIUM_ARGS)
-            context = browser.new_context(viewport={"width": 1280, "height": 900})
             refused: list[str] = []
 
             def route(r):
@@ -273,27 +330,34 @@ def main(argv: list[str] | None = None) -> int:
                 refused.append(u)
                 return r.abort()
 
-            context.route("**/*", route)
             link_cache: dict[str, tuple[int, str]] = {}
-            for p in pages:
-                url = urllib.parse.urljoin(base, p + ".html")
-                page = context.new_page()
-                refused.clear()
-                problems, facts = check_page(page, url, refused)
-                refused_all.update(refused)
-                if facts is not None:
-                    problems += check_links(facts["links"], base, link_cache)
-                    problems += check_buttons(facts["links"], base, tracked)
-                    n_out = sum(1 for im in facts["imgs"] if im["output"])
-                    glued = glued_figures(p)
-                    if len(glued) > n_out:
-                        problems.append(f"{len(glued)} figures glued ({', '.join(glued)}) but {n_out} output images shown")
-                    page.screenshot(path=str(shots / (p.replace("/", "__") + ".png")), full_page=True)
-                    print(f"site: {p}: {len(facts['imgs'])} images, {facts['nMath']} formulas, "
-                          f"{len(facts['links'])} links" + ("" if not problems else f": {len(problems)} PROBLEM(S)"), flush=True)
-                if problems:
-                    failures[p] = problems
-                page.close()
+            for width, height, mobile in WIDTHS:
+                context = browser.new_context(viewport={"width": width, "height": height}, is_mobile=mobile,
+                                              has_touch=mobile)
+                context.route("**/*", route)
+                for p in pages:
+                    url = urllib.parse.urljoin(base, p + ".html")
+                    page = context.new_page()
+                    refused.clear()
+                    problems, facts = check_page(page, url, refused)
+                    refused_all.update(refused)
+                    if facts is not None:
+                        if width == WIDTHS[0][0]:   # links, buttons and figures once; tables at every width
+                            problems += check_links(facts["links"], base, link_cache)
+                            problems += check_buttons(facts["links"], base, tracked)
+                            n_out = sum(1 for im in facts["imgs"] if im["output"])
+                            glued = glued_figures(p)
+                            if len(glued) > n_out:
+                                problems.append(f"{len(glued)} figures glued ({', '.join(glued)}) but {n_out} output images shown")
+                        problems += check_tables(page)
+                        page.screenshot(path=str(shots / f"{width}px__{p.replace('/', '__')}.png"), full_page=True)
+                        print(f"site {width}px: {p}: {len(facts['imgs'])} images, {facts['nMath']} formulas, "
+                              f"{len(facts['links'])} links" + ("" if not problems else f": {len(problems)} PROBLEM(S)"),
+                              flush=True)
+                    if problems:
+                        failures.setdefault(p, []).extend(f"[{width}px] {x}" for x in problems)
+                    page.close()
+                context.close()
             browser.close()
     finally:
         server.shutdown()

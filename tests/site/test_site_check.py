@@ -45,3 +45,35 @@ def test_glued_figures_of_a_chapter():
     chapters = sorted((REPO_ROOT / "notebooks").glob("[0-9][0-9]_*.ipynb"))
     keys = site.glued_figures(chapters[0].relative_to(REPO_ROOT).with_suffix("").as_posix())
     assert keys and all(k.startswith(chapters[0].stem.split("_", 1)[1] + "-") for k in keys)
+
+
+def test_claims_tables_are_readable_at_a_laptop_and_a_phone_width(tmp_path):
+    """The ledger page's table with the book's CSS, in headless Chromium at 1280 and 375 px:
+    the id and verdict cells are not clipped, and the chapter filter hides other chapters' rows."""
+    import shutil
+
+    import pytest
+
+    chromium = shutil.which("chromium") or shutil.which("chromium-browser")
+    if chromium is None:
+        pytest.skip("no chromium here (make test's site step installs it)")
+    from playwright.sync_api import sync_playwright
+
+    from lrlib import ledger_page as lp
+    from lrlib import sweep as sw
+
+    rows = lp.ledger_rows(sw.discover(REPO_ROOT / "notebooks"), [])
+    long = "a very long statement that wraps over many lines " * 6
+    for r in rows:
+        r["decl"] = r["decl"].__class__(**{**r["decl"].__dict__, "statement": long})
+    css = (REPO_ROOT / "book" / "_static" / "lrlib.css").read_text()
+    page_html = (f"<html><head><meta name='viewport' content='width=device-width'><style>{css}</style></head>"
+                 f"<body><main>{lp.ledger_html(rows, [], page_dir=tmp_path, toc_file=tmp_path / 'x')}</main></body></html>")
+    (tmp_path / "p.html").write_text(page_html)
+    with sync_playwright() as pw:
+        browser = pw.chromium.launch(executable_path=chromium, headless=True, args=site.CHROMIUM_ARGS)
+        for width, height, mobile in site.WIDTHS:
+            page = browser.new_context(viewport={"width": width, "height": height}, is_mobile=mobile).new_page()
+            page.goto((tmp_path / "p.html").as_uri())
+            assert site.check_tables(page) == [], width
+        browser.close()
