@@ -67,7 +67,7 @@
 # | total parameter vector | $\theta_\alpha=[w^{(1)}_\alpha, b_\alpha, w^{(2)}_\alpha]$ | "total parameter vector"; merging $\theta\mapsto\hat\theta\sqrt{\sum\|\theta\|^2}$ is exact for parallel $\theta$ (2-homogeneity) |
 # | merging | greedy in decreasing $\|\theta\|$: each unassigned neuron absorbs every unassigned one with cosine $\ge0.999$ | the paper gives only the threshold |
 # | XOR toy (Figs. 2, 3, 4, 9) | centroids at 45°, 135°, 225°, 315° with norms 4, 3, 1, 2 and labels 0, 1, 0, 1; std 0.1; 50 points each; a fresh draw per seed | the paper draws it only; interleaving the norms between the classes separates the clusters' fits |
-# | XOR training | full batch, $\lambda=10^{-3}$, momentum 0.9 (as for CIFAR), init std $10^{-6}$; width 200 for Figs. 2 and 4, 1000 for Fig. 3 | the paper gives only the widths 1000 (Fig. 3) and 500 (Fig. 4); 200 keeps the chapter within its budget and the arrows readable |
+# | XOR training | full batch, $\lambda=10^{-3}$, momentum 0.9 (as for CIFAR), init std $10^{-6}$; width 200 for Fig. 2, 1000 for Fig. 3, 100 for Fig. 4 | the paper gives only the widths 1000 (Fig. 3) and 500 (Fig. 4); Fig. 4 runs 4 scales × 5 seeds plus a 4-run control, and 100 neurons keep that within the chapter's budget and the arrows readable |
 # | snapshots | log-spaced, plus $t\in\{0,250,500,1000,2000,4000,8000\}$; setting 1 also every 100 steps | the paper names $t=0$ and $t=500$ only; the dense record of setting 1 times the two supergroups of Fig. 5 |
 # | seeds | 5 (image subset and init), one batched run per setting; figures show seed `seed` | the runs of a batch share the mini-batch order (the positions drawn each step), not the images at those positions |
 
@@ -128,6 +128,7 @@ SNAP_T = [0, 250, 500, 1000, 2000, 4000, STEPS] if not quick else [0, 250, 500, 
 SETTINGS = {1: dict(n_per=50, bs=4, std=1e-4), 2: dict(n_per=50, bs=4, std=1e-2),
             3: dict(n_per=100 if quick else 500, bs=32, std=1e-2)}
 XOR_W = 40 if quick else 200
+XOR4_W = 20 if quick else 100
 XOR_STEPS = 2000 if quick else 6000
 print(CE.describe(), f"| SGD lr {LR}, momentum {MOM} | {N_SEEDS} seeds, {STEPS} steps")
 
@@ -269,7 +270,7 @@ glue("race-fig2", fig)
 
 # %% [markdown]
 # ## Initialisation scale: rich to lazy (Figure 4)
-# The same toy, 200 neurons, four init stds, the same optimiser, for every seed. Alignment score: the
+# The same toy, 100 neurons, four init stds, the same optimiser, for every seed (one batch of 24 runs). Alignment score: the
 # $a$-weighted mean over neurons of $\max_k\cos(w^{(1)}_\alpha,u_k)$, where $u_k$ are the four final incoming
 # directions of the same seed's smallest-std run (the direction of its largest-$a$ neuron in each cluster).
 # Control: four runs that all start from std $10^{-4}$, scored in the same order (no change of scale).
@@ -278,7 +279,7 @@ glue("race-fig2", fig)
 STD4 = [1e-4, 1e-2, 1e-1, 1.0]
 std4 = torch.tensor(STD4 * N_SEEDS + [1e-4] * 4)                               # 4 per seed, then the control
 X4 = torch.cat([X_xs.repeat_interleave(4, 0), X_xs[:1].expand(4, -1, -1)]).float()
-p4 = rc.race_init(XOR_W, 2, std4, gen(6), runs=(len(std4),))
+p4 = rc.race_init(XOR4_W, 2, std4, gen(6), runs=(len(std4),))
 rec4 = sorted(set([0, XOR_STEPS // 8, XOR_STEPS // 4, XOR_STEPS // 2, XOR_STEPS]))
 xor4 = train(p4, X4, y_x.expand(len(std4), -1).clone(), loss=CE, lr=LR, momentum=MOM, steps=XOR_STEPS, record=rec4, seed=seed)
 f4 = xor4.final
@@ -432,9 +433,9 @@ def merge_table(k):
 
 
 fin0 = tr1.final.map(lambda t: t[0]).to(F64)
-split = rc.split_neuron(fin0, int(rc.total_norm(fin0).argmax()), 0.6)
-back, n_back = rc.merge(split, 0.999)
-exact_merge = float((forward(back, X1[0].double()) - forward(fin0, X1[0].double())).abs().max())
+split = rc.split_neuron(fin0, int(rc.total_norm(fin0).argmax()), 0.6)               # two parallel halves of one neuron
+exact_split = float((forward(split, X1[0].double()) - forward(fin0, X1[0].double())).abs().max())
+same_groups = rc.merge(split, 0.999)[1] == rc.merge(fin0, 0.999)[1]
 merges = pd.concat([merge_table(k) for k in SETTINGS], ignore_index=True)
 m999 = merges[merges.threshold == 0.999]
 mt1 = m999[m999.setting == 1]
@@ -443,7 +444,8 @@ ctl_rows = pd.DataFrame([row for r in range(N_CTL) for row in
 c999 = ctl_rows[ctl_rows.threshold == 0.999]
 ledger.grade("merge.setting1", groups=mt1.groups.values, dl=mt1.rel_loss_change.values,
              control=dict(groups=c999.groups.values, dl=c999.rel_loss_change.values),
-             note=f"splitting a neuron and merging it back changes the outputs by {exact_merge:.1e}")
+             note=f"seed {seed}: splitting the largest neuron into two parallel halves changes the outputs by "
+                  f"{exact_split:.1e}, and the split network merges into as many groups as the unsplit one: {same_groups}")
 for k in (2, 3):
     X_, y_, tr_ = runs[k]
     mk = m999[m999.setting == k]
@@ -458,12 +460,13 @@ merges.pivot_table(index=["setting", "threshold"], values=["groups", "rel_loss_c
 
 # %% [markdown]
 # **What we see.** The group counts and loss changes per seed are printed above and graded in the
-# ledger; the pass rate is the headline. The loss changes in either direction: the members of a group
-# are parallel only to 0.999, and the merged neuron takes its leader's direction. "Final" is step 8000,
-# where setting 1's loss is still falling. The control (std $10^{-3}$) merges far fewer neurons: at this
-# run length the unaligned part of $w^{(1)}$ (norm $\approx32\,$std at init) is too large relative to the
-# aligned growth, so the merge count depends strongly on the init scale, which is why we fixed that
-# scale by the plateau criterion rather than by the merges.
+# ledger; the pass rate is the headline (seeds where only the group count holds are *partial*). The loss
+# changes in either direction: the members of a group are parallel only to 0.999, and the merged neuron
+# takes its leader's direction. "Final" is step 8000, where setting 1's loss is still falling. Compare
+# the control's group counts (std $10^{-3}$, printed above and tabulated below) with setting 1's: at this
+# run length the unaligned part of $w^{(1)}$ (norm $\approx32\,$std at init) weighs more at the larger
+# scale, so the merge count depends on the init scale, which is why that scale is fixed by the plateau
+# criterion and not by the merges.
 
 # %%
 pd.concat([ctl_rows, mt1.assign(std=SETTINGS[1]["std"]).drop(columns="setting")]).pivot_table(
@@ -532,9 +535,15 @@ fits_ctl = pd.DataFrame([rc.growth_form_fits(S1["cd"][i500, r], rc.power_law_lik
 ledger.grade("unlock.exp-fit", r2_exp=fits.r2_exp.values, r2_pow=fits.r2_pow.values,
              control=dict(r2_exp=fits_ctl.r2_exp.values, r2_pow=fits_ctl.r2_pow.values),
              note="R² of the frozen-gating form: " + str(rl(fits.r2_frozen, 3)))
-print(f"exponential form: {rate('unlock.exp-fit')}; on the power-law control R²_exp = {rl(fits_ctl.r2_exp, 3)} "
-      f"(the old rule R² ≥ 0.8 alone would accept it in {int((fits_ctl.r2_exp >= 0.8).sum())}/{N_SEEDS})")
+print(f"exponential form: {rate('unlock.exp-fit')}; R² exponential {rl(fits.r2_exp, 3)}, power law {rl(fits.r2_pow, 3)}; "
+      f"on the power-law control R²_exp = {rl(fits_ctl.r2_exp, 3)} (the old rule R² ≥ 0.8 alone would accept it in "
+      f"{int((fits_ctl.r2_exp >= 0.8).sum())}/{N_SEEDS})")
 fits
+
+# %% [markdown]
+# On these neurons, at this time, a straight line in $\cos\delta$ and one in $\log\cos\delta$ fit $\log a$
+# about equally well: the pass rate printed above is the share of seeds in which the exponential form is
+# the better of the two, and the control shows that $R^2$ alone does not tell them apart.
 
 
 # %% [markdown]
@@ -567,8 +576,14 @@ thalf = np.stack([rc.first_step_reaching(tr1.steps, tot, 0.5 * tot[-1]) for tot 
 ledger.grade("fig5.two-speeds", th1=thalf[0], th2=thalf[1], control=dict(th1=thalf[0], th2=thalf[0]),
              note=f"10× the initial Σa (not graded): φ¹* {t10[0].tolist()}, φ²* {t10[1].tolist()}; "
                   f"group sizes φ¹* {grp1.sum(-1).tolist()}")
-print(f"half the final Σa: φ¹* {thalf[0].tolist()}, φ²* {thalf[1].tolist()} -> {rate('fig5.two-speeds')}; "
+print(f"half the final Σa: φ¹* {thalf[0].tolist()}, φ²* {thalf[1].tolist()} -> {rate('fig5.two-speeds')} "
+      f"({sum(v == 'inconclusive' for v in ledger.results['fig5.two-speeds'].verdicts)} inconclusive); "
       f"10× the initial Σa: φ¹* {t10[0].tolist()}, φ²* {t10[1].tolist()}")
+
+# %% [markdown]
+# The pass rate above counts the seeds in which the $\phi^{2*}$ group reaches half its final $\Sigma a$ on a
+# later snapshot than the $\phi^{1*}$ group, among the seeds where the two times differ; the earlier
+# growth (ten times the initial $\Sigma a$) is printed beside it for context.
 
 # %% [markdown]
 # ### Alignment theorems on the CIFAR runs
@@ -585,6 +600,8 @@ print(f"half the final Σa: φ¹* {thalf[0].tolist()}, φ²* {thalf[1].tolist()}
 # its two targets exchanged. **Props. 4.2–4.3.** While $\|\Delta y\|\approx\sqrt2/2$,
 # $\langle\gamma_\alpha\rangle\propto\cos(7\pi/4-\phi_\alpha)\,m^1_\alpha$, so $|\cos\angle(\langle\gamma_\alpha\rangle,m^1_\alpha)|\approx1$
 # for every neuron, whatever its $\phi_\alpha$; control: the same measurement at the end of training.
+# The printed lines below give, per seed, the fraction of gates changed by $t=500$, the last recorded step
+# at which the premise still held, and how the rule fares there and at the end (context, not graded).
 
 # %%
 fin1 = tr1.final.to(F64)
@@ -612,6 +629,9 @@ ledger.grade("thm4.1.targets", share=share_near, agree_n=agree[0], agree_a=agree
                   f"w2·(1,1) moved by {drift11:.1e} of max|W2| (float32)")
 print(f"gates changed between t = 0 and 500: {rl(changed_t[-1], 3)}; rule at t = 500 vs final target (by count) "
       f"{rl(agree[0], 3)} -> {rate('thm4.1.targets')}")
+print(f"last recorded step with ≤ 5 % of the gates changed: {[int(tr1.steps[i]) for i in i_last]}; the rule evaluated "
+      f"there gives the final target for {rl([a[0][0] for a in agree_last])} of the settled neurons (by count); "
+      f"evaluated at the end: {rl(agree_end[0])}")
 
 P_e = tr1.params.map(lambda t: t[[0, tr1.index_of_step(500), len(tr1) - 1]]).to(F64)
 cgm = rc.cosine(rc.gamma(P_e, X1d, y1), rc.target_m1(P_e, X1d, y1)).abs()          # (3, R, m)

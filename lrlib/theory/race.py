@@ -2,7 +2,7 @@
 
 The network is :class:`~lrlib.models.TwoLayer` with ``k = 2`` outputs, biases and
 softmax cross-entropy, mean over the ``N`` samples (the paper's ⟨·⟩ is
-``(1/N) Σ_s g^s ·``, spec erratum E3).  Labels ``y ∈ {0, 1}``: label 0 is the
+``(1/N) Σ_s g^s ·``, not a plain sum).  Labels ``y ∈ {0, 1}``: label 0 is the
 paper's *class 1* (output node 0, ``φ_Δy = 7π/4``), label 1 its *class 2*
 (``φ_Δy = 3π/4``).
 
@@ -71,7 +71,7 @@ def error_vectors(p: TwoLayer, X: Tensor, y: Tensor) -> Tensor:
 
 
 def gating(p: TwoLayer, X: Tensor) -> Tensor:
-    """Gating vectors ``g_α^s = 1[w1_α·x^s + b_α > 0]`` as float ``(B..., m, N)`` (spec E2)."""
+    """Gating vectors ``g_α^s = 1[w1_α·x^s + b_α > 0]`` as float ``(B..., m, N)`` (one entry per sample)."""
     return (preactivations(p, X) > 0).to(p.W1.dtype).transpose(-1, -2)
 
 
@@ -101,7 +101,7 @@ def gamma(p: TwoLayer, X: Tensor, y: Tensor) -> Tensor:
 
 
 def cos_delta(p: TwoLayer, X: Tensor, y: Tensor) -> Tensor:
-    """cos δ_α, δ_α = ∠(w1_α, ⟨γ_α⟩) (vector angle, spec E5), ``(B..., m)``."""
+    """cos δ_α, δ_α = ∠(w1_α, ⟨γ_α⟩) (the vector angle, valid beyond 2-D), ``(B..., m)``."""
     return cosine(p.W1, gamma(p, X, y))
 
 
@@ -205,7 +205,7 @@ def phi_drive(p: TwoLayer, X: Tensor, y: Tensor) -> Tensor:
 
 
 def conserved(p: TwoLayer) -> tuple[Tensor, Tensor]:
-    """``(‖w2‖² − ‖w1‖² − b², ‖w2‖² − ‖w1‖²)``: the corrected conserved quantity (spec E8) and
+    """``(‖w2‖² − ‖w1‖² − b², ‖w2‖² − ‖w1‖²)``: the corrected conserved quantity (with the bias) and
     the paper's eq. 84, each ``(B..., m)``."""
     paper = p.norms_out() ** 2 - p.norms_in(with_bias=False) ** 2
     return paper - (p.b1 ** 2 if p.b1 is not None else 0.0), paper
