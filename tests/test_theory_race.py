@@ -247,3 +247,69 @@ def test_snapshot_stats_target_gap_and_alignment_score():
     W = torch.tensor([[2.0, 0.0], [0.0, -1.0], [1.0, 1.0]], dtype=F64)
     a = torch.tensor([1.0, 1.0, 2.0], dtype=F64)
     assert rc.alignment_score(W, a, U).item() == pytest.approx((1 + 0 + 2 * math.sqrt(0.5)) / 4)
+
+
+def test_growth_form_fits_tells_power_law_from_exponential():
+    cd = torch.linspace(-0.9, 0.95, 200, dtype=F64)
+    a = torch.exp(1.0 + 7.0 * cd)
+    f = rc.growth_form_fits(cd, a)
+    assert f["r2_exp"] > f["r2_pow"]
+    a_pow = rc.power_law_like(cd, a)                     # same range and monotonicity, power law
+    sel = rc.growth_fit_mask(cd)
+    assert a_pow[sel].min() == pytest.approx(a[sel].min().item()) and a_pow[sel].max() == pytest.approx(a[sel].max().item())
+    fp = rc.growth_form_fits(cd, torch.as_tensor(a_pow))
+    assert fp["r2_pow"] == pytest.approx(1.0) and fp["r2_pow"] > fp["r2_exp"]
+    assert fp["r2_exp"] >= 0.8                            # the old rule (R² ≥ 0.8 alone) accepts it
+    with pytest.raises(ParameterError):
+        rc.growth_form_fits(cd[:2], a[:2])
+
+
+def test_gate_change_counts_flipped_gates():
+    p, X, y = _setup(21, m=6, D=3, N=10, bias=0.0)
+    assert rc.gate_change(p, p, X).item() == 0.0
+    q = p.clone()
+    q.W1[0] = -q.W1[0]                                     # neuron 0 flips every gate with h ≠ 0
+    g0 = rc.gating(p, X)[0]
+    assert rc.gate_change(p, q, X).item() == pytest.approx(float(((g0 == 1) | (preact_nonzero(p, X)[0])).sum()) / 60)
+
+
+def preact_nonzero(p, X):
+    from lrlib.models import preactivations
+    return (preactivations(p, X) != 0).transpose(-1, -2)
+
+
+def test_align_to_own_m1_settles_and_appendix_g_sign_follows():
+    g = generator(11)
+    X, y, _ = rc.xor_clusters(25, g)
+    p = rc.race_init(20, 2, 1e-3, g, dtype=F64)
+    for al in range(5):
+        q, c, settled = rc.align_to_own_m1(p, X, y, al)
+        if not settled:
+            continue
+        assert c == pytest.approx(1.0, abs=1e-12)            # w1 ∥ m¹ of its own (final) gating
+        fd, formula = rc.appendix_g(q, X, y, al)
+        assert fd < 0 and formula < 0 and abs(fd / formula - 1) < 0.05
+    with pytest.raises(ParameterError):
+        rc.align_to_own_m1(rc.race_init(3, 2, 1.0, generator(0), runs=(2,)), X, y, 0)
+
+
+def test_split_all_merges_back_and_counts_parameters():
+    p, X, y = _setup(22, m=7)
+    q = rc.split_all(p, 0.6)
+    assert q.width == 14
+    assert torch.allclose(forward(q, X), forward(p, X), atol=1e-13)
+    merged, k = rc.merge(q, 0.999)
+    assert k == 7
+    assert rc.n_parameters(p) == 7 * 5 + 7 + 2 * 7 + 2
+    with pytest.raises(ParameterError):
+        rc.split_all(p, 1.0)
+
+
+def test_shuffled_permutes_within_runs_and_flip_inverts_rule_agreement():
+    v = torch.arange(12.0).reshape(2, 6)
+    s = rc.shuffled(v, generator(0))
+    assert torch.equal(s.sort(-1).values, v)
+    p, X, y = _setup(23, m=8, runs=(2,))
+    a, aw = rc.rule_agreement(p, p, X, y, tol=math.pi)      # every neuron "near"; rule vs itself
+    fa, _ = rc.rule_agreement(p, p, X, y, tol=math.pi, flip=True)
+    assert np.all(np.isfinite(a)) and np.all(fa <= a)

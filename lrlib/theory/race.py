@@ -2,7 +2,7 @@
 
 The network is :class:`~lrlib.models.TwoLayer` with ``k = 2`` outputs, biases and
 softmax cross-entropy, mean over the ``N`` samples (the paper's ⟨·⟩ is
-``(1/N) Σ_s g^s ·``, spec erratum E3).  Labels ``y ∈ {0, 1}``: label 0 is the
+``(1/N) Σ_s g^s ·``, not a plain sum).  Labels ``y ∈ {0, 1}``: label 0 is the
 paper's *class 1* (output node 0, ``φ_Δy = 7π/4``), label 1 its *class 2*
 (``φ_Δy = 3π/4``).
 
@@ -71,7 +71,7 @@ def error_vectors(p: TwoLayer, X: Tensor, y: Tensor) -> Tensor:
 
 
 def gating(p: TwoLayer, X: Tensor) -> Tensor:
-    """Gating vectors ``g_α^s = 1[w1_α·x^s + b_α > 0]`` as float ``(B..., m, N)`` (spec E2)."""
+    """Gating vectors ``g_α^s = 1[w1_α·x^s + b_α > 0]`` as float ``(B..., m, N)`` (one entry per sample)."""
     return (preactivations(p, X) > 0).to(p.W1.dtype).transpose(-1, -2)
 
 
@@ -101,7 +101,7 @@ def gamma(p: TwoLayer, X: Tensor, y: Tensor) -> Tensor:
 
 
 def cos_delta(p: TwoLayer, X: Tensor, y: Tensor) -> Tensor:
-    """cos δ_α, δ_α = ∠(w1_α, ⟨γ_α⟩) (vector angle, spec E5), ``(B..., m)``."""
+    """cos δ_α, δ_α = ∠(w1_α, ⟨γ_α⟩) (the vector angle, valid beyond 2-D), ``(B..., m)``."""
     return cosine(p.W1, gamma(p, X, y))
 
 
@@ -205,7 +205,7 @@ def phi_drive(p: TwoLayer, X: Tensor, y: Tensor) -> Tensor:
 
 
 def conserved(p: TwoLayer) -> tuple[Tensor, Tensor]:
-    """``(‖w2‖² − ‖w1‖² − b², ‖w2‖² − ‖w1‖²)``: the corrected conserved quantity (spec E8) and
+    """``(‖w2‖² − ‖w1‖² − b², ‖w2‖² − ‖w1‖²)``: the corrected conserved quantity (with the bias) and
     the paper's eq. 84, each ``(B..., m)``."""
     paper = p.norms_out() ** 2 - p.norms_in(with_bias=False) ** 2
     return paper - (p.b1 ** 2 if p.b1 is not None else 0.0), paper
@@ -262,7 +262,7 @@ def merge_groups(p: TwoLayer, threshold: float = 0.999) -> Tensor:
     if p.runs:
         raise ParameterError("merge_groups takes a single network (no run dimensions)")
     th = theta(p).to(torch.float64)
-    C = cosine(th.unsqueeze(-2), th.unsqueeze(-3))                       # (m, m)
+    C = cosine_similarity_matrix(th)                                      # (m, m), by one matmul
     order = torch.argsort(torch.linalg.vector_norm(th, dim=-1), descending=True)
     label = torch.full((th.shape[0],), -1, dtype=torch.long)
     for i in order.tolist():
@@ -338,15 +338,43 @@ def line_fit(x: np.ndarray, y: np.ndarray) -> tuple[float, float, float]:
     return float(A), float(B), float(1 - res.var() / y.var())
 
 
+def growth_fit_mask(cd: Tensor | np.ndarray) -> np.ndarray:
+    """The neurons :func:`growth_form_fits` fits: cos δ above its median and in (0, 1)."""
+    cd = np.asarray(cd, dtype=float)
+    return (cd > np.median(cd)) & (cd > 0) & (cd < 1)
+
+
 def growth_form_fits(cd: Tensor, a: Tensor) -> dict[str, float]:
-    """Compare, on neurons with cos δ above the median and > 0, the fits of log a against
-    (i) cos δ (eq. 19's exponential form) and (ii) log(cos δ / sin²δ) (the frozen-gating closed form
-    a = ‖w1⊥‖² cos δ / sin²δ, spec T9).  Returns the slopes and R² of both (single network)."""
-    cd, a = cd.double().numpy(), a.double().numpy()
-    sel = (cd > np.median(cd)) & (cd > 0) & (cd < 1)
+    """Compare, on the neurons of :func:`growth_fit_mask` (single network), the fits of log a against
+    (i) cos δ (eq. 19's exponential form), (ii) log cos δ (a power law a ∝ cos^k δ: the same
+    monotonicity and number of parameters) and (iii) log(cos δ / sin²δ) (the frozen-gating closed form
+    a = ‖w1⊥‖² cos δ / sin²δ).  Returns the slopes and R² of the three and the number of neurons fitted."""
+    cd, a = np.asarray(cd, dtype=float), np.asarray(a, dtype=float)
+    if cd.shape != a.shape or cd.ndim != 1 or (a <= 0).any():
+        raise ParameterError("growth_form_fits takes 1-D cos δ and a > 0 of one network, same shape")
+    sel = growth_fit_mask(cd)
+    if sel.sum() < 3:
+        raise ParameterError(f"growth_form_fits needs ≥ 3 neurons with cos δ above the median in (0, 1), got {int(sel.sum())}")
     _, B1, r1 = line_fit(cd[sel], np.log(a[sel]))
+    _, B3, r3 = line_fit(np.log(cd[sel]), np.log(a[sel]))
     _, B2, r2 = line_fit(np.log(cd[sel] / (1 - cd[sel] ** 2)), np.log(a[sel]))
-    return dict(slope_exp=B1, r2_exp=r1, slope_frozen=B2, r2_frozen=r2, n=int(sel.sum()))
+    return dict(slope_exp=B1, r2_exp=r1, slope_pow=B3, r2_pow=r3, slope_frozen=B2, r2_frozen=r2,
+                n=int(sel.sum()))
+
+
+def power_law_like(cd: Tensor | np.ndarray, a: Tensor | np.ndarray) -> np.ndarray:
+    """A synthetic ``a' = a_lo (cos δ / c_lo)^k`` on the neurons of :func:`growth_fit_mask`, with ``k``
+    such that it spans the same range of ``a`` (from its value at the smallest to that at the largest
+    fitted cos δ): a power law with the measurement's monotonicity and range.  Other neurons keep
+    their ``a``.  Single network; returns a numpy array of ``a``'s shape."""
+    cd, a = np.asarray(cd, dtype=float), np.asarray(a, dtype=float)
+    sel = growth_fit_mask(cd)
+    c, v = cd[sel], a[sel]
+    lo, hi = np.argmin(c), np.argmax(c)
+    k = np.log(v[hi] / v[lo]) / np.log(c[hi] / c[lo])
+    out = a.copy()
+    out[sel] = v[lo] * (c / c[lo]) ** k
+    return out
 
 
 # ---------------------------------------------------------------------------
@@ -397,17 +425,21 @@ def merge_rows(p: TwoLayer, X: Tensor, y: Tensor, loss: Loss,
 
 
 def rule_agreement(P: TwoLayer, final: TwoLayer, X: Tensor, y: Tensor,
-                   tol: float = math.radians(1)) -> tuple[np.ndarray, np.ndarray]:
+                   tol: float = math.radians(1), flip: bool = False) -> tuple[np.ndarray, np.ndarray]:
     """Theorem 4.1's rule evaluated on the network ``P`` against the targets reached by ``final``.
 
     Among the neurons of ``final`` within ``tol`` radians of a target (7π/4 or 3π/4,
     :func:`target_gap`), the share whose final φ is within ``tol`` of the target the rule
     :func:`phi_star_predicted` gives on ``P`` (same run dims ``(R...)``, ``X (R..., N, D)``,
     ``y (R..., N)``).  Returns the share by count and the a-weighted share (weights: final
-    :func:`total_norm`), each ``(R...)`` as numpy (``nan`` where no neuron is near a target)."""
+    :func:`total_norm`), each ``(R...)`` as numpy (``nan`` where no neuron is near a target).
+    ``flip=True`` exchanges the rule's two targets (a perturbed prediction, for a negative control)."""
     ph_fin, a_fin = phi(final), total_norm(final)
     near = target_gap(ph_fin) < tol
-    ok = (angle_gap(ph_fin, phi_star_predicted(P, X, y)).abs() < tol) & near
+    pred = phi_star_predicted(P, X, y)
+    if flip:
+        pred = PHI1 + PHI2 - pred
+    ok = (angle_gap(ph_fin, pred).abs() < tol) & near
     return (ok.sum(-1) / near.sum(-1)).numpy(), ((a_fin * ok).sum(-1) / (a_fin * near).sum(-1)).numpy()
 
 
@@ -433,3 +465,61 @@ def first_step_reaching(steps: np.ndarray, values: Tensor, level: Tensor) -> np.
     """First recorded step at which ``values (T, R...)`` is ``≥ level (R...)``, per run, ``(R...)`` int.
     A run that never reaches its level gets ``steps[0]`` (``argmax`` of an all-false mask)."""
     return np.asarray(steps)[np.argmax((values >= level).numpy(), axis=0)]
+
+
+def gate_change(p_from: TwoLayer, p_to: TwoLayer, X: Tensor) -> Tensor:
+    """Fraction of the gates g_α^s (neurons × samples) that differ between two networks with the
+    same run dims, on the same ``X``; ``(R...)``."""
+    return (gating(p_from, X) != gating(p_to, X)).to(torch.float64).mean((-1, -2))
+
+
+def align_to_own_m1(p: TwoLayer, X: Tensor, y: Tensor, alpha: int, iters: int = 50) -> tuple[TwoLayer, float, bool]:
+    """Turn ``w2_α`` to 7π/4 and ``w1_α`` onto the m¹ of its *own* effective set (single network).
+
+    Rotating ``w1_α`` onto m¹ changes its gating, hence m¹; the rotation is repeated (norms kept)
+    until the gating no longer changes (at most ``iters`` times).  Returns the network, the final
+    ``cos(w1_α, m¹_α)`` with m¹ from the final gating (the one App. G's formula uses), and whether
+    the gating settled."""
+    if p.runs:
+        raise ParameterError("align_to_own_m1 takes a single network (no run dimensions)")
+    q = p.clone()
+    q.W2[:, alpha] = q.W2[:, alpha].norm() * torch.tensor([1.0, -1.0], dtype=q.W2.dtype) / math.sqrt(2)
+    settled = False
+    for _ in range(iters):
+        g_old = gating(q, X)[alpha]
+        m1 = target_m1(q, X, y)[alpha]
+        if m1.norm() == 0:
+            break
+        q.W1[alpha] = q.W1[alpha].norm() * m1 / m1.norm()
+        if torch.equal(gating(q, X)[alpha], g_old):
+            settled = True
+            break
+    m1 = target_m1(q, X, y)[alpha]
+    c = float(cosine(q.W1[alpha], m1)) if m1.norm() > 0 else float("nan")
+    return q, c, settled
+
+
+def split_all(p: TwoLayer, c: float = 0.6) -> TwoLayer:
+    """Every neuron of a single network replaced by two parallel copies ``c θ`` and ``√(1−c²) θ``
+    (the same function, with 2m neurons that merge back exactly)."""
+    if p.runs or not 0 < c < 1:
+        raise ParameterError("split_all takes a single network and 0 < c < 1")
+    th = theta(p)
+    new = torch.cat([th * c, th * math.sqrt(1 - c * c)], 0)
+    D = p.in_dim
+    return TwoLayer(W1=new[:, :D], b1=new[:, D], W2=new[:, D + 1:].T.contiguous(), b2=p.b2, act=p.act)
+
+
+def shuffled(v: Tensor, gen: torch.Generator) -> Tensor:
+    """``v (R..., m)`` with its last axis permuted independently in each run (breaks the pairing of
+    neurons between two per-neuron quantities)."""
+    flat = v.reshape(-1, v.shape[-1])
+    out = torch.stack([row[torch.randperm(v.shape[-1], generator=gen)] for row in flat])
+    return out.reshape(v.shape)
+
+
+def n_parameters(p: TwoLayer) -> int:
+    """Number of parameters of one network (all tensors; run dims must be absent)."""
+    if p.runs:
+        raise ParameterError("n_parameters takes a single network (no run dimensions)")
+    return int(sum(t.numel() for t in p.tensors().values() if t is not None))
