@@ -406,13 +406,21 @@ print(f"Lemma 6 violations per seed: {violations.tolist()} (control, non-orthogo
 # $\langle \bar w_j, D_+\rangle\ge(1-2\lambda^\varepsilon)\|D_+\|$ and every neuron is still tiny,
 # $\|w_j\|\le2c\lambda^{1-\varepsilon}$, $c=\max_j\|g_j\|$; at $t_{-1}$ the same holds for
 # $S_{-,1}$ and $-D_-$ with the bound $2c\lambda^{1-r\varepsilon}$. We check the raw inequalities
-# with $\varepsilon=0.1$ at every $\lambda\le10^{-8}$ (they are asymptotic).
+# with $\varepsilon=0.1$ at every $\lambda\le10^{-8}$ (they are asymptotic), together with the lemma's
+# third conclusion (App. Lemmas 7–8 (iii)): at $t_{+1}$ every $S_{+,1}$ neuron has switched off on
+# the negative-label inputs, and at $t_{-1}$ every $S_{-,1}$ neuron on the positive ones.
+# *A finding:* graded on the two inequalities alone, the check accepted its control — seed 0's draw
+# on inputs with pairwise inner products $0.2$. With $\varepsilon=0.1$ the bounds are loose
+# ($1-2\lambda^\varepsilon=0.68$ at $\lambda=10^{-8}$), and early alignment also happens on mildly
+# correlated inputs. We therefore grade the whole statement of the lemma, including the
+# deactivation, which the correlated inputs do not give; the claims file records this change.
 
 # %%
-holds = th.lemma2_holds(sw, X_tb, y_tb, lams, dt)
-holds_co = th.lemma2_holds(sw_co, X_co, y_tb, lams, dt)
-ledger.grade("lemma2.alignment", holds=holds, **sweep_premises, control=dict(holds=holds_co))
-print(f"Lemma 2 holds per seed: {holds.tolist()} (control: {holds_co.tolist()}) → {rate_of('lemma2.alignment')}")
+l2 = th.lemma2_holds(sw, X_tb, y_tb, lams, dt)
+l2_co = th.lemma2_holds(sw_co, X_co, y_tb, lams, dt)
+ledger.grade("lemma2.alignment", **l2, **sweep_premises, control=l2_co)
+print(f"Lemma 2 per seed: bounds {l2['bounds'].tolist()}, deactivation {l2['deactivated'].tolist()} "
+      f"(control: {l2_co['bounds'].tolist()}, {l2_co['deactivated'].tolist()}) → {rate_of('lemma2.alignment')}")
 
 # %% [markdown]
 # ### Lemmas 3–4: the growth phases scale like $\ln(1/\lambda)/\|D_\pm\|$

@@ -303,27 +303,36 @@ def inactive_violations(traj: Trajectory, X: Tensor) -> Tensor:
 
 
 def lemma2_holds(traj: Trajectory, X: Tensor, y: Tensor, lams: Tensor, dt: float, eps: float = 0.1,
-                 lam_max: float = 1e-8) -> np.ndarray:
-    """Lemma 2 on a λ-sweep ``traj`` with runs ``(rows, len(lams))``: per row, whether at every
-    ``λ ≤ lam_max`` and on both sides, at ``t_{±1}`` (last snapshot at or before it) the ``S_{±,1}``
-    neurons have ``cos(w_j, ±D_±) ≥ 1 − 2λ^ε`` and every neuron ``‖w_j‖ ≤ 2cλ^{1−ε}`` (``+``) or
-    ``2cλ^{1−rε}`` (``−``), with ``c = max_j ‖w_j(0)‖/λ``. Returns ``(rows,)`` bool."""
+                 lam_max: float = 1e-8) -> dict[str, np.ndarray]:
+    """Lemma 2 (App. Lemmas 7–8) on a λ-sweep ``traj`` with runs ``(rows, len(lams))``, at every
+    ``λ ≤ lam_max`` and on both sides, at ``t_{±1}`` (last snapshot at or before it), per row:
+
+    * ``bounds``: the ``S_{±,1}`` neurons have ``cos(w_j, ±D_±) ≥ 1 − 2λ^ε`` and every neuron
+      ``‖w_j‖ ≤ 2cλ^{1−ε}`` (``+``) or ``2cλ^{1−rε}`` (``−``), with ``c = max_j ‖w_j(0)‖/λ``;
+    * ``deactivated``: every ``S_{+,1}`` neuron is inactive (``⟨w_j, x_k⟩ ≤ 0``) on every negative-label
+      input at ``t_{+1}``, and every ``S_{−,1}`` neuron on every positive-label input at ``t_{−1}``.
+
+    Returns ``{"bounds": (rows,) bool, "deactivated": (rows,) bool}``."""
     kv = key_vectors(X, y)
     up, um = alignment_directions(kv)
     p0 = traj.at(0)
     Sp, Sm = s_sets(p0, X, y)
     c = (p0.norms_in() / lams.view(1, -1, 1)).amax(-1)                   # (rows, lams)
-    ok = np.ones(traj.runs[0], dtype=bool)
+    bounds = np.ones(traj.runs[0], dtype=bool)
+    deact = np.ones(traj.runs[0], dtype=bool)
     for li, lam in enumerate(lams.tolist()):
         if lam > lam_max:
             continue
         pt = phase_times(kv, lam, eps)
-        for t_side, mask, u, expo in ((pt.t_plus1, Sp, up, 1 - eps), (pt.t_minus1, Sm, um, 1 - kv.r * eps)):
+        for t_side, mask, u, expo, other in ((pt.t_plus1, Sp, up, 1 - eps, y < 0),
+                                             (pt.t_minus1, Sm, um, 1 - kv.r * eps, y > 0)):
             p_i = traj.at(traj.index_of_step(int(round(t_side / dt))))
             cos_min = min_alignment(p_i, mask, u)[:, li]
             nmax = p_i.norms_in()[:, li].amax(-1)
-            ok &= ((cos_min >= 1 - 2 * lam ** eps) & (nmax <= 2 * c[:, li] * lam ** expo)).numpy()
-    return ok
+            bounds &= ((cos_min >= 1 - 2 * lam ** eps) & (nmax <= 2 * c[:, li] * lam ** expo)).numpy()
+            pre = (X @ p_i.W1.transpose(-1, -2))[:, li][:, other, :]        # (rows, points, m)
+            deact &= ~((pre > 0) & mask[:, li].unsqueeze(-2)).any(-1).any(-1).numpy()
+    return {"bounds": bounds, "deactivated": deact}
 
 
 def half_fit_times(traj: Trajectory, X: Tensor, y: Tensor) -> tuple[np.ndarray, np.ndarray]:
