@@ -629,7 +629,12 @@ pd.DataFrame({"movement, large init": mv_lazy.numpy(), "movement, small init": m
               "final loss, large init": lazy.loss[-1].numpy()}, index=[f"seed {s}" for s in range(N_SEEDS)])
 
 # %% [markdown]
-# **Grading Figures 4 and 5.** The realignment of Figure 4 is measured as the largest direction
+# **Grading Figures 4 and 5.** A plateau alone does not make a saddle: graded on "at least one
+# plateau and a final loss below $10^{-5}$", the check accepted some of its controls, the lazy runs,
+# whose slowing exponential decay also has stretches where $\log L$ changes by less than 1 % per
+# snapshot. A saddle is left *faster* than the loss moves on it, so the rule now also asks that the
+# loss, leaving some plateau, fall ten times faster than along it (the claims file records this
+# change, made after that control result). The realignment of Figure 4 is measured as the largest direction
 # change of the 10 largest neurons between the end of alignment and the start of the plateau,
 # against the same window of the orthogonal toy (seed by seed). Its thresholds, more than
 # $10^\circ$ here and less than $1^\circ$ on the toy, were set by us without a record written before
@@ -643,8 +648,10 @@ turn_toy = np.array([max_direction_change(toy.run(r).at(idx_toy[r][1]), toy.run(
                      for r in range(N_SEEDS)])
 clusters = [th.kink_clusters(no.run(r).final) for r in range(N_SEEDS)]
 clusters_lazy = [th.kink_clusters(lazy.run(r).final)[0] for r in range(N_SEEDS)]
-ledger.grade("fig4.saddles", n_plateaus=[len(w["plateaus"]) for w in walk_no], final=no.loss[-1], step_gap=step_no,
-             control=dict(n_plateaus=[len(w["plateaus"]) for w in walk_lazy], final=lazy.loss[-1]))
+ledger.grade("fig4.saddles", n_plateaus=[len(w["plateaus"]) for w in walk_no], speedup=[w["speedup"] for w in walk_no],
+             final=no.loss[-1], step_gap=step_no,
+             control=dict(n_plateaus=[len(w["plateaus"]) for w in walk_lazy], speedup=[w["speedup"] for w in walk_lazy],
+                          final=lazy.loss[-1]))
 ledger.grade("fig4.realign", turn_no=turn_no, turn_toy=turn_toy, step_gap=step_no,
              control=dict(turn_no=turn_toy, turn_toy=turn_toy))
 ledger.grade("fig4.sparse", clusters=[c[0] for c in clusters], step_gap=step_no, control=dict(clusters=clusters_lazy),
@@ -762,7 +769,10 @@ pd.DataFrame({"plateaus": [len(p) for p in pl_hd], "plateau / final loss": ratio
 # it is graded again with the $\ge100\times$ we had written before the run; and the *partial* tiers
 # that `lemma5.local-rate`, `lemma12.convergence-time` and `thm1.two-clusters` used to have were
 # added after the results and are removed (a partial tier is kept only where the paper's own
-# statement is graded, and none of these is). `saddle.strict` (a closed form against itself) and
+# statement is graded, and none of these is). `lemma2.alignment` was first graded on its two
+# inequalities alone; its control passed them, so its rule now includes the lemma's third
+# conclusion (see Lemma 2 above). The premises (Assumption 3, the step checks) and the controls
+# were declared before the runs that measure them. `saddle.strict` (a closed form against itself) and
 # `lemma1.balancedness` (an identity of the flow, checked on our discretisation) are consistency
 # checks and carry no control.
 

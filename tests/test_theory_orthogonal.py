@@ -512,3 +512,13 @@ def test_decay_rates_and_crossing_below():
     assert th.decay_rates(t, L, (1e-20, 1e-5))[0] == pytest.approx(0.5, rel=1e-10)
     assert np.isnan(th.decay_rates(t, L, (1e-300, 1e-299))[0])
     assert th.crossing_below(t, L, math.exp(-10))[0] == pytest.approx(20.0, rel=1e-2)
+
+
+def test_plateau_speedup_tells_a_saddle_from_a_slow_decay():
+    it = np.arange(60, dtype=float)
+    saddle = np.r_[np.geomspace(1, 1e-2, 10), np.full(20, 1e-2) * np.geomspace(1, 0.99, 20), np.geomspace(1e-2, 1e-9, 30)]
+    pls = th.intermediate_plateaus(saddle, above=100)
+    assert pls and th.plateau_speedup(saddle, it, pls[0]) > 10
+    slow = np.exp(-0.005 * it)                                    # constant-rate decay: no speedup
+    assert th.plateau_speedup(slow, it, (10, 20)) == pytest.approx(1.0, rel=1e-9)
+    assert np.isnan(th.plateau_speedup(slow, it, (50, 59)))

@@ -536,13 +536,32 @@ def drop_iteration(dense_loss: Tensor, frac: float = 0.5, iteration_scale: float
 def saddle_walk(traj: Trajectory, iterations: np.ndarray, above: float) -> dict:
     """One run's saddle-to-saddle measurements (Figures 4 and 7): its intermediate plateaus
     (:func:`intermediate_plateaus` with ``above``), the longest one in ``iterations`` (or ``None``),
-    the snapshot just before the loss first drops below ``0.99·L(0)`` (``i_b``), and ``turn``, the
+    the snapshot just before the loss first drops below ``0.99·L(0)`` (``i_b``), ``turn``, the
     largest direction change (degrees) of the 10 largest neurons from ``i_b`` to just after the start
-    of the longest plateau (nan without a plateau)."""
+    of the longest plateau (nan without a plateau), and ``speedup``, the largest
+    :func:`plateau_speedup` of its plateaus (nan without one)."""
     from ..track import max_direction_change
     L = traj.loss.numpy()
     pls = intermediate_plateaus(L, above=above)
     main = max(pls, key=lambda ab: iterations[ab[1]] - iterations[ab[0]]) if pls else None
     i_b = max(int(np.argmax(L < 0.99 * L[0])) - 1, 1)
     turn = max_direction_change(traj.at(i_b), traj.at(main[0] + 1)) if main else float("nan")
-    return dict(plateaus=pls, main=main, i_b=i_b, turn=turn)
+    speedup = max((plateau_speedup(L, iterations, pl) for pl in pls), default=float("nan"))
+    return dict(plateaus=pls, main=main, i_b=i_b, turn=turn, speedup=speedup)
+
+
+def plateau_speedup(L: np.ndarray, iterations: np.ndarray, plateau: tuple[int, int], factor: float = 10.0) -> float:
+    """How much faster the loss falls when it leaves a plateau than on it: the mean decay rate of
+    ``ln L`` per iteration from the plateau's end until the loss is ``factor`` times lower (or the end
+    of the series), over its mean decay rate along the plateau (``inf`` for a flat or rising plateau,
+    nan when nothing follows it). A saddle gives a large value; a slowing exponential decay, as in the
+    lazy regime, about 1 or less."""
+    L = np.asarray(L, dtype=float)
+    a, b = plateau
+    rate_in = (math.log(L[a]) - math.log(L[b])) / (iterations[b] - iterations[a])
+    below = np.nonzero(L[b:] <= L[b] / factor)[0]
+    j = b + int(below[0]) if below.size else len(L) - 1
+    if j == b:
+        return float("nan")
+    rate_out = (math.log(L[b]) - math.log(L[j])) / (iterations[j] - iterations[b])
+    return rate_out / rate_in if rate_in > 0 else float("inf")
