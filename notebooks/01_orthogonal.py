@@ -60,7 +60,7 @@
 # | $\varepsilon$ in the bounds | $0.1$ | the paper only says "small enough" |
 # | panel iterations | event-based (alignment, plateau, end) | the paper gives none |
 # | Fig. 4 data | the authors' code's five points | not in the text |
-# | Fig. 4 step | $\eta=2\cdot10^{-3}$ instead of $10^{-3}$, same flow time | 5 seeds fit the build; checked against $4\cdot10^{-3}$ |
+# | Fig. 4 step | the authors' $\eta=10^{-3}$ | leaving the intermediate saddle is sensitive to the step (see Figure 4) |
 # | Fig. 6/7 step | $\eta=2\cdot10^{-2}$ instead of $10^{-3}$, same flow time | 20× faster, so 5 seeds fit the build; checked against $10^{-2}$ |
 # | Fig. 6/7 teacher | our own draws, one per seed | the authors' draw depends on their layer creation order |
 # | negative controls | large initialisation, an Assumption-3-violating or non-orthogonal input, a doubled prediction | a check must be able to fail; each control is named in the claims file |
@@ -553,18 +553,20 @@ pd.DataFrame({k: v.numpy() for k, v in st.items()}, index=[f"seed {s}" for s in 
 # ## Non-orthogonal data (Figure 4)
 # Appendix A.1: five 1-D points with a bias coordinate. The text does not give the values; we use
 # the authors' camera-ready code's $x=(-1.5,-1,0,0.25,2)$, $y=(0.7,-0.3,-0.3,0.4,0.2)$; $m=60$,
-# $\lambda=10^{-4}/\sqrt m$; the authors run GD with $\eta=10^{-3}$ on the mean MSE for 400 000
-# iterations (their older commit). **Our step:** $\eta=2\cdot10^{-3}$ for 200 000 iterations, the
-# same flow time, so that 5 seeds fit in the build (one batch); iterations are shown in units of
-# $\eta=10^{-3}$. The paper's point: two groups of neurons grow *and
+# $\lambda=10^{-4}/\sqrt m$, GD with $\eta=10^{-3}$ on the mean MSE for 400 000 iterations (the
+# authors' older commit), 5 seeds in one batch. The paper's point: two groups of neurons grow *and
 # change direction* during the growth (panel c), the loss shows saddle-to-saddle steps (f), and the
 # final function is still sparse in kinks (e). The premise that GD follows the flow is checked by
-# rerunning the first 150 000 iterations ($\eta=10^{-3}$ units) with twice our step: the iteration
-# where the loss has halved must move by less than 2 %.
+# rerunning the first 150 000 iterations with twice the step: the iteration where the loss has
+# halved must move by less than 2 %. This covers the first drop only. Leaving the intermediate
+# saddle is more fragile: near a saddle the gradient is tiny and small differences (a draw, a step)
+# decide when, and within 400 000 iterations whether, a run leaves it. We therefore keep the
+# authors' step rather than a larger one, and read a seed that stays on the saddle as a result of
+# this GD run, not of the flow.
 
 # %%
 X_no, y_no = nonorthogonal_1d()
-eta4 = 1e-2 if quick else 2e-3
+eta4 = 1e-2 if quick else 1e-3
 steps4 = int(400 * 1e-3 / eta4 * 1000)
 p_no = balanced_init(60, 2, scale=1e-4 / math.sqrt(60), gen=generator(seed + 2), runs=(N_SEEDS,))
 no = train(p_no, X_no, y_no, loss=MEAN_MSE, lr=eta4, steps=steps4, record=400, time_scale=2.0, dense_loss=True)
