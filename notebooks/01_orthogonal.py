@@ -557,7 +557,7 @@ pd.DataFrame({k: v.numpy() for k, v in st.items()}, index=[f"seed {s}" for s in 
 # authors' older commit), 5 seeds in one batch. The paper's point: two groups of neurons grow *and
 # change direction* during the growth (panel c), the loss shows saddle-to-saddle steps (f), and the
 # final function is still sparse in kinks (e). The premise that GD follows the flow is checked by
-# rerunning the first 150 000 iterations with twice the step: the iteration where the loss has
+# rerunning the first 100 000 iterations with twice the step: the iteration where the loss has
 # halved must move by less than 2 %. This covers the first drop only. Leaving the intermediate
 # saddle is more fragile: near a saddle the gradient is tiny and small differences (a draw, a step)
 # decide when, and within 400 000 iterations whether, a run leaves it. We therefore keep the
@@ -571,7 +571,7 @@ steps4 = int(400 * 1e-3 / eta4 * 1000)
 p_no = balanced_init(60, 2, scale=1e-4 / math.sqrt(60), gen=generator(seed + 2), runs=(N_SEEDS,))
 no = train(p_no, X_no, y_no, loss=MEAN_MSE, lr=eta4, steps=steps4, record=400, time_scale=2.0, dense_loss=True)
 it_no = no.steps * eta4 / 1e-3                                              # in units of the paper's iterations
-steps4_2 = int(150 * 1e-3 / (2 * eta4) * 1000)
+steps4_2 = int(100 * 1e-3 / (2 * eta4) * 1000)
 no2 = train(p_no, X_no, y_no, loss=MEAN_MSE, lr=2 * eta4, steps=steps4_2, record=[0, steps4_2], time_scale=2.0,
             dense_loss=True)
 half_no = th.drop_iteration(no.dense_loss, 0.5, eta4 / 1e-3)
