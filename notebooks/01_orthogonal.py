@@ -771,13 +771,17 @@ pd.DataFrame({"plateaus": [len(p) for p in pl_hd], "plateau / final loss": ratio
 # not, and the claims file says so in each one's `rule_change` or `tolerance` field:
 # the thresholds of `fig4.realign` ($>10^\circ$, $<1^\circ$) were set by us with no record written
 # before the run — we keep them and give the check a control; `fig7.saddle` had been graded with
-# "final loss $\ge10\times$ below the plateau", a threshold chosen after seed 0 measured $88\times$;
-# it is graded again with the $\ge100\times$ we had written before the run; and the *partial* tiers
+# "final loss $\ge10\times$ below the plateau", a threshold chosen after an earlier run had measured
+# $88\times$ for one draw; it is graded again with the $\ge100\times$ we had written before the run;
+# and the *partial* tiers
 # that `lemma5.local-rate`, `lemma12.convergence-time` and `thm1.two-clusters` used to have were
 # added after the results and are removed (a partial tier is kept only where the paper's own
 # statement is graded, and none of these is). `lemma2.alignment` was first graded on its two
 # inequalities alone; its control passed them, so its rule now includes the lemma's third
-# conclusion (see Lemma 2 above). The premises (Assumption 3, the step checks) and the controls
+# conclusion (see Lemma 2 above). `fig4.saddles` was first graded on "a plateau and a final loss
+# below $10^{-5}$"; its control, the lazy runs, passed that in some seeds, so its rule now also asks
+# for the fast exit that marks a saddle (ten times faster than along the plateau, a threshold set
+# after that control result; see Figure 4). The premises (Assumption 3, the step checks) and the controls
 # were declared before the runs that measure them. `saddle.strict` (a closed form against itself) and
 # `lemma1.balancedness` (an identity of the flow, checked on our discretisation) are consistency
 # checks and carry no control.
