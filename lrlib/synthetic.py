@@ -57,3 +57,21 @@ def relu_teacher(
     a = torch.randn(k, generator=gen, dtype=torch.float64) / math.sqrt(k)
     y = torch.relu(X @ W.T) @ a
     return X.to(dtype), y.to(dtype)
+
+
+def correlated_testbed(
+    y: Sequence[float] = (1.0, 1.5, 2.0, -1.0, -1.0, -0.5), d: int = 10, rho: float = 0.2,
+    dtype: torch.dtype = torch.float64,
+) -> tuple[Tensor, Tensor]:
+    """Unit inputs with the same pairwise inner product ``rho``: ``x_k = (e_k + c e_d)/√(1 + c²)``
+    with ``c² = rho/(1 − rho)`` (``n = len(y) < d``), i.e. :func:`orthonormal_testbed` made
+    non-orthogonal along a shared direction."""
+    n = len(y)
+    if n >= d:
+        raise ParameterError(f"correlated inputs need n < d (got n = {n}, d = {d})")
+    if not 0 <= rho < 1:
+        raise ParameterError(f"rho must lie in [0, 1), got {rho}")
+    c = math.sqrt(rho / (1 - rho))
+    X = torch.eye(n, d, dtype=dtype)
+    X[:, d - 1] = c
+    return X / math.sqrt(1 + c * c), torch.tensor(list(y), dtype=dtype)

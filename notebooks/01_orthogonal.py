@@ -32,9 +32,11 @@
 # (Figures 4–7).
 #
 # **What we run.** Every figure of the paper's experiments, at the paper's scale (width,
-# $\lambda$, data), and a $\lambda$-sweep over 5 seeds on an orthonormal test bed for the scaling
-# laws of Lemmas 2–4. Every checkable statement ends in the claims ledger at the bottom; the
-# build fails if a verdict changes.
+# $\lambda$, data), and a $\lambda$-sweep on an orthonormal test bed for the scaling laws of
+# Lemmas 2–4, each for 5 seeds trained as one batch. Every checkable statement is declared, with
+# its rule, tolerance, premises and negative control, in `01_orthogonal.claims.yaml` next to this
+# notebook, and graded seed by seed in the claims ledger at the bottom; the build fails if a pass
+# rate leaves its declared range or a control passes.
 #
 # **Conventions.** The paper's loss is $L=\frac{1}{2n}\sum_k (h(x_k)-y_k)^2$ and its time $t$ is
 # gradient-flow time on $L$. The theory runs below minimise exactly this $L$ by full-batch GD
@@ -52,13 +54,16 @@
 # | precision | float64 everywhere | the theory checks compare tiny norms ($\lambda$ down to $10^{-20}$) |
 # | signs $s_j$ | i.i.d. uniform $\pm1$ | the authors' code |
 # | theory test bed | $x_k=e_k\in\mathbb R^{10}$, $y=(1,1.5,2,-1,-1,-0.5)$, $m=50$ | orthonormal, $r\ne1$, several points per sign |
-# | flow discretisation | GD on $L$ with $dt=10^{-2}$ (test bed) | stable (Hessian $\lesssim1$); we check the $O(dt)$ drift below |
+# | flow discretisation | GD on $L$ with $dt=10^{-2}$ (test bed) | stable (Hessian $\lesssim1$); checked against the integrated flow below |
 # | $\lambda$ grid, seeds | $10^{-4}\dots10^{-12}$, 5 seeds, one draw per seed for all $\lambda$ | the theorem's limit is $\lambda\to0$ at a fixed draw |
+# | seeds of the figures | 5 per figure, batched; panels from seed 0 | pass rates, not one draw |
 # | $\varepsilon$ in the bounds | $0.1$ | the paper only says "small enough" |
 # | panel iterations | event-based (alignment, plateau, end) | the paper gives none |
 # | Fig. 4 data | the authors' code's five points | not in the text |
-# | Fig. 6/7 step | $\eta=10^{-2}$ instead of $10^{-3}$, same flow time | 10× faster; checked against $2\cdot10^{-2}$ |
-# | Fig. 6/7 teacher | our own draw | the authors' draw depends on their layer creation order |
+# | Fig. 4 step | the authors' $\eta=10^{-3}$ | leaving the intermediate saddle is sensitive to the step (see Figure 4) |
+# | Fig. 6/7 step | $\eta=2\cdot10^{-2}$ instead of $10^{-3}$, same flow time | 20× faster, so 5 seeds fit the build; checked against $10^{-2}$ |
+# | Fig. 6/7 teacher | our own draws, one per seed | the authors' draw depends on their layer creation order |
+# | negative controls | large initialisation, an Assumption-3-violating or non-orthogonal input, a doubled prediction | a check must be able to fail; each control is named in the claims file |
 
 # %% tags=["parameters"]
 seed = 0            # base seed of every random draw in this chapter
@@ -75,27 +80,32 @@ import matplotlib.pyplot as plt
 import torch
 
 from lrlib import nbparams
-from lrlib.claims_legacy import Ledger, fmt
+from lrlib.claims import Ledger, fmt, headline
 from lrlib.integrate import flow
 from lrlib.losses import Loss, half_mse
 from lrlib.models import TwoLayer, balanced_init, forward, generator
 from lrlib.plots import (NEG, POS, THEORY, function_and_kinks, glue, label_panels, mark_times,
                          panel_grid, set_style)
-from lrlib.synthetic import nonorthogonal_1d, orthogonal_toy, orthonormal_testbed, relu_teacher
+from lrlib.synthetic import (correlated_testbed, nonorthogonal_1d, orthogonal_toy, orthonormal_testbed,
+                             relu_teacher)
 from lrlib.theory import orthogonal as th
-from lrlib.track import (balancedness_drift, cosine, first_crossing, max_direction_change, plateaus,
-                         relative_movement)
+from lrlib.track import balancedness_drift, max_direction_change
 from lrlib.train import train
-from lrlib.trajectory import linear_schedule
+from lrlib.trajectory import linear_schedule, log_schedule
 
 quick = nbparams.check_common(seed, quick, ledger_path)
 torch.set_num_threads(1)
 set_style()
-ledger = Ledger("orthogonal")
 N_SEEDS = 2 if quick else 5
+ledger = Ledger.declared("orthogonal", n_seeds=N_SEEDS, base_seed=seed)
 MEAN_MSE = Loss("square", "mean")   # the authors' code: mean (h - y)^2 = 2 L
-print(f"seed = {seed}, quick = {quick}, {N_SEEDS} seeds for the repeated claims")
+print(f"seed = {seed}, quick = {quick}, {N_SEEDS} seeds per experiment")
 print("theory runs:", half_mse().describe(), "| figure runs:", MEAN_MSE.describe())
+
+
+def rate_of(claim):
+    """The pass rate of a graded claim, as the ledger states it (for the text)."""
+    return headline(ledger.results[claim].verdicts)
 
 # %% [markdown]
 # ## The orthogonal toy example (Figures 2 and 3)
@@ -104,16 +114,22 @@ print("theory runs:", half_mse().describe(), "| figure runs:", MEAN_MSE.describe
 # They are orthogonal but not unit norm. Width $m=60$, $\lambda=10^{-6}/\sqrt{m}$, balanced
 # initialisation with i.i.d. uniform signs, GD with $\eta=10^{-3}$ on the mean MSE for 20 000
 # iterations, as in the authors' code. We run 5 independent draws at once (a batched run) and
-# draw the panels from the first one.
+# draw the panels from the first one. One more run in the same batch is the **negative control**
+# of the toy's claims: a large initialisation, $\lambda=1$, where the theory predicts neither
+# saddles nor the sparse limit.
 
 # %%
 X_toy, y_toy = orthogonal_toy()
 m_toy, lam_toy, eta = 60, 1e-6 / math.sqrt(60), 1e-3
 p_toy = balanced_init(m_toy, 2, scale=lam_toy, gen=generator(seed), runs=(N_SEEDS,))
-toy = train(p_toy, X_toy, y_toy, loss=MEAN_MSE, lr=eta, steps=20_000,
-            record=linear_schedule(20_000, 50), time_scale=2.0, dense_loss=True)
+p_toy_big = balanced_init(m_toy, 2, scale=1.0, gen=generator(seed + 11), runs=(1,))   # control
+toy_all = train(th.cat_runs(p_toy, p_toy_big), X_toy, y_toy, loss=MEAN_MSE, lr=eta, steps=20_000,
+                record=linear_schedule(20_000, 50), time_scale=2.0, dense_loss=True)
+toy, toy_big = th.sub_runs(toy_all, slice(0, N_SEEDS)), th.sub_runs(toy_all, slice(N_SEEDS, None))
 kv_toy = th.key_vectors(X_toy, y_toy)
+a3_toy = th.assumption3_counts(p_toy, X_toy, y_toy)
 print(f"|D+| = {kv_toy.norm_plus:.4f}, |D-| = {kv_toy.norm_minus:.4f}, r = {kv_toy.r:.3f}")
+print("|S+,1| per seed:", a3_toy[0].tolist(), " |S-,1| per seed:", a3_toy[1].tolist())
 
 # %% [markdown]
 # The panels: (a) initialisation; (b) the end of the alignment phase, taken as the first
@@ -122,19 +138,6 @@ print(f"|D+| = {kv_toy.norm_plus:.4f}, |D-| = {kv_toy.norm_minus:.4f}, r = {kv_t
 # paper gives no iteration numbers for its panels, so these are our event-based choices.
 
 # %%
-def toy_events(traj, X, y):
-    """Snapshot indices of the four panels for run 0 (alignment, plateau middle, end)."""
-    r0 = traj.run(0)
-    Sp, Sm = th.s_sets(r0.at(0), X, y)
-    up, um = th.alignment_directions(th.key_vectors(X, y))
-    aligned = (th.min_alignment(r0.params, Sp, up) > 0.99) & (th.min_alignment(r0.params, Sm, um) > 0.99)
-    i_align = int(np.argmax(aligned.numpy()))
-    L = r0.loss.numpy()
-    plateau = np.nonzero(np.abs(L - 0.5) < 0.01)[0]
-    i_mid = int(plateau[len(plateau) // 2]) if plateau.size else len(L) // 2
-    return [0, i_align, i_mid, len(L) - 1]
-
-
 def draw_1d_panels(nets, X, y, axes, grid, titles):
     """The paper's 1-D panels: for each network, its function on ``grid`` and each neuron at
     its kink −w_{j,2}/w_{j,1} with height a_j (inputs are (x, 1))."""
@@ -147,108 +150,150 @@ def draw_1d_panels(nets, X, y, axes, grid, titles):
 
 
 grid_toy = torch.linspace(-1.5, 3.0, 100, dtype=torch.float64)
-idx_toy = toy_events(toy, X_toy, y_toy)
+idx_toy = [th.toy_events(toy.run(r), X_toy, y_toy) for r in range(N_SEEDS)]   # panels of every seed
 fig, axes = panel_grid(4, width=3.6)
-draw_1d_panels([toy.run(0).at(i) for i in idx_toy], X_toy, y_toy, axes, grid_toy,
-               [f"iteration {toy.steps[i]:,}" for i in idx_toy])
+draw_1d_panels([toy.run(0).at(i) for i in idx_toy[0]], X_toy, y_toy, axes, grid_toy,
+               [f"iteration {toy.steps[i]:,}" for i in idx_toy[0]])
 label_panels(axes)
 fig.suptitle("Figure 2 — orthogonal toy: function (green) and neurons (stars: kink, $a_j$)")
 glue("orthogonal-fig2", fig)
 
 # %% [markdown]
-# Figure 3 shows the mean-MSE loss of the same run against the iteration. The paper: the loss
+# Figure 3 shows the mean-MSE loss of the same runs against the iteration. The paper: the loss
 # "needs 5000 iterations to leave this first saddle", plateaus at the second saddle and "only
 # leaves this saddle around iteration 11000". Theory (code units) puts the two growth phases
 # near $\ln(1/\lambda)/(2\eta\|D_\pm\|)$ iterations, minus a shift from the initialisation
-# constants; the plateau is at $\frac1n\sum_{y_k<0}y_k^2=0.5$ in code units.
+# constants; the plateau is at $\frac1n\sum_{y_k<0}y_k^2=0.5$ in code units. We measure the first
+# iteration below $0.99\,L(0)$ (leaving the first saddle), the first below $0.4$ (leaving the
+# second), the loss midway between them and the final loss. The runs stand in for gradient flow,
+# so we rerun them with twice the step: the premise of the toy's claims is that both exit
+# iterations move by less than 1 %.
 
 # %%
-def toy_timings(traj):
-    """Per run: first-saddle exit (L < 0.99 L0), plateau level, second exit (L < 0.4), final loss."""
-    L = traj.dense_loss.numpy()          # (steps+1, runs), mean MSE
-    it = np.arange(L.shape[0])
-    rows = []
-    for r in range(L.shape[1]):
-        exit1 = first_crossing(it, L[:, r], 0.99 * L[0, r])
-        exit2 = first_crossing(it, L[:, r], 0.4)
-        mid = int((exit1 + exit2) / 2) if np.isfinite(exit1 + exit2) else 0
-        rows.append(dict(run=r, exit1=exit1, plateau=L[mid, r], exit2=exit2, final=L[-1, r]))
-    return pd.DataFrame(rows)
-
-
-tt = toy_timings(toy)
+tt = th.toy_timings(toy.dense_loss)
+tt_big = th.toy_timings(toy_big.dense_loss)
+toy2 = train(p_toy, X_toy, y_toy, loss=MEAN_MSE, lr=2 * eta, steps=10_000, record=[0, 10_000],
+             time_scale=2.0, dense_loss=True)
+tt2 = th.toy_timings(toy2.dense_loss, iteration_scale=2.0)
+step_toy = np.maximum(np.abs(tt2["exit1"] / tt["exit1"] - 1), np.abs(tt2["exit2"] / tt["exit2"] - 1))
 pred_toy = th.phase_times(kv_toy, lam_toy)
 fig, ax = plt.subplots(figsize=(6.5, 3.4), constrained_layout=True)
-for r in range(toy.dense_loss.shape[1]):
+for r in range(N_SEEDS):
     ax.plot(np.arange(toy.dense_loss.shape[0]), toy.dense_loss[:, r].numpy(),
             color=POS if r == 0 else "0.7", lw=1.8 if r == 0 else 0.8, zorder=3 if r == 0 else 2,
-            label="run 0" if r == 0 else ("other seeds" if r == 1 else None))
+            label="seed 0" if r == 0 else ("other seeds" if r == 1 else None))
+ax.plot(np.arange(toy_big.dense_loss.shape[0]), toy_big.dense_loss[:, 0].numpy(), color="k", ls="--", lw=1,
+        label="control: $\\lambda=1$")
 ax.axhline(0.5, color=THEORY, ls=":", lw=1, label="plateau level $\\frac{1}{n}\\sum_{y<0}y^2$")
 mark_times(ax, {"$\\ln(1/\\lambda)/\\|D_+\\|$": pred_toy.t2_scale / (2 * eta),
                 "$\\ln(1/\\lambda)/\\|D_-\\|$": pred_toy.t3_scale / (2 * eta)})
 ax.set(xlabel="iteration (GD step $\\eta=10^{-3}$; paper time $=2\\eta\\cdot$iteration)",
-       ylabel="mean-MSE loss $2L$", title="Figure 3 — loss of the toy run")
+       ylabel="mean-MSE loss $2L$", title="Figure 3 — loss of the toy runs", ylim=(-0.02, 1.1))
 ax.legend(loc="lower left")
 glue("orthogonal-fig3", fig)
-tt
-
-# %%
-ok = tt.exit1.between(4000, 6500) & (tt.plateau - 0.5).abs().le(0.01) & tt.exit2.between(10_000, 13_000) & tt.final.lt(1e-6)
-ledger.add("fig3.timings", "Fig. 3", "The loss leaves the first saddle after ≈5000 iterations, plateaus at the "
-           "second saddle and leaves it around iteration 11000, then reaches 0.",
-           measured=f"exit₁ {tt.exit1.min():.0f}–{tt.exit1.max():.0f}, plateau {tt.plateau.min():.4f}–{tt.plateau.max():.4f}, "
-                    f"exit₂ {tt.exit2.min():.0f}–{tt.exit2.max():.0f}, final ≤ {fmt(tt.final.max())}; "
-                    f"{ok.sum()}/{len(ok)} seeds pass",
-           tolerance="exit₁ ∈ [4000, 6500], plateau 0.5 ± 0.01, exit₂ ∈ [10000, 13000], final < 1e-6, all seeds",
-           passed=bool(ok.all()), expected="reproduced", value=ok.mean())
+ledger.grade("fig3.timings", **tt, s_plus=a3_toy[0], s_minus=a3_toy[1], step_gap=step_toy, control=tt_big)
+pd.DataFrame({**tt, "exit1 (2η)": tt2["exit1"], "exit2 (2η)": tt2["exit2"], "step gap": step_toy})
 
 # %% [markdown]
 # The final function of the toy run against the theory's limit
 # $h^*(x)=\sigma(2x+1)/5-0.8\,\sigma(1-x/2)$: two kinks, at $x=-0.5$ and $x=2$ (the data points),
 # so outside the data it is *not* the linear interpolator $0.8x-0.6$. Its $\mathcal F_1$ cost
 # $\sum_j|a_j|\|w_j\|$ is $1/\sqrt5+1/\sqrt{1.25}=1.342$, against $2$ for the linear interpolator
-# (the paper's remark against the "learned function is linear" conjecture).
+# (the paper's remark against the "learned function is linear" conjecture). The control run
+# ($\lambda=1$) is measured the same way.
 
 # %%
 Z_toy = torch.stack([grid_toy, torch.ones_like(grid_toy)], -1)
-h_fin = forward(toy.final, Z_toy)[..., 0]                         # (runs, 100)
-h_star = th.limit_function(X_toy, y_toy, Z_toy)
-gap_toy = (h_fin - h_star).abs().amax(-1)
-f1_toy = th.f1_cost(toy.final)
-print("max |h - h*| on the grid per seed:", gap_toy.numpy().round(6))
-print("F1 cost per seed:", f1_toy.numpy().round(5), " theory:", round(th.min_f1_norm(X_toy, y_toy), 5))
-ledger.add("thm1.toy-limit", "Thm. 1, Fig. 2(d)", "The final function of the toy has two kinks and equals the "
-           "minimal-F1 interpolator h*, not the linear interpolator (F1 cost 1.342 < 2).",
-           measured=f"max_x |h − h*| ≤ {fmt(gap_toy.max().item())}; F1 cost {fmt(f1_toy.min().item(), 6)}–{fmt(f1_toy.max().item(), 6)}",
-           tolerance="|h − h*| < 1e-3 on [−1.5, 3]; |F1 − 1.3416| < 1e-3; all seeds",
-           passed=bool((gap_toy < 1e-3).all() and ((f1_toy - th.min_f1_norm(X_toy, y_toy)).abs() < 1e-3).all()),
-           expected="reproduced")
+f1_min = th.min_f1_norm(X_toy, y_toy)
+gap_toy = th.function_gap(toy_all.final, X_toy, y_toy, Z_toy)            # (seeds + control,)
+f1_err = (th.f1_cost(toy_all.final) - f1_min).abs()
+ledger.grade("thm1.toy-limit", gap=gap_toy[:N_SEEDS], f1_err=f1_err[:N_SEEDS], s_plus=a3_toy[0],
+             s_minus=a3_toy[1], step_gap=step_toy, control=dict(gap=gap_toy[N_SEEDS:], f1_err=f1_err[N_SEEDS:]))
+print(f"minimal F1 cost {f1_min:.5f}")
+pd.DataFrame({"max |h - h*| on the grid": gap_toy.numpy(), "|F1 - min F1|": f1_err.numpy()},
+             index=[f"seed {s}" for s in range(N_SEEDS)] + ["control λ=1"])
 
 # %% [markdown]
 # ## The $\lambda$-sweep: Theorem 1 and Lemmas 1–6 on an orthonormal test bed
 #
 # The paper's toy has only two points. To test the theorem and the scaling laws we use an
-# orthonormal test bed (our choice, from the spec): $n=6$ points $x_k=e_k\in\mathbb R^{10}$ with
+# orthonormal test bed of our choice: $n=6$ points $x_k=e_k\in\mathbb R^{10}$ with
 # labels $y=(1,1.5,2,-1,-1,-0.5)$, so $\|D_+\|=0.449$, $\|D_-\|=0.25$, $r=1.795$. Width $m=50$;
 # for each of the seeds one draw $(g_j,s_j)$ is scaled to $\lambda\in\{10^{-4},10^{-6},\dots,10^{-12}\}$
 # (the theorem's limit is $\lambda\to0$ at a fixed draw). GD with $dt=10^{-2}$ on the paper's $L$
-# (the Hessian's largest eigenvalue stays below 1, so this step tracks the flow), for
-# $t=220$, past the convergence of the smallest $\lambda$. All $5\times5$ runs train as one batch.
+# (the Hessian's largest eigenvalue stays below 1), for $t=220$, past the convergence of the
+# smallest $\lambda$. Three rows of **negative controls** train in the same batch, each chosen for
+# what it breaks:
+#
+# * *no negative neuron*: seed 0's draw with every sign $s_j=+1$, so $S_{-,1}=\emptyset$ and
+#   Assumption 3 fails (control of the zero-loss claim);
+# * *non-orthogonal inputs*: seed 0's draw trained on unit inputs $x_k=(e_k+\frac12e_{10})/\|\cdot\|$
+#   with pairwise inner products $0.2$, measured against the same formulas (control of the claims
+#   that need Assumption 1: the minimal norm, the limit function, the clusters, Lemmas 2 and 6);
+# * *large initialisation*: five draws at $\lambda=1$ (control of the plateau).
+#
+# The theorem assumes Assumption 3 ($S_{+,1}$ and $S_{-,1}$ non-empty). It is measured for each
+# seed's draw and is a premise of every claim that needs it: a draw that violates it is reported
+# as *premise not met*, not counted against the paper.
 
 # %%
 X_tb, y_tb = orthonormal_testbed()
+X_co, _ = correlated_testbed(tuple(y_tb.tolist()), rho=0.2)
 kv = th.key_vectors(X_tb, y_tb)
+n_tb = X_tb.shape[0]
 lams = torch.tensor([1e-4, 1e-6, 1e-8, 1e-10, 1e-12], dtype=torch.float64)
 dt, T_sweep = 1e-2, 220.0
 p_sw = th.sweep_init(50, 10, lams, seeds=N_SEEDS, seed=seed)
+p_pos = p_sw.map(lambda t: t[:1].clone())
+p_pos.W2.abs_()                                                              # every s_j = +1
+p_big = balanced_init(50, 10, scale=1.0, gen=generator(seed + 9), runs=(1, len(lams)))
+X_sw = X_tb.expand(N_SEEDS + 3, len(lams), *X_tb.shape).clone()
+X_sw[N_SEEDS + 1] = X_co                                                     # the non-orthogonal row
 t0_sweep = time.perf_counter()
-sw = train(p_sw, X_tb, y_tb, loss=half_mse(), lr=dt, steps=int(T_sweep / dt),
-           record=linear_schedule(int(T_sweep / dt), 25))
+sw_all = train(th.cat_runs(p_sw, p_pos, p_sw.map(lambda t: t[:1]), p_big), X_sw, y_tb, loss=half_mse(),
+               lr=dt, steps=int(T_sweep / dt), record=linear_schedule(int(T_sweep / dt), 25))
 t_gd_sweep = time.perf_counter() - t0_sweep
+sw, sw_pos, sw_co, sw_big = (th.sub_runs(sw_all, slice(a, b)) for a, b in
+                             ((0, N_SEEDS), (N_SEEDS, N_SEEDS + 1), (N_SEEDS + 1, N_SEEDS + 2), (N_SEEDS + 2, None)))
 Sp, Sm = th.s_sets(p_sw, X_tb, y_tb)
-n_tb = X_tb.shape[0]
+s_plus, s_minus = Sp[:, 0].sum(-1), Sm[:, 0].sum(-1)                         # the draw is shared by every λ
 print(f"|D+| = {kv.norm_plus:.4f}  |D-| = {kv.norm_minus:.4f}  r = {kv.r:.4f}")
-print("|S+,1| per seed:", Sp[:, 0].sum(-1).tolist(), " |S-,1| per seed:", Sm[:, 0].sum(-1).tolist())
+print("|S+,1| per seed:", s_plus.tolist(), " |S-,1| per seed:", s_minus.tolist(),
+      f"(controls: no negative neuron |S-,1| = {int(th.s_sets(p_pos, X_tb, y_tb)[1][0, 0].sum())})")
+
+# %% [markdown]
+# ### Is GD with $dt=10^{-2}$ the gradient flow? Checked with the adaptive integrator
+# The theorems are about gradient flow; the sweep runs GD. `lrlib.integrate.flow` integrates the
+# flow itself (float64, adaptive Runge–Kutta with local error control, `rtol` $=10^{-8}$,
+# `atol` $=10^{-14}$). For seed 0 we integrate all five $\lambda$ and recompute the half-fit times
+# $t_2^{1/2},t_3^{1/2}$ (defined with Lemmas 3–4 below) at the sweep's own snapshot times, so both
+# sides are interpolated alike. Their largest relative difference is the **premise** of every
+# claim graded on the sweep: GD stands in for the flow only if it is below 1 %.
+# *Why the sweep itself stays GD:* the solver needs fewer gradient evaluations per run than GD's
+# 22 000 steps (the table counts them), but each of its evaluations carries the solver's own
+# bookkeeping and we integrate one run at a time (a batch would share one error control), while GD
+# advances all runs in one batched computation; the cell prints both wall times. On the
+# non-orthogonal data of Figure 4 the flow *slides along* ReLU kinks and an explicit solver's steps
+# shrink without end (see `lrlib.integrate`), so Figure 4 stays GD, with its own step check.
+
+# %%
+t2h, t3h = th.half_fit_times(sw, X_tb, y_tb)                                 # (seeds, lams)
+gf_rows, t0_gf = [], time.perf_counter()
+for li in range(len(lams)):
+    gf = flow(p_sw.map(lambda t: t[0, li]), X_tb, y_tb, loss=half_mse(), lr=dt, steps=int(T_sweep / dt),
+              record=sw.steps, rtol=1e-8, atol=1e-14)
+    t2_gf, t3_gf = th.half_fit_times(gf, X_tb, y_tb)
+    gf_rows.append({"λ": f"{lams[li].item():.0e}", "t₂½ GD": t2h[0, li], "t₂½ flow": float(t2_gf),
+                    "t₃½ GD": t3h[0, li], "t₃½ flow": float(t3_gf), "flow gradient evaluations": gf.meta["grad_evals"]})
+t_gf = time.perf_counter() - t0_gf
+gf_table = pd.DataFrame(gf_rows)
+flow_gap = float(np.max(np.abs(np.r_[gf_table["t₂½ GD"] / gf_table["t₂½ flow"],
+                                     gf_table["t₃½ GD"] / gf_table["t₃½ flow"]] - 1)))
+print(f"largest relative difference GD vs flow in the half-fit times: {flow_gap:.2%} (premise: < 1 %); "
+      f"cost: GD sweep ({sw_all.loss[0].numel()} runs of {int(T_sweep / dt):,} steps in one batch) {t_gd_sweep:.1f} s, "
+      f"flow for 5 runs {t_gf:.1f} s")
+sweep_premises = dict(s_plus=s_plus, s_minus=s_minus, flow_gap=flow_gap)
+gf_table.round(3)
 
 # %% [markdown]
 # ### Figure 1: the four phases
@@ -287,57 +332,39 @@ glue("orthogonal-fig1", fig)
 # For every $\lambda\le10^{-4}$ and seed: the final loss, the squared parameter norm
 # $\|\theta\|^2=\sum_j a_j^2+\|w_j\|^2$ against the minimal interpolating norm
 # $2(\|y_+\|+\|y_-\|)=8.385$, the function gap to $h^*$ on 1000 random unit inputs, and whether
-# the neurons with non-negligible norm form the two predicted clusters.
+# the neurons with non-negligible norm form the two predicted clusters. The controls are measured
+# with the same formulas on their own inputs.
 
 # %%
-fin = sw.final
-norm2 = (fin.W1 ** 2).sum((-1, -2)) + (fin.W2 ** 2).sum((-1, -2))          # (seeds, lams)
-target = th.min_norm_squared(X_tb, y_tb)
-excess = (norm2 - target) / target
 Zr = torch.randn(1000, 10, generator=generator(seed + 1), dtype=torch.float64)
 Zr = Zr / Zr.norm(dim=-1, keepdim=True)
-fgap = (forward(fin, Zr)[..., 0] - th.limit_function(X_tb, y_tb, Zr)).abs().amax(-1)
-u_plus, u_minus = th.limit_directions(X_tb, y_tb)          # = the phase-1 directions here (unit-norm inputs)
-norms = fin.norms_in()
-big = norms > 1e-3 * norms.amax(-1, keepdim=True)
-cos_best = torch.maximum(cosine(fin.W1, u_plus), cosine(fin.W1, u_minus))
-clustered = torch.where(big, cos_best > 0.999, torch.ones_like(big)).all(-1)
+fin, fin_co = sw.final, sw_co.final
+excess, excess_co = th.excess_norm(fin, X_tb, y_tb), th.excess_norm(fin_co, X_co, y_tb)
+fgap, fgap_co = th.function_gap(fin, X_tb, y_tb, Zr), th.function_gap(fin_co, X_co, y_tb, Zr)
+clustered, outside = th.two_clusters(fin, X_tb, y_tb)
+clustered_co, _ = th.two_clusters(fin_co, X_co, y_tb)
 sweep_tab = pd.DataFrame({"lambda": np.tile(lams.numpy(), N_SEEDS), "seed": np.repeat(range(N_SEEDS), len(lams)),
-                          "final loss": sw.loss[-1].reshape(-1).numpy(), "norm²": norm2.reshape(-1).numpy(),
-                          "rel. excess": excess.reshape(-1).numpy(), "sup|h-h*|": fgap.reshape(-1).numpy(),
-                          "two clusters": clustered.reshape(-1).numpy()})
+                          "final loss": sw.loss[-1].reshape(-1).numpy(), "rel. excess": excess.reshape(-1).numpy(),
+                          "sup|h-h*|": fgap.reshape(-1).numpy(), "two clusters": clustered.reshape(-1).numpy(),
+                          "share outside": outside.reshape(-1).numpy()})
 sweep_tab.groupby("lambda").agg(["min", "max"]).drop(columns="seed")
 
 # %%
-ledger.add("thm1.zero-loss", "Thm. 1", "For λ small enough, gradient flow converges to zero training loss.",
-           measured=f"max final loss over λ ≤ 1e-4 and {N_SEEDS} seeds: {fmt(sw.loss[-1].max().item())}",
-           tolerance="< 1e-20 (float64) at t = 220", passed=bool(sw.loss[-1].max() < 1e-20), expected="reproduced")
-mono = bool((excess[:, 1:] < excess[:, :-1]).all())
-ledger.add("thm1.min-norm", "Thm. 1, Eq. 8", "As λ → 0 the limit is a minimal-norm interpolator: "
-           "‖θ*‖² = 2(‖y₊‖ + ‖y₋‖).",
-           measured=f"relative excess at λ=1e-12: {fmt(excess[:, -1].min().item())}–{fmt(excess[:, -1].max().item())}; "
-                    f"decreasing in λ for every seed: {mono}",
-           tolerance="excess > 0, decreasing as λ ↓, < 1% at λ = 1e-12",
-           passed=bool(mono and (excess > 0).all() and (excess[:, -1] < 0.01).all()), expected="reproduced",
-           value=excess[:, -1].max().item())
-ledger.add("thm1.function-limit", "Thm. 1", "The learned function converges to the two-neuron limit h* as λ → 0.",
-           measured=f"sup |h − h*| on 1000 unit inputs: λ=1e-4 → {fmt(fgap[:, 0].max().item())}, "
-                    f"λ=1e-12 → {fmt(fgap[:, -1].max().item())}",
-           tolerance="decreasing in λ (every seed) and < 0.05 at λ = 1e-12",
-           passed=bool((fgap[:, 1:] <= fgap[:, :-1]).all() and (fgap[:, -1] < 0.05).all()), expected="reproduced")
-mass = (fin.W1 ** 2).sum(-1) + fin.a ** 2                                   # ‖θ_j‖² per neuron
-outside = (torch.where(cos_best > 0.999, torch.zeros_like(mass), mass).sum(-1) / mass.sum(-1))  # (seeds, lams)
-out_mono = bool((outside[:, 1:] < outside[:, :-1]).all())
-strict_ok = bool(clustered[:, -1].all())
-ledger.add("thm1.two-clusters", "Thm. 1", "The limit (λ → 0) has two neuron clusters, along D₊ and −D₋; all other neurons vanish.",
-           measured=f"runs where every neuron above 1e-3·max norm has cos > 0.999 with D₊ or −D₋: "
-                    f"{int(clustered[:, -1].sum())}/{N_SEEDS} at λ = 1e-12; share of ‖θ‖² outside the two clusters: "
-                    f"{fmt(outside[:, 0].max().item())} at λ=1e-4 → {fmt(outside[:, -1].max().item())} at λ=1e-12, "
-                    f"decreasing for every seed: {out_mono}",
-           tolerance="reproduced: strict clustering at λ = 1e-12 in every seed; partial: the share outside "
-                     "the clusters decreases as λ ↓ and is < 1% at λ = 1e-12",
-           passed="reproduced" if strict_ok else ("partial" if out_mono and (outside[:, -1] < 0.01).all() else "not reproduced"),
-           expected="not reproduced")
+ledger.grade("thm1.zero-loss", final_max=sw.loss[-1].amax(-1), **sweep_premises,
+             control=dict(final_max=sw_pos.loss[-1].amax(-1)))
+ledger.grade("thm1.min-norm", excess_min=excess.amin(-1), excess_mono=th.decreasing(excess),
+             excess_last=excess[:, -1], **sweep_premises,
+             control=dict(excess_min=excess_co.amin(-1), excess_mono=th.decreasing(excess_co), excess_last=excess_co[:, -1]))
+ledger.grade("thm1.function-limit", gap_mono=th.decreasing(fgap, strict=False), gap_last=fgap[:, -1], **sweep_premises,
+             control=dict(gap_mono=th.decreasing(fgap_co, strict=False), gap_last=fgap_co[:, -1]))
+ledger.grade("thm1.two-clusters", clustered=clustered[:, -1], **sweep_premises,
+             control=dict(clustered=clustered_co[:, -1]),
+             note=f"share of ‖θ‖² outside the two clusters at λ = 1e-12: {fmt(outside[:, -1].min().item())}–"
+                  f"{fmt(outside[:, -1].max().item())}")
+for c in ("thm1.zero-loss", "thm1.min-norm", "thm1.function-limit", "thm1.two-clusters"):
+    print(f"{c}: {rate_of(c)}")
+print("share of ‖θ‖² outside the two clusters, per seed (columns: λ = 1e-4 … 1e-12):")
+print(np.array2string(outside.numpy(), precision=4))
 
 # %% [markdown]
 # The limit is approached very slowly. A positive-sign neuron outside $S_{+,1}$ that is active on
@@ -345,33 +372,34 @@ ledger.add("thm1.two-clusters", "Thm. 1", "The limit (λ → 0) has two neuron c
 # instead of $\|D_+\|$, so it ends with a norm of order $\lambda^{1-\|D^0_j\|/\|D_+\|}$. On this test
 # bed the worst subset, the points with $y=1.5$ and $y=2$, gives the exponent
 # $1-2.5/\sqrt{7.25}\approx0.07$: such neurons shrink by only a factor $\approx1.6$ per three decades of
-# $\lambda$. At every $\lambda$ we can run they still carry a few percent of $\|\theta\|^2$ while pointing
-# elsewhere, so the two-cluster structure is **not reproduced** at finite $\lambda$ under the tolerance
-# we fixed (share below 1% at $\lambda=10^{-12}$), although the share falls with $\lambda$ in every seed, as
-# the limit requires. The norm of $\theta$ is much less sensitive (its excess is already below 1%).
+# $\lambda$. At the $\lambda$ we can run they can still carry a visible share of $\|\theta\|^2$ while
+# pointing elsewhere (the share printed above), which is why the strict two-cluster check is graded
+# as the ledger shows (pass rate printed above). The norm of $\theta$ is much less sensitive.
 #
 # ### Lemmas 1 and 6: conservation and frozen inactivity
-# Lemma 1: $a_j^2-\|w_j\|^2$ is conserved by the flow (GD conserves it up to $O(dt^2)$ per step).
-# Lemma 6: on orthogonal data a neuron inactive on a point stays inactive *with the same
-# pre-activation*: $\langle w_j,x_k\rangle$ is frozen once $\le0$.
+# Lemma 1: $a_j^2-\|w_j\|^2$ is conserved by the flow. Lemma 6: on orthogonal data a neuron
+# inactive on a point stays inactive *with the same pre-activation*: $\langle w_j,x_k\rangle$ is
+# frozen once $\le0$.
+#
+# Lemma 1 is an identity of the flow equations: $\frac{d}{dt}(a_j^2-\|w_j\|^2)=2a_j\langle w_j,D_j\rangle-2\langle w_j,a_jD_j\rangle=0$
+# for *any* data, width and initialisation, so no counterfactual inside the model can make it
+# fail. What a run can check is our discretisation: GD changes $a_j^2-\|w_j\|^2$ by exactly
+# $dt^2(\langle w_j,D_j\rangle^2-a_j^2\|D_j\|^2)$ per step, an $O(dt)$ drift at a fixed time, so
+# halving $dt$ must halve it. We grade this as a **consistency check** (an implementation
+# invariant), not as a reproduction. Lemma 6, in contrast, needs orthogonal inputs: its control
+# is the non-orthogonal row of the sweep.
 
 # %%
-# GD changes a_j² − ‖w_j‖² by exactly dt²(⟨w_j, D_j⟩² − a_j²‖D_j‖²) per step: an O(dt²) defect
-# of the flow's conservation law. Halving dt must divide the drift accumulated up to a fixed time by ~2.
-drift_toy = balancedness_drift(toy).max().item()
 lam_c = torch.tensor([1e-8], dtype=torch.float64)
 drifts = [balancedness_drift(train(th.sweep_init(50, 10, lam_c, seeds=N_SEEDS, seed=seed), X_tb, y_tb, loss=half_mse(),
-                              lr=h, steps=int(100 / h), record=101)).max().item() for h in (1e-2, 5e-3)]
-pre = sw.params.W1[..., :n_tb]                                               # ⟨w_j, e_k⟩, (T, seeds, lams, m, n)
-frozen = torch.where(pre[:-1] <= 0, pre[1:] == pre[:-1], torch.ones_like(pre[1:], dtype=torch.bool))
-ledger.add("lemma1.balancedness", "Lemma 1", "a_j² − ‖w_j‖² is conserved along the flow (balanced init: a_j = s_j‖w_j‖ for all t).",
-           measured=f"relative drift max_t max_j |a_j² − ‖w_j‖²| / max_j ‖w_j(T)‖²: toy run (η = 1e-3) {fmt(drift_toy)}; "
-                    f"test bed to t = 100: {fmt(drifts[0])} at dt = 1e-2, {fmt(drifts[1])} at dt = 5e-3 (ratio {drifts[0] / drifts[1]:.2f})",
-           tolerance="toy drift ≤ 1e-4; halving dt divides the drift by 2 ± 0.2 (an O(dt) total drift, zero for the flow)",
-           passed=bool(drift_toy <= 1e-4 and abs(drifts[0] / drifts[1] - 2) <= 0.2), expected="reproduced")
-ledger.add("lemma6.inactive", "Lemma 6", "A neuron inactive on an input (⟨w_j, x_k⟩ ≤ 0) stays inactive, with the same pre-activation.",
-           measured=f"{int((~frozen).sum())} violations among {frozen.numel():,} (snapshot, run, neuron, point) pairs",
-           tolerance="exactly 0 (bitwise)", passed=bool(frozen.all()), expected="reproduced")
+                                   lr=h, steps=int(100 / h), record=101))[:, 0] for h in (1e-2, 5e-3)]
+ledger.grade("lemma1.balancedness", drift_toy=balancedness_drift(toy), ratio=drifts[0] / drifts[1])
+violations = th.inactive_violations(sw, X_tb).sum(-1)                         # per seed, over λ
+violations_co = th.inactive_violations(sw_co, X_co).sum(-1)
+ledger.grade("lemma6.inactive", violations=violations, flow_gap=flow_gap, control=dict(violations=violations_co))
+print(f"balancedness drift (toy, per seed): {balancedness_drift(toy).numpy()}; "
+      f"test-bed drift ratio dt / (dt/2): {(drifts[0] / drifts[1]).numpy().round(3)}")
+print(f"Lemma 6 violations per seed: {violations.tolist()} (control, non-orthogonal inputs: {violations_co.tolist()})")
 
 # %% [markdown]
 # ### Lemma 2: alignment at the end of phase 1
@@ -379,35 +407,21 @@ ledger.add("lemma6.inactive", "Lemma 6", "A neuron inactive on an input (⟨w_j,
 # $\langle \bar w_j, D_+\rangle\ge(1-2\lambda^\varepsilon)\|D_+\|$ and every neuron is still tiny,
 # $\|w_j\|\le2c\lambda^{1-\varepsilon}$, $c=\max_j\|g_j\|$; at $t_{-1}$ the same holds for
 # $S_{-,1}$ and $-D_-$ with the bound $2c\lambda^{1-r\varepsilon}$. We check the raw inequalities
-# with $\varepsilon=0.1$ at every $\lambda$ (they are asymptotic, so failures at large $\lambda$ are
-# possible and are reported).
+# with $\varepsilon=0.1$ at every $\lambda\le10^{-8}$ (they are asymptotic), together with the lemma's
+# third conclusion (App. Lemmas 7–8 (iii)): at $t_{+1}$ every $S_{+,1}$ neuron has switched off on
+# the negative-label inputs, and at $t_{-1}$ every $S_{-,1}$ neuron on the positive ones.
+# *A finding:* graded on the two inequalities alone, the check accepted its control — seed 0's draw
+# on inputs with pairwise inner products $0.2$. With $\varepsilon=0.1$ the bounds are loose
+# ($1-2\lambda^\varepsilon=0.68$ at $\lambda=10^{-8}$), and early alignment also happens on mildly
+# correlated inputs. We therefore grade the whole statement of the lemma, including the
+# deactivation, which the correlated inputs do not give; the claims file records this change.
 
 # %%
-eps = 0.1
-rows = []
-c_const = (p_sw.norms_in() / lams.view(1, -1, 1)).amax(-1)                   # (seeds, lams)
-for li, lam in enumerate(lams.tolist()):
-    ptl = th.phase_times(kv, lam, eps)
-    for side, (tt_, mask, u, bound_exp) in {"+": (ptl.t_plus1, Sp, u_plus, 1 - eps),
-                                            "-": (ptl.t_minus1, Sm, u_minus, 1 - kv.r * eps)}.items():
-        i = sw.index_of_step(int(round(tt_ / dt)))
-        p_i = sw.at(i)
-        cos_min = th.min_alignment(p_i, mask, u)[:, li]
-        nmax = p_i.norms_in()[:, li].amax(-1)
-        rows.append(dict(side=side, lam=lam, t=tt_, cos_min=cos_min.min().item(), cos_bound=1 - 2 * lam ** eps,
-                         norm_max=nmax.max().item(), norm_bound=(2 * c_const[:, li] * lam ** bound_exp).min().item()))
-l2 = pd.DataFrame(rows)
-l2["holds"] = (l2.cos_min >= l2.cos_bound) & (l2.norm_max <= l2.norm_bound)
-l2
-
-# %%
-small = l2[l2.lam <= 1e-8]
-ledger.add("lemma2.alignment", "Lemma 2 (App. Lemmas 7–8)", "At t_{±1} = −ε ln λ/‖D_±‖ the S_{±,1} neurons are aligned with "
-           "±D_± to 1 − 2λ^ε and all norms are ≤ 2cλ^{1−ε} (resp. 2cλ^{1−rε}).",
-           measured=f"inequalities hold at {int(l2.holds.sum())}/{len(l2)} (λ, side) pairs; "
-                    f"min cos at λ=1e-12: {fmt(l2[l2.lam == 1e-12].cos_min.min())}",
-           tolerance="ε = 0.1; all pairs with λ ≤ 1e-8 (asymptotic statement)",
-           passed=bool(small.holds.all()), expected="reproduced")
+l2 = th.lemma2_holds(sw, X_tb, y_tb, lams, dt)
+l2_co = th.lemma2_holds(sw_co, X_co, y_tb, lams, dt)
+ledger.grade("lemma2.alignment", **l2, **sweep_premises, control=l2_co)
+print(f"Lemma 2 per seed: bounds {l2['bounds'].tolist()}, deactivation {l2['deactivated'].tolist()} "
+      f"(control: {l2_co['bounds'].tolist()}, {l2_co['deactivated'].tolist()}) → {rate_of('lemma2.alignment')}")
 
 # %% [markdown]
 # ### Lemmas 3–4: the growth phases scale like $\ln(1/\lambda)/\|D_\pm\|$
@@ -416,29 +430,29 @@ ledger.add("lemma2.alignment", "Lemma 2 (App. Lemmas 7–8)", "At t_{±1} = −�
 # ($/\|D_-\|$) up to $O(\varepsilon)$ and constants; hence the slope of $t_2^{1/2}$ against
 # $\ln(1/\lambda)$ is $1/\|D_+\|$ and that of $t_3^{1/2}$ is $1/\|D_-\|$. We fit over
 # $\lambda\in\{10^{-8},10^{-10},10^{-12}\}$ (where $\ln(1/\lambda)\ge18$; larger $\lambda$ still
-# carries $O(1)$ offsets) for every seed. The plateau between the phases sits at the strict
-# saddle $\theta_S$ with loss $\frac1{2n}\sum_{y_k<0}y_k^2=0.1875$.
+# carries $O(1)$ offsets) for every seed. The control of a timing law is the same measured slope
+# against a perturbed prediction (twice the theory's slope): a check that also accepted it would
+# not test the constant. The plateau between the phases sits at the strict saddle $\theta_S$ with
+# loss $\frac1{2n}\sum_{y_k<0}y_k^2=0.1875$; its control is the large-initialisation row.
 
 # %%
-t2h = th.crossing_times(sw.time, up_t, 0.5 * n_tb * kv.norm_plus)           # (seeds, lams)
-t3h = th.crossing_times(sw.time, um_t, 0.5 * n_tb * kv.norm_minus)
 logs = -np.log(lams.numpy())
 fit = slice(2, None)
-s2 = np.array([th.slope(logs[fit], t2h[s, fit])[0] for s in range(N_SEEDS)])
-s3 = np.array([th.slope(logs[fit], t3h[s, fit])[0] for s in range(N_SEEDS)])
-mid = (t2h + t3h) / 2
-missed = int(np.isnan(mid).sum())            # (seed, λ) runs in which u₊ or u₋ never reached half its limit
-plateau = np.array([[sw.loss[sw.index_of_step(int(mid[s, li] / dt)), s, li].item() if np.isfinite(mid[s, li]) else np.nan
-                     for li in range(len(lams))] for s in range(N_SEEDS)])
+s2 = th.row_slopes(logs[fit], t2h[:, fit]) * kv.norm_plus
+s3 = th.row_slopes(logs[fit], t3h[:, fit]) * kv.norm_minus
+plateau = th.loss_at(sw, (t2h + t3h) / 2)
+plateau_dev = np.max(np.abs(plateau[:, fit] / th.plateau_loss(y_tb) - 1), axis=-1)   # nan if a time is missing
+t2b, t3b = th.half_fit_times(sw_big, X_tb, y_tb)
+plateau_big = th.loss_at(sw_big, (t2b + t3b) / 2).reshape(-1)                  # five large-init draws
+missed = int(np.isnan(t2h + t3h).sum())
 if missed:
-    print(f"{missed} (seed, λ) run(s) did not reach a half-fit time within the run: their times and plateau are nan "
-          "and the claims below count them as failures")
+    print(f"{missed} (seed, λ) run(s) did not reach a half-fit time within the run: their times and plateau are nan")
 fig, axes = panel_grid(2, width=4.2, height=3.2)
 for s in range(N_SEEDS):
     axes[0].plot(logs, t2h[s], "o-", color=POS, alpha=0.6, label="$t_2^{1/2}$" if s == 0 else None)
     axes[0].plot(logs, t3h[s], "s-", color=NEG, alpha=0.6, label="$t_3^{1/2}$" if s == 0 else None)
 for sl, col, name in [(1 / kv.norm_plus, POS, "$1/\\|D_+\\|$"), (1 / kv.norm_minus, NEG, "$1/\\|D_-\\|$")]:
-    base = (t2h if col == POS else t3h)[:, -1].mean()
+    base = np.nanmean((t2h if col == POS else t3h)[:, -1])
     axes[0].plot(logs, base + sl * (logs - logs[-1]), "--", color=THEORY, lw=1)
 axes[0].set(xlabel="$\\ln(1/\\lambda)$", ylabel="paper time", title="half-fit times (dashed: theory slopes)")
 axes[0].legend()
@@ -447,60 +461,21 @@ axes[1].axhline(th.plateau_loss(y_tb), color=THEORY, ls="--", label="$\\frac{1}{
 axes[1].set(xlabel="$\\lambda$", ylabel="loss midway between $t_2^{1/2}$ and $t_3^{1/2}$", title="plateau level")
 axes[1].legend()
 glue("orthogonal-sweep", fig)
-pd.DataFrame({"slope t2 × |D+|": s2 * kv.norm_plus, "slope t3 × |D-|": s3 * kv.norm_minus,
-              "plateau at 1e-12": plateau[:, -1]})
-
-# %%
-ledger.add("lemma3.t2-scaling", "Lemma 3", "Phase 2 (fitting y₊) ends at t₂ ≈ ln(1/λ)/‖D₊‖ (up to O(ε)).",
-           measured=f"slope of t₂^½ vs ln(1/λ), × ‖D₊‖: {s2.min() * kv.norm_plus:.4f}–{s2.max() * kv.norm_plus:.4f}"
-                    + (f"; {missed} (seed, λ) run(s) never reached a half-fit time" if missed else ""),
-           tolerance="1 ± 0.03, every seed (λ ∈ {1e-8, 1e-10, 1e-12})",
-           passed=bool((np.abs(s2 * kv.norm_plus - 1) < 0.03).all()), expected="reproduced")
-ledger.add("lemma4.t3-scaling", "Lemma 4", "Phase 3 (fitting y₋) ends at t₃ ≈ ln(1/λ)/‖D₋‖; t₃/t₂ → r.",
-           measured=f"slope of t₃^½ vs ln(1/λ), × ‖D₋‖: {s3.min() * kv.norm_minus:.4f}–{s3.max() * kv.norm_minus:.4f}; "
-                    f"t₃^½/t₂^½ at 1e-12: {np.min(t3h[:, -1] / t2h[:, -1]):.3f}–{np.max(t3h[:, -1] / t2h[:, -1]):.3f} (r = {kv.r:.3f})",
-           tolerance="slope 1 ± 0.03, every seed", passed=bool((np.abs(s3 * kv.norm_minus - 1) < 0.03).all()),
-           expected="reproduced")
-ledger.add("saddle.plateau", "Prop. (strict saddle)", "Between phases 2 and 3 the loss plateaus at a strict saddle with "
-           "loss (1/2n) Σ_{y<0} y² = 0.1875.",
-           measured=f"loss midway at λ ≤ 1e-8: {plateau[:, 2:].min():.5f}–{plateau[:, 2:].max():.5f}",
-           tolerance="within 1% of 0.1875, every seed, λ ≤ 1e-8",
-           passed=bool((np.abs(plateau[:, 2:] / th.plateau_loss(y_tb) - 1) < 0.01).all()), expected="reproduced")
-
-# %% [markdown]
-# ### Is GD with $dt=10^{-2}$ the gradient flow? Checked with the adaptive integrator
-# The theorems are about gradient flow; the sweep runs GD. `lrlib.integrate.flow` integrates the
-# flow itself (float64, adaptive Runge–Kutta with local error control, `rtol` $=10^{-8}$,
-# `atol` $=10^{-14}$). For seed 0 we integrate all five $\lambda$ and recompute the half-fit times
-# $t_2^{1/2},t_3^{1/2}$ at the sweep's own snapshot times, so both sides are interpolated alike.
-# *Why the sweep itself stays GD:* the solver needs fewer gradient evaluations per run than GD's
-# 22 000 steps (the table counts them), but each of its evaluations carries the solver's own
-# bookkeeping and we integrate one run at a time (a batch would share one error control), while GD
-# advances all 25 runs in one batched computation; the cell prints both wall times. On the non-orthogonal data of Figure 4 the flow *slides along* ReLU
-# kinks and an explicit solver's steps shrink without end (see `lrlib.integrate`), so Figure 4 keeps
-# the authors' GD with $\eta=10^{-3}$.
-
-# %%
-gf_rows, t0_gf = [], time.perf_counter()
-for li in range(len(lams)):
-    run = p_sw.map(lambda t: t[0, li])
-    gf = flow(run, X_tb, y_tb, loss=half_mse(), lr=dt, steps=int(T_sweep / dt), record=sw.steps, rtol=1e-8, atol=1e-14)
-    t2_gf = th.crossing_times(gf.time, th.u_fitted(gf, Sp[0, li]), 0.5 * n_tb * kv.norm_plus)
-    t3_gf = th.crossing_times(gf.time, th.u_fitted(gf, Sm[0, li]), 0.5 * n_tb * kv.norm_minus)
-    gf_rows.append({"λ": f"{lams[li].item():.0e}", "t₂½ GD": t2h[0, li], "t₂½ flow": float(t2_gf),
-                    "t₃½ GD": t3h[0, li], "t₃½ flow": float(t3_gf), "flow gradient evaluations": gf.meta["grad_evals"]})
-t_gf = time.perf_counter() - t0_gf
-gf_table = pd.DataFrame(gf_rows)
-gf_dev = np.nanmax(np.abs(np.r_[gf_table["t₂½ GD"] / gf_table["t₂½ flow"], gf_table["t₃½ GD"] / gf_table["t₃½ flow"]] - 1))
-print(f"largest relative difference GD vs flow in the half-fit times: {gf_dev:.2%}; "
-      f"cost: GD sweep (25 runs of {int(T_sweep / dt):,} steps in one batch) {t_gd_sweep:.1f} s, "
-      f"flow for 5 runs {t_gf:.1f} s")
-gf_table.round(3)
+ledger.grade("lemma3.t2-scaling", slope2=s2, **sweep_premises, control=dict(slope2=s2 / 2))
+ledger.grade("lemma4.t3-scaling", slope3=s3, **sweep_premises, control=dict(slope3=s3 / 2),
+             note=f"t₃½/t₂½ at λ = 1e-12: {fmt(np.nanmin(t3h[:, -1] / t2h[:, -1]))}–{fmt(np.nanmax(t3h[:, -1] / t2h[:, -1]))} "
+                  f"(r = {kv.r:.3f})")
+ledger.grade("saddle.plateau", plateau_dev=plateau_dev, **sweep_premises,
+             control=dict(plateau_dev=np.abs(plateau_big / th.plateau_loss(y_tb) - 1)))
+pd.DataFrame({"slope t2 × |D+|": s2, "slope t3 × |D-|": s3, "plateau at 1e-12": plateau[:, -1],
+              "|S+,1|": s_plus.numpy(), "|S-,1|": s_minus.numpy()})
 
 # %% [markdown]
 # The saddle is *strict*: adding to $\theta_S$ a neuron pair $w=\delta(-D_-/\|D_-\|)$,
 # $a=-\delta$ lowers the loss as $-\|D_-\|\delta^2+O(\delta^4)$ (our derivation). We check the
-# curvature exactly on the closed-form $\theta_S$, with no training involved.
+# curvature on our closed-form $\theta_S$, with no training involved: this checks our
+# reconstruction of the saddle against itself, so it is a **consistency check**, not a
+# reproduction; the trained runs meet the saddle through the plateau level above.
 
 # %%
 deltas = torch.logspace(-4, -2, 5, dtype=torch.float64)
@@ -509,274 +484,307 @@ curv = (dL / deltas ** 2).numpy()
 theta_S = th.saddle_point(X_tb, y_tb)
 grad_S = torch.func.grad(lambda W1, W2: th.paper_loss(TwoLayer(W1=W1, W2=W2), X_tb, y_tb), argnums=(0, 1))(theta_S.W1, theta_S.W2)
 gnorm = float(sum(g.norm() ** 2 for g in grad_S) ** 0.5)
-ledger.add("saddle.strict", "Prop. (strict saddle)", "θ_S (S₊ neurons along D₊ with Σ‖w‖² = n‖D₊‖) is a stationary point "
-           "with a direction of negative curvature.",
-           measured=f"‖∇L(θ_S)‖ = {fmt(gnorm)}; (L(δ) − L(θ_S))/δ² = {curv.min():.6f}…{curv.max():.6f} vs −‖D₋‖ = {pred_slope:.6f}",
-           tolerance="‖∇L‖ < 1e-12; curvature within 1% of −‖D₋‖",
-           passed=bool(gnorm < 1e-12 and np.all(np.abs(curv / pred_slope - 1) < 0.01)), expected="reproduced")
+ledger.grade("saddle.strict", gnorm=gnorm, curv_dev=float(np.max(np.abs(curv / pred_slope - 1))))
+print(f"‖∇L(θ_S)‖ = {gnorm:.3g}; (L(δ) − L(θ_S))/δ² = {curv.min():.6f}…{curv.max():.6f} vs −‖D₋‖ = {pred_slope:.6f}")
 
 # %% [markdown]
 # ### Lemma 5 and convergence: the last phase is exponential
 # After phase 3 the loss decays exponentially. Linearising the flow at the limit (our
-# derivation, the paper's PL constant is lost from the text), the residuals of the labels fitted
-# last decay at rate $\|D_-\|$ per unit time, so $\ln L$ falls with slope $-2\|D_-\|=-0.5$ here
-# ($n_-=3\ge2$). We fit $\ln L$ between $10^{-8}$ and $10^{-16}$. The non-asymptotic Theorem 1
-# (Lemma 12, absent from the text) says convergence happens after a time of order $\ln(1/\lambda)$:
-# the time to reach $L<10^{-6}$ grows linearly in $\ln(1/\lambda)$ with slope $\approx1/\|D_-\|$.
+# derivation; the paper's PL constant is not in the text we have), the residuals of the labels
+# fitted last decay at rate $\|D_-\|$ per unit time, so $\ln L$ falls with slope $-2\|D_-\|=-0.5$
+# here ($n_-=3\ge2$). We fit $\ln L$ over a window of loss values deep in the asymptotic regime
+# (the cell prints it). The non-asymptotic Theorem 1 (Lemma 12, not in the text we have) says
+# convergence happens after a time of order $\ln(1/\lambda)$: the time to reach $L<10^{-6}$ grows
+# linearly in $\ln(1/\lambda)$ with slope $\approx1/\|D_-\|$. The controls are the same
+# measurements against a prediction twice as large.
 
 # %%
-rate = np.full((N_SEEDS, len(lams)), np.nan)
-rate_lin = np.full_like(rate, np.nan)
-t_conv = np.zeros((N_SEEDS, len(lams)))
-for s in range(N_SEEDS):
-    for li in range(len(lams)):
-        Lr = sw.loss[:, s, li].numpy()
-        win = (Lr < 1e-16) & (Lr > 1e-24)          # deep in the asymptotic regime
-        if win.sum() > 5:
-            rate[s, li] = -th.slope(sw.time[win], np.log(Lr[win]))[0]
-        rate_lin[s, li] = th.linearised_loss_rate(sw.final.map(lambda t: t[s, li]), X_tb)
-        t_conv[s, li] = first_crossing(sw.time, Lr, 1e-6)
+RATE_WINDOW = (1e-24, 1e-16)
+rate = th.decay_rates(sw.time, sw.loss, RATE_WINDOW)                          # (seeds, lams)
+rate_lin = np.array([[th.linearised_loss_rate(fin.map(lambda t: t[s, li]), X_tb) for li in range(len(lams))]
+                     for s in range(N_SEEDS)])
 r_pred = th.local_rate(kv, int((y_tb < 0).sum()))
-dev = np.abs(rate / r_pred - 1)
-lin_ok = bool(np.all(np.abs(rate / rate_lin - 1) < 0.01))
-dev_mono = bool(np.all(np.diff(dev, axis=1) < 0))
-ledger.add("lemma5.local-rate", "Lemma 5 (local PL)", "After phase 3 the loss converges exponentially, at a rate set by ‖D₋‖ "
-           "(linearisation: d ln L/dt → −2‖D₋‖ here).",
-           measured=f"fitted rate of ln L (L ∈ [1e-24, 1e-16]): λ=1e-4 {np.nanmin(rate[:, 0]):.4f}–{np.nanmax(rate[:, 0]):.4f}, "
-                    f"λ=1e-12 {np.nanmin(rate[:, -1]):.4f}–{np.nanmax(rate[:, -1]):.4f} vs 2‖D₋‖ = {r_pred:.4f}; "
-                    f"equals the exact linearised rate 2λ_min(K)/n within 1% in every run: {lin_ok}",
-           tolerance="reproduced: within 3% of 2‖D₋‖ in every run; partial: equals the linearised rate (1%) "
-                     "and the gap to 2‖D₋‖ shrinks monotonically as λ ↓",
-           passed="reproduced" if np.all(dev < 0.03) else ("partial" if lin_ok and dev_mono else "not reproduced"),
-           expected="partial")
-s_conv = np.array([th.slope(logs[fit], t_conv[s, fit])[0] for s in range(N_SEEDS)]) * kv.norm_minus
-ledger.add("lemma12.convergence-time", "Thm. 1 / Lemma 12", "Convergence happens after a time of order ln(1/λ) "
-           "(spec: slope 1/‖D₋‖).",
-           measured=f"slope of t(L < 1e-6) vs ln(1/λ), × ‖D₋‖: {s_conv.min():.3f}–{s_conv.max():.3f}",
-           tolerance="reproduced: 1 ± 0.05 in every seed; partial: 1 ± 0.2 (order ln(1/λ) holds, the constant does not)",
-           passed="reproduced" if np.all(np.abs(s_conv - 1) < 0.05) else ("partial" if np.all(np.abs(s_conv - 1) < 0.2) else "not reproduced"),
-           expected="partial")
+t_conv = th.crossing_below(sw.time, sw.loss, 1e-6)
+s_conv = th.row_slopes(logs[fit], t_conv[:, fit]) * kv.norm_minus
+ledger.grade("lemma5.local-rate", rate_dev=np.max(np.abs(rate / r_pred - 1), axis=-1), **sweep_premises,
+             control=dict(rate_dev=np.max(np.abs(rate / (2 * r_pred) - 1), axis=-1)),
+             note=f"fitted rate / linearised rate 2λ_min(K)/n at the end point: {fmt(np.nanmin(rate / rate_lin))}–"
+                  f"{fmt(np.nanmax(rate / rate_lin))}")
+ledger.grade("lemma12.convergence-time", slope_conv=s_conv, **sweep_premises, control=dict(slope_conv=s_conv / 2))
+print(f"fit window: {RATE_WINDOW[0]:.0e} < L < {RATE_WINDOW[1]:.0e}; predicted rate 2‖D₋‖ = {r_pred:.4f}")
+print(f"lemma5.local-rate: {rate_of('lemma5.local-rate')}; lemma12.convergence-time: {rate_of('lemma12.convergence-time')}")
+pd.DataFrame(rate, index=[f"seed {s}" for s in range(N_SEEDS)], columns=[f"λ={v:.0e}" for v in lams.tolist()]).assign(
+    **{"slope t(L<1e-6) × |D-|": s_conv}).round(4)
 
 # %% [markdown]
-# The asymptotic rate is exactly the one of the flow linearised at the end point,
-# $2\lambda_{\min}(K)/n$ with $K=JJ^\top$ the tangent-kernel Gram matrix, but that end point is
-# not yet the $\lambda\to0$ limit: the small neurons outside $S_{-,1}$ (see Theorem 1 above) change
-# $K$, so the rate reaches $2\|D_-\|$ only as $\lambda\to0$ (seed by seed the gap shrinks
-# monotonically). For the same reason the time to converge grows like $\ln(1/\lambda)$ with a
-# slope that, in some seeds, is further from $1/\|D_-\|$ than the 5% the spec proposed: "of order
-# $\ln(1/\lambda)$" holds, the sharper constant does not hold in every seed. Both claims are published as *partial*.
+# The fitted asymptotic rate agrees with the rate of the flow linearised at the end point,
+# $2\lambda_{\min}(K)/n$ with $K=JJ^\top$ the tangent-kernel Gram matrix (the ratio is printed as
+# context in the ledger), but that end point is not yet the $\lambda\to0$ limit: the small neurons
+# outside $S_{-,1}$ (see Theorem 1 above) change $K$, so the rate can reach $2\|D_-\|$ only as
+# $\lambda\to0$, and at the larger $\lambda$ of the sweep the fitted rate stays visibly below it.
+# The claims are graded on the rule declared for them, with the pass rates printed above; there is
+# no weaker tier.
 
 # %% [markdown]
 # ### When Assumption 3 fails, gradient flow can get stuck
 # Assumption 3 asks for at least one neuron in $S_{+,1}$ and one in $S_{-,1}$. With a narrow
 # network it can fail. By Lemma 6 a label $y_k<0$ can only be fitted by a negative-sign neuron
 # active on $x_k$ at initialisation (and mirror for $y_k>0$); if there is none, the loss can never
-# drop below $\frac1{2n}\sum_{k\,\text{uncovered}}y_k^2$. We train 40 draws of width $m=4$
+# drop below $\frac1{2n}\sum_{k\,\text{uncovered}}y_k^2$. We train 8 draws per seed of width $m=4$
 # ($\lambda=10^{-6}$, $t=400$) and compare each final loss with that floor. The assumption is
 # sufficient, not necessary: a draw can violate it and still converge when other neurons cover
-# every point.
+# every point. The control is the same measurement on the sweep's wide draws ($m=50$,
+# $\lambda=10^{-4}$), where nothing should be stuck.
 
 # %%
-n_draw = 10 if quick else 40
-p4 = balanced_init(4, 10, scale=1e-6, gen=generator(seed + 7), runs=(n_draw,))
+n_per = 5 if quick else 8
+p4 = balanced_init(4, 10, scale=1e-6, gen=generator(seed + 7), runs=(N_SEEDS * n_per,))
 stuck = train(p4, X_tb, y_tb, loss=half_mse(), lr=dt, steps=40_000, record=50)
-act0 = (X_tb @ p4.W1.transpose(-1, -2) > 0)                                # (draws, n, m)
-sgn = torch.sign(p4.a).unsqueeze(-2)
-covered = torch.where(y_tb.view(-1, 1) > 0, (act0 & (sgn > 0)).any(-1, keepdim=True),
-                      (act0 & (sgn < 0)).any(-1, keepdim=True))[..., 0]    # (draws, n)
-floor = ((~covered) * y_tb ** 2).sum(-1) / (2 * n_tb)
+
+st = th.stuck_measures(p4, stuck.loss[-1], X_tb, y_tb, N_SEEDS)
+st_wide = th.stuck_measures(p_sw.map(lambda t: t[:, 0]), sw.loss[-1, :, 0], X_tb, y_tb, N_SEEDS)
+ledger.grade("assumption3.stuck", **st, flow_gap=flow_gap, control=st_wide)
 S4p, S4m = th.s_sets(p4, X_tb, y_tb)
-viol = ~(S4p.any(-1) & S4m.any(-1))
-final4 = stuck.loss[-1]
-stuck_tab = pd.DataFrame({"assumption 3": ~viol.numpy(), "final loss": final4.numpy(), "floor": floor.numpy()})
-print(stuck_tab.groupby("assumption 3").agg(runs=("final loss", "size"),
-                                           stuck=("final loss", lambda v: int((v > 1e-6).sum()))))
-match = torch.where(floor > 0, (final4 / floor - 1).abs() < 1e-3, final4 < 1e-10)
-ledger.add("assumption3.stuck", "Assumption 3, Lemma 6", "Without neurons covering every label sign, gradient flow can stop "
-           "at a non-zero loss: the uncovered labels are never fitted.",
-           measured=f"{int(viol.sum())}/{n_draw} draws violate Assumption 3, {int((final4[viol] > 1e-6).sum())} of them stuck; "
-                    f"final loss = floor (1/2n)Σ_uncovered y² in {int(match.sum())}/{n_draw} draws",
-           tolerance="final loss within 0.1% of the floor (or < 1e-10 when all covered) in every draw",
-           passed=bool(match.all() and (final4[viol] > 1e-6).any()), expected="reproduced")
+viol4 = ~(S4p.any(-1) & S4m.any(-1))
+print(f"{int(viol4.sum())}/{len(viol4)} draws violate Assumption 3, {int((stuck.loss[-1][viol4] > 1e-6).sum())} of them stuck")
+pd.DataFrame({k: v.numpy() for k, v in st.items()}, index=[f"seed {s}" for s in range(N_SEEDS)])
 
 # %% [markdown]
 # ## Non-orthogonal data (Figure 4)
 # Appendix A.1: five 1-D points with a bias coordinate. The text does not give the values; we use
 # the authors' camera-ready code's $x=(-1.5,-1,0,0.25,2)$, $y=(0.7,-0.3,-0.3,0.4,0.2)$; $m=60$,
 # $\lambda=10^{-4}/\sqrt m$, GD with $\eta=10^{-3}$ on the mean MSE for 400 000 iterations (the
-# authors' older commit). The paper's point: two groups of neurons grow *and change direction*
-# during the growth (panel c), the loss shows saddle-to-saddle steps (f), and the final function is
-# still sparse in kinks (e).
+# authors' older commit), 5 seeds in one batch. The paper's point: two groups of neurons grow *and
+# change direction* during the growth (panel c), the loss shows saddle-to-saddle steps (f), and the
+# final function is still sparse in kinks (e). The premise that GD follows the flow is checked by
+# rerunning the first 100 000 iterations with twice the step: the iteration where the loss has
+# halved must move by less than 2 %. This covers the first drop only. Leaving the intermediate
+# saddle is more fragile: near a saddle the gradient is tiny and small differences (a draw, a step)
+# decide when, and within 400 000 iterations whether, a run leaves it. We therefore keep the
+# authors' step rather than a larger one, and read a seed that stays on the saddle as a result of
+# this GD run, not of the flow.
 
 # %%
 X_no, y_no = nonorthogonal_1d()
 eta4 = 1e-2 if quick else 1e-3
 steps4 = int(400 * 1e-3 / eta4 * 1000)
-p_no = balanced_init(60, 2, scale=1e-4 / math.sqrt(60), gen=generator(seed + 2))
-no = train(p_no, X_no, y_no, loss=MEAN_MSE, lr=eta4, steps=steps4, record=400, time_scale=2.0)
+p_no = balanced_init(60, 2, scale=1e-4 / math.sqrt(60), gen=generator(seed + 2), runs=(N_SEEDS,))
+no = train(p_no, X_no, y_no, loss=MEAN_MSE, lr=eta4, steps=steps4, record=400, time_scale=2.0, dense_loss=True)
 it_no = no.steps * eta4 / 1e-3                                              # in units of the paper's iterations
-L_no = no.loss.numpy()
-print(f"L0 = {L_no[0]:.4f}, final = {L_no[-1]:.3g}")
+steps4_2 = int(100 * 1e-3 / (2 * eta4) * 1000)
+no2 = train(p_no, X_no, y_no, loss=MEAN_MSE, lr=2 * eta4, steps=steps4_2, record=[0, steps4_2], time_scale=2.0,
+            dense_loss=True)
+half_no = th.drop_iteration(no.dense_loss, 0.5, eta4 / 1e-3)
+step_no = np.abs(th.drop_iteration(no2.dense_loss, 0.5, 2 * eta4 / 1e-3) / half_no - 1)
+walk_no = [th.saddle_walk(no.run(r), it_no, above=100) for r in range(N_SEEDS)]
+no0, L_no = no.run(0), no.loss[:, 0].numpy()
+print(f"L0 = {L_no[0]:.4f}, final loss per seed = {np.array2string(no.loss[-1].numpy(), precision=3)}; "
+      f"iteration of the half-drop, step η vs 2η: {half_no.round(0)} vs {(half_no * (1 + step_no)).round(0)}")
 
 # %% [markdown]
-# Panels: (a) init; (b) early alignment, just before the loss first drops; (c) the first growth,
-# when the loss has made half of its first drop; (d) leaving the intermediate saddle, half-way down
-# the second drop; (e) the end; (f) the loss. We locate the plateau as the longest stretch of
-# snapshots where $\log L$ changes by less than 1% per snapshot.
+# Panels (seed 0): (a) init; (b) early alignment, just before the loss first drops; (c) the first
+# growth, when the loss has made half of its first drop; (d) leaving the intermediate saddle,
+# half-way down the second drop; (e) the end; (f) the loss. We locate the plateau as the longest
+# stretch of snapshots where $\log L$ changes by less than 1% per snapshot.
 
 # %%
-plat = [pl for pl in plateaus(L_no) if pl[0] > 0 and L_no[pl[0]] < 0.95 * L_no[0] and L_no[pl[1]] > 100 * L_no[-1]]
-main_pl = max(plat, key=lambda ab: it_no[ab[1]] - it_no[ab[0]]) if plat else (len(L_no) // 2, len(L_no) // 2)
-L_pl = L_no[main_pl[0]:main_pl[1]].mean()
-i_b = int(np.argmax(L_no < 0.99 * L_no[0]))
+main_pl = walk_no[0]["main"] or (len(L_no) // 2, len(L_no) // 2)
+L_pl = L_no[main_pl[0]:main_pl[1] + 1].mean()
 i_c = int(np.argmax(L_no < (L_no[0] + L_pl) / 2))
 i_d = main_pl[1] + int(np.argmax(L_no[main_pl[1]:] < np.sqrt(L_pl * max(L_no[-1], 1e-12))))
-idx_no = [0, max(i_b - 1, 1), i_c, i_d, len(L_no) - 1]
+idx_no = [0, walk_no[0]["i_b"], i_c, i_d, len(L_no) - 1]
 fig, axes = panel_grid(3, 2, width=3.8)
 grid_no = torch.linspace(-2.5, 3.0, 200, dtype=torch.float64)
-draw_1d_panels([no.at(i) for i in idx_no], X_no, y_no, axes[:5], grid_no,
+draw_1d_panels([no0.at(i) for i in idx_no], X_no, y_no, axes[:5], grid_no,
                [f"iteration {it_no[i]:,.0f}" for i in idx_no])
+axes[5].semilogy(it_no, no.loss.numpy()[:, 1:], color="0.75", lw=0.8)
 axes[5].semilogy(it_no, L_no, color="k")
-axes[5].axvspan(it_no[main_pl[0]], it_no[main_pl[1]], color="#f7e1e4", label="plateau")
+axes[5].axvspan(it_no[main_pl[0]], it_no[main_pl[1]], color="#f7e1e4", label="plateau (seed 0)")
 for i in idx_no:
     axes[5].axvline(it_no[i], color=THEORY, ls=":", lw=1)
-axes[5].set(xlabel="iteration (η = 1e-3 equivalent)", ylabel="mean-MSE loss", title="loss")
+axes[5].set(xlabel="iteration (η = 1e-3 equivalent)", ylabel="mean-MSE loss", title="loss (grey: other seeds)")
 axes[5].legend()
 label_panels(axes)
 fig.suptitle("Figure 4 — non-orthogonal data, small initialisation")
 glue("orthogonal-fig4", fig)
 
-# %%
-turn_no = max_direction_change(no.at(idx_no[1]), no.at(main_pl[0] + 1))
-turn_toy = max_direction_change(toy.run(0).at(idx_toy[1]), toy.run(0).at(idx_toy[2]))
-fin_no = no.final
-big_no = fin_no.norms_in() > 1e-2 * fin_no.norms_in().max()
-kinks_no = np.sort((-fin_no.W1[:, 1] / fin_no.W1[:, 0])[big_no].numpy())
-n_clusters = 1 + int((np.diff(kinks_no) > 0.05).sum()) if kinks_no.size else 0
-print(f"turn during growth: non-orthogonal {turn_no:.1f}°, orthogonal toy {turn_toy:.2f}°; "
-      f"{n_clusters} kink clusters: {np.round(kinks_no, 2)}")
-ledger.add("fig4.saddles", "Fig. 4(f), App. A.1", "On non-orthogonal data the loss still goes saddle to saddle and reaches zero.",
-           measured=f"{len(plat)} intermediate plateau(s), longest at loss {L_pl:.4g} over iterations "
-                    f"{it_no[main_pl[0]]:,.0f}–{it_no[main_pl[1]]:,.0f}; final loss {fmt(L_no[-1])}",
-           tolerance="≥ 1 intermediate plateau; final mean-MSE < 1e-5",
-           passed=bool(len(plat) >= 1 and L_no[-1] < 1e-5), expected="reproduced")
-ledger.add("fig4.realign", "Fig. 4(c–d), §4", "Unlike the orthogonal case, the growing neurons change direction during growth.",
-           measured=f"max direction change of the 10 largest neurons from alignment to plateau: {turn_no:.1f}° "
-                    f"(orthogonal toy, same window: {turn_toy:.2f}°)",
-           tolerance="> 10° here and < 1° in the orthogonal toy", passed=bool(turn_no > 10 and turn_toy < 1),
-           expected="reproduced")
-ledger.add("fig4.sparse", "Fig. 4(e)", "The final function is sparse in kinks.",
-           measured=f"{n_clusters} kink clusters among neurons above 1% of the max norm",
-           tolerance="≤ 5 clusters (kinks closer than 0.05 merged)", passed=bool(n_clusters <= 5), expected="reproduced")
-
 # %% [markdown]
 # ## Large initialisation: the lazy regime (Figure 5)
-# Same data, $\lambda=10/\sqrt m$. The paper: the neurons barely move, convergence is fast with
-# no saddle, and the final function is close to the kernel (NTK) interpolator at initialisation
-# rather than sparse. We run 20 000 iterations (the loss reaches its floor long before).
+# Same data and draws, $\lambda=10/\sqrt m$. The paper: the neurons barely move, convergence is
+# fast with no saddle, and the final function is close to the kernel (NTK) interpolator at
+# initialisation rather than sparse. We run 20 000 iterations (the loss reaches its floor long
+# before), and again with twice the step for the step premise. These runs are also the negative
+# control of Figure 4's saddle and sparsity claims.
 
 # %%
-p_lazy = balanced_init(60, 2, scale=10 / math.sqrt(60), gen=generator(seed + 2))
-lazy = train(p_lazy, X_no, y_no, loss=MEAN_MSE, lr=1e-3, steps=20_000, record=200, time_scale=2.0)
+p_lazy = balanced_init(60, 2, scale=10 / math.sqrt(60), gen=generator(seed + 2), runs=(N_SEEDS,))
+lazy = train(p_lazy, X_no, y_no, loss=MEAN_MSE, lr=1e-3, steps=20_000, record=400, time_scale=2.0)
+lazy2 = train(p_lazy, X_no, y_no, loss=MEAN_MSE, lr=2e-3, steps=10_000, record=[0, 10_000], time_scale=2.0)
 fig, axes = panel_grid(2, width=4.4)
 grid_lz = torch.linspace(-2.5, 3.0, 200, dtype=torch.float64)
-draw_1d_panels([lazy.at(0), lazy.final], X_no, y_no, axes, grid_lz, ["initialisation", "end of training"])
+draw_1d_panels([lazy.run(0).at(0), lazy.run(0).final], X_no, y_no, axes, grid_lz, ["initialisation", "end of training"])
 label_panels(axes)
 fig.suptitle("Figure 5 — large initialisation ($\\lambda=10/\\sqrt{m}$): lazy regime")
 glue("orthogonal-fig5", fig)
+mv_lazy, mv_rich = th.movement(lazy), th.movement(no)
+f1_lazy, f1_rich = th.f1_cost(lazy.final), th.f1_cost(no.final)
+step_lazy = (th.movement(lazy2) / mv_lazy - 1).abs()
+pd.DataFrame({"movement, large init": mv_lazy.numpy(), "movement, small init": mv_rich.numpy(),
+              "F1, large init": f1_lazy.numpy(), "F1, small init": f1_rich.numpy(),
+              "final loss, large init": lazy.loss[-1].numpy()}, index=[f"seed {s}" for s in range(N_SEEDS)])
 
+# %% [markdown]
+# **Grading Figures 4 and 5.** A plateau alone does not make a saddle: graded on "at least one
+# plateau and a final loss below $10^{-5}$", the check accepted some of its controls, the lazy runs,
+# whose slowing exponential decay also has stretches where $\log L$ changes by less than 1 % per
+# snapshot. A saddle is left *faster* than the loss moves on it, so the rule now also asks that the
+# loss, leaving some plateau, fall ten times faster than along it (the claims file records this
+# change, made after that control result). The realignment of Figure 4 is measured as the largest direction
+# change of the 10 largest neurons between the end of alignment and the start of the plateau,
+# against the same window of the orthogonal toy (seed by seed). Its thresholds, more than
+# $10^\circ$ here and less than $1^\circ$ on the toy, were set by us without a record written before
+# the first run; we keep them and say so. Its control is the orthogonal toy put in the place of the
+# non-orthogonal run: a check that accepted it would not see realignment.
 
-mv_lazy, mv_rich = relative_movement(lazy), relative_movement(no)
-f1_lazy = float(th.f1_cost(lazy.final))
-f1_rich = float(th.f1_cost(no.final))
-print(f"relative movement: lazy {mv_lazy:.3f}, small init {mv_rich:.3g}; F1 cost: lazy {f1_lazy:.1f}, small init {f1_rich:.2f}")
-ledger.add("fig5.lazy", "Fig. 5, App. A.1", "With a large initialisation the neurons barely move and the interpolator is not "
-           "sparse (large F1 cost), unlike small initialisation.",
-           measured=f"‖θ_T − θ_0‖/‖θ_0‖ = {mv_lazy:.3f} (small init: {mv_rich:.3g}); F1 cost {f1_lazy:.1f} vs {f1_rich:.2f}; "
-                    f"final loss {fmt(lazy.loss[-1].item())}",
-           tolerance="movement < 0.2 (small init > 100); F1 cost ≥ 10× the small-init one; loss < 1e-6",
-           passed=bool(mv_lazy < 0.2 and mv_rich > 100 and f1_lazy > 10 * f1_rich and lazy.loss[-1] < 1e-6),
-           expected="reproduced")
+# %%
+walk_lazy = [th.saddle_walk(lazy.run(r), lazy.steps.astype(float), above=100) for r in range(N_SEEDS)]
+turn_no = np.array([w["turn"] for w in walk_no])
+turn_toy = np.array([max_direction_change(toy.run(r).at(idx_toy[r][1]), toy.run(r).at(idx_toy[r][2]))
+                     for r in range(N_SEEDS)])
+clusters = [th.kink_clusters(no.run(r).final) for r in range(N_SEEDS)]
+clusters_lazy = [th.kink_clusters(lazy.run(r).final)[0] for r in range(N_SEEDS)]
+ledger.grade("fig4.saddles", n_plateaus=[len(w["plateaus"]) for w in walk_no], speedup=[w["speedup"] for w in walk_no],
+             final=no.loss[-1], step_gap=step_no,
+             control=dict(n_plateaus=[len(w["plateaus"]) for w in walk_lazy], speedup=[w["speedup"] for w in walk_lazy],
+                          final=lazy.loss[-1]))
+ledger.grade("fig4.realign", turn_no=turn_no, turn_toy=turn_toy, step_gap=step_no,
+             control=dict(turn_no=turn_toy, turn_toy=turn_toy))
+ledger.grade("fig4.sparse", clusters=[c[0] for c in clusters], step_gap=step_no, control=dict(clusters=clusters_lazy),
+             note=f"seed 0's kinks: {np.round(clusters[0][1], 2).tolist()}")
+ledger.grade("fig5.lazy", mv_lazy=mv_lazy, mv_rich=mv_rich, f1_lazy=f1_lazy, f1_rich=f1_rich, loss_lazy=lazy.loss[-1],
+             step_gap=step_lazy, control=dict(mv_lazy=mv_rich, mv_rich=mv_rich, f1_lazy=f1_rich, f1_rich=f1_rich,
+                                              loss_lazy=no.loss[-1]))
+print(f"direction change during growth per seed: non-orthogonal {turn_no.round(1)}°, orthogonal toy {turn_toy.round(2)}°")
+for c in ("fig4.saddles", "fig4.realign", "fig4.sparse", "fig5.lazy"):
+    print(f"{c}: {rate_of(c)}")
 
 # %% [markdown]
 # ## High-dimensional, nearly orthogonal data (Figures 6 and 7)
 # Appendix A.2: $n=75$ Gaussian inputs in $\mathbb R^{150}$ (nearly orthogonal), labels from a
 # random bias-free 6-neuron ReLU teacher; student width $m=200$ without bias,
 # $\lambda=10^{-20}/\sqrt{md}$, 200 000 iterations of step $10^{-3}$ on the mean MSE in the paper.
-# **Our step:** $\eta=10^{-2}$ for 20 000 iterations — the same flow time, ten times faster. We
-# verify below that doubling the step again leaves the loss curve unchanged, so the step does not
-# matter here. Our teacher draw is ours (the authors' exact draw depends on their PyTorch layer
-# creation order), so saddle times differ from theirs.
+# **Our step:** $\eta=2\cdot10^{-2}$ for 10 000 iterations — the same flow time, twenty times
+# faster, so that 5 seeds (each its own teacher and student) fit in the build. The premise of the
+# two claims is that halving the step (seed 0, over the first 100 000 iterations) moves the
+# first-saddle exit by less than 2 %. Our
+# teacher draws are ours (the authors' exact draw depends on their PyTorch layer creation order),
+# so saddle times differ from theirs. The control is seed 0's data from a large initialisation
+# ($\lambda=10/\sqrt{md}$, paper time 40, on the same snapshot grid).
 
 # %%
-X_hd, y_hd = relu_teacher(75, 150, 6, gen=generator(seed + 4))
+eta_hd = 2e-2
+steps_hd = int(200 / eta_hd)
+gen_hd = generator(seed + 4)
+teachers = [relu_teacher(75, 150, 6, gen=gen_hd) for _ in range(N_SEEDS)]
+X_hd, y_hd = torch.stack([t[0] for t in teachers]), torch.stack([t[1] for t in teachers])
 lam_hd = 1e-20 / math.sqrt(200 * 150)
-p_hd = balanced_init(200, 150, scale=lam_hd, gen=generator(seed + 5))
-eta_hd = 2e-2 if quick else 1e-2
-hd = train(p_hd, X_hd, y_hd, loss=MEAN_MSE, lr=eta_hd, steps=int(200 / eta_hd), record=300, time_scale=2.0)
-it_hd = hd.steps * eta_hd / 1e-3
-if not quick:
-    hd2 = train(p_hd, X_hd, y_hd, loss=MEAN_MSE, lr=2 * eta_hd, steps=int(100 / eta_hd), record=300, time_scale=2.0)
-    t_common = np.intersect1d(hd.time, hd2.time)
-    gapL = np.max(np.abs(np.log(hd.loss.numpy()[np.isin(hd.time, t_common)] / hd2.loss.numpy()[np.isin(hd2.time, t_common)])))
-    print(f"max |log L(η) − log L(2η)| at common times: {gapL:.3g}")
-ev = torch.linalg.svdvals(hd.final.W1) ** 2
-ev = (ev / ev.sum()).numpy()
-print(f"explained variance of the top-2 PCs of the final W: {ev[:2].sum():.3f}")
+p_hd = balanced_init(200, 150, scale=lam_hd, gen=generator(seed + 5), runs=(N_SEEDS,))
+hd = train(p_hd, X_hd, y_hd, loss=MEAN_MSE, lr=eta_hd, steps=steps_hd, record=log_schedule(steps_hd, 60),
+           time_scale=2.0, dense_loss=True)
+grid_hd = log_schedule(steps_hd, 300)                                        # the loss is read on this grid
+L_hd, it_hd = hd.dense_loss[grid_hd].numpy(), grid_hd * eta_hd / 1e-3
+p_hd_big = balanced_init(200, 150, scale=10 / math.sqrt(200 * 150), gen=generator(seed + 6))
+hd_big = train(p_hd_big, X_hd[0], y_hd[0], loss=MEAN_MSE, lr=eta_hd, steps=2000, record=[0, 2000],
+               time_scale=2.0, dense_loss=True)
+L_big = hd_big.dense_loss[grid_hd[grid_hd <= 2000]].numpy()
+exit_hd = th.drop_iteration(hd.dense_loss, 0.99, eta_hd / 1e-3)
+if quick:
+    step_hd = float("nan")                                                   # not checked at reduced size
+else:
+    hd_half = train(p_hd.map(lambda t: t[0]), X_hd[0], y_hd[0], loss=MEAN_MSE, lr=eta_hd / 2, steps=steps_hd,
+                    record=[0, steps_hd], time_scale=2.0, dense_loss=True)
+    step_hd = float(abs(th.drop_iteration(hd_half.dense_loss, 0.99, eta_hd / 2 / 1e-3) / exit_hd[0] - 1))
+top2 = th.top2_explained(hd.final.W1)
+print(f"first-saddle exit (iterations, η = 1e-3 units) per seed: {exit_hd.round(0)}; halving the step moves "
+      f"seed 0's by {step_hd:.2%}; top-2 explained variance per seed: {top2.numpy().round(3)}")
 
 # %%
-V = torch.linalg.svd(hd.final.W1, full_matrices=False).Vh[:2]              # (2, d), uncentred PCA of the final W
-L_hd = hd.loss.numpy()
-pl_hd = [pl for pl in plateaus(L_hd) if L_hd[pl[0]] < 0.95 * L_hd[0] and L_hd[pl[1]] > 10 * L_hd[-1]]
-i_b6 = int(np.argmax(L_hd < 0.99 * L_hd[0])) - 1
-i_c6 = pl_hd[0][0] if pl_hd else len(L_hd) // 2
-idx_hd = [0, max(i_b6, 1), i_c6, len(L_hd) - 1]
+V = torch.linalg.svd(hd.final.W1[0], full_matrices=False).Vh[:2]             # (2, d), uncentred PCA of seed 0's final W
+pl_hd = [th.intermediate_plateaus(L_hd[:, r], above=10) for r in range(N_SEEDS)]
+pl_big = th.intermediate_plateaus(L_big, above=10)
+i_b6 = max(int(np.argmax(L_hd[:, 0] < 0.99 * L_hd[0, 0])) - 1, 1)
+i_c6 = pl_hd[0][0][0] if pl_hd[0] else len(grid_hd) // 2
+idx_hd = [hd.index_of_step(int(grid_hd[i])) for i in (0, i_b6, i_c6, len(grid_hd) - 1)]
 fig = plt.figure(figsize=(13, 3.6), constrained_layout=True)
 for k, i in enumerate(idx_hd):
     ax = fig.add_subplot(1, 4, k + 1, projection="polar")
-    P = (hd.at(i).W1 @ V.T).numpy()
-    sgn = np.sign(hd.at(i).a.numpy())
+    P = (hd.at(i).W1[0] @ V.T).numpy()
+    sgn = np.sign(hd.at(i).a[0].numpy())
     ax.scatter(np.arctan2(P[:, 1], P[:, 0]), np.hypot(P[:, 0], P[:, 1]), s=10,
                c=[POS if v > 0 else NEG for v in sgn])
-    ax.set_title(f"({'abcd'[k]}) iteration {it_hd[i]:,.0f}", fontsize="medium")
+    ax.set_title(f"({'abcd'[k]}) iteration {hd.steps[i] * eta_hd / 1e-3:,.0f}", fontsize="medium")
     ax.tick_params(labelsize="x-small")
-fig.suptitle("Figure 6 — neurons projected on the top-2 principal components of the final W (blue: $a_j>0$, red: $a_j<0$)")
+fig.suptitle("Figure 6 — seed 0's neurons projected on the top-2 principal components of its final W (blue: $a_j>0$, red: $a_j<0$)")
 glue("orthogonal-fig6", fig)
 
+ev = (torch.linalg.svdvals(hd.final.W1[0]) ** 2).numpy()
+ev = ev / ev.sum()
 fig, axes = panel_grid(2, width=4.4)
-axes[0].semilogy(it_hd, L_hd, color="k", label="$\\eta=10^{-2}$")
+axes[0].semilogy(it_hd, L_hd[:, 1:], color="0.75", lw=0.8)
+axes[0].semilogy(it_hd, L_hd[:, 0], color="k", label="seed 0, $\\eta=2\\cdot10^{-2}$")
 if not quick:
-    axes[0].semilogy(hd2.steps * 2 * eta_hd / 1e-3, hd2.loss.numpy(), color=THEORY, ls="--", lw=1, label="$\\eta=2\\cdot10^{-2}$")
-for a_, b_ in pl_hd:
+    it_half = np.arange(hd_half.dense_loss.shape[0]) * eta_hd / 2 / 1e-3
+    axes[0].semilogy(it_half[::20], hd_half.dense_loss[::20, ...].numpy(), color=THEORY, ls="--", lw=1, label="seed 0, $\\eta=10^{-2}$")
+axes[0].semilogy(it_hd[grid_hd <= 2000], L_big, color=NEG, ls=":", label="control: large init")
+for a_, b_ in pl_hd[0]:
     axes[0].axvspan(it_hd[a_], it_hd[b_], color="#f7e1e4")
-axes[0].set(xlabel="iteration ($\\eta=10^{-3}$ equivalent)", ylabel="mean-MSE loss", title="training loss")
-axes[0].legend()
+axes[0].set(xlabel="iteration ($\\eta=10^{-3}$ equivalent)", ylabel="mean-MSE loss", title="training loss (grey: other seeds)")
+axes[0].legend(fontsize="x-small")
 axes[1].bar(np.arange(1, 11), ev[:10], color=POS)
-axes[1].set(xlabel="principal component", ylabel="explained variance ratio", title=f"top-2: {ev[:2].sum():.2f}")
+axes[1].set(xlabel="principal component", ylabel="explained variance ratio", title=f"seed 0, top-2: {ev[:2].sum():.2f}")
 label_panels(axes)
 fig.suptitle("Figure 7 — high-dimensional data")
 glue("orthogonal-fig7", fig)
 
 # %%
-ledger.add("fig7.saddle", "Fig. 7(a), App. A.2", "On nearly orthogonal high-dimensional data the loss shows an intermediate "
-           "saddle before decreasing towards 0.",
-           measured=f"{len(pl_hd)} intermediate plateau(s); final loss {fmt(L_hd[-1])} "
-                    f"({L_hd[pl_hd[0][0]] / L_hd[-1]:.0f}× below the first plateau)" if pl_hd else "no plateau found",
-           tolerance="≥ 1 plateau; final loss ≥ 10× below it", passed=bool(pl_hd), expected="reproduced")
-ledger.add("fig7.pca", "Fig. 7(b)", "≈80% of the final neurons' variance is explained by two principal components "
-           "(close to, but not exactly, a two-neuron network).",
-           measured=f"top-2 explained variance {ev[:2].sum():.3f} (PC1 {ev[0]:.3f}, PC2 {ev[1]:.3f})",
-           tolerance="in [0.7, 0.9]", passed=bool(0.7 <= ev[:2].sum() <= 0.9), expected="reproduced",
-           value=float(ev[:2].sum()))
+ratio_hd = [L_hd[p[0][0], r] / L_hd[-1, r] if p else float("nan") for r, p in enumerate(pl_hd)]
+ledger.grade("fig7.saddle", n_plateaus=[len(p) for p in pl_hd], ratio=ratio_hd, step_gap=step_hd,
+             control=dict(n_plateaus=len(pl_big), ratio=L_big[pl_big[0][0]] / L_big[-1] if pl_big else float("nan")))
+ledger.grade("fig7.pca", top2=top2, step_gap=step_hd, control=dict(top2=th.top2_explained(hd_big.final.W1)))
+for c in ("fig7.saddle", "fig7.pca"):
+    print(f"{c}: {rate_of(c)}")
+pd.DataFrame({"plateaus": [len(p) for p in pl_hd], "plateau / final loss": ratio_hd, "top-2 variance": top2.numpy()},
+             index=[f"seed {s}" for s in range(N_SEEDS)])
 
 # %% [markdown]
 # ## Claims ledger
-# Every checkable statement of the paper that this chapter tests, with what we measured, the
-# tolerance (fixed before looking at the result, from the reproduction spec) and the verdict.
-# The build fails if a measured verdict differs from the expected one.
+# Every checkable statement of the paper that this chapter tests, graded seed by seed. Each rule,
+# its tolerance and where that tolerance comes from (the paper's number, float precision, or a
+# choice of ours, said as such), the theorem's measurable premises and the negative control are
+# declared in `01_orthogonal.claims.yaml` next to this notebook (its `tolerance:` fields), and the
+# table shows them beside what was measured. A claim is *reproduced* in a seed when its rule holds,
+# *premise not met* when the run is outside the theorem's hypotheses (Assumption 3, or a GD step
+# that does not follow the flow); the control must fail the same rule. The build fails if a pass
+# rate leaves its declared range or a control passes.
+#
+# **Rules set after results were seen.** Most rules were written before the first run. These were
+# not, and the claims file says so in each one's `rule_change` or `tolerance` field:
+# the thresholds of `fig4.realign` ($>10^\circ$, $<1^\circ$) were set by us with no record written
+# before the run — we keep them and give the check a control; `fig7.saddle` had been graded with
+# "final loss $\ge10\times$ below the plateau", a threshold chosen after an earlier run had measured
+# $88\times$ for one draw; it is graded again with the $\ge100\times$ we had written before the run;
+# and the *partial* tiers
+# that `lemma5.local-rate`, `lemma12.convergence-time` and `thm1.two-clusters` used to have were
+# added after the results and are removed (a partial tier is kept only where the paper's own
+# statement is graded, and none of these is). `lemma2.alignment` was first graded on its two
+# inequalities alone; its control passed them, so its rule now includes the lemma's third
+# conclusion (see Lemma 2 above). `fig4.saddles` was first graded on "a plateau and a final loss
+# below $10^{-5}$"; its control, the lazy runs, passed that in some seeds, so its rule now also asks
+# for the fast exit that marks a saddle (ten times faster than along the plateau, a threshold set
+# after that control result; see Figure 4). The premises (Assumption 3, the step checks) and the controls
+# were declared before the runs that measure them. `saddle.strict` (a closed form against itself) and
+# `lemma1.balancedness` (an identity of the flow, checked on our discretisation) are consistency
+# checks and carry no control.
 
 # %%
-ledger.save(ledger_path)
-print(ledger.summary())
-ledger.check(strict=not quick and seed == 0)   # enforced for the book's own run
-ledger.table()
+ledger.finish(ledger_path, strict=not quick and seed == 0)

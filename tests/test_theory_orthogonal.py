@@ -1,6 +1,6 @@
 """Tests for lrlib.theory.orthogonal: the closed forms of Boursier, Pillaud-Vivien &
-Flammarion (2022) on the chapter's two data sets, against hand-computed values
-(spec reference numbers) and independent computations."""
+Flammarion (2022) on the chapter's two data sets, against hand-computed values and
+independent computations, and the measurement helpers behind the chapter's claims."""
 
 from __future__ import annotations
 
@@ -380,3 +380,145 @@ def test_slope_is_nan_when_a_value_is_missing():
     assert np.isnan(a) and np.isnan(b)
     a, b = th.slope(np.array([1.0, 2.0, 3.0]), np.array([2.0, 4.0, 6.0]))
     assert abs(a - 2) < 1e-12 and abs(b) < 1e-12
+
+
+# ---------------------------------------------------------------------------
+# measurement helpers behind the chapter's claims
+# ---------------------------------------------------------------------------
+
+def test_correlated_testbed():
+    from lrlib.synthetic import correlated_testbed
+    X, y = correlated_testbed(rho=0.2)
+    G = X @ X.T
+    torch.testing.assert_close(torch.diagonal(G), torch.ones(6, dtype=F64), rtol=0, atol=1e-15)
+    off = G[~torch.eye(6, dtype=torch.bool)]
+    torch.testing.assert_close(off, torch.full_like(off, 0.2), rtol=0, atol=1e-15)
+    with pytest.raises(ParameterError):
+        th.check_orthogonal(X)
+    with pytest.raises(ParameterError):
+        correlated_testbed(rho=1.0)
+    with pytest.raises(ParameterError):
+        correlated_testbed(d=6)
+
+
+def test_cat_runs_and_sub_runs(testbed):
+    X, y = testbed
+    a = balanced_init(5, 10, scale=0.1, gen=generator(0), runs=(2, 3))
+    b = balanced_init(5, 10, scale=0.2, gen=generator(1), runs=(1, 3))
+    ab = th.cat_runs(a, b)
+    assert ab.runs == (3, 3) and torch.equal(ab.W1[:2], a.W1) and torch.equal(ab.W2[2:], b.W2)
+    with pytest.raises(ParameterError):
+        th.cat_runs(a, balanced_init(5, 10, scale=0.1, gen=generator(0)))
+    traj = train(ab, X, y, loss=half_mse(), lr=0.1, steps=3, record=[0, 3], progress=False)
+    sub = th.sub_runs(traj, slice(2, None))
+    alone = train(b, X, y, loss=half_mse(), lr=0.1, steps=3, record=[0, 3], progress=False)
+    torch.testing.assert_close(sub.loss, alone.loss, rtol=1e-14, atol=0)
+    assert sub.runs == (1, 3)
+
+
+def test_decreasing_and_row_slopes():
+    v = np.array([[3.0, 2.0, 1.0], [3.0, 3.0, 1.0], [1.0, np.nan, 0.0]])
+    assert th.decreasing(v).tolist() == [True, False, False]
+    assert th.decreasing(v, strict=False).tolist() == [True, True, False]
+    s = th.row_slopes(np.array([0.0, 1.0, 2.0]), np.array([[1.0, 3.0, 5.0], [0.0, np.nan, 1.0]]))
+    assert s[0] == pytest.approx(2.0) and np.isnan(s[1])
+
+
+def test_inactive_violations_zero_on_orthonormal_and_positive_on_correlated(testbed):
+    from lrlib.synthetic import correlated_testbed
+    X, y = testbed
+    Xc, _ = correlated_testbed(rho=0.2)
+    p = balanced_init(20, 10, scale=0.3, gen=generator(1), runs=(2,))
+    ok = train(p, X, y, loss=half_mse(), lr=0.2, steps=200, record=range(0, 201, 5), progress=False)
+    bad = train(p, Xc, y, loss=half_mse(), lr=0.2, steps=200, record=range(0, 201, 5), progress=False)
+    assert th.inactive_violations(ok, X).tolist() == [0, 0]
+    assert (th.inactive_violations(bad, Xc) > 0).all()
+
+
+def test_excess_gap_and_clusters_at_the_limit_network(testbed):
+    X, y = testbed
+    vp, vm = th.fit_vectors(X, y)
+    W1 = torch.stack([vp / vp.norm().sqrt(), vm / vm.norm().sqrt()])
+    a = torch.stack([vp.norm().sqrt(), -vm.norm().sqrt()])
+    p = TwoLayer(W1=W1, W2=a.view(1, 2))
+    assert abs(float(th.excess_norm(p, X, y))) < 1e-14
+    Z = torch.randn(50, 10, generator=generator(2), dtype=F64)
+    assert float(th.function_gap(p, X, y, Z)) < 1e-13
+    clustered, outside = th.two_clusters(p, X, y)
+    assert bool(clustered) and float(outside) == 0.0
+    q = TwoLayer(W1=torch.cat([W1, torch.eye(1, 10, dtype=F64)]), W2=torch.cat([a, torch.ones(1, dtype=F64)]).view(1, 3))
+    clustered, outside = th.two_clusters(q, X, y)
+    assert not bool(clustered) and float(outside) > 0
+
+
+def test_uncovered_floor_and_stuck_measures(testbed):
+    X, y = testbed
+    # neuron 0: positive, active on x_1..x_3; neuron 1: negative, active on x_4 only
+    W1 = torch.zeros(2, 10, dtype=F64)
+    W1[0, :3] = 1e-6
+    W1[1, 3] = 1e-6
+    p = TwoLayer(W1=W1, W2=torch.tensor([[1e-6 * math.sqrt(3), -1e-6]], dtype=F64))
+    floor = float(th.uncovered_floor(p, X, y))
+    assert floor == pytest.approx((1 + 0.25) / 12, rel=1e-14)            # x_5 (y=-1) and x_6 (y=-0.5) uncovered
+    runs = p.map(lambda t: t.expand(4, *t.shape).clone())
+    final = torch.tensor([floor, floor * (1 + 1e-4), floor * 1.1, floor], dtype=F64)
+    m = th.stuck_measures(runs, final, X, y, groups=2)
+    assert m["match"].tolist() == [True, False]
+    assert m["n_stuck"].tolist() == [2, 2]            # S₋,₁ = ∅ (no negative neuron active on every negative input): all violate
+    with pytest.raises(ParameterError):
+        th.stuck_measures(runs, final, X, y, groups=3)
+
+
+def test_toy_timings_and_drop_iteration():
+    L = torch.tensor([1.0, 1.0, 0.98, 0.5, 0.5, 0.3, 1e-7], dtype=F64).view(-1, 1)
+    tt = th.toy_timings(L)
+    assert tt["exit1"][0] == pytest.approx(1 + 0.01 / 0.02) and tt["exit2"][0] == pytest.approx(4.5)
+    assert tt["plateau"][0] == 0.5 and tt["final"][0] == 1e-7
+    assert th.toy_timings(L, iteration_scale=2.0)["exit2"][0] == pytest.approx(9.0)
+    assert th.drop_iteration(L, 0.5)[0] == pytest.approx(3.0)
+    assert np.isnan(th.drop_iteration(torch.ones(5, 1, dtype=F64), 0.5)[0])
+
+
+def test_intermediate_plateaus_and_kinks():
+    L = np.r_[np.ones(3), np.geomspace(1, 1e-2, 5)[1:], np.full(8, 1e-2), np.geomspace(1e-2, 1e-8, 6)[1:]]
+    pls = th.intermediate_plateaus(L, above=100)
+    assert len(pls) == 1 and L[pls[0][0]] == pytest.approx(1e-2)
+    assert th.intermediate_plateaus(L, above=1e7) == []
+    W1 = torch.tensor([[1.0, 0.5], [2.0, 1.0], [1.0, -2.0], [1e-4, 3e-4]], dtype=F64)   # kinks −0.5, −0.5, 2; the last neuron is tiny
+    n, kinks = th.kink_clusters(TwoLayer(W1=W1, W2=torch.ones(1, 4, dtype=F64)))
+    assert n == 2 and kinks.tolist() == pytest.approx([-0.5, -0.5, 2.0])
+    with pytest.raises(ParameterError):
+        th.kink_clusters(TwoLayer(W1=torch.ones(2, 3, dtype=F64), W2=torch.ones(1, 2, dtype=F64)))
+
+
+def test_movement_and_top2(testbed):
+    X, y = testbed
+    p = balanced_init(5, 10, scale=1.0, gen=generator(0), runs=(2,))
+    traj = train(p, X, y, loss=half_mse(), lr=0.01, steps=5, record=[0, 5], progress=False)
+    mv = th.movement(traj)
+    for r in range(2):
+        d0 = torch.cat([traj.params.W1[0, r].reshape(-1), traj.params.W2[0, r].reshape(-1)])
+        d1 = torch.cat([traj.params.W1[-1, r].reshape(-1), traj.params.W2[-1, r].reshape(-1)])
+        assert float(mv[r]) == pytest.approx(float((d1 - d0).norm() / d0.norm()), rel=1e-12)
+    W = torch.zeros(2, 4, 3, dtype=F64)
+    W[0, :, 0] = 1.0
+    W[1] = torch.eye(4, 3, dtype=F64)
+    torch.testing.assert_close(th.top2_explained(W), torch.tensor([1.0, 2 / 3], dtype=F64))
+
+
+def test_decay_rates_and_crossing_below():
+    t = np.linspace(0, 100, 201)
+    L = torch.tensor(np.exp(-0.5 * t), dtype=F64).view(-1, 1)
+    assert th.decay_rates(t, L, (1e-20, 1e-5))[0] == pytest.approx(0.5, rel=1e-10)
+    assert np.isnan(th.decay_rates(t, L, (1e-300, 1e-299))[0])
+    assert th.crossing_below(t, L, math.exp(-10))[0] == pytest.approx(20.0, rel=1e-2)
+
+
+def test_plateau_speedup_tells_a_saddle_from_a_slow_decay():
+    it = np.arange(60, dtype=float)
+    saddle = np.r_[np.geomspace(1, 1e-2, 10), np.full(20, 1e-2) * np.geomspace(1, 0.99, 20), np.geomspace(1e-2, 1e-9, 30)]
+    pls = th.intermediate_plateaus(saddle, above=100)
+    assert pls and th.plateau_speedup(saddle, it, pls[0]) > 10
+    slow = np.exp(-0.005 * it)                                    # constant-rate decay: no speedup
+    assert th.plateau_speedup(slow, it, (10, 20)) == pytest.approx(1.0, rel=1e-9)
+    assert np.isnan(th.plateau_speedup(slow, it, (50, 59)))

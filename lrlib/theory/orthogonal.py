@@ -2,7 +2,7 @@
 two-layer ReLU network ``h(x) = Σ_j a_j σ(⟨w_j, x⟩)`` on the square loss
 ``L = 1/(2n) Σ_k (h(x_k) − y_k)²`` with orthogonal inputs, balanced small init.
 
-Closed forms (spec §1.6–1.9; every rebuilt display is tested in
+Closed forms (the paper's displays, some rebuilt from its prose; every one is tested in
 ``tests/test_theory_orthogonal.py``):
 
 * key vectors ``D_± = (1/n) Σ_{±y_k > 0} y_k x_k`` and ``r = ‖D_+‖/‖D_−‖``;
@@ -160,7 +160,7 @@ def phase_times(kv: KeyVectors, lam: float, eps: float = 0.1) -> PhaseTimes:
 
 
 def local_rate(kv: KeyVectors, n_last: int) -> float:
-    """Asymptotic decay rate of ``ln L`` after convergence (spec Lemma 5, [D]):
+    """Asymptotic decay rate of ``ln L`` after convergence (Lemma 5; our derivation):
     linearising around the limit, the slowest residual mode of the side fitted
     last decays at ``‖D_−‖`` (``n_last ≥ 2``) or ``2‖D_−‖`` (``n_last = 1``), so
     the loss at twice that."""
@@ -266,3 +266,302 @@ def linearised_loss_rate(p: TwoLayer, X: Tensor) -> float:
     n = X.shape[0]
     J = torch.cat([j.reshape(n, -1) for j in torch.func.jacrev(f, argnums=(0, 1))(p.W1, p.W2)], 1)
     return 2 * torch.linalg.eigvalsh(J @ J.T)[0].item() / n
+
+
+# ---------------------------------------------------------------------------
+# Measurements behind the chapter's claims (per run, vectorised where cheap)
+# ---------------------------------------------------------------------------
+
+def sub_runs(traj: Trajectory, index) -> Trajectory:
+    """The trajectory of the runs selected by ``index`` (an index of the run axes, e.g.
+    ``slice(0, 5)`` or ``(slice(None), 2)``); snapshots and meta are shared."""
+    sl = (slice(None),) + (index if isinstance(index, tuple) else (index,))
+    return Trajectory(steps=traj.steps, time=traj.time, params=traj.params.map(lambda t: t[sl]),
+                      loss=traj.loss[sl], meta=dict(traj.meta),
+                      dense_loss=None if traj.dense_loss is None else traj.dense_loss[sl])
+
+
+def assumption3_counts(p: TwoLayer, X: Tensor, y: Tensor) -> tuple[Tensor, Tensor]:
+    """``(|S_{+,1}|, |S_{−,1}|)`` per run ``(R...)`` at the network ``p`` (its init)."""
+    Sp, Sm = s_sets(p, X, y)
+    return Sp.sum(-1), Sm.sum(-1)
+
+
+def decreasing(values, strict: bool = True) -> np.ndarray:
+    """Whether ``values (..., K)`` decreases along its last axis (strictly, or not increasing);
+    ``False`` where a value is nan."""
+    d = np.diff(np.asarray(values, dtype=float), axis=-1)
+    return np.all(d < 0 if strict else d <= 0, axis=-1)
+
+
+def inactive_violations(traj: Trajectory, X: Tensor) -> Tensor:
+    """Lemma 6 check, per run ``(R...)``: the number of (snapshot, neuron, point) where
+    ``⟨w_j, x_k⟩ ≤ 0`` at one snapshot and differs (bitwise) at the next."""
+    pre = X @ traj.params.W1.transpose(-1, -2)                     # (T, R..., n, m)
+    bad = (pre[:-1] <= 0) & (pre[1:] != pre[:-1])
+    return bad.flatten(-2).sum(-1).sum(0)
+
+
+def lemma2_holds(traj: Trajectory, X: Tensor, y: Tensor, lams: Tensor, dt: float, eps: float = 0.1,
+                 lam_max: float = 1e-8) -> dict[str, np.ndarray]:
+    """Lemma 2 (App. Lemmas 7–8) on a λ-sweep ``traj`` with runs ``(rows, len(lams))``, at every
+    ``λ ≤ lam_max`` and on both sides, at ``t_{±1}`` (last snapshot at or before it), per row:
+
+    * ``bounds``: the ``S_{±,1}`` neurons have ``cos(w_j, ±D_±) ≥ 1 − 2λ^ε`` and every neuron
+      ``‖w_j‖ ≤ 2cλ^{1−ε}`` (``+``) or ``2cλ^{1−rε}`` (``−``), with ``c = max_j ‖w_j(0)‖/λ``;
+    * ``deactivated``: every ``S_{+,1}`` neuron is inactive (``⟨w_j, x_k⟩ ≤ 0``) on every negative-label
+      input at ``t_{+1}``, and every ``S_{−,1}`` neuron on every positive-label input at ``t_{−1}``.
+
+    Returns ``{"bounds": (rows,) bool, "deactivated": (rows,) bool}``."""
+    kv = key_vectors(X, y)
+    up, um = alignment_directions(kv)
+    p0 = traj.at(0)
+    Sp, Sm = s_sets(p0, X, y)
+    c = (p0.norms_in() / lams.view(1, -1, 1)).amax(-1)                   # (rows, lams)
+    bounds = np.ones(traj.runs[0], dtype=bool)
+    deact = np.ones(traj.runs[0], dtype=bool)
+    for li, lam in enumerate(lams.tolist()):
+        if lam > lam_max:
+            continue
+        pt = phase_times(kv, lam, eps)
+        for t_side, mask, u, expo, other in ((pt.t_plus1, Sp, up, 1 - eps, y < 0),
+                                             (pt.t_minus1, Sm, um, 1 - kv.r * eps, y > 0)):
+            p_i = traj.at(traj.index_of_step(int(round(t_side / dt))))
+            cos_min = min_alignment(p_i, mask, u)[:, li]
+            nmax = p_i.norms_in()[:, li].amax(-1)
+            bounds &= ((cos_min >= 1 - 2 * lam ** eps) & (nmax <= 2 * c[:, li] * lam ** expo)).numpy()
+            pre = (X @ p_i.W1.transpose(-1, -2))[:, li][:, other, :]        # (rows, points, m)
+            deact &= ~((pre > 0) & mask[:, li].unsqueeze(-2)).any(-1).any(-1).numpy()
+    return {"bounds": bounds, "deactivated": deact}
+
+
+def half_fit_times(traj: Trajectory, X: Tensor, y: Tensor) -> tuple[np.ndarray, np.ndarray]:
+    """``t_2^{1/2}, t_3^{1/2}`` per run: the first times ``u_+`` (``u_−``) reach half of
+    ``n‖D_+‖`` (``n‖D_−‖``), with the sets ``S_{±,1}`` of the first snapshot; nan if never."""
+    kv = key_vectors(X, y)
+    Sp, Sm = s_sets(traj.at(0), X, y)
+    n = X.shape[0]
+    return (crossing_times(traj.time, u_fitted(traj, Sp), 0.5 * n * kv.norm_plus),
+            crossing_times(traj.time, u_fitted(traj, Sm), 0.5 * n * kv.norm_minus))
+
+
+def loss_at(traj: Trajectory, times: np.ndarray) -> np.ndarray:
+    """Loss of each run at the last snapshot at or before its time in ``times (R...)``; nan where
+    the time is nan."""
+    times = np.asarray(times, dtype=float)
+    L = traj.loss.reshape(len(traj), -1).numpy()
+    out = np.full(L.shape[1], np.nan)
+    for r, t in enumerate(times.reshape(-1)):
+        if np.isfinite(t):
+            out[r] = L[max(int(np.searchsorted(traj.time, t, side="right")) - 1, 0), r]
+    return out.reshape(times.shape)
+
+
+def row_slopes(x: np.ndarray, Y: np.ndarray) -> np.ndarray:
+    """Least-squares slope of each row of ``Y (rows, K)`` on ``x (K,)`` (nan if a value is missing)."""
+    return np.array([slope(x, row)[0] for row in np.asarray(Y, dtype=float)])
+
+
+def excess_norm(p: TwoLayer, X: Tensor, y: Tensor) -> Tensor:
+    """Relative excess of ``‖θ‖² = Σ_j a_j² + ‖w_j‖²`` over :func:`min_norm_squared`, per run."""
+    target = min_norm_squared(X, y)
+    return ((p.W1 ** 2).sum((-1, -2)) + (p.W2 ** 2).sum((-1, -2)) - target) / target
+
+
+def function_gap(p: TwoLayer, X: Tensor, y: Tensor, Z: Tensor) -> Tensor:
+    """``max_z |h_θ(z) − h*(z)|`` over the rows of ``Z (N, d)``, per run."""
+    return (forward(p, Z)[..., 0] - limit_function(X, y, Z)).abs().amax(-1)
+
+
+def two_clusters(p: TwoLayer, X: Tensor, y: Tensor, rel: float = 1e-3, cos_min: float = 0.999
+                 ) -> tuple[Tensor, Tensor]:
+    """Per run: whether every neuron with ``‖w_j‖ > rel·max_j ‖w_j‖`` has cosine ``> cos_min`` with one
+    of the two limit directions (:func:`limit_directions`), and the share of ``‖θ‖²`` carried by the
+    neurons that do not."""
+    u_plus, u_minus = limit_directions(X, y)
+    norms = p.norms_in()
+    big = norms > rel * norms.amax(-1, keepdim=True)
+    best = torch.maximum(cosine(p.W1, u_plus), cosine(p.W1, u_minus))
+    clustered = torch.where(big, best > cos_min, torch.ones_like(big)).all(-1)
+    mass = (p.W1 ** 2).sum(-1) + p.a ** 2
+    outside = torch.where(best > cos_min, torch.zeros_like(mass), mass).sum(-1) / mass.sum(-1)
+    return clustered, outside
+
+
+def decay_rates(time: np.ndarray, loss: Tensor, window: tuple[float, float], min_points: int = 6) -> np.ndarray:
+    """Per run, ``−d ln L/dt`` fitted by least squares where ``window[0] < L < window[1]``
+    (nan with fewer than ``min_points`` snapshots in the window); ``loss (T, R...)``."""
+    lo, hi = window
+    L = loss.reshape(loss.shape[0], -1).numpy()
+    out = np.full(L.shape[1], np.nan)
+    for r in range(L.shape[1]):
+        win = (L[:, r] > lo) & (L[:, r] < hi)
+        if win.sum() >= min_points:
+            out[r] = -slope(time[win], np.log(L[win, r]))[0]
+    return out.reshape(loss.shape[1:])
+
+
+def crossing_below(time: np.ndarray, loss: Tensor, level: float) -> np.ndarray:
+    """Per run, the first time the loss ``(T, R...)`` is ``≤ level`` (interpolated; nan if never)."""
+    L = loss.reshape(loss.shape[0], -1).numpy()
+    out = np.array([_first_below(time, L[:, r], level) for r in range(L.shape[1])])
+    return out.reshape(loss.shape[1:])
+
+
+def _first_below(time: np.ndarray, v: np.ndarray, level: float) -> float:
+    hit = v <= level
+    if not hit.any():
+        return float("nan")
+    i = int(np.argmax(hit))
+    if i == 0:
+        return float(time[0])
+    t0, t1, v0, v1 = time[i - 1], time[i], v[i - 1], v[i]
+    return float(t0 + (level - v0) * (t1 - t0) / (v1 - v0)) if v1 != v0 else float(t1)
+
+
+def uncovered_floor(p0: TwoLayer, X: Tensor, y: Tensor) -> Tensor:
+    """``(1/2n) Σ_{k uncovered} y_k²`` per run: a label is covered when some neuron of its sign is
+    active on its input at initialisation. On orthogonal inputs (Lemma 6) an uncovered label is never
+    fitted, so the loss cannot go below this floor."""
+    act = (X @ p0.W1.transpose(-1, -2)) > 0                                   # (R..., n, m)
+    sgn = torch.sign(p0.a).unsqueeze(-2)                                      # (R..., 1, m)
+    covered = torch.where(y.view(-1, 1) > 0, (act & (sgn > 0)).any(-1, keepdim=True),
+                          (act & (sgn < 0)).any(-1, keepdim=True))[..., 0]    # (R..., n)
+    return ((~covered) * y ** 2).sum(-1) / (2 * X.shape[0])
+
+
+def toy_timings(dense_loss: Tensor, iteration_scale: float = 1.0) -> dict[str, np.ndarray]:
+    """Figure 3's quantities per run from the loss at every step ``(steps+1, R...)``: ``exit1`` (first
+    iteration with ``L < 0.99 L(0)``), ``exit2`` (first with ``L < 0.4``), ``plateau`` (the loss midway
+    between them; nan if either is missing) and ``final``. Iterations are multiplied by
+    ``iteration_scale`` (2 for a run with twice the step, in units of the reference step)."""
+    L = dense_loss.reshape(dense_loss.shape[0], -1).numpy()
+    it = np.arange(L.shape[0], dtype=float)
+    out = {k: np.full(L.shape[1], np.nan) for k in ("exit1", "plateau", "exit2", "final")}
+    for r in range(L.shape[1]):
+        e1, e2 = _first_below(it, L[:, r], 0.99 * L[0, r]), _first_below(it, L[:, r], 0.4)
+        out["exit1"][r], out["exit2"][r] = e1 * iteration_scale, e2 * iteration_scale
+        if np.isfinite(e1 + e2):
+            out["plateau"][r] = L[int((e1 + e2) / 2), r]
+        out["final"][r] = L[-1, r]
+    return {k: v.reshape(dense_loss.shape[1:]) for k, v in out.items()}
+
+
+def intermediate_plateaus(L: np.ndarray, above: float, below: float = 0.95, tol: float = 0.01,
+                          min_len: int = 5) -> list[tuple[int, int]]:
+    """Plateaus (:func:`lrlib.track.plateaus`) of one loss series ``(T,)`` that start below
+    ``below·L(0)`` (after the first drop) and end above ``above·L(T)`` (before the last one)."""
+    from ..track import plateaus
+    L = np.asarray(L, dtype=float)
+    return [pl for pl in plateaus(L, tol=tol, min_len=min_len)
+            if pl[0] > 0 and L[pl[0]] < below * L[0] and L[pl[1]] > above * L[-1]]
+
+
+def kink_clusters(p: TwoLayer, rel: float = 1e-2, merge: float = 0.05) -> tuple[int, np.ndarray]:
+    """One run with inputs ``(x, 1)``: the number of clusters of kinks ``−w_{j,2}/w_{j,1}`` among the
+    neurons with ``‖w_j‖ > rel·max‖w_j‖`` (kinks closer than ``merge`` merged), and the sorted kinks."""
+    if p.W1.dim() != 2 or p.W1.shape[-1] != 2:
+        raise ParameterError("kink_clusters expects one run of 1-D inputs with a bias coordinate (W1 of shape (m, 2))")
+    norms = p.norms_in()
+    big = norms > rel * norms.max()
+    kinks = np.sort((-p.W1[:, 1] / p.W1[:, 0])[big].numpy())
+    return (1 + int((np.diff(kinks) > merge).sum()) if kinks.size else 0), kinks
+
+
+def movement(traj: Trajectory) -> Tensor:
+    """``‖θ_T − θ_0‖ / ‖θ_0‖`` per run ``(R...)`` over all parameters (the lazy-regime diagnostic)."""
+    runs = traj.runs
+    flat = lambda t: t.reshape(*runs, -1)                                      # noqa: E731
+    d0 = torch.cat([flat(t[0]) for t in traj.params], -1)
+    d1 = torch.cat([flat(t[-1]) for t in traj.params], -1)
+    return torch.linalg.vector_norm(d1 - d0, dim=-1) / torch.linalg.vector_norm(d0, dim=-1)
+
+
+def top2_explained(W1: Tensor) -> Tensor:
+    """Explained-variance ratio of the top two components of the uncentred PCA (SVD) of ``W1
+    (R..., m, d)``, per run."""
+    ev = torch.linalg.svdvals(W1) ** 2
+    return ev[..., :2].sum(-1) / ev.sum(-1)
+
+
+def cat_runs(*nets: TwoLayer) -> TwoLayer:
+    """Concatenate networks along their first run axis (the other run axes must agree), e.g. real
+    runs and their controls, to train them as one batch."""
+    if not nets or any(not p.runs for p in nets):
+        raise ParameterError("cat_runs needs networks with at least one run axis")
+    names = nets[0].tensors().keys()
+    if any(p.tensors().keys() != names or p.act != nets[0].act for p in nets):
+        raise ParameterError("cat_runs: the networks differ in their parameters or activation")
+    return TwoLayer(**{k: torch.cat([getattr(p, k) for p in nets]) for k in names}, act=nets[0].act)
+
+
+def toy_events(traj: Trajectory, X: Tensor, y: Tensor, plateau_level: float = 0.5,
+               aligned: float = 0.99) -> list[int]:
+    """Snapshot indices of the toy's panels for one run: initialisation; the end of alignment (the
+    first snapshot where every ``S_{±,1}`` neuron has cosine ``> aligned`` with its target
+    direction); the middle of the plateau (snapshots within 0.01 of ``plateau_level``, mean-MSE
+    units; the middle snapshot if there is none); the end."""
+    Sp, Sm = s_sets(traj.at(0), X, y)
+    up, um = alignment_directions(key_vectors(X, y))
+    ok = (min_alignment(traj.params, Sp, up) > aligned) & (min_alignment(traj.params, Sm, um) > aligned)
+    i_align = int(np.argmax(ok.numpy()))
+    L = traj.loss.numpy()
+    plateau = np.nonzero(np.abs(L - plateau_level) < 0.01)[0]
+    i_mid = int(plateau[len(plateau) // 2]) if plateau.size else len(L) // 2
+    return [0, i_align, i_mid, len(L) - 1]
+
+
+def stuck_measures(p0: TwoLayer, final: Tensor, X: Tensor, y: Tensor, groups: int) -> dict[str, Tensor]:
+    """Assumption-3 demo, for draws ``(groups·k,)`` split into ``groups`` consecutive groups: ``match``
+    — whether every final loss lies within 0.1 % of its :func:`uncovered_floor` (or below 1e-10 when
+    the floor is 0); ``n_stuck`` — how many draws that violate Assumption 3 end above 1e-6."""
+    if final.numel() % groups:
+        raise ParameterError(f"{final.numel()} draws cannot be split into {groups} equal groups")
+    floor = uncovered_floor(p0, X, y)
+    match = torch.where(floor > 0, (final / floor - 1).abs() < 1e-3, final < 1e-10)
+    Sp, Sm = s_sets(p0, X, y)
+    viol = ~(Sp.any(-1) & Sm.any(-1))
+    return dict(match=match.reshape(groups, -1).all(-1), n_stuck=(viol & (final > 1e-6)).reshape(groups, -1).sum(-1))
+
+
+def drop_iteration(dense_loss: Tensor, frac: float = 0.5, iteration_scale: float = 1.0) -> np.ndarray:
+    """Per run, the first iteration (interpolated, times ``iteration_scale``) where the loss at every
+    step ``(steps+1, R...)`` falls below ``frac·L(0)``; nan if never."""
+    L = dense_loss.reshape(dense_loss.shape[0], -1).numpy()
+    it = np.arange(L.shape[0], dtype=float)
+    out = np.array([_first_below(it, L[:, r], frac * L[0, r]) for r in range(L.shape[1])]) * iteration_scale
+    return out.reshape(dense_loss.shape[1:])
+
+
+def saddle_walk(traj: Trajectory, iterations: np.ndarray, above: float) -> dict:
+    """One run's saddle-to-saddle measurements (Figures 4 and 7): its intermediate plateaus
+    (:func:`intermediate_plateaus` with ``above``), the longest one in ``iterations`` (or ``None``),
+    the snapshot just before the loss first drops below ``0.99·L(0)`` (``i_b``), ``turn``, the
+    largest direction change (degrees) of the 10 largest neurons from ``i_b`` to just after the start
+    of the longest plateau (nan without a plateau), and ``speedup``, the largest
+    :func:`plateau_speedup` of its plateaus (nan without one)."""
+    from ..track import max_direction_change
+    L = traj.loss.numpy()
+    pls = intermediate_plateaus(L, above=above)
+    main = max(pls, key=lambda ab: iterations[ab[1]] - iterations[ab[0]]) if pls else None
+    i_b = max(int(np.argmax(L < 0.99 * L[0])) - 1, 1)
+    turn = max_direction_change(traj.at(i_b), traj.at(main[0] + 1)) if main else float("nan")
+    speedup = max((plateau_speedup(L, iterations, pl) for pl in pls), default=float("nan"))
+    return dict(plateaus=pls, main=main, i_b=i_b, turn=turn, speedup=speedup)
+
+
+def plateau_speedup(L: np.ndarray, iterations: np.ndarray, plateau: tuple[int, int], factor: float = 10.0) -> float:
+    """How much faster the loss falls when it leaves a plateau than on it: the mean decay rate of
+    ``ln L`` per iteration from the plateau's end until the loss is ``factor`` times lower (or the end
+    of the series), over its mean decay rate along the plateau (``inf`` for a flat or rising plateau,
+    nan when nothing follows it). A saddle gives a large value; a slowing exponential decay, as in the
+    lazy regime, about 1 or less."""
+    L = np.asarray(L, dtype=float)
+    a, b = plateau
+    rate_in = (math.log(L[a]) - math.log(L[b])) / (iterations[b] - iterations[a])
+    below = np.nonzero(L[b:] <= L[b] / factor)[0]
+    j = b + int(below[0]) if below.size else len(L) - 1
+    if j == b:
+        return float("nan")
+    rate_out = (math.log(L[b]) - math.log(L[j])) / (iterations[j] - iterations[b])
+    return rate_out / rate_in if rate_in > 0 else float("inf")
