@@ -400,3 +400,37 @@ def test_general_agf_modular_matches_eq9():
     act = sum(r.order, [])
     dom = modular.dominant_frequency(r.nets[-1].W2.T[act])
     assert set(dom.tolist()) == {pred.order[0]}
+
+
+# ---------------------------------------------------------------- measurement helpers (claims v2)
+def test_plateau_between_drops_reads_the_plateaus_not_the_crossings():
+    from lrlib.theory.agf import measure as ms
+    t = np.linspace(0.0, 100.0, 10001)
+    loss = np.where(t < 10, 4.0, np.where(t < 40, 2.0, 1.0))          # drops at 10 and 40
+    np.testing.assert_allclose(ms.plateau_between_drops(t, loss, np.array([10.0, 40.0, 90.0])), [2.0, 1.0])
+    assert np.isnan(ms.plateau_between_drops(t, loss, np.array([10.0, np.nan]))[0])
+    with pytest.raises(Exception):
+        ms.plateau_between_drops(t, loss, np.array([10.0]))
+
+
+def test_phase_constraint_grades_the_weighted_sum_not_each_neuron():
+    from lrlib.theory.agf import measure as ms
+    p, k = 11, 2
+    x = modular.template(p, {k: 3.0, 4: 1.0})
+    sx = np.angle(np.fft.fft(x)[k])
+    n = np.arange(p)
+
+    def neuron(su, sv, sw, a=1.0):
+        return (a * np.cos(2 * np.pi * k * n / p + su), a * np.cos(2 * np.pi * k * n / p + sv),
+                a * np.cos(2 * np.pi * k * n / p + sw))
+
+    # each neuron off by ±0.4 rad but the weighted sines cancel: the constraint holds
+    rows = [neuron(0.4 + sx, 0.0, 0.0), neuron(-0.4 + sx, 0.0, 0.0)]
+    U, V, W = (np.stack(r) for r in zip(*rows))
+    assert ms.phase_constraint(U, V, W, x, [k])[0] < 1e-12
+    # both off by +0.4: it fails, by sin 0.4
+    rows = [neuron(0.4 + sx, 0.0, 0.0), neuron(0.4 + sx, 0.1, 0.1)]
+    U, V, W = (np.stack(r) for r in zip(*rows))
+    np.testing.assert_allclose(ms.phase_constraint(U, V, W, x, [k, 4]), [math.sin(0.4), np.nan])
+    with pytest.raises(Exception):
+        ms.phase_constraint(U[:, :5], V, W, x, [k])
