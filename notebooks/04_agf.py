@@ -673,13 +673,21 @@ drop1_2h = np.array([ms.drop_times(2 * np.arange(steps5b + 1.0), run5b.dense_los
 step_gap5 = ms.relative_errors(drop1_2h, drops5[:, 0])
 print("first drop (steps of h) at h:", np.round(drops5[:, 0]), "at 2h:", np.round(drop1_2h), "relative change", np.round(step_gap5, 4))
 
+# %% [markdown]
+# **Plateau values, not closest approach (a rule change).** An earlier version graded the levels of Figures 5
+# and 6 by the closest approach $\min_t|L(t)/\ell_k-1|$, which is $\approx0$ for any loss curve that passes the level
+# on its way down — a perturbed prediction passed it. We now read GD's plateau value at the geometric middle
+# between its consecutive drops, as Figures 3–4 do, with the same 2 % tolerance; the ledger records the change.
+# The control is Eq. 7 for an isotropic $\Sigma$ of the same trace.
+
 # %%
-near5 = np.array([[[np.min(np.abs(L5[:, r] / lv - 1)) for lv in lvls] for r in range(N_SEEDS)]
-                  for lvls in (pred5.levels[1:], transformer.predict(np.eye(4) * np.trace(Sig5) / 4, 32).levels[1:])])
+plat5 = np.array([ms.plateau_between_drops(s_idx, L5[:, r], drops5[r]) for r in range(N_SEEDS)])     # (S, 3): ℓ₁..ℓ₃
+lev5 = [np.max(ms.relative_errors(plat5, lvls[1:4]), axis=1)
+        for lvls in (pred5.levels, transformer.predict(np.eye(4) * np.trace(Sig5) / 4, 32).levels)]
 fin5 = np.abs(L5[-1] / pred5.levels[-1] - 1)
 gam_err = np.abs(Gam5[-1] - pred5.gamma(4)).max(axis=(-1, -2)) / pred5.A.max()
-ledger.grade("fig5.levels", near=near5[0].max(1), fin=fin5, gam=gam_err, step_gap=step_gap5,
-             control=dict(near=near5[1].max(1), fin=fin5, gam=gam_err))
+ledger.grade("fig5.levels", lev=lev5[0], fin=fin5, gam=gam_err, step_gap=step_gap5,
+             control=dict(lev=lev5[1], fin=fin5, gam=gam_err))
 ledger.grade("fig5.jump-bound", margin=np.min(drops5 / bounds5, axis=1), step_gap=step_gap5,
              control=dict(margin=np.min(drops5 / ctl_bounds5, axis=1)),
              note=f"seed 0: drops {np.round(drops5[0]).astype(int).tolist()} vs bounds {np.round(bounds5[0]).astype(int).tolist()} (steps)")
@@ -837,8 +845,9 @@ print("first two drops at h:", np.round(drops6[:, :2]).tolist(), "at 2h:", np.ro
       "largest relative change per seed:", np.round(step_gap6, 4))
 
 # %%
-near6 = [np.array([[np.min(np.abs(L6[:, r] / lv - 1)) for lv in lvls] for r in range(N_SEEDS)]).max(1)
-         for lvls in (pred6.levels[1:3], (pred6.levels[0] - np.cumsum((-np.diff(pred6.levels))[::-1]))[:2])]
+plat6 = np.array([ms.plateau_between_drops(s6.astype(float), L6[:, r], drops6[r]) for r in range(N_SEEDS)])   # (S, 2): ℓ₁, ℓ₂
+lev6 = [np.max(ms.relative_errors(plat6, lvls), axis=1)
+        for lvls in (pred6.levels[1:3], (pred6.levels[0] - np.cumsum((-np.diff(pred6.levels))[::-1]))[:2])]
 orders6 = []
 for r in range(N_SEEDS):
     t_half = [float(np.interp(0.5 * pred6.amps[i], pow6[:, r, k], run6.steps)) if pow6[-1, r, k] >= 0.5 * pred6.amps[i] else np.inf
@@ -846,7 +855,7 @@ for r in range(N_SEEDS):
     orders6.append([pred6.order[i] for i in np.argsort(t_half) if np.isfinite(t_half[i])])
 ledger.grade("fig6.order", match=np.array([o == [1, 3, 5] for o in orders6], dtype=float), step_gap=step_gap6,
              control=dict(match=np.array([o == [3, 1, 5] for o in orders6], dtype=float)))
-ledger.grade("fig6.levels", near=near6[0], step_gap=step_gap6, control=dict(near=near6[1]))
+ledger.grade("fig6.levels", lev=lev6[0], step_gap=step_gap6, control=dict(lev=lev6[1]))
 agf_cross6 = np.array([ms.staircase_drop_times(a.tau / alpha6 / t_step6, a.levels, pred6.levels) for a in agf6_all])   # (S, 3)
 err6 = np.max(ms.relative_errors(drops6, agf_cross6), axis=1)                                 # nan if a drop is missing
 ledger.grade("fig6.agf-vs-gd", err=err6, step_gap=step_gap6,
@@ -855,17 +864,15 @@ ledger.grade("fig6.agf-vs-gd", err=err6, step_gap=step_gap6,
 ledger.grade("fig6.bounds", margin=np.min(drops6 / bound6[None, :], axis=1), step_gap=step_gap6,
              control=dict(margin=np.min(drops6 / (bound6[None, :] * (1 / (math.sqrt(2) * 0.01) - 1) / (1 / (math.sqrt(2) * alpha6) - 1)), axis=1)),
              note=f"bounds {np.round(bound6).astype(int).tolist()} steps")
-ph6 = [ms.neuron_phase_residuals(run6.params.W1[i, r, :, :p6].numpy(), run6.params.W1[i, r, :, p6:].numpy(),
-                                  run6.params.W2[i, r].T.numpy(), x6) for i in (-1, 0) for r in range(N_SEEDS)]
+constraint6 = np.array([[np.nanmax(ms.phase_constraint(run6.params.W1[i, r, :, :p6].numpy(), run6.params.W1[i, r, :, p6:].numpy(),
+                                                    run6.params.W2[i, r].T.numpy(), x6, pred6.order)) for r in range(N_SEEDS)]
+                        for i in (-1, 0)])                                                     # (end/init, S)
+ph0 = ms.neuron_phase_residuals(Uf, Vf, Wf, x6)
+big0 = ph0["norm"] > 0.3 * ph0["norm"].max()
+ledger.grade("thmF3.phase", constraint=constraint6[0], control=dict(constraint=constraint6[1]),
+             note=f"seed 0, per-neuron residuals of the large neurons (not constrained by the theorem after cost "
+                  f"minimisation): max {np.max(np.abs(ph0['res'][big0])):.2f} rad")
 
-
-def phase_measure(ph):
-    big = ph["norm"] > 0.3 * ph["norm"].max()
-    return np.max(np.abs(ph["res"][big])), np.min(ph["share"][big])
-
-
-res6, share6 = np.array([phase_measure(ph) for ph in ph6]).reshape(2, N_SEEDS, 2).transpose(2, 0, 1)   # (final/init, S)
-ledger.grade("thmF3.phase", res=res6[0], share=share6[0], control=dict(res=res6[1], share=share6[1]))
 # GD (with or without momentum) is not the flow: test the O(h) vanishing of the drift instead, from the
 # network at the end of the run, over the same GF time at h and h/2 without momentum
 p_mid = run6.at(-1)
@@ -876,6 +883,14 @@ for h_ in (2e-3, 1e-3):
     drift6.append(float((c6 - c6[0]).abs().max() / (tr_.params.neuron_vectors()[0] ** 2).sum(-1).max()))
 ledger.grade("B3.conserved-k3", ratio=drift6[0] / drift6[1], drift=drift6[0],
              note=f"drift over GF time 2: {fmt(drift6[0], 3)} at h = 2e-3, {fmt(drift6[1], 3)} at h = 1e-3")
+
+# %% [markdown]
+# **Phases (a rule change).** Theorem F.3's condition $s_u+s_v-s_w-s_x\equiv0$ is a property of the utility *maximiser*
+# (checked exactly in the next cell). An earlier version tested it on trained neurons one by one and
+# published it as not reproduced; but after cost minimisation the paper leaves each neuron's phases free
+# subject to $\sum_iA_u^iA_v^iA_w^i\sin(s_u^i+s_v^i-s_w^i-s_x)=0$ per frequency, so that rule tested something the
+# theory does not claim for a trained network. The claim now grades the constraint (relative to $\sum_iA_i$,
+# within 5 %), against the network at initialisation as control; the per-neuron residuals stay in the note.
 
 # %%
 xF = modular.template(11, {1: 4.0, 2: 6.0, 4: 1.0})
