@@ -577,11 +577,12 @@ for j, (name, pr) in enumerate(preds4.items()):
           f"(1/η_α = {1 / etas4[0]:.3f}, {1 / etas4[1]:.3f}); level/spectrum: {np.round(el[0], 3)}, {np.round(el[1], 3)}")
 
 # %% [markdown]
-# What we see (the per-seed numbers are printed above and the verdicts are in the ledger at the end): with
-# the step's lag removed, the drop-time errors of the flow are what remains of AGF's own $O(1/\eta_\alpha)$
-# corrections and of the random initialisation, which shifts each jump by $O(1/\eta_\alpha)$; the ledger's note gives
-# the median error × $\eta_\alpha$, the constant of that scaling. Every level and spectrum of the commuting run sits on
-# the reduced-rank solutions; the non-commuting plateaus approach them only as $\alpha$ shrinks.
+# What we see (the per-seed numbers are printed above; the verdicts are in the ledger at the end): with the
+# step's lag removed, the flow's drop times are later than the recursion by what remains of AGF's own
+# $O(1/\eta_\alpha)$ corrections and the random initialisation; the errors fall from $\alpha=10^{-6}$ to $10^{-12}$ but
+# stay above $1/\eta_\alpha$ (the ledger's note gives the median error × $\eta_\alpha$, the constant of that scaling).
+# Every level and spectrum of the commuting run sits on the reduced-rank solutions; the non-commuting plateaus
+# approach them only as $\alpha$ shrinks.
 
 # %%
 Syx = setups4["non-commuting"][1] @ setups4["non-commuting"][0]
@@ -939,25 +940,34 @@ def rate(cid):
     r = ledger.results[cid]
     n = sum(v == "reproduced" for v in r.verdicts)
     g = sum(v in ("reproduced", "partial", "not reproduced") for v in r.verdicts)
-    return f"{n}/{g}" + (f" ({len(r.verdicts) - g} premise not met)" if g < len(r.verdicts) else "")
+    if g == 0:
+        return f"not graded: premise not met in {len(r.verdicts)}/{len(r.verdicts)}"
+    return f"reproduced in {n}/{g}" + (f" ({len(r.verdicts) - g} premise not met)" if g < len(r.verdicts) else "")
 
 
-print("\n".join(f"{c}: reproduced in {rate(c)}" for c in (
+print("\n".join(f"{c}: {rate(c)}" for c in (
     "fig3.drop-times", "fig3.levels", "fig3.order", "fig8.dormancy", "fig8.drop-times", "fig4.times-commuting",
     "fig4.times-non-commuting", "fig4.levels-commuting", "fig4.levels-non-commuting", "fig5.levels", "fig5.order",
     "fig5.jump-bound", "fig6.order", "fig6.levels", "fig6.agf-vs-gd", "fig6.bounds", "thmF3.phase", "B4.alignment")))
+print(f"out of premise (not graded), Figure 6: AGF vs GD largest drop-time error per seed {np.round(err6, 3).tolist()}; "
+      f"GD drops / bounds, smallest per seed {np.round(np.min(drops6 / bound6[None, :], axis=1), 2).tolist()}; "
+      f"a 2× step moves the first two drops by {np.round(step_gap6, 3).tolist()}")
 
 # %% [markdown]
 # AGF's closed forms are exact where they can be checked (the lemmas and theorems above are consistency
 # checks: exact identities, float precision, no control), and the general algorithm reproduces the DLN
-# closed form. Against the dynamics, read the pass rates printed above: the *order* in which features are
-# learned and the *loss levels* are the robust part; the *jump times* of the flow converge to AGF's as
-# $\alpha\to0$ at the rate $O(1/\eta_\alpha)$ with a constant our pre-set $1/\eta_\alpha$ tolerance does not allow. An earlier
-# version of this chapter attributed GD's 10–20 % lag in Figure 4 to AGF; it was mostly GD's step, and the
-# claims are now graded on the flow. For $\kappa=3$ (transformer, modular addition) the paper's jump lower
-# bounds are graded against GD with a step premise, and the simulated AGF is compared with GD's drops in
-# every seed under a 25 % tolerance whose origin is stated in the ledger (it was not derived from a principle
-# before the first run); its pass rate over seeds is the one printed above, not a blanket "AGF follows GD".
+# closed form. Against the dynamics (pass rates printed above): the *order* in which features are learned and
+# the *loss levels* are the robust part. The *jump times* of the flow converge to AGF's as $\alpha\to0$ at the rate
+# $O(1/\eta_\alpha)$, with a constant above the $1/\eta_\alpha$ tolerance we fixed before the first run — for the diagonal
+# network and for both fully connected variants, the proved commuting one included, so the open part of
+# Conjecture 4.1 behaves like the proved part. An earlier version of this chapter compared GD at $h=0.05$ with
+# Conjecture 4.1 and attributed its lag to AGF; most of that lag was GD's step, which is why Figures 3–4 are
+# now graded on the integrated flow. For $\kappa=3$: the transformer's jump bounds, levels and order hold under a
+# step premise that is met; for modular addition at the authors' converted step, GD's drop times move by
+# far more than the 2 % premise allows when the step is doubled (printed above), so the simulated-AGF comparison (with its 25 % tolerance, whose origin is
+# stated in the ledger) and the jump bounds are *not graded* — the printed out-of-premise values are
+# observations, not evidence for or against AGF. The phase constraint of the cost step holds in the seeds
+# printed above.
 #
 # **Not done.** The authors' $\alpha=10^{-2}$ for modular addition (we use $0.1$; the order and levels do not depend
 # on $\alpha$, the time scale does, and we have not checked that nothing else does); a simulated AGF for the
