@@ -57,6 +57,7 @@
 # | drop time | first crossing of the mid-level between consecutive AGF levels | the AGF chapter's definition |
 # | tolerance on jump times | relative error $\le 1/\ln(1/\lambda)$ | AGF drops $O(1)$ corrections to times of order $\ln(1/\lambda)$ |
 # | part 2 run | race setting 1 (200 images, std $10^{-4}$, 8000 steps), 5 seeds | the race chapter's calibrated setting |
+# | step premises | part 1: GD rerun at $2\,dt$, its drops must move by < 1 %; part 2: the run repeated with twice the SGD step, the graded cosine must move by < 0.1 | GD stands in for the flow the theories describe |
 # | "end of the plateau" | last snapshot with loss $\ge 0.99\ln 2$ | before the drop, as the alignment phase requires |
 # | "winners" | the 10 % of neurons with the largest $a_\alpha=\lVert w^1_\alpha\rVert\lVert w^2_\alpha\rVert$ at the end | the race paper's top-10 % |
 
@@ -241,6 +242,10 @@ race1 = train(pc0, Xc, yc, loss=CE, lr=1e-3, momentum=0.9, batch_size=4, steps=S
               record=log_schedule(STEPS_C, 60), seed=seed + 1, check_every=1000)
 lens = pd.DataFrame([dict(seed=seed + r, **row) for r in range(N_SEEDS)
                      for row in sy.alignment_lens_rows(race1.run(r), Xc[r], yc[r], plateau_level=0.99 * math.log(2))])
+race2 = train(pc0, Xc, yc, loss=CE, lr=2e-3, momentum=0.9, batch_size=4, steps=STEPS_C // 2,       # step premise: 2× step
+              record=log_schedule(STEPS_C // 2, 60), seed=seed + 1, check_every=1000)
+lens2 = pd.DataFrame([dict(seed=seed + r, **row) for r in range(N_SEEDS)
+                      for row in sy.alignment_lens_rows(race2.run(r), Xc[r], yc[r], plateau_level=0.99 * math.log(2))])
 print("Assumption 1 (mu, raw / centred pixels):", [f"{a:.3f} / {b:.3f}" for a, b in mus])
 lens
 
@@ -280,7 +285,9 @@ for r in range(N_SEEDS):
 ledger.grade("alignment-on-race.assumption1", mu=mu_seed,
              note=f"raw pixels {[round(a, 3) for a, _ in mus]}, centred {[round(b, 3) for _, b in mus]}")
 ledger.grade("alignment-on-race.cones", in_cone=end.in_cone.to_numpy(), mu=mu_seed, control=dict(in_cone=ini.in_cone.to_numpy()))
+end2 = lens2[lens2.when == "end of plateau"].sort_values("seed")
 ledger.grade("alignment-on-race.local-field", cos_w=end.cos_winners.to_numpy(), control=dict(cos_w=np.array(cos_w0)),
+             cos_gap=np.abs(end.cos_winners.to_numpy() - end2.cos_winners.to_numpy()),
              note=f"all neurons: {[round(v, 3) for v in end.cos_all]}")
 ledger.grade("alignment-on-race.low-rank", srank=fin.stable_rank.to_numpy(), mu=mu_seed,
              control=dict(srank=ini.stable_rank.to_numpy()))
@@ -295,10 +302,13 @@ print("μ per seed:", np.round(mu_seed, 3), "| stable rank at the end:", np.roun
 # met*. What we see there is an **out-of-premise observation**, not a test of the theorem: at the end of the
 # plateau most neurons are active on images of both classes, far from the cones, while the first layer still
 # ends with a small stable rank (printed above). The *local* mechanism does not need Assumption 1 — the
-# early-alignment field is derived for a small initialisation — and it is graded: the neurons that go on to win
-# the race turn towards $\operatorname{sign}(v)\,x_a(w)$, the race paper's $\langle\gamma\rangle$, in the fraction of seeds
-# printed above (not in every seed). The race paper's lens explains why the rank stays low: only the winners
-# move, and they chase nearly the same direction.
+# early-alignment field is derived for a small initialisation — and it is graded, but only in the seeds where
+# the step premise holds: repeating the run with twice the SGD step must move the winners' median cosine by
+# less than 0.1. Where it holds, the neurons that go on to win the race have turned towards
+# $\operatorname{sign}(v)\,x_a(w)$, the race paper's $\langle\gamma\rangle$; the pass rate and the number of seeds in which
+# the cosine depends on the step (premise not met) are printed above — the statement is not made for every
+# seed. The race paper's lens suggests why the rank stays low: only the winners move, and they chase nearly
+# the same direction.
 
 # %% [markdown]
 # ## Claims ledger
