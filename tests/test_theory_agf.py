@@ -1,4 +1,4 @@
-"""Closed forms of Alternating Gradient Flows (Kunin et al. 2025) against the spec's reference numbers,
+"""Closed forms of Alternating Gradient Flows (Kunin et al. 2025) against reference numbers computed once from the authors' data,
 the general numerical algorithm, ODE solutions and autograd (float64)."""
 
 import math
@@ -380,7 +380,7 @@ def test_dln_pf_s_path_and_loss_at():
 
 def test_general_agf_modular_matches_eq9():
     """κ = 3: the general AGF on a small modular-addition problem learns the dominant frequency first,
-    with a group of 6 neurons reaching Eq. 9's first level (the spec's 'N ≥ 6')."""
+    with a group of 6 neurons reaching Eq. 9's first level (App. F.2's 'N ≥ 6')."""
     x = modular.template(7, {1: 3.0, 2: 1.0})
     pred = modular.predict(x)
     X, Y = (torch.tensor(a) for a in modular.dataset(x))
