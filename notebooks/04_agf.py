@@ -370,7 +370,9 @@ glue("agf-fig8", fig)
 # %% [markdown]
 # **Does the step change the result?** GD stands in for the flow here, so every Figure 8 claim carries a
 # premise: we rerun the $\alpha=10^{-4}$ case up to the second drop at the step $h=5\cdot10^{-4}$ (4× smaller)
-# and require the drop times to move by less than 1 %. (GD does not conserve $u_i^2-v_i^2$ exactly: each
+# and require the drop times to move by less than 1 %. Figure 8's data and initialisation are fixed (no random
+# draw), so each of its claims is one measurement; the controls are a perturbed prediction (the flip at $\tau_2$
+# instead of the midpoint) and the $\alpha=0.1$ run of the same batch. (GD does not conserve $u_i^2-v_i^2$ exactly: each
 # step multiplies it by $1-h^2g_i^2$, an effective shrinking of $\alpha$ — the reason not to take $h$ much larger.)
 
 # %%
