@@ -37,7 +37,7 @@
 #
 # **What we run.** The general algorithm (`lrlib.theory.agf.core.agf`, for any network of
 # $\kappa$-homogeneous neurons) and every closed form (`lrlib.theory.agf.{dln,linear,transformer,modular}`,
-# unit-tested against each other, ODE solutions and the spec's reference numbers), and gradient descent
+# unit-tested against each other, ODE solutions and reference numbers computed once from the authors' data), and gradient descent
 # on every model through the one training loop `lrlib.train.train`, compared with AGF on the accelerated
 # time axis.
 #
@@ -55,15 +55,15 @@
 #
 # | what | our choice | why |
 # |---|---|---|
-# | DLN data (Fig. 3) | the authors' draw (numpy seed 10): $d=5$, $n=20$, $x\sim\mathcal N(0,\mathrm{diag}(1/i))$, $\beta^*=10\,\mathcal N(0,I)$ | reproduces the spec's reference jump times and levels to 5 digits (unit test) |
+# | DLN data (Fig. 3) | the authors' draw (numpy seed 10): $d=5$, $n=20$, $x\sim\mathcal N(0,\mathrm{diag}(1/i))$, $\beta^*=10\,\mathcal N(0,I)$ | reproduces the authors' jump times and levels to 5 digits (unit test) |
 # | DLN step size | $h=2\cdot10^{-3}$ (Fig. 3) and $h=2\cdot10^{-3}$ (Fig. 8), authors $10^{-3}$ and $10^{-4}$ | 2–20× fewer steps; a check below reruns Fig. 8's first two drops at $h=5\cdot10^{-4}$ |
 # | FC data (Fig. 4) | $\Sigma_{xx}=MM^\top$, $M=U\mathrm{diag}(1/i)V^\top$, $B\sim\mathcal N(0,1)$, numpy seed 0; commuting variant with $\Sigma_{xx}$'s eigenvectors replaced by $B$'s right singular vectors | the authors' recipe; our draw order differs from theirs (their numbers are not reproduced digit for digit; the unit test checks the recursion instead) |
-# | FC protocol | **population loss** via a design with $\tfrac1n X^\top X=\Sigma_{xx}$ exactly, $\alpha=10^{-6}$ and $10^{-12}$, $h=0.05$; authors: fresh batches of 1000, $\alpha=10^{-15}$, $10^7$ steps | the population loss is what the theory is about; sampling noise only blurs it; $10^7$ steps do not fit the budget |
-# | transformer protocol (Fig. 5) | population loss (closed form, exact via a 16-point product design), $\alpha=10^{-3}$, $h=0.01$, 3 seeds; authors: batches of 8192 | same reason; the design's loss equals the closed form (unit test) |
+# | FC protocol | **population loss** via a design with $\tfrac1n X^\top X=\Sigma_{xx}$ exactly, **gradient flow** (adaptive RK45), $\alpha=10^{-6}$ and $10^{-12}$, 5 seeds, up to the sixth jump; authors: GD on fresh batches of 1000, $\alpha=10^{-15}$, $10^7$ steps | the population loss and the flow are what the theory is about; sampling noise only blurs it; GD's step adds a lag of its own; $10^7$ steps do not fit the budget |
+# | transformer protocol (Fig. 5) | population loss (closed form, exact via a 16-point product design), $\alpha=10^{-3}$, $h=0.01$, 5 seeds; authors: batches of 8192 | same reason; the design's loss equals the closed form (unit test) |
 # | transformer init | every head parameter $\alpha\,\mathcal N(0,1)$, $V_h\ge0$ | the authors' code ("N(0, α)" read as a standard deviation) |
-# | modular addition (Fig. 6) | $p=20$, template $\hat x[\pm1,\pm3,\pm5]=10,5,2.5$, $H=18$, authors' init variances, momentum 0.9 and their step converted to our loss ($h=10^{-3}$), **$\alpha=0.1$** instead of $10^{-2}$, 3 seeds | $\kappa=3$: time scales like $1/\alpha$; $\alpha=10^{-2}$ needs $10^6$ steps, far outside the budget |
+# | modular addition (Fig. 6) | $p=20$, template $\hat x[\pm1,\pm3,\pm5]=10,5,2.5$, $H=18$, authors' init variances, momentum 0.9 and their step converted to our loss ($h=10^{-3}$), **$\alpha=0.1$** instead of $10^{-2}$, 5 seeds | $\kappa=3$: time scales like $1/\alpha$; $\alpha=10^{-2}$ needs $10^6$ steps, far outside the budget |
 # | ties | every neuron crossing its threshold in the same integration step activates together | the paper activates one at a time |
-# | return to dormancy (general AGF) | an active neuron whose norm falls below `dormant_tol` during cost minimisation | the spec's proposal |
+# | return to dormancy (general AGF) | an active neuron whose norm falls below `dormant_tol` during cost minimisation | our choice: the simplest rule that lets a neuron leave the active set |
 
 # %% tags=["parameters"]
 seed = 0            # base seed of every random draw in this chapter
@@ -80,7 +80,8 @@ import torch
 from scipy.integrate import solve_ivp
 
 from lrlib import nbparams
-from lrlib.claims_legacy import Ledger, fmt
+from lrlib.claims import Ledger, fmt
+from lrlib.integrate import flow as gradient_flow
 from lrlib.losses import half_mse
 from lrlib.models import agf_init, generator
 from lrlib.models import forward as net_forward
@@ -94,10 +95,10 @@ from lrlib.trajectory import log_schedule
 quick = nbparams.check_common(seed, quick, ledger_path)
 torch.set_num_threads(1)
 set_style()
-ledger = Ledger("agf")
 LOSS = half_mse()
 F64 = torch.float64
-N_SEEDS = 2 if quick else 3
+N_SEEDS = 2 if quick else 5          # seeds 0–4 (batched runs) of every seed-dependent experiment
+ledger = Ledger.declared("agf", n_seeds=N_SEEDS, base_seed=seed)
 SCALE = 0.15 if quick else 1.0          # quick mode: fewer GD steps (the ledger is not strict there)
 print(LOSS.describe())
 
@@ -153,65 +154,66 @@ glue("agf-fig3", fig)
 
 # %% [markdown]
 # Large $\alpha$ gives smooth, kernel-like curves; as $\alpha$ shrinks the curves become the staircase and
-# the coefficients switch on one at a time. We now compare GD at each small $\alpha$ with AGF *at the same*
-# $\alpha$: the drop time is the first crossing of the mid-level between consecutive AGF levels, and
-# the plateau value is the GD loss at the geometric middle of each predicted plateau. The tolerance is
-# fixed before looking: relative error $\le 1/\eta_\alpha$ (the size of AGF's leading corrections,
-# $O(\log 2/\eta_\alpha)$), which tightens as $\alpha$ shrinks. The errors turn out to be $O(1/\eta_\alpha)$ with a
-# constant of about 1.5, not 1: the mid-level crossing comes $O(1)$ gradient-flow time after the jump
-# (the neuron still has to grow from norm 1 to its final size), which AGF's instantaneous cost step ignores,
-# and the first drop (at $\tau_1\approx0.12$) is the most sensitive in relative terms. The claims are therefore
-# published as *not reproduced* against the tolerance we fixed, with the measured errors and their
-# scaled values (error × $\eta_\alpha$) in the ledger: GD does approach AGF as $\alpha$ shrinks, at the rate
-# $O(1/\eta_\alpha)$, but with a larger constant than our tolerance allowed. (A first version of this chapter
-# added a *partial* tier after seeing that result; we removed it: a tolerance is not changed after the fact.)
+# the coefficients switch on one at a time. We now compare with AGF *at the same* $\alpha$: the drop time
+# is the first crossing of the mid-level between consecutive AGF levels, and the plateau value is the
+# loss at the geometric middle of each predicted plateau. The tolerance was fixed before the first run:
+# relative error $\le 1/\eta_\alpha$ (the size of AGF's leading corrections, $O(\log 2/\eta_\alpha)$), which
+# tightens as $\alpha$ shrinks.
+#
+# **Flow, not GD.** The paper's statement is about gradient flow, and GD with step $h$ lags the flow by
+# a relative $O(h\,\sigma)$ in every growth phase. We therefore grade the flow itself, integrated by
+# `lrlib.integrate` (adaptive Runge–Kutta, float64, `rtol` $=10^{-10}$) from the same initialisation,
+# and show GD's errors beside it: their difference is the step's effect. The data and the initialisation
+# of this figure do not depend on the seed, so each claim is one measurement. The control is the GD run
+# from $\alpha=0.1$ of the same batch, measured against AGF at $\alpha=0.1$ and held to the graded tolerances:
+# without a separation of time scales the check must reject it.
 
 # %%
 rows3 = {}
 for r, a in enumerate(alphas3):
-    if a <= 1e-4:
+    if a <= 1e-4 or a == 0.1:
         rows3[a] = ms.dln_vs_agf(X3, y3, a, t_dense3, dense3[:, r])
-        print(f"α = {a:g}: η = {rows3[a][1]:.2f}, drop-time errors {np.round(rows3[a][2], 4)}, level errors {np.round(rows3[a][3], 4)}")
-ledger.add("fig3.drop-times", "§3, Fig. 3", "GD on a diagonal linear network follows AGF's jump times, more closely as α shrinks.",
-           measured="; ".join(f"α={a:g}: rel. errors {np.round(v[2], 3).tolist()} (1/η = {1 / v[1]:.3f}; max × η = {np.nanmax(v[2]) * v[1]:.2f})"
-                              for a, v in rows3.items()),
-           tolerance="every drop within 1/η_α at α = 1e-4, 1e-8, 1e-16",
-           passed=ms.verdict_1_over_eta([(v[1], v[2]) for v in rows3.values()]), expected="not reproduced")
-ledger.add("fig3.levels", "§3, Fig. 3", "GD's plateaus sit at AGF's loss levels ℓ_k.",
-           measured="; ".join(f"α={a:g}: rel. errors {np.round(v[3], 4).tolist()}" for a, v in rows3.items()),
-           tolerance="as for the drop times, at the geometric middle of each predicted plateau",
-           passed=ms.verdict_1_over_eta([(v[1], v[3]) for v in rows3.values()]), expected="not reproduced")
-order_gd = ms.activation_order(run3.time, beta3[:, -1, :], agf_inf.betas[-1])
-ledger.add("fig3.order", "§3, App. C", "Coordinates are learned in AGF's order.",
-           measured=f"GD at α = 1e-16 (first time |β_i| reaches half its final value): {order_gd}; AGF: {sum(agf_inf.order, [])}",
-           tolerance="identical order", passed=order_gd == sum(agf_inf.order, []), expected="reproduced")
-
-# %% [markdown]
-# **Is the miss an artefact of GD's step?** The paper's object is gradient flow; we ran GD with
-# $h=2\times10^{-3}$. `lrlib.integrate` integrates the flow itself (adaptive Runge–Kutta, float64,
-# `rtol` $=10^{-10}$) from the same initialisation, and we measure it exactly as GD above. If the flow
-# met the tolerance where GD does not, the verdict above would be about our step, not about AGF.
-
-# %%
 t_flow3 = np.linspace(0.0, t_dense3[-1], 20001)
-flow_rows = []
+flow_rows, fl_err = [], {}
 for a in [a for a in alphas3 if a <= 1e-4]:
     u0 = torch.full((5,), math.sqrt(2) * a, dtype=F64)
     fl3 = AM.dln_flow(X3t, y3t, u0, torch.zeros(5, dtype=F64), t_flow3)
     _, eta_a, err_t, err_l = ms.dln_vs_agf(X3, y3, a, t_flow3, fl3.loss.numpy())
-    flow_rows.append({"α": f"{a:g}", "1/η_α": 1 / eta_a, "GD: max drop-time error": np.nanmax(rows3[a][2]),
-                      "flow: max drop-time error": np.nanmax(err_t), "GD: max level error": np.nanmax(rows3[a][3]),
-                      "flow: max level error": np.nanmax(err_l), "flow gradient evaluations": fl3.grad_evals})
+    fl_err[a] = (eta_a, np.nanmax(err_t), np.nanmax(err_l))
+    flow_rows.append({"α": f"{a:g}", "1/η_α": 1 / eta_a, "flow: max drop-time error": np.nanmax(err_t),
+                      "GD (h = 2e-3): max drop-time error": np.nanmax(rows3[a][2]), "flow: max level error": np.nanmax(err_l),
+                      "GD: max level error": np.nanmax(rows3[a][3]), "flow: error × η_α": np.nanmax(err_t) * eta_a,
+                      "flow gradient evaluations": fl3.grad_evals})
+beta_flow16 = (fl3.states["u"] * fl3.states["v"]).numpy()                  # the last α: 1e-16
 flow3 = pd.DataFrame(flow_rows)
-print("the flow meets the 1/η_α tolerance at every α:" , bool((flow3["flow: max drop-time error"] <= flow3["1/η_α"]).all()))
 flow3.round(4)
 
+# %%
+c3 = rows3[0.1]
+ctl3 = dict(eta4=c3[1], eta8=c3[1], eta16=c3[1])
+eta3 = dict(eta4=fl_err[1e-4][0], eta8=fl_err[1e-8][0], eta16=fl_err[1e-16][0])
+ledger.grade("fig3.drop-times", e4=fl_err[1e-4][1], e8=fl_err[1e-8][1], e16=fl_err[1e-16][1], **eta3,
+             control=dict(e4=np.nanmax(c3[2]), e8=np.nanmax(c3[2]), e16=np.nanmax(c3[2]), **eta3),
+             note="GD (h = 2e-3): " + ", ".join(f"{np.nanmax(rows3[a][2]):.3f}" for a in (1e-4, 1e-8, 1e-16)))
+ledger.grade("fig3.levels", l4=fl_err[1e-4][2], l8=fl_err[1e-8][2], l16=fl_err[1e-16][2], **eta3,
+             control=dict(l4=np.nanmax(c3[3]), l8=np.nanmax(c3[3]), l16=np.nanmax(c3[3]), **eta3))
+order_flow = ms.activation_order(t_flow3, beta_flow16, agf_inf.betas[-1])
+order_agf = sum(agf_inf.order, [])
+ledger.grade("fig3.order", match=float(order_flow == order_agf),
+             control=dict(match=float(order_flow == [order_agf[1], order_agf[0], *order_agf[2:]])),
+             note=f"flow at α = 1e-16: {order_flow}; AGF: {order_agf}")
+print(f"flow drop-time error × η_α: {np.round(flow3['flow: error × η_α'].to_numpy(), 2)}; "
+      f"GD/flow error ratio: {np.round(flow3['GD (h = 2e-3): max drop-time error'] / flow3['flow: max drop-time error'], 2).tolist()}")
+
 # %% [markdown]
-# What we see (full size; Figure 3's data and initialisation do not depend on the seed): the flow's
-# drop-time errors are somewhat smaller than GD's (e.g. 0.036 against 0.044 at $\alpha=10^{-16}$), so
-# the step accounts for a part of the error, but the flow too misses the $1/\eta_\alpha$ tolerance at
-# every $\alpha$, and its level errors are GD's. The *not reproduced* verdicts above are about AGF's
-# $O(1/\eta_\alpha)$ corrections, not about our discretisation.
+# What we see: the flow's errors scale like $1/\eta_\alpha$ (error × $\eta_\alpha$ is printed above) but with a constant
+# above 1, so the drop times miss the tolerance fixed before the run; GD's errors are larger than the
+# flow's by the ratio printed above — that part is our step, not AGF. The mid-level crossing comes $O(1)$
+# gradient-flow time after the jump (the neuron still has to grow from norm 1 to its final size), which
+# AGF's instantaneous cost step ignores, and the first drop is the most sensitive in relative terms. The
+# verdicts are in the ledger at the end; the flow does approach AGF as $\alpha$ shrinks, at the rate
+# $O(1/\eta_\alpha)$, with a larger constant than our tolerance allowed. (A first version of this chapter
+# added a *partial* tier after seeing that result; we removed it: a tolerance is not changed after the fact.)
 
 # %% [markdown]
 # **AGF → Pesme–Flammarion.** As $\alpha\to0$, $\log\cosh x\to|x|$ and $\cosh^{-1}e^x\sim x+\log2$, so AGF's
@@ -223,12 +225,9 @@ alist = [1e-4, 1e-8, 1e-16, 1e-50]
 pf_err = [np.abs(dln.agf(X3, y3, a).tau - pf3.tau).max() for a in alist]
 pf_scaled = [e * dln.eta_alpha(a) for e, a in zip(pf_err, alist)]
 same = all(dln.agf(X3, y3, a).order == pf3.order for a in alist)
-ledger.add("thm.agf-to-pf", "§3 (AGF → PF), Algorithm 2", "AGF converges to Pesme–Flammarion's algorithm as α → 0.",
-           measured=f"max |τ_AGF − τ_PF| at α = 1e-4, 1e-8, 1e-16, 1e-50: {', '.join(fmt(e, 3) for e in pf_err)}; × η_α: "
-                    f"{', '.join(f'{s:.3f}' for s in pf_scaled)}; same order and levels: {same}",
-           tolerance="strictly decreasing; error × η_α within a factor 3 (O(1/η_α)); same active sets",
-           passed=bool(same and all(x > y for x, y in zip(pf_err, pf_err[1:])) and max(pf_scaled) < 3 * min(pf_scaled)),
-           expected="reproduced")
+ledger.grade("thm.agf-to-pf", decreasing=float(all(x > y for x, y in zip(pf_err, pf_err[1:]))),
+             spread=max(pf_scaled) / min(pf_scaled), same=float(same),
+             note="max |τ_AGF − τ_PF| × η_α at α = 1e-4, 1e-8, 1e-16, 1e-50: " + ", ".join(f"{v:.3f}" for v in pf_scaled))
 
 # %% [markdown]
 # **The general algorithm against the closed form (and Figure 2).** `core.agf` knows nothing about
@@ -253,14 +252,8 @@ p_gen = AM.dln_params(torch.full((5,), math.sqrt(2) * a_gen, dtype=F64), torch.z
 gen_run = core.agf(p_gen, X3t, y3t, loss=LOSS, kappa=2, eta=dln.eta_alpha(a_gen), cost_fn=dln_cost, mask=AM.dln_mask(5))
 cf = dln.agf(X3, y3, a_gen)
 err_gen = ms.relative_errors(gen_run.tau[1:], cf.tau[1:])
-ledger.add("alg.general-vs-closed", "Algorithm 1, Thm C.4", "The general AGF (utility flow on the sphere + GD cost minimisation) "
-           "reproduces the closed-form DLN AGF.",
-           measured=f"order {gen_run.order} vs {cf.order}; max rel. jump-time error {fmt(err_gen.max(), 3)}; "
-                    f"max level error {fmt(np.max(np.abs(gen_run.levels[:-1] - cf.levels[:-1]) / cf.levels[:-1]), 3)}",
-           tolerance="same order; jump times within 1%; levels within 1e-6 relative",
-           passed=bool(gen_run.order == cf.order and err_gen.max() < 0.01
-                       and np.max(np.abs(gen_run.levels[:-1] - cf.levels[:-1]) / cf.levels[:-1]) < 1e-6),
-           expected="reproduced")
+ledger.grade("alg.general-vs-closed", same_order=float(gen_run.order == cf.order), t_err=err_gen.max(),
+             l_err=np.max(np.abs(gen_run.levels[:-1] - cf.levels[:-1]) / cf.levels[:-1]))
 
 H2 = gen_run.hist
 fig, axes = panel_grid(2, width=4.6, height=3.4)
@@ -374,30 +367,13 @@ label_panels([axp[0], axp[1], axS, axA, axC, axL])
 fig.suptitle("Figure 8 — a coordinate returns to dormancy and reactivates with the opposite sign")
 glue("agf-fig8", fig)
 
-# %%
-r6 = int(np.flatnonzero(alphas8 == 1e-6)[0])
-tt_gd = run8.time / dln.eta_alpha(1e-6)
-sign_change = np.flatnonzero(np.diff(np.sign(beta8[:, r6, 0])) != 0)
-t_flip = float(tt_gd[sign_change[-1] + 1]) if len(sign_change) else float("nan")
-mid = 0.5 * (agf8.tau[2] + agf8.tau[3])
-drops8 = ms.drop_times(np.arange(steps8 + 1) * h8, run8.dense_loss[:, r6].numpy(), agf8.levels) / dln.eta_alpha(1e-6)
-err8 = ms.relative_errors(drops8, agf8.tau[1:])
-flip_ok = np.sign(beta8[-1, r6, 0]) == -np.sign(agf8.betas[1, 0]) and abs(t_flip - mid) <= mid / dln.eta_alpha(1e-6)
-ledger.add("fig8.dormancy", "App. B.3, Fig. 8", "A DLN coordinate returns to dormancy and reactivates with the opposite sign; "
-           "its sign flips when its accumulated utility returns to 0, halfway between τ₂ and τ₃.",
-           measured=f"GD α = 1e-6: β₀ {agf8.betas[1, 0]:+.3f} → {beta8[-1, r6, 0]:+.3f}; sign change at τ = {t_flip:.3f} vs AGF (τ₂+τ₃)/2 = {mid:.3f}; "
-                    f"drop times {np.round(drops8, 3)} vs {np.round(agf8.tau[1:], 3)}",
-           tolerance="opposite sign at the end; flip time within 1/η_α relative of the AGF midpoint",
-           passed=bool(flip_ok), expected="reproduced")
-ledger.add("fig8.drop-times", "App. B.3, Fig. 8", "GD's three drops happen at AGF's jump times.",
-           measured=f"relative errors {np.round(err8, 4)} (1/η = {1 / dln.eta_alpha(1e-6):.3f})",
-           tolerance="within 1/η_α relative", passed=bool(np.nanmax(err8) <= 1 / dln.eta_alpha(1e-6)), expected="reproduced")
-
 # %% [markdown]
-# **Does the larger step change the result?** We rerun the $\alpha=10^{-4}$ case of Figure 8 up to the
-# second drop at the step $h=5\cdot10^{-4}$ (4× smaller) and compare the drop times with our
-# $h=2\cdot10^{-3}$. (GD does not conserve $u_i^2-v_i^2$ exactly: each step multiplies it by
-# $1-h^2g_i^2$, an effective shrinking of $\alpha$ — the reason not to take $h$ much larger.)
+# **Does the step change the result?** GD stands in for the flow here, so every Figure 8 claim carries a
+# premise: we rerun the $\alpha=10^{-4}$ case up to the second drop at the step $h=5\cdot10^{-4}$ (4× smaller)
+# and require the drop times to move by less than 1 %. Figure 8's data and initialisation are fixed (no random
+# draw), so each of its claims is one measurement; the controls are a perturbed prediction (the flip at $\tau_2$
+# instead of the midpoint) and the $\alpha=0.1$ run of the same batch. (GD does not conserve $u_i^2-v_i^2$ exactly: each
+# step multiplies it by $1-h^2g_i^2$, an effective shrinking of $\alpha$ — the reason not to take $h$ much larger.)
 
 # %%
 r4 = int(np.flatnonzero(alphas8 == 1e-4)[0])
@@ -408,10 +384,33 @@ small = train(p8.map(lambda t: t[r4:r4 + 1]), X8t, y8t, loss=LOSS, lr=h_small, s
               grad_fn=AM.dln_grad, dense_loss=True, progress=False)
 d_small = ms.drop_times(np.arange(steps_small + 1) * h_small, small.dense_loss[:, 0].numpy(), agf4.levels[:3])
 d_big = ms.drop_times(np.arange(steps8 + 1) * h8, run8.dense_loss[:, r4].numpy(), agf4.levels[:3])
-step_err = ms.relative_errors(d_big, d_small)
-ledger.add("protocol.step-size", "(our protocol)", "Raising the DLN step from 5e-4 to 2e-3 does not change the drop times.",
-           measured=f"drops (GF time) at h = 5e-4: {np.round(d_small, 3)}; at h = 2e-3: {np.round(d_big, 3)}; rel. difference {fmt(np.nanmax(step_err), 3)}",
-           tolerance="< 1%", passed=bool(np.nanmax(step_err) < 0.01), expected="reproduced")
+step_gap8 = float(np.max(ms.relative_errors(d_big, d_small)))           # nan if a drop is missing: premise not met
+ledger.grade("protocol.step-size", step_gap=step_gap8,
+             note=f"drops (GF time) at h = 5e-4: {np.round(d_small, 3)}; at h = 2e-3: {np.round(d_big, 3)}")
+
+# %%
+def flip_and_drops(r, alpha):
+    """β₀'s sign at the end vs its first active sign, its last sign-change time and the drop errors
+    (accelerated time) of the GD run ``r`` of Figure 8, against AGF at ``alpha``."""
+    pred, eta = dln.agf(X8, y8, alpha), dln.eta_alpha(alpha)
+    sc = np.flatnonzero(np.diff(np.sign(beta8[:, r, 0])) != 0)
+    t_fl = float(run8.time[sc[-1] + 1] / eta) if len(sc) else float("nan")
+    opp = float(np.sign(beta8[-1, r, 0]) == -np.sign(pred.betas[1, 0]))
+    dr = ms.drop_times(np.arange(steps8 + 1) * h8, run8.dense_loss[:, r].numpy(), pred.levels) / eta
+    return pred, eta, opp, t_fl, dr
+
+
+r6, r01 = (int(np.flatnonzero(alphas8 == a)[0]) for a in (1e-6, 0.1))
+_, eta8, opp8, t_flip, drops8 = flip_and_drops(r6, 1e-6)
+mid = 0.5 * (agf8.tau[2] + agf8.tau[3])
+err8 = ms.relative_errors(drops8, agf8.tau[1:])
+ledger.grade("fig8.dormancy", opposite=opp8, t_flip=t_flip, mid=mid, eta=eta8, step_gap=step_gap8,
+             control=dict(opposite=opp8, t_flip=t_flip, mid=agf8.tau[2], eta=eta8),
+             note=f"β₀ {agf8.betas[1, 0]:+.3f} → {beta8[-1, r6, 0]:+.3f}; AGF τ₂ = {agf8.tau[2]:.3f}, τ₃ = {agf8.tau[3]:.3f}")
+pred01, eta01, _, _, drops01 = flip_and_drops(r01, 0.1)
+ledger.grade("fig8.drop-times", e=np.nanmax(err8), eta=eta8, step_gap=step_gap8,
+             control=dict(e=np.nanmax(ms.relative_errors(drops01[:len(pred01.tau) - 1], pred01.tau[1:])), eta=eta8),
+             note=f"drops {np.round(drops8, 3)} vs AGF {np.round(agf8.tau[1:], 3)}")
 
 # %% [markdown]
 # ## Lemmas C.1–C.3, Corollary C.5, and the homogeneous-neuron identities
@@ -438,18 +437,10 @@ sol_hit = solve_ivp(lambda _, z: [-g_c * z[1], -g_c * z[0]], (0, 2 * t_hit), [ma
                     method="DOP853", events=lambda _, z: z[0] ** 2 + z[1] ** 2 - 1)
 e_hit = abs(sol_hit.t_events[0][0] - t_hit) / t_hit
 Ubar_end = -(u_c[-1] * v_c[-1]) * g_c / (u_c[-1] ** 2 + v_c[-1] ** 2)
-ledger.add("lemma.C1-C3-C5", "Lemmas C.1–C.3, Thm C.4, Cor. C.5", "DLN utility flow: ū maximiser |u| = |v|, sgn(uv) = −sgn g, Ū* = |g|/2; "
-           "u² − v² = 2α² conserved; ‖θ‖² = 2α² cosh(2|g|t); jump time arccosh(1/(2α²))/(2|g|).",
-           measured=f"ODE vs closed form: norm {fmt(e_norm, 2)}, conservation {fmt(e_cons, 2)}, threshold time {fmt(e_hit, 2)} (relative); "
-                    f"Ū at t = 5: {Ubar_end:.6f} vs |g|/2 = {abs(g_c) / 2}",
-           tolerance="relative errors < 1e-6; Ū → |g|/2 to 1e-6",
-           passed=bool(max(e_norm, e_cons, e_hit) < 1e-6 and abs(Ubar_end - abs(g_c) / 2) < 1e-6), expected="reproduced")
+ledger.grade("lemma.C1-C3-C5", e_norm=e_norm, e_cons=e_cons, e_hit=e_hit, u_err=abs(Ubar_end - abs(g_c) / 2))
 e_typo = np.max(np.abs(u_c ** 2 - v_c ** 2 - 2 * a_c)) / (2 * a_c)
-ledger.add("erratum.C2-2alpha", "Lemma C.2", "Erratum: the conserved quantity u_i² − v_i² equals 2α² (the text prints 2α).",
-           measured=f"u² − v² along the flow from the init (u, v) = (√2α, 0), α = {a_c:g}: relative deviation from 2α² "
-                    f"{fmt(e_cons, 2)}, from 2α {fmt(e_typo, 2)}",
-           tolerance="within 1e-6 of 2α² and not within 1e-6 of 2α", passed=bool(e_cons < 1e-6 and e_typo > 1e-6),
-           expected="reproduced")
+ledger.grade("erratum.C2-2alpha", e_cons=e_cons,
+             note=f"relative deviation from the printed 2α: {fmt(e_typo, 2)} (by construction of this initialisation)")
 
 # %%
 gen_b = generator(seed + 5)
@@ -465,9 +456,7 @@ for act_, kap in (("linear", 2), ("square", 3)):
     th_a = core.utility_flow(a_s * th0, Xb, Gb, 4, act_, ts_)
     th_1 = core.utility_flow(th0, Xb, Gb, 4, act_, a_s ** (kap - 2) * ts_)
     b2_err[kap] = float(np.max(np.abs(th_a - a_s * th_1)) / np.max(np.abs(a_s * th_1)))
-ledger.add("thm.B2-scaling", "Thm B.2", "Scaling symmetry of the utility flow: from αθ₀ the solution is α θ(α^{κ−2} t).",
-           measured=f"max relative deviation: κ = 2: {fmt(b2_err[2], 2)}, κ = 3: {fmt(b2_err[3], 2)}",
-           tolerance="< 1e-6", passed=bool(max(b2_err.values()) < 1e-6), expected="reproduced")
+ledger.grade("thm.B2-scaling", b2=max(b2_err.values()), note=f"κ = 2: {fmt(b2_err[2], 2)}, κ = 3: {fmt(b2_err[3], 2)}")
 
 # %% [markdown]
 # **Alignment speed.** By Theorem B.2, with $\kappa=2$ the direction of a dormant neuron converges in $O(1)$
@@ -475,11 +464,11 @@ ledger.add("thm.B2-scaling", "Thm B.2", "Scaling symmetry of the utility flow: f
 # instantaneous. With $\kappa=3$ both scale as $1/\alpha$, so the fraction of the jump time spent aligning
 # stays $O(1)$. We measure, for one neuron of each kind (same data and frozen residual as above), the fraction
 # of the time to reach norm 1 during which its direction is more than 0.1 rad from the direction it has
-# then: for $\kappa=2$ it should fall like $1/\log(1/\alpha)$, for $\kappa=3$ stay put. (Our first criterion,
-# "the $\kappa=2$ fraction at $10^{-64}$ is $1/16$ of that at $10^{-4}$ within a factor 2", fails: $\alpha=10^{-4}$ is not yet
-# asymptotic (most of the time to norm 1 is still spent aligning). The ledger keeps that criterion, fixed before
-# the run, and publishes the claim as *not reproduced*; the weaker, qualitative trend — the $\kappa=2$ fraction
-# falls with $\alpha$, the $\kappa=3$ one does not — is reported next to it.) For $\kappa=3$ the direction keeps turning until the very end —
+# then: for $\kappa=2$ it should fall like $1/\log(1/\alpha)$, for $\kappa=3$ stay put. Our criterion, fixed before the
+# first run, is "the $\kappa=2$ fraction at $10^{-64}$ is $1/16$ of that at $10^{-4}$ within a factor 2"; the weaker,
+# qualitative trend — the $\kappa=2$ fraction falls with $\alpha$, the $\kappa=3$ one does not — is shown beside it as a
+# note, not graded. It is one random draw of data, residual and direction (five cost too much in the build);
+# the control swaps the two neurons, a model without the $\kappa=2$ mechanism. For $\kappa=3$ the direction keeps turning until the very end —
 # the directional speed grows with the norm — so it is almost never within 0.1 rad of its final direction.
 
 # %%
@@ -487,15 +476,11 @@ al2, al3 = (1e-4, 1e-16, 1e-64), (1e-2, 1e-4, 1e-8)
 f2 = [ms.align_fraction(th0, Xb, Gb, 4, "linear", 2, a, angle=0.1) for a in al2]
 f3 = [ms.align_fraction(th0, Xb, Gb, 4, "square", 3, a, angle=0.1) for a in al3]
 print("κ = 2:", np.round(f2, 3), " κ = 3:", np.round(f3, 3))
-ledger.add("B4.alignment", "App. B.4", "Alignment is instantaneous in accelerated time iff κ = 2.",
-           measured=f"fraction of the time to norm 1 spent > 0.1 rad from the direction at that time: κ = 2 (α = 1e-4, 1e-16, 1e-64): "
-                    f"{', '.join(f'{f:.3f}' for f in f2)}; κ = 3 (α = 1e-2, 1e-4, 1e-8): {', '.join(f'{f:.3f}' for f in f3)}"
-                    f"; κ = 2 ratio (α = 1e-64 / 1e-4) {f2[2] / f2[0]:.3f}; qualitative trend (κ = 2 strictly decreasing, "
-                    f"κ = 3 never below its α = 1e-2 value minus 0.05): {bool(f2[0] > f2[1] > f2[2] and min(f3) >= f3[0] - 0.05)}",
-           tolerance="κ = 2: the fraction at α = 1e-64 is 1/16 of that at α = 1e-4 within a factor 2 (the 1/log(1/α) law); "
-                     "κ = 3: never below its α = 1e-2 value minus 0.05",
-           passed=bool(1 / 32 <= f2[2] / f2[0] <= 1 / 8 and min(f3) >= f3[0] - 0.05),
-           expected="not reproduced")
+ledger.grade("B4.alignment", r2=f2[2] / f2[0], f3min=min(f3), f30=f3[0],
+             control=dict(r2=f3[2] / f3[0], f3min=min(f2), f30=f2[0]),
+             note=f"κ = 2 fractions {np.round(f2, 3).tolist()}, κ = 3 fractions {np.round(f3, 3).tolist()}; qualitative trend "
+                  f"(κ = 2 strictly decreasing, κ = 3 never below its α = 1e-2 value minus 0.05): "
+                  f"{bool(f2[0] > f2[1] > f2[2] and min(f3) >= f3[0] - 0.05)}")
 
 # %% [markdown]
 # ## Fully connected linear networks (Figure 4, Conjecture 4.1)
@@ -505,13 +490,18 @@ ledger.add("B4.alignment", "App. B.4", "Alignment is instantaneous in accelerate
 # levels $\ell_k=\tfrac12\sum_{i>k}\mu_i$ and the jump-time recursion
 # $\Delta\tau_k=[1-\sum_{l\le k-2}\sigma^{(l)}_{k-l}\Delta\tau_{l+1}]/\sigma^{(k-1)}_1$; when $\Sigma_{xx}$ commutes with
 # $\Sigma_{yx}^\top\Sigma_{yx}$ this is proved and $\tau_k=1/\sigma_k(\Sigma_{yx})$. Only the non-commuting run tests
-# the open part. GD on the exact population loss (a 10-point design with $\frac1n X^\top X=\Sigma_{xx}$), the
-# paper's initialisation $a_i\sim\mathcal N(0,\alpha^2/2c)$, $w_i\sim\mathcal N(0,\alpha^2/2d)$, so
-# $\eta_\alpha=-\log\alpha$; $\alpha=10^{-6}$ and $10^{-12}$, $h=0.05$, both variants and both $\alpha$ in one batched run, up to
-# 1.15× the ninth predicted jump of the non-commuting case.
+# the open part. **Gradient flow**, not GD, on the exact population loss (a 10-point design with
+# $\frac1n X^\top X=\Sigma_{xx}$): GD with the step $h=0.05$ of an earlier version of this chapter lags the flow by a
+# relative $\approx h\sigma_1/2$ in every growth phase ($h\sigma_1\approx0.27$, a lag of about 13 % independent of $\alpha$),
+# which that version attributed to AGF. `lrlib.integrate.flow` integrates the flow itself (RK45, `rtol` $10^{-8}$,
+# an absolute tolerance far below the initial scale), so no step enters the graded quantities. The paper's
+# initialisation $a_i\sim\mathcal N(0,\alpha^2/2c)$, $w_i\sim\mathcal N(0,\alpha^2/2d)$, so $\eta_\alpha=-\log\alpha$;
+# $\alpha=10^{-6}$ and $10^{-12}$, five initialisations (seeds), both variants, and the control $\alpha=0.1$ in one batched
+# integration, up to 1.15× the sixth predicted jump of the non-commuting case (at $\alpha=10^{-12}$; the budget of
+# the build does not allow the ninth). The graded drops are those predicted inside that window.
 
 # %%
-alphas4, h4 = np.array([1e-6, 1e-12]), 0.05
+alphas4, h4 = np.array([1e-6, 1e-12, 0.1]), 0.05                  # the last: the control (no separation of time scales)
 etas4 = -np.log(alphas4)
 variants = {"commuting": True, "non-commuting": False}
 setups4 = {k: linear.fig4_setup(seed=0, commuting=c) for k, c in variants.items()}
@@ -519,22 +509,24 @@ preds4 = {k: linear.conjecture(S, B) for k, (S, B) in setups4.items()}
 D4 = [torch.tensor(linear.population_design(S)) for S, _ in setups4.values()]
 X4 = torch.stack([torch.cat([D, -D]) for D in D4])          # (2, 20, 10): ± copies keep mean xxᵀ = Σ_xx (and n ≠ c)
 Y4 = torch.stack([X4[i] @ torch.tensor(B).T for i, (_, B) in enumerate(setups4.values())])      # (2, 20, 10)
-steps4 = int(SCALE * 1.15 * preds4["non-commuting"].tau[9] * etas4.max() / h4)
-p4 = agf_init(10, 10, 10, alpha=1.0, gen=generator(seed + 40), runs=(2, 2), act="linear")      # runs: (α, variant)
-p4 = p4.map(lambda t: t * torch.tensor(alphas4, dtype=F64).reshape(2, 1, 1, 1))
-run4 = train(p4, X4, Y4, loss=LOSS, lr=h4, steps=steps4, record=log_schedule(steps4, 500), dense_loss=True, progress=False)
-sv4 = torch.linalg.svdvals(run4.params.W2 @ run4.params.W1).numpy()                           # (T, 2, 2, 10)
-t_dense4 = np.arange(steps4 + 1) * h4
-print(f"{steps4} steps; predicted τ:", {k: np.round(v.tau[1:], 3) for k, v in preds4.items()})
+steps4 = int(SCALE * 1.15 * preds4["non-commuting"].tau[6] * etas4[1] / h4)                     # h4 only sets the time axis
+p4 = agf_init(10, 10, 10, alpha=1.0, gen=generator(seed + 40), runs=(3, 2, N_SEEDS), act="linear")   # runs: (α, variant, seed)
+p4 = p4.map(lambda t: t * torch.tensor(alphas4, dtype=F64).reshape(3, 1, 1, 1, 1))
+run4 = gradient_flow(p4, X4.unsqueeze(1), Y4.unsqueeze(1), loss=LOSS, lr=h4, steps=steps4, record=log_schedule(steps4, 1500),
+                     rtol=1e-8, atol=1e-30)
+sv4 = torch.linalg.svdvals(run4.params.W2 @ run4.params.W1).numpy()                           # (T, 3, 2, S, 10)
+L4 = run4.loss.numpy()                                                                        # (T, 3, 2, S)
+print(f"flow to t = {steps4 * h4:.0f}: {run4.meta['grad_evals']} gradient evaluations; predicted τ:",
+      {k: np.round(v.tau[1:7], 3) for k, v in preds4.items()})
 
 # %%
 fig, axes = panel_grid(2, 2, width=4.8, height=3.3)
+tmax = run4.time[-1] / etas4[1]
 for j, (name, pr) in enumerate(preds4.items()):
-    tmax = t_dense4[-1] / etas4[1]
     tt4 = np.geomspace(1e-2, tmax, 1500)
     ax = axes[2 * j]
-    for ia, (a, ls, lw) in enumerate(zip(alphas4, (":", "-"), (1.0, 1.5))):
-        ax.loglog(t_dense4[1:] / etas4[ia], run4.dense_loss[1:, ia, j].numpy(), color=POS, ls=ls, lw=lw, label=f"GD, α = {a:g}")
+    for ia, (a, ls, lw) in enumerate(zip(alphas4[:2], (":", "-"), (1.0, 1.5))):
+        ax.loglog(run4.time[1:] / etas4[ia], L4[1:, ia, j, 0], color=POS, ls=ls, lw=lw, label=f"flow, α = {a:g} (seed 0)")
     ax.loglog(tt4, pr.loss_at(tt4) + 1e-12, "k--", lw=1.2, label="Conjecture 4.1")
     for lv in pr.levels[:-1]:
         ax.axhline(lv, color=THEORY, ls=":", lw=0.7)
@@ -545,74 +537,64 @@ for j, (name, pr) in enumerate(preds4.items()):
     ax.legend(fontsize="x-small")
     ax = axes[2 * j + 1]
     for i in range(10):
-        ax.semilogx(run4.time[1:] / etas4[1], sv4[1:, 1, j, i], color=plt.cm.tab10(i), lw=1.2)
+        ax.semilogx(run4.time[1:] / etas4[1], sv4[1:, 1, j, 0, i], color=plt.cm.tab10(i), lw=1.2)
         ax.semilogx(tt4, pr.sv_at(tt4)[:, i], color=plt.cm.tab10(i), ls="--", lw=0.9)
     ax.set(xlabel="accelerated time $t/(-\\log\\alpha)$", ylabel="singular values of $AW$",
-           title=f"{name}: spectrum, α = 1e-12 (dashed: β^(k))", xlim=(1e-2, tmax))
+           title=f"{name}: spectrum, α = 1e-12, seed 0 (dashed: β^(k))", xlim=(1e-2, tmax))
 label_panels(axes)
-fig.suptitle("Figure 4 — fully connected linear network, c = d = H = 10: GD against Conjecture 4.1")
+fig.suptitle("Figure 4 — fully connected linear network, c = d = H = 10: gradient flow against Conjecture 4.1")
 glue("agf-fig4", fig)
 
 # %% [markdown]
-# Drop times and plateaus against the conjecture, at both $\alpha$. Our pre-set tolerance was $1/\eta_\alpha$
-# (as for the DLN). In a first run with $\alpha=10^{-6}$ alone it failed for both variants — the proved
-# commuting one included (errors 6–20%) — and the non-commuting plateaus had not converged to the
-# reduced-rank solutions ($\Sigma_{xx}$'s eigenvalues go down to $10^{-2}$, so the cost minimisation is slow and not
-# instantaneous on the accelerated clock at this $\alpha$). We added $\alpha=10^{-12}$ (more evidence, same
-# tolerance): the claims whose errors stay above $1/\eta_\alpha$ are published as *not reproduced*, with the
-# errors at both $\alpha$ in the ledger, so a reader sees whether and how fast they shrink.
+# Drop times and plateaus against the conjecture, at both $\alpha$ and for each seed. The tolerance is
+# $1/\eta_\alpha$, as for the DLN, fixed before the first run. The non-commuting plateaus are slow to converge to the
+# reduced-rank solutions ($\Sigma_{xx}$'s eigenvalues go down to $10^{-2}$, so the cost minimisation is not
+# instantaneous on the accelerated clock). The control is the flow from $\alpha=0.1$ of the same integration, read
+# on its own accelerated clock and held to the tolerances of the graded $\alpha$.
 
 # %%
-res4 = {}
-for j, (name, pr) in enumerate(preds4.items()):
-    K = int((pr.tau[1:] < t_dense4[-1] / etas4[1] / 1.1).sum())
-    out = []
+def fig4_errors(j, pr, K):
+    """Largest relative drop-time and level/spectrum errors, per α and seed: two arrays (3, S)."""
+    et, el = np.full((3, N_SEEDS), np.nan), np.full((3, N_SEEDS), np.nan)
     for ia, eta in enumerate(etas4):
-        dr = ms.drop_times(t_dense4 / eta, run4.dense_loss[:, ia, j].numpy(), pr.levels[:K + 1])
-        err = ms.relative_errors(dr, pr.tau[1:K + 1])
-        pl = ms.plateau_values(run4.time / eta, run4.loss[:, ia, j].numpy(), pr.tau[:K + 1])
-        errl = ms.relative_errors(pl, pr.levels[1:K])
-        err_sv = ms.plateau_spectrum_errors(run4.time / eta, sv4[:, ia, j], pr.tau[:K + 1], pr.sv)
-        out.append((eta, err, np.maximum(errl, err_sv)))
-        print(f"{name}, α = {alphas4[ia]:g}: drop-time errors {np.round(err, 3)}, level/spectrum errors {np.round(np.maximum(errl, err_sv), 3)}")
-    res4[name] = (K, out)
-for name, (K, out) in res4.items():
-    ledger.add(f"fig4.times-{name}", "Conj. 4.1, Fig. 4" + (" (commuting: proved)" if name == "commuting" else " (open part)"),
-               f"GD's drop times follow the conjectured recursion ({name} Σ_xx).",
-               measured="; ".join(f"α = {a:g}: first {K} drops, rel. errors {', '.join(f'{e:.3f}' for e in o[1])} (1/η = {1 / o[0]:.3f}, "
-                                  f"median × η = {np.nanmedian(o[1]) * o[0]:.2f})" for a, o in zip(alphas4, out)),
-               tolerance="every drop within 1/η_α at both α",
-               passed=ms.verdict_1_over_eta([(o[0], o[1]) for o in out]), expected="not reproduced")
-    ledger.add(f"fig4.levels-{name}", "Conj. 4.1, Lemma D.1, Fig. 4", f"GD's plateaus are the reduced-rank regression solutions ({name}): "
-               "levels ½Σ_{i>k}μ_i and the singular values of AW.",
-               measured="; ".join(f"α = {a:g}: max rel. error of level and spectrum per plateau {', '.join(f'{e:.3f}' for e in o[2])}"
-                                  for a, o in zip(alphas4, out)),
-               tolerance="as for the drop times", passed=ms.verdict_1_over_eta([(o[0], o[2]) for o in out]),
-               expected={"commuting": "reproduced", "non-commuting": "not reproduced"}[name])
+        for r in range(N_SEEDS):
+            dr = ms.drop_times(run4.time / eta, L4[:, ia, j, r], pr.levels[:K + 1])
+            et[ia, r] = np.nanmax(ms.relative_errors(dr, pr.tau[1:K + 1]))
+            pl = ms.plateau_values(run4.time / eta, L4[:, ia, j, r], pr.tau[:K + 1])
+            err_sv = ms.plateau_spectrum_errors(run4.time / eta, sv4[:, ia, j, r], pr.tau[:K + 1], pr.sv)
+            el[ia, r] = np.nanmax(np.maximum(ms.relative_errors(pl, pr.levels[1:K]), err_sv))
+    return et, el
+
+
+for j, (name, pr) in enumerate(preds4.items()):
+    K = int((pr.tau[1:] < tmax / 1.1).sum())
+    et, el = fig4_errors(j, pr, K)
+    tol = dict(eta6=etas4[0], eta12=etas4[1])
+    ledger.grade(f"fig4.times-{name}", e6=et[0], e12=et[1], **tol, control=dict(e6=et[2], e12=et[2], **tol),
+                 note=f"first {K} drops; median error × η_α: α = 1e-6 {np.median(et[0]) * etas4[0]:.2f}, "
+                      f"α = 1e-12 {np.median(et[1]) * etas4[1]:.2f}")
+    ledger.grade(f"fig4.levels-{name}", l6=el[0], l12=el[1], **tol, control=dict(l6=el[2], l12=el[2], **tol),
+                 note=f"first {K - 1} plateaus")
+    print(f"{name}: {K} drops; largest drop-time error per seed: α = 1e-6 {np.round(et[0], 3)}, α = 1e-12 {np.round(et[1], 3)} "
+          f"(1/η_α = {1 / etas4[0]:.3f}, {1 / etas4[1]:.3f}); level/spectrum: {np.round(el[0], 3)}, {np.round(el[1], 3)}")
 
 # %% [markdown]
-# What we see: every level and spectrum of the commuting run sits on the reduced-rank solutions; the
-# non-commuting plateaus approach them only as $\alpha$ shrinks (the cost minimisation is slow there). The drop
-# times converge to the recursion in both cases — from $\alpha=10^{-6}$ to $10^{-12}$ the error falls for every drop,
-# roughly like $1/\eta_\alpha$ — but not within $1/\eta_\alpha$: the first drop, the shortest plateau, stays 10–20% late.
-# So both drop-time claims are *not reproduced* against our tolerance, and so are the non-commuting levels;
-# the median error × $\eta_\alpha$ printed in the ledger shows how the errors scale, and the difference between
-# the two covariances is within the noise of the random initialisation, which shifts each jump by
-# $O(1/\eta_\alpha)$. The open part of the conjecture (non-commuting) behaves like the proved part.
+# What we see (the per-seed numbers are printed above; the verdicts are in the ledger at the end): with the
+# step's lag removed, the flow's drop times are later than the recursion by what remains of AGF's own
+# $O(1/\eta_\alpha)$ corrections and the random initialisation; the errors fall from $\alpha=10^{-6}$ to $10^{-12}$ but
+# stay above $1/\eta_\alpha$ (the ledger's note gives the median error × $\eta_\alpha$, the constant of that scaling).
+# Every level and spectrum of the commuting run sits on the reduced-rank solutions; the non-commuting plateaus
+# approach them only as $\alpha$ shrinks.
 
 # %%
 Syx = setups4["non-commuting"][1] @ setups4["non-commuting"][0]
 Mt = torch.tensor(Syx)
 uD1, _ = ms.maximise_on_sphere(lambda th: th[:10] @ Mt @ th[10:], torch.randn(20, generator=generator(seed + 41), dtype=F64), lr=0.02, steps=3000)
 s1 = np.linalg.svd(Syx, compute_uv=False)[0]
-ledger.add("lemma.D1", "Lemma D.1", "A normalised dormant neuron's maximal utility is σ₁/2 of −∇_βL(β_A) (here β_A = 0: Σ_yx).",
-           measured=f"projected ascent: {uD1:.10f}; σ₁/2 = {s1 / 2:.10f}", tolerance="relative error < 1e-8",
-           passed=bool(abs(uD1 - s1 / 2) / (s1 / 2) < 1e-8), expected="reproduced")
-c4 = core.conserved(run4.params, 2)                                                           # (T, 2, 2, 10)
-drift4 = float((c4 - c4[0]).abs().max() / (run4.params.neuron_vectors()[-1] ** 2).sum(-1).max())
-ledger.add("B3.conserved", "App. B.3", "(κ−1)‖a_i‖² − ‖w_i‖² is conserved (here κ = 2, the FC run; κ = 3 below).",
-           measured=f"FC GD run: max drift relative to the largest final ‖θ_i‖²: {fmt(drift4, 3)}",
-           tolerance="< 1e-2 (GD, not the flow: O(h) drift)", passed=bool(drift4 < 1e-2), expected="reproduced")
+ledger.grade("lemma.D1", rel=abs(uD1 - s1 / 2) / (s1 / 2))
+c4 = core.conserved(run4.params.map(lambda t: t[:, :2]), 2)                                  # the graded α only
+drift4 = float((c4 - c4[0]).abs().max() / (run4.params.map(lambda t: t[:, :2]).neuron_vectors()[-1] ** 2).sum(-1).max())
+ledger.grade("B3.conserved", drift=drift4)
 
 # %% [markdown]
 # ## Attention-only linear transformer (Figure 5)
@@ -647,19 +629,20 @@ print("levels", np.round(pred5.levels, 5), "A_k", np.round(pred5.A, 5))
 
 # %%
 s_idx = np.arange(steps5 + 1)
-bounds5, drops5, okb = [], [], True
+bounds5, ctl_bounds5, drops5 = [], [], []
 for r in range(N_SEEDS):
     dr = ms.drop_times(s_idx.astype(float), L5[:, r], pred5.levels)
-    b_r, prev = [], 0.0
+    b_r, c_r, prev = [], [], 0.0
     for k in range(1, 5):
         i_prev = min(np.searchsorted(run5.steps, prev), len(run5.steps) - 1)
         mu = np.sort(head_norm5[i_prev, r])[::-1][k - 1:].max()                                  # largest dormant norm
         b_r.append(prev + pred5.bound_gap(k, 1.0, mu) / h5)                                       # √3/(N λ_k² μ), raw time → steps
+        c_r.append(prev + pred5.bound_gap(k, 1.0, alpha5) / h5)                                   # control: μ misread as α
         prev = dr[k - 1] if np.isfinite(dr[k - 1]) else prev
     bounds5.append(b_r)
+    ctl_bounds5.append(c_r)
     drops5.append(dr)
-    okb &= bool(np.all(dr >= np.array(b_r)))
-bounds5, drops5 = np.array(bounds5), np.array(drops5)
+bounds5, ctl_bounds5, drops5 = np.array(bounds5), np.array(ctl_bounds5), np.array(drops5)
 fig, axes = panel_grid(2, width=5.0, height=3.5)
 for r in range(N_SEEDS):
     axes[0].loglog(s_idx[1:], L5[1:, r], color=PALETTE[r % 6], lw=1.2, label=f"GD seed {r}")
@@ -682,30 +665,42 @@ fig.suptitle(f"Figure 5 — linear transformer, in-context regression (d = 4, N 
 glue("agf-fig5", fig)
 
 # %%
-near5 = np.array([[np.min(np.abs(L5[:, r] / lv - 1)) for lv in pred5.levels[1:]] for r in range(N_SEEDS)])
+# step premise: the same seeds at twice the step, up to 1.3× the latest first drop (GD's error is O(h): the
+# change from h to 2h is about the error at h itself)
+first5 = np.nanmax(drops5[:, 0]) if np.isfinite(drops5[:, 0]).any() else steps5
+steps5b = int(min(1.3 * first5, steps5) / 2)
+run5b = train(AM.heads_params(V5, K5, Q5), torch.tensor(Z5), torch.tensor(y5), loss=LOSS, lr=2 * h5, steps=steps5b,
+              record=[0, steps5b], grad_fn=AM.heads_grad_population(torch.tensor(Sig5), 32), dense_loss=True, progress=False)
+drop1_2h = np.array([ms.drop_times(2 * np.arange(steps5b + 1.0), run5b.dense_loss[:, r].numpy() + c5, pred5.levels[:2])[0]
+                     for r in range(N_SEEDS)])
+step_gap5 = ms.relative_errors(drop1_2h, drops5[:, 0])
+print("first drop (steps of h) at h:", np.round(drops5[:, 0]), "at 2h:", np.round(drop1_2h), "relative change", np.round(step_gap5, 4))
+
+# %% [markdown]
+# **Plateau values, not closest approach (a rule change).** An earlier version graded the levels of Figures 5
+# and 6 by the closest approach $\min_t|L(t)/\ell_k-1|$, which is $\approx0$ for any loss curve that passes the level
+# on its way down — a perturbed prediction passed it. We now read GD's plateau value at the geometric middle
+# between its consecutive drops, as Figures 3–4 do, with the same 2 % tolerance; the ledger records the change.
+# The control is Eq. 7 for an isotropic $\Sigma$ of the same trace.
+
+# %%
+plat5 = np.array([ms.plateau_between_drops(s_idx, L5[:, r], drops5[r]) for r in range(N_SEEDS)])     # (S, 3): ℓ₁..ℓ₃
+lev5 = [np.max(ms.relative_errors(plat5, lvls[1:4]), axis=1)
+        for lvls in (pred5.levels, transformer.predict(np.eye(4) * np.trace(Sig5) / 4, 32).levels)]
 fin5 = np.abs(L5[-1] / pred5.levels[-1] - 1)
 gam_err = np.abs(Gam5[-1] - pred5.gamma(4)).max(axis=(-1, -2)) / pred5.A.max()
-ledger.add("fig5.levels", "Lemma E.2, Eq. 7, Fig. 5", "GD visits the AGF levels ℓ_k = ½[trΣ − Σ_{i≤k} Nλ_i²/(trΣ + (N+1)λ_i)] and ends at "
-           "Γ = Σ_k A_k v_k v_kᵀ.",
-           measured=f"closest approach to ℓ₁..ℓ₄ per seed (relative): {np.round(near5, 4).tolist()}; final loss error {np.round(fin5, 5).tolist()}; "
-                    f"final Γ error / max A_k: {np.round(gam_err, 4).tolist()}",
-           tolerance="every level approached within 2%, final loss and Γ within 1e-3, every seed",
-           passed=bool(near5.max() <= 0.02 and fin5.max() <= 1e-3 and gam_err.max() <= 1e-3), expected="reproduced")
-ledger.add("fig5.jump-bound", "App. E (jump bound), Fig. 5", "Each drop comes no earlier than τ_{k−1} + √3/(η_α N λ_k² μ^{(k−1)}).",
-           measured=f"drop steps per seed {np.round(drops5).astype(int).tolist()} vs bounds {np.round(bounds5).astype(int).tolist()}",
-           tolerance="one-sided, every drop, every seed", passed=bool(okb), expected="reproduced")
+ledger.grade("fig5.levels", lev=lev5[0], fin=fin5, gam=gam_err, step_gap=step_gap5,
+             control=dict(lev=lev5[1], fin=fin5, gam=gam_err))
+ledger.grade("fig5.jump-bound", margin=np.min(drops5 / bounds5, axis=1), step_gap=step_gap5,
+             control=dict(margin=np.min(drops5 / ctl_bounds5, axis=1)),
+             note=f"seed 0: drops {np.round(drops5[0]).astype(int).tolist()} vs bounds {np.round(bounds5[0]).astype(int).tolist()} (steps)")
 uE1, thE1 = ms.maximise_on_sphere(lambda th: transformer.head_utility(th[:1], th[1:5].unsqueeze(0), th[5:].unsqueeze(0),
                                                                       torch.zeros(4, 4, dtype=F64), torch.tensor(Sig5), 32)[0],
                                   torch.randn(9, generator=generator(seed + 51), dtype=F64), lr=0.002, steps=5000)
-ledger.add("lemma.E1", "Lemma E.1", "Maximal utility of a normalised head: Ū* = Nλ_k²/(3√3), at V̄ = ±1/√3, Q̄ = K̄ = ±v_k/√3.",
-           measured=f"projected ascent: {uE1:.8f} vs {pred5.u_star[0]:.8f}; |V̄| = {abs(float(thE1[0])):.6f}, "
-                    f"|⟨K̄, v₁⟩| = {abs(float(thE1[1:5] @ torch.tensor(pred5.v[:, 0]))):.6f} (1/√3 = {1 / math.sqrt(3):.6f})",
-           tolerance="relative error < 1e-8; components within 1e-6",
-           passed=bool(abs(uE1 / pred5.u_star[0] - 1) < 1e-8 and abs(abs(float(thE1[0])) - 1 / math.sqrt(3)) < 1e-6), expected="reproduced")
+ledger.grade("lemma.E1", u_rel=abs(uE1 / pred5.u_star[0] - 1), v_err=abs(abs(float(thE1[0])) - 1 / math.sqrt(3)))
 orders5 = [ms.activation_order(run5.steps, proj5[:, r], pred5.A) for r in range(N_SEEDS)]
-ledger.add("fig5.order", "§4, App. E", "Heads learn Σ's eigenvectors in decreasing order of eigenvalue (principal-component regression).",
-           measured=f"order in which v_kᵀΓv_k reaches A_k/2, per seed: {orders5}", tolerance="[0, 1, 2, 3] in every seed",
-           passed=all(o == [0, 1, 2, 3] for o in orders5), expected="reproduced")
+ledger.grade("fig5.order", match=np.array([o == [0, 1, 2, 3] for o in orders5], dtype=float), step_gap=step_gap5,
+             control=dict(match=np.array([o == [1, 0, 2, 3] for o in orders5], dtype=float)))
 
 # %% [markdown]
 # **Does the population loss change the result?** The authors train on fresh batches of 8192 prompts. Our
@@ -718,11 +713,8 @@ rs5 = np.random.RandomState(seed + 52)
 i_pl = min(int(np.searchsorted(run5.steps, 0.5 * (drops5[0, 0] + drops5[0, 1]))), len(run5.steps) - 1)   # nan (quick): last
 mc5 = [(transformer.monte_carlo_loss(Gam5[i, 0], Sig5, 32, 20_000 if quick else 100_000, rs5),
         float(transformer.population_loss(Gam5[i, 0], Sig5, 32))) for i in (i_pl, -1)]
-ledger.add("protocol.population", "(our protocol)", "The closed-form population loss used for GD equals the sampled loss of the "
-           "authors' protocol in expectation.",
-           measured="; ".join(f"Monte Carlo {m:.4f} vs population {q:.4f}" for m, q in mc5),
-           tolerance="within 3% (sampling error of 1e5 prompts ≈ 1%)",
-           passed=bool(all(abs(m / q - 1) < 0.03 for m, q in mc5)), expected="reproduced")
+ledger.grade("protocol.population", mc_err=max(abs(m / q - 1) for m, q in mc5),
+             note="; ".join(f"Monte Carlo {m:.4f} vs population {q:.4f}" for m, q in mc5))
 
 # %% [markdown]
 # ## Modular addition with a quadratic network (Figure 6)
@@ -734,7 +726,7 @@ ledger.add("protocol.population", "(our protocol)", "The closed-form population 
 # setup: $p=20$, $\hat x[\pm1,\pm3,\pm5]=10,5,2.5$, $H=18$, $u,v\sim\mathcal N(0,\alpha^2/2p)$, $w\sim\mathcal N(0,\alpha^2/p)$,
 # heavy-ball momentum 0.9; their `nn.MSELoss` step 0.01 is our $h=10^{-3}$ (same iterates), i.e. $t\approx0.01$ per step.
 # We use $\alpha=0.1$ (see the table above). We also run the general AGF (κ = 3, utility flow on the sphere,
-# cost minimisation by the same momentum GD for 1000 steps per phase) from seed 0's initialisation. The drop lower bounds are the authors' formula
+# cost minimisation by the same momentum GD for 1000 steps per phase) from each seed's initialisation. The drop lower bounds are the authors' formula
 # $t_k\ge(1/\|\theta_0\|-1)/(3\bar U^*_k)$ with $\|\theta_0\|=\sqrt2\alpha$.
 
 # %%
@@ -756,7 +748,7 @@ t_step6 = h6 / (1 - mom6)
 bound6 = (1 / (math.sqrt(2) * alpha6) - 1) / (3 * pred6.u_star) / t_step6                   # in steps
 print("order", pred6.order, "levels", pred6.levels, "Ū*", np.round(pred6.u_star, 5), "bounds (steps)", np.round(bound6))
 
-# simulated AGF (the general algorithm, κ = 3) from seed 0's initialisation, on the GD window
+# simulated AGF (the general algorithm, κ = 3) from each seed's initialisation, on the GD window
 cost6 = 400 if quick else 1000
 
 
@@ -765,8 +757,9 @@ def mod_cost(net):
                  grad_fn=AM.square_grad, progress=False)
 
 
-agf6 = core.agf(AM.modular_params(U6[0], V6[0], W6[0]), X6, Y6, loss=LOSS, kappa=3, eta=1 / alpha6, cost_fn=mod_cost,
-                dormant_tol=0.02, tau_max=steps6 * t_step6 * alpha6, dtau_max=0.05)
+agf6_all = [core.agf(AM.modular_params(U6[r], V6[r], W6[r]), X6, Y6, loss=LOSS, kappa=3, eta=1 / alpha6, cost_fn=mod_cost,
+                     dormant_tol=0.02, tau_max=steps6 * t_step6 * alpha6, dtau_max=0.05) for r in range(N_SEEDS)]
+agf6 = agf6_all[0]
 agf6_steps = agf6.tau / alpha6 / t_step6                                                      # accelerated τ → GD steps
 agf6_pow = np.stack([modular.output_power(net_forward(n, X6), p6).numpy() for n in agf6.nets])  # (K+1, p//2+1)
 print("simulated AGF: jumps (GD steps)", np.round(agf6_steps[1:]).astype(int), "levels", np.round(agf6.levels, 4))
@@ -837,37 +830,68 @@ label_panels([axes[0], axes[1], ax])
 fig.suptitle("Figure 6 (d) — the learned neurons: single-frequency waveforms")
 glue("agf-fig6d", fig)
 
+# %% [markdown]
+# **Step premise.** GD with heavy-ball momentum stands in for the flow. We rerun every seed at twice the step,
+# up to 1.3× the latest second drop (GD's error is $O(h)$, so the change from $h$ to $2h$ is about the error at $h$
+# itself). The timing claims (AGF against GD, the lower bounds) require the first two drops to move by less than
+# 2 %; they move by more (printed below), so at the authors' step, converted to our loss, GD's drop times are not
+# the flow's and those claims are *premise not met* in every seed where that holds: neither AGF's times nor the
+# bounds are tested by this run. The order and level claims carry a premise on their own graded quantity (the
+# order of the first two frequencies and the first plateau value at twice the step). (These premises were first
+# declared on the drop times for all four claims; after the first full run showed that premise failing, the order
+# and level premises were changed to measure the quantity they grade — a change recorded in the ledger.)
+
 # %%
-near6 = np.array([[np.min(np.abs(L6[:, r] / lv - 1)) for lv in pred6.levels[1:3]] for r in range(N_SEEDS)])
-orders6, drops6 = [], []
+drops6 = np.array([ms.drop_times(s6.astype(float), L6[:, r], pred6.levels) for r in range(N_SEEDS)])        # (S, 3) steps
+second6 = np.nanmax(drops6[:, 1]) if np.isfinite(drops6[:, 1]).any() else steps6
+steps6b = int(min(1.3 * second6, steps6) / 2)
+run6b = train(AM.modular_params(U6, V6, W6), X6, Y6, loss=LOSS, lr=2 * h6, momentum=mom6, steps=steps6b,
+              record=log_schedule(steps6b, 150), grad_fn=AM.square_grad, dense_loss=True, progress=False)
+pow6b = modular.output_power(net_forward(run6b.params, X6), p6).numpy()                       # (T, R, p//2+1)
+drops6b = np.array([ms.drop_times(2 * np.arange(steps6b + 1.0), run6b.dense_loss[:, r].numpy(), pred6.levels[:3])
+                    for r in range(N_SEEDS)])                                                         # in steps of h
+step_gap6 = np.max(ms.relative_errors(drops6b, drops6[:, :2]), axis=1)
+print("first two drops at h:", np.round(drops6[:, :2]).tolist(), "at 2h:", np.round(drops6b).tolist(),
+      "largest relative change per seed:", np.round(step_gap6, 4))
+
+# %%
+plat6 = np.array([ms.plateau_between_drops(s6.astype(float), L6[:, r], drops6[r]) for r in range(N_SEEDS)])   # (S, 2): ℓ₁, ℓ₂
+lev6 = [np.max(ms.relative_errors(plat6, lvls), axis=1)
+        for lvls in (pred6.levels[1:3], (pred6.levels[0] - np.cumsum((-np.diff(pred6.levels))[::-1]))[:2])]
+orders6 = []
 for r in range(N_SEEDS):
     t_half = [float(np.interp(0.5 * pred6.amps[i], pow6[:, r, k], run6.steps)) if pow6[-1, r, k] >= 0.5 * pred6.amps[i] else np.inf
               for i, k in enumerate(pred6.order)]
     orders6.append([pred6.order[i] for i in np.argsort(t_half) if np.isfinite(t_half[i])])
-    drops6.append(ms.drop_times(s6.astype(float), L6[:, r], pred6.levels))
-drops6 = np.array(drops6)
-ledger.add("fig6.order", "§5, Thm F.3, Fig. 6", "Frequencies are learned one at a time in decreasing order of |x̂[ξ]|.",
-           measured=f"order in which the output power reaches half the target, per seed: {orders6}", tolerance="[1, 3, 5] in every seed",
-           passed=all(o == [1, 3, 5] for o in orders6), expected="reproduced")
-ledger.add("fig6.levels", "Eq. 9, Fig. 6", "The loss plateaus at ℓ_k = (1/2p) Σ_unlearned |x̂[k]|² (1.5625 and 0.3125; ×2/p in nn.MSELoss units: 0.15625, 0.03125).",
-           measured=f"closest approach to ℓ₁, ℓ₂ per seed (relative): {np.round(near6, 4).tolist()}",
-           tolerance="within 2% in every seed", passed=bool(near6.max() <= 0.02), expected="reproduced")
-agf_cross = ms.staircase_drop_times(agf6_steps, agf6.levels, pred6.levels)
-err6 = ms.relative_errors(drops6[0], agf_cross)
-ledger.add("fig6.agf-vs-gd", "§5 (simulated AGF ≈ GF), Fig. 6", "Simulated AGF reproduces the GD loss curve of modular addition.",
-           measured=f"seed 0: GD mid-level drops {np.round(drops6[0]).tolist()} vs AGF {np.round(agf_cross).tolist()} (rel. errors "
-                    f"{np.round(err6, 3).tolist()}); AGF levels after the groups {np.round(agf6.levels, 3).tolist()}",
-           tolerance="every drop reached by both, within 25% (α = 0.1 is not small)", passed=bool(np.all(err6 <= 0.25)), expected="reproduced")
-ledger.add("fig6.bounds", "§5 (jump bound), Fig. 6", "Each frequency is learned no earlier than (1/‖θ₀‖ − 1)/(3Ū*_k).",
-           measured=f"GD mid-level drop steps per seed {np.round(drops6).tolist()} vs bounds {np.round(bound6).astype(int).tolist()}",
-           tolerance="one-sided, every drop reached, every seed", passed=bool(np.all(drops6 >= bound6)), expected="reproduced")
-big6 = np.linalg.norm(Wf, axis=1) > 0.3 * np.linalg.norm(Wf, axis=1).max()
-ledger.add("thmF3.phase", "Thm F.3", "Learned neurons are single-frequency and satisfy s_u + s_v − s_w − s_x ≡ 0 (mod 2π).",
-           measured=f"seed 0, {int(big6.sum())} large neurons: max |phase residual| {np.max(np.abs(np.array(phase_res)[big6])):.3f} rad; "
-                    f"share of spectral power at the dominant frequency ≥ {np.min((spec.max(1) / spec.sum(1))[big6]):.3f}",
-           tolerance="residual < 0.1 rad; dominant share > 0.9",
-           passed=bool(np.max(np.abs(np.array(phase_res)[big6])) < 0.1 and np.min((spec.max(1) / spec.sum(1))[big6]) > 0.9),
-           expected="not reproduced")
+order_same6 = np.zeros(N_SEEDS)
+for r in range(N_SEEDS):
+    o_h = ms.activation_order(run6.steps.astype(float), pow6[:, r, pred6.order[:2]], pred6.amps[:2])
+    o_2h = ms.activation_order(2.0 * run6b.steps, pow6b[:, r, pred6.order[:2]], pred6.amps[:2])
+    order_same6[r] = float(len(o_h) == 2 and o_h == o_2h)
+plat6b = np.array([ms.plateau_between_drops(2 * np.arange(steps6b + 1.0), run6b.dense_loss[:, r].numpy(), drops6b[r])[0]
+                   for r in range(N_SEEDS)])
+level_gap6 = ms.relative_errors(plat6b, plat6[:, 0])
+ledger.grade("fig6.order", match=np.array([o == [1, 3, 5] for o in orders6], dtype=float), order_same=order_same6,
+             control=dict(match=np.array([o == [3, 1, 5] for o in orders6], dtype=float)))
+ledger.grade("fig6.levels", lev=lev6[0], level_gap=level_gap6, control=dict(lev=lev6[1]),
+             note=f"ℓ₁ plateau moves by {np.round(level_gap6, 4).tolist()} at twice the step")
+agf_cross6 = np.array([ms.staircase_drop_times(a.tau / alpha6 / t_step6, a.levels, pred6.levels) for a in agf6_all])   # (S, 3)
+err6 = np.max(ms.relative_errors(drops6, agf_cross6), axis=1)                                 # nan if a drop is missing
+ledger.grade("fig6.agf-vs-gd", err=err6, step_gap=step_gap6,
+             control=dict(err=np.max(ms.relative_errors(drops6, bound6[None, :]), axis=1)),
+             note=f"seed 0: GD drops {np.round(drops6[0]).tolist()} vs AGF {np.round(agf_cross6[0]).tolist()} (steps)")
+ledger.grade("fig6.bounds", margin=np.min(drops6 / bound6[None, :], axis=1), step_gap=step_gap6,
+             control=dict(margin=np.min(drops6 / (bound6[None, :] * (1 / (math.sqrt(2) * 0.01) - 1) / (1 / (math.sqrt(2) * alpha6) - 1)), axis=1)),
+             note=f"bounds {np.round(bound6).astype(int).tolist()} steps")
+constraint6 = np.array([[np.nanmax(ms.phase_constraint(run6.params.W1[i, r, :, :p6].numpy(), run6.params.W1[i, r, :, p6:].numpy(),
+                                                    run6.params.W2[i, r].T.numpy(), x6, pred6.order)) for r in range(N_SEEDS)]
+                        for i in (-1, 0)])                                                     # (end/init, S)
+ph0 = ms.neuron_phase_residuals(Uf, Vf, Wf, x6)
+big0 = ph0["norm"] > 0.3 * ph0["norm"].max()
+ledger.grade("thmF3.phase", constraint=constraint6[0], control=dict(constraint=constraint6[1]),
+             note=f"seed 0, per-neuron residuals of the large neurons (not constrained by the theorem after cost "
+                  f"minimisation): max {np.max(np.abs(ph0['res'][big0])):.2f} rad")
+
 # GD (with or without momentum) is not the flow: test the O(h) vanishing of the drift instead, from the
 # network at the end of the run, over the same GF time at h and h/2 without momentum
 p_mid = run6.at(-1)
@@ -876,12 +900,16 @@ for h_ in (2e-3, 1e-3):
     tr_ = train(p_mid, X6, Y6, loss=LOSS, lr=h_, steps=int(2.0 / h_), record=20, grad_fn=AM.square_grad, progress=False)
     c6 = core.conserved(tr_.params, 3)
     drift6.append(float((c6 - c6[0]).abs().max() / (tr_.params.neuron_vectors()[0] ** 2).sum(-1).max()))
-ledger.add("B3.conserved-k3", "App. B.3", "2‖a_i‖² − ‖w_i‖² is conserved for κ = 3 neurons (modular-addition network): "
-           "GD's drift vanishes with the step.",
-           measured=f"drift over GF time 2 (relative to the largest ‖θ_i‖²): {fmt(drift6[0], 3)} at h = 2e-3, {fmt(drift6[1], 3)} at h = 1e-3 "
-                    f"(ratio {drift6[0] / drift6[1]:.2f})",
-           tolerance="ratio 2 ± 0.2 (O(h)); drift < 1e-2", passed=bool(abs(drift6[0] / drift6[1] - 2) <= 0.2 and drift6[0] < 1e-2),
-           expected="reproduced")
+ledger.grade("B3.conserved-k3", ratio=drift6[0] / drift6[1], drift=drift6[0],
+             note=f"drift over GF time 2: {fmt(drift6[0], 3)} at h = 2e-3, {fmt(drift6[1], 3)} at h = 1e-3")
+
+# %% [markdown]
+# **Phases (a rule change).** Theorem F.3's condition $s_u+s_v-s_w-s_x\equiv0$ is a property of the utility *maximiser*
+# (checked exactly in the next cell). An earlier version tested it on trained neurons one by one and
+# published it as not reproduced; but after cost minimisation the paper leaves each neuron's phases free
+# subject to $\sum_iA_u^iA_v^iA_w^i\sin(s_u^i+s_v^i-s_w^i-s_x)=0$ per frequency, so that rule tested something the
+# theory does not claim for a trained network. The claim now grades the constraint (relative to $\sum_iA_i$,
+# within 5 %), against the network at initialisation as control; the per-neuron residuals stay in the note.
 
 # %%
 xF = modular.template(11, {1: 4.0, 2: 6.0, 4: 1.0})
@@ -901,38 +929,58 @@ uvw = rsF.randn(3, 11)
 f2_err = abs(modular.fourier_utility(*uvw, xF) - modular.direct_utility(*uvw, xF)) / abs(modular.direct_utility(*uvw, xF))
 phF = [np.angle(np.fft.fft(t)[predF.order[0]]) for t in (thF[:11], thF[11:22], thF[22:], xF)]
 resF = abs((phF[0] + phF[1] - phF[2] - phF[3] + np.pi) % (2 * np.pi) - np.pi)
-ledger.add("lemma.F2-thm.F3", "Lemma F.2, Thm F.3", "Fourier form of the utility; the unit-norm maximiser sits on the dominant frequency "
-           "with Ū* = √(2/(27p³))|x̂[ξ]|³, norms 1/√3 and the phase condition (p = 11, x̂[1, 2, 4] = 4, 6, 1).",
-           measured=f"Fourier vs direct utility: rel. error {fmt(f2_err, 2)}; ascent max {uF:.8f} vs {predF.u_star[0]:.8f}; "
-                    f"block norms {np.round([np.linalg.norm(thF[:11]), np.linalg.norm(thF[11:22]), np.linalg.norm(thF[22:])], 6).tolist()}; phase residual {resF:.2e}",
-           tolerance="identity to 1e-10; Ū* to 1e-6 relative; norms to 1e-5; phase < 1e-4",
-           passed=bool(f2_err < 1e-10 and abs(uF / predF.u_star[0] - 1) < 1e-6 and resF < 1e-4
-                       and max(abs(np.linalg.norm(b) - 1 / math.sqrt(3)) for b in (thF[:11], thF[11:22], thF[22:])) < 1e-5),
-           expected="reproduced")
+ledger.grade("lemma.F2-thm.F3", f2=f2_err, u_rel=abs(uF / predF.u_star[0] - 1), res=resF,
+             norm_err=max(abs(np.linalg.norm(b) - 1 / math.sqrt(3)) for b in (thF[:11], thF[11:22], thF[22:])))
 
 # %% [markdown]
 # ## What we see
-# AGF's closed forms are exact where they can be checked (every lemma and theorem above, and the
-# general algorithm reproduces the DLN closed form). Against gradient descent: the *order* in which
-# features are learned and the *loss levels* are reproduced in every model and every seed; the *jump
-# times* converge to AGF's as $\alpha\to0$ at the rate $O(1/\eta_\alpha)$, but at practical $\alpha$ the mid-level
-# crossings lag the jumps by 2–20% — more than our pre-set $1/\eta_\alpha$ tolerance for the diagonal and fully
-# connected networks. Conjecture 4.1's open (non-commuting) case behaves like the proved commuting case.
-# For $\kappa=3$ (transformer, modular addition) the paper's jump lower bounds hold in every seed, and the
-# simulated AGF follows the GD loss of modular addition including its single-neuron sub-steps.
+# The pass rates below are read from this run's ledger (seeds 0–4 for every experiment with a random draw;
+# one measurement where the data and initialisation are fixed).
+
+# %%
+def rate(cid):
+    r = ledger.results[cid]
+    n = sum(v == "reproduced" for v in r.verdicts)
+    g = sum(v in ("reproduced", "partial", "not reproduced") for v in r.verdicts)
+    if g == 0:
+        return f"not graded: premise not met in {len(r.verdicts)}/{len(r.verdicts)}"
+    return f"reproduced in {n}/{g}" + (f" ({len(r.verdicts) - g} premise not met)" if g < len(r.verdicts) else "")
+
+
+print("\n".join(f"{c}: {rate(c)}" for c in (
+    "fig3.drop-times", "fig3.levels", "fig3.order", "fig8.dormancy", "fig8.drop-times", "fig4.times-commuting",
+    "fig4.times-non-commuting", "fig4.levels-commuting", "fig4.levels-non-commuting", "fig5.levels", "fig5.order",
+    "fig5.jump-bound", "fig6.order", "fig6.levels", "fig6.agf-vs-gd", "fig6.bounds", "thmF3.phase", "B4.alignment")))
+print(f"out of premise (not graded), Figure 6: AGF vs GD largest drop-time error per seed {np.round(err6, 3).tolist()}; "
+      f"GD drops / bounds, smallest per seed {np.round(np.min(drops6 / bound6[None, :], axis=1), 2).tolist()}; "
+      f"a 2× step moves the first two drops by {np.round(step_gap6, 3).tolist()}")
+
+# %% [markdown]
+# AGF's closed forms are exact where they can be checked (the lemmas and theorems above are consistency
+# checks: exact identities, float precision, no control), and the general algorithm reproduces the DLN
+# closed form. Against the dynamics (pass rates printed above): the *order* in which features are learned and
+# the *loss levels* are the robust part. The *jump times* of the flow converge to AGF's as $\alpha\to0$ at the rate
+# $O(1/\eta_\alpha)$, with a constant above the $1/\eta_\alpha$ tolerance we fixed before the first run — for the diagonal
+# network and for both fully connected variants, the proved commuting one included, so the open part of
+# Conjecture 4.1 behaves like the proved part. An earlier version of this chapter compared GD at $h=0.05$ with
+# Conjecture 4.1 and attributed its lag to AGF; most of that lag was GD's step, which is why Figures 3–4 are
+# now graded on the integrated flow. For $\kappa=3$: the transformer's jump bounds, levels and order hold under a
+# step premise that is met; for modular addition at the authors' converted step, GD's drop times move by
+# far more than the 2 % premise allows when the step is doubled (printed above), so the simulated-AGF comparison (with its 25 % tolerance, whose origin is
+# stated in the ledger) and the jump bounds are *not graded* — the printed out-of-premise values are
+# observations, not evidence for or against AGF. The phase constraint of the cost step holds in the seeds
+# printed above.
 #
 # **Not done.** The authors' $\alpha=10^{-2}$ for modular addition (we use $0.1$; the order and levels do not depend
 # on $\alpha$, the time scale does, and we have not checked that nothing else does); a simulated AGF for the
 # transformer (we draw its levels and bounds, not an AGF step curve); the authors' exact random draws for
-# Figure 4; and the CIFAR-10 ReLU experiment of the authors' code (no dataset offline).
+# Figure 4; the ninth drop of Figure 4 (budget); and the CIFAR-10 ReLU experiment of the authors' code (no dataset offline).
 
 # %% [markdown]
 # ## Claims ledger
-# Every checkable statement this chapter tests, with what we measured, the tolerance and the
-# verdict. The build fails if a measured verdict differs from the expected one.
+# Every checkable statement this chapter tests: the declared rule, premises and negative control
+# (`notebooks/04_agf.claims.yaml`), what we measured per seed, and the verdicts. The book's own run
+# fails if a control passes its rule or a pass rate leaves its declared expectation.
 
 # %%
-ledger.save(ledger_path)
-print(ledger.summary())
-ledger.check(strict=not quick and seed == 0)   # enforced for the book's own run
-ledger.table()
+ledger.finish(ledger_path, strict=not quick and seed == 0)

@@ -52,11 +52,12 @@
 # | what | our choice | why |
 # |---|---|---|
 # | part 1 data, width, init | the orthogonal chapter's test bed: $x_k=e_k\in\mathbb R^{10}$, $y=(1,1.5,2,-1,-1,-0.5)$, $m=50$, balanced init of scale $\lambda$ | its phases are known in closed form |
-# | $\lambda$ grid, seeds | $10^{-3}, 10^{-6}, 10^{-12}$; 3 seeds | AGF is the $\lambda\to0$ limit: the error should shrink along the grid |
+# | $\lambda$ grid, seeds | $10^{-3}, 10^{-6}, 10^{-12}$; 5 seeds | AGF is the $\lambda\to0$ limit: the error should shrink along the grid |
 # | AGF cost phase | 4000 GD steps of $0.05$ on the active neurons | converges to machine precision on this data |
 # | drop time | first crossing of the mid-level between consecutive AGF levels | the AGF chapter's definition |
 # | tolerance on jump times | relative error $\le 1/\ln(1/\lambda)$ | AGF drops $O(1)$ corrections to times of order $\ln(1/\lambda)$ |
-# | part 2 run | race setting 1 (200 images, std $10^{-4}$, 8000 steps), 3 seeds | the race chapter's calibrated setting |
+# | part 2 run | race setting 1 (200 images, std $10^{-4}$, 8000 steps), 5 seeds | the race chapter's calibrated setting |
+# | step premises | part 1: GD rerun at $2\,dt$, its drops must move by < 1 %; part 2: the run repeated with twice the SGD step, the graded cosine must move by < 0.1 | GD stands in for the flow the theories describe |
 # | "end of the plateau" | last snapshot with loss $\ge 0.99\ln 2$ | before the drop, as the alignment phase requires |
 # | "winners" | the 10 % of neurons with the largest $a_\alpha=\lVert w^1_\alpha\rVert\lVert w^2_\alpha\rVert$ at the end | the race paper's top-10 % |
 
@@ -74,7 +75,7 @@ import pandas as pd
 import torch
 
 from lrlib import nbparams
-from lrlib.claims_legacy import Ledger
+from lrlib.claims import Ledger
 from lrlib.data import cifar_race
 from lrlib.losses import Loss
 from lrlib.models import TwoLayer, balanced_init, generator
@@ -91,10 +92,10 @@ from lrlib.trajectory import log_schedule
 quick = nbparams.check_common(seed, quick, ledger_path)
 torch.set_num_threads(1)
 set_style()
-ledger = Ledger("synthesis")
 SQ = Loss("square", reduction="mean", scale=0.5)     # L = 1/(2n) Σ (h − y)²
 CE = Loss("cross_entropy")
-N_SEEDS = 1 if quick else 3
+N_SEEDS = 2 if quick else 5
+ledger = Ledger.declared("synthesis", n_seeds=N_SEEDS, base_seed=seed)
 LAMS = [1e-3, 1e-6] if quick else [1e-3, 1e-6, 1e-12]
 print(SQ.describe(), "|", CE.describe(), f"| {N_SEEDS} seeds, λ = {LAMS}")
 
@@ -119,6 +120,7 @@ DT = 1e-2
 T_END = 1.25 * math.log(1 / min(LAMS)) / kv.norm_minus
 STEPS = int(T_END / DT)
 gd = train(p0, X, y, loss=SQ, lr=DT, steps=STEPS, record=np.arange(0, STEPS + 1, 10))
+gd2 = train(p0, X, y, loss=SQ, lr=2 * DT, steps=STEPS // 2, record=np.arange(0, STEPS // 2 + 1, 5))   # step premise: 2·DT
 
 
 def cost_fn(net: TwoLayer):
@@ -131,7 +133,9 @@ for r, lam in enumerate(lam_runs.tolist()):
               dtau_max=0.5, tau_max=1.5 * math.log(1 / lam) / kv.norm_minus)
     agf_runs.append(run)
     pt = orth.phase_times(kv, lam)
-    rows += [dict(lam=lam, run=r, **row) for row in sy.agf_vs_gd_jumps(
+    gap = sy.relative_errors(sy.mid_level_drop_times(gd2.time, gd2.loss[:, r].numpy(), run.levels[:3]),
+                             sy.mid_level_drop_times(gd.time, gd.loss[:, r].numpy(), run.levels[:3])) if len(run.tau) >= 3 else [np.nan]
+    rows += [dict(lam=lam, run=r, seed=r % N_SEEDS, step_gap=np.max(gap), **row) for row in sy.agf_vs_gd_jumps(
         gd.time, gd.loss[:, r].numpy(), run.tau, run.levels, (pt.t2_scale, pt.t3_scale), tol=1 / math.log(1 / lam))]
 jumps = pd.DataFrame(rows)
 jumps.groupby(["lam", "jump"])[["gd", "agf", "leading", "err_agf", "err_leading", "tol"]].median()
@@ -165,49 +169,48 @@ label_panels(axes)
 glue("synthesis-agf-orthogonal", fig)
 
 # %%
-ok_tol = bool((jumps.err_agf <= jumps.tol).all() and (jumps.n_jumps == 2).all())
-worst = jumps.groupby("lam").err_agf.max()
-ledger.add("agf-on-orthogonal.jump-times", "Kunin et al. Alg. 1 → Boursier et al. Fig. 1",
-           "AGF's jump times predict GD's two drops on orthogonal inputs, more closely as λ → 0.",
-           measured="max relative error over seeds and drops: " + ", ".join(f"λ={l:.0e}: {e:.3f}" for l, e in worst.items())
-                    + f"; AGF made exactly two jumps in every run: {bool((jumps.n_jumps == 2).all())}",
-           tolerance="relative error ≤ 1/ln(1/λ) for every λ, seed and drop, and exactly two jumps",
-           passed=ok_tol, expected="reproduced")
-lv = jumps[jumps.jump == 1].assign(dev=lambda f: abs(f.gd_level - f.level) / f.level)
-dev = lv.groupby("lam").dev.max()
-small = dev[dev.index <= 1e-6]
-ledger.add("agf-on-orthogonal.levels", "Kunin et al. Alg. 1 → Boursier et al. Lemma 3",
-           "AGF's intermediate level is the plateau of GD: the positive labels fitted, the negative ones not, "
-           "L = Σ_{y<0} y²/(2n).",
-           measured=f"AGF level {lv.level.iloc[0]:.5f} (closed form {float((y[y < 0] ** 2).sum() / (2 * n)):.5f}); "
-                    "GD loss midway between its drops, max relative deviation over seeds: "
-                    + ", ".join(f"λ={l:.0e}: {e:.2e}" for l, e in dev.items()),
-           tolerance="relative deviation ≤ 1 %: reproduced at every λ; partial if only at λ ≤ 1e-6 (AGF is the λ → 0 limit)",
-           passed="reproduced" if (dev <= 0.01).all() else ("partial" if len(small) and (small <= 0.01).all() else "not reproduced"),
-           expected="partial")
-beats = jumps.groupby(["lam", "jump"])[["err_agf", "err_leading"]].median()
-agf_better = bool((beats.err_agf < beats.err_leading).all())
-ledger.add("agf-on-orthogonal.vs-leading-order", "Boursier et al. Lemmas 3–4 vs Kunin et al.",
-           "AGF's times are closer to GD than the orthogonal paper's leading-order times ln(1/λ)/‖D±‖, "
-           "which neglect the initial norms and directions.",
-           measured="median relative errors (AGF / leading order): " + "; ".join(
-               f"λ={l:.0e} drop {k}: {a:.3f} / {b:.3f}" for (l, k), (a, b) in beats.iterrows()),
-           tolerance="AGF's median error below the leading order's at every λ and drop",
-           passed=agf_better, expected="reproduced")
+per_seed = jumps.groupby("seed")
+neg = float((y[y < 0] ** 2).sum() / (2 * n))
+pos = float((y[y > 0] ** 2).sum() / (2 * n))
+lv = jumps[jumps.jump == 1]
+dev = {lam: lv[lv.lam == lam].sort_values("seed") for lam in LAMS}
+step_gap = per_seed.step_gap.max().to_numpy()
+ledger.grade("agf-on-orthogonal.jump-times", worst=per_seed.apply(lambda f: (f.err_agf / f.tol).max()).to_numpy(),
+             two=per_seed.apply(lambda f: float((f.n_jumps == 2).all())).to_numpy(), step_gap=step_gap,
+             control=dict(worst=per_seed.apply(lambda f: (f.err_leading / f.tol).max()).to_numpy(),
+                          two=per_seed.apply(lambda f: float((f.n_jumps == 2).all())).to_numpy()))
+devs = {k: (abs(dev[lam].gd_level - dev[lam].level) / dev[lam].level).to_numpy() if lam in dev else np.full(N_SEEDS, np.nan)
+        for k, lam in (("dev3", 1e-3), ("dev6", 1e-6), ("dev12", 1e-12))}
+devs_ctl = {k: (abs(dev[lam].gd_level - pos) / pos).to_numpy() if lam in dev else np.full(N_SEEDS, np.nan)
+            for k, lam in (("dev3", 1e-3), ("dev6", 1e-6), ("dev12", 1e-12))}
+ledger.grade("agf-on-orthogonal.levels", **devs, step_gap=step_gap, control=devs_ctl,
+             note=f"AGF level {lv.level.iloc[0]:.5f}, closed form Σ_(y<0) y²/(2n) = {neg:.5f}")
+ratio = per_seed.apply(lambda f: (f.err_agf / f.err_leading).max()).to_numpy()
+ledger.grade("agf-on-orthogonal.vs-leading-order", ratio=ratio, step_gap=step_gap, control=dict(ratio=1 / ratio))
+
+
+def rate(cid):
+    v = ledger.results[cid].verdicts
+    g = sum(x in ("reproduced", "partial", "not reproduced") for x in v)
+    return (f"{sum(x == 'reproduced' for x in v)}/{g} seeds" + (f", partial in {sum(x == 'partial' for x in v)}" if "partial" in v else "")
+            + (f", premise not met in {len(v) - g}" if g < len(v) else ""))
+
+
+for cid in ("agf-on-orthogonal.jump-times", "agf-on-orthogonal.levels", "agf-on-orthogonal.vs-leading-order"):
+    print(f"{cid}: reproduced in {rate(cid)}")
+jumps.groupby(["lam", "jump"])[["err_agf", "err_leading", "tol", "step_gap"]].max()
 
 # %% [markdown]
-# AGF, run from the same initial network as GD, predicts both drops to about 1 % at
-# $\lambda=10^{-12}$. Its level between the drops is GD's plateau to $10^{-5}$ at $\lambda=10^{-12}$
-# and 0.5 % at $10^{-6}$; at $\lambda=10^{-3}$ there is no real plateau (the negative neurons grow
-# before the positive labels are fitted), so the level claim is *partial*, as a $\lambda\to0$ statement
-# should be. The error of the jump times
-# shrinks along the grid like $1/\ln(1/\lambda)$ or faster. The
-# orthogonal paper's leading-order times $\ln(1/\lambda)/\lVert D_\pm\rVert$ are right in the limit but
-# several times less accurate at every $\lambda$: they ignore the initial norm $\lVert\theta_j(0)\rVert$
-# (here $\approx\sqrt{2d}\,\lambda$, not $\lambda$) and the time spent aligning, which AGF keeps. The two
-# theories agree on the mechanism: on orthogonal inputs a neuron's best utility is
-# $\lVert D_\pm\rVert/2$, so AGF's jump condition $\lVert\theta\rVert e^{2\bar U^* t}=1$ is the paper's
-# $t\approx\ln(1/\lambda)/\lVert D_\pm\rVert$ with the constants kept.
+# AGF, run from the same initial network as GD, is graded per seed; the pass rates printed above are the
+# result (each claim's values per seed are in the ledger). GD stands in for the flow here, so each claim
+# carries a premise: doubling the step moves GD's drops by less than 1 %. The level claim is a
+# $\lambda\to0$ statement: at $\lambda=10^{-3}$ there is no real plateau (the negative neurons grow before the
+# positive labels are fitted), hence its declared *partial* tier (the level holds at $\lambda\le10^{-6}$ only). The
+# orthogonal paper's leading-order times $\ln(1/\lambda)/\lVert D_\pm\rVert$ serve as the control of the jump-time
+# claim: they ignore the initial norm $\lVert\theta_j(0)\rVert$ (here $\approx\sqrt{2d}\,\lambda$, not $\lambda$) and the
+# time spent aligning, which AGF keeps. The two theories agree on the mechanism: on orthogonal inputs a
+# neuron's best utility is $\lVert D_\pm\rVert/2$, so AGF's jump condition $\lVert\theta\rVert e^{2\bar U^* t}=1$ is the
+# paper's $t\approx\ln(1/\lambda)/\lVert D_\pm\rVert$ with the constants kept.
 
 # %% [markdown]
 # ## 2. The alignment paper's theory on the race paper's CIFAR-10 run
@@ -239,6 +242,10 @@ race1 = train(pc0, Xc, yc, loss=CE, lr=1e-3, momentum=0.9, batch_size=4, steps=S
               record=log_schedule(STEPS_C, 60), seed=seed + 1, check_every=1000)
 lens = pd.DataFrame([dict(seed=seed + r, **row) for r in range(N_SEEDS)
                      for row in sy.alignment_lens_rows(race1.run(r), Xc[r], yc[r], plateau_level=0.99 * math.log(2))])
+race2 = train(pc0, Xc, yc, loss=CE, lr=2e-3, momentum=0.9, batch_size=4, steps=STEPS_C // 2,       # step premise: 2× step
+              record=log_schedule(STEPS_C // 2, 60), seed=seed + 1, check_every=1000)
+lens2 = pd.DataFrame([dict(seed=seed + r, **row) for r in range(N_SEEDS)
+                      for row in sy.alignment_lens_rows(race2.run(r), Xc[r], yc[r], plateau_level=0.99 * math.log(2))])
 print("Assumption 1 (mu, raw / centred pixels):", [f"{a:.3f} / {b:.3f}" for a, b in mus])
 lens
 
@@ -265,48 +272,49 @@ axes[2].legend(fontsize="small")
 glue("synthesis-alignment-on-race", fig)
 
 # %%
-mu_max = max(max(a, b) for a, b in mus)
-ledger.add("alignment-on-race.assumption1", "Min et al. Assumption 1 on Pinson §5",
-           "The race paper's CIFAR-10 data are orthogonally separable (μ > 0), so Min et al.'s Theorem 1 applies.",
-           measured=f"μ over seeds: raw pixels {[round(a, 3) for a, _ in mus]}, centred {[round(b, 3) for _, b in mus]}",
-           tolerance="μ > 0 for every seed (raw or centred)", passed=mu_max > 0, expected="not reproduced")
-end = lens[lens.when == "end of plateau"]
-ledger.add("alignment-on-race.cones", "Min et al. Thm. 1 (part 1) on Pinson setting 1",
-           "By the end of the alignment phase every neuron with v > 0 lies in S₊ ∪ S_dead and every neuron with v < 0 in S₋ ∪ S_dead.",
-           measured=f"fraction in the predicted cones at the end of the plateau: {[round(v, 3) for v in end.in_cone]}",
-           tolerance="≥ 0.9 in every seed", passed=bool((end.in_cone >= 0.9).all()), expected="not reproduced")
-ledger.add("alignment-on-race.local-field", "Min et al. eq. 4–5 on Pinson setting 1",
-           "Neurons that grow align with their signed active sum sign(v) x_a(w) (the early-alignment field), "
-           "even though the cones are not reached.",
-           measured=f"median cosine of the final top-10 % neurons at the end of the plateau: {[round(v, 3) for v in end.cos_winners]} "
-                    f"(all neurons: {[round(v, 3) for v in end.cos_all]}; a random direction gives ≈ 1/√1024 = 0.03)",
-           tolerance="median cosine of the winners ≥ 0.5 in every seed", passed=bool((end.cos_winners >= 0.5).all()),
-           expected="reproduced")
-fin = lens[lens.when == "final"]
-ledger.add("alignment-on-race.low-rank", "Min et al. Thm. 1 (part 2) on Pinson setting 1",
-           "At the end of training the first layer is low-rank: stable rank ≤ 2.",
-           measured=f"stable rank of W1 (without biases) at step {STEPS_C}: {[round(v, 3) for v in fin.stable_rank]} "
-                    f"(at init: {[round(v, 1) for v in lens[lens.when == 'init'].stable_rank]})",
-           tolerance="≤ 2 in every seed", passed=bool((fin.stable_rank <= 2).all()), expected="reproduced")
+mu_seed = np.array([max(a, b) for a, b in mus])
+end = lens[lens.when == "end of plateau"].sort_values("seed")
+ini = lens[lens.when == "init"].sort_values("seed")
+fin = lens[lens.when == "final"].sort_values("seed")
+cos_w0 = []
+for r in range(N_SEEDS):
+    tr = race1.run(r)
+    a_f = rc.total_norm(tr.final)
+    _, c0 = sy.alignment_lens(tr.at(0), Xc[r], yc[r])
+    cos_w0.append(float(c0[a_f >= a_f.quantile(0.9)].median()))
+ledger.grade("alignment-on-race.assumption1", mu=mu_seed,
+             note=f"raw pixels {[round(a, 3) for a, _ in mus]}, centred {[round(b, 3) for _, b in mus]}")
+ledger.grade("alignment-on-race.cones", in_cone=end.in_cone.to_numpy(), mu=mu_seed, control=dict(in_cone=ini.in_cone.to_numpy()))
+end2 = lens2[lens2.when == "end of plateau"].sort_values("seed")
+ledger.grade("alignment-on-race.local-field", cos_w=end.cos_winners.to_numpy(), control=dict(cos_w=np.array(cos_w0)),
+             cos_gap=np.abs(end.cos_winners.to_numpy() - end2.cos_winners.to_numpy()),
+             note=f"all neurons: {[round(v, 3) for v in end.cos_all]}")
+ledger.grade("alignment-on-race.low-rank", srank=fin.stable_rank.to_numpy(), mu=mu_seed,
+             control=dict(srank=ini.stable_rank.to_numpy()))
+for cid in ("alignment-on-race.cones", "alignment-on-race.local-field", "alignment-on-race.low-rank"):
+    print(f"{cid}: reproduced in {rate(cid)}")
+print("μ per seed:", np.round(mu_seed, 3), "| stable rank at the end:", np.round(fin.stable_rank.to_numpy(), 3))
 
 # %% [markdown]
-# On CIFAR-10 the alignment paper's data assumption fails badly: pixel images of different classes
-# are strongly positively correlated ($\mu\approx-1$ with the labels folded in, raw or centred). Its
-# global conclusion fails with it: at the end of the plateau most neurons are active on images of
-# both classes, far from the cones $\mathcal S_\pm$. Its *local* mechanism survives: the neurons
-# that go on to win the race have turned towards $\operatorname{sign}(v)\,x_a(w)$ — which is the race
-# paper's $\langle\gamma\rangle$ — while the others have barely moved; and the first layer ends with
-# stable rank close to 1, as the alignment paper's Theorem 1 predicts for orthogonally separable
-# data. The race paper's lens explains why: only the winners move, and they all chase nearly the
-# same direction.
+# On CIFAR-10 the alignment paper's data assumption fails: pixel images of different classes are strongly
+# positively correlated ($\mu<0$ in every seed, printed above, raw or centred), so Theorem 1's premise is not met
+# and its two conclusions (cones, a low first-layer rank) are not graded: the ledger marks them *premise not
+# met*. What we see there is an **out-of-premise observation**, not a test of the theorem: at the end of the
+# plateau most neurons are active on images of both classes, far from the cones, while the first layer still
+# ends with a small stable rank (printed above). The *local* mechanism does not need Assumption 1 — the
+# early-alignment field is derived for a small initialisation — and it is graded, but only in the seeds where
+# the step premise holds: repeating the run with twice the SGD step must move the winners' median cosine by
+# less than 0.1. Where it holds, the neurons that go on to win the race have turned towards
+# $\operatorname{sign}(v)\,x_a(w)$, the race paper's $\langle\gamma\rangle$; the pass rate and the number of seeds in which
+# the cosine depends on the step (premise not met) are printed above — the statement is not made for every
+# seed. The race paper's lens suggests why the rank stays low: only the winners move, and they chase nearly
+# the same direction.
 
 # %% [markdown]
 # ## Claims ledger
-# The cross-paper predictions, with what we measured, the tolerance and the verdict. The build
-# fails if a measured verdict differs from the expected one.
+# The cross-paper predictions: the declared rule, premises and negative control
+# (`notebooks/05_synthesis.claims.yaml`), what we measured per seed, and the verdicts. The book's own run
+# fails if a control passes its rule or a pass rate leaves its declared expectation.
 
 # %%
-ledger.save(ledger_path)
-print(ledger.summary())
-ledger.check(strict=not quick and seed == 0)   # enforced for the book's own run
-ledger.table()
+ledger.finish(ledger_path, strict=not quick and seed == 0)

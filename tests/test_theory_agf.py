@@ -1,4 +1,4 @@
-"""Closed forms of Alternating Gradient Flows (Kunin et al. 2025) against the spec's reference numbers,
+"""Closed forms of Alternating Gradient Flows (Kunin et al. 2025) against reference numbers computed once from the authors' data,
 the general numerical algorithm, ODE solutions and autograd (float64)."""
 
 import math
@@ -380,7 +380,7 @@ def test_dln_pf_s_path_and_loss_at():
 
 def test_general_agf_modular_matches_eq9():
     """κ = 3: the general AGF on a small modular-addition problem learns the dominant frequency first,
-    with a group of 6 neurons reaching Eq. 9's first level (the spec's 'N ≥ 6')."""
+    with a group of 6 neurons reaching Eq. 9's first level (App. F.2's 'N ≥ 6')."""
     x = modular.template(7, {1: 3.0, 2: 1.0})
     pred = modular.predict(x)
     X, Y = (torch.tensor(a) for a in modular.dataset(x))
@@ -400,3 +400,37 @@ def test_general_agf_modular_matches_eq9():
     act = sum(r.order, [])
     dom = modular.dominant_frequency(r.nets[-1].W2.T[act])
     assert set(dom.tolist()) == {pred.order[0]}
+
+
+# ---------------------------------------------------------------- measurement helpers (claims v2)
+def test_plateau_between_drops_reads_the_plateaus_not_the_crossings():
+    from lrlib.theory.agf import measure as ms
+    t = np.linspace(0.0, 100.0, 10001)
+    loss = np.where(t < 10, 4.0, np.where(t < 40, 2.0, 1.0))          # drops at 10 and 40
+    np.testing.assert_allclose(ms.plateau_between_drops(t, loss, np.array([10.0, 40.0, 90.0])), [2.0, 1.0])
+    assert np.isnan(ms.plateau_between_drops(t, loss, np.array([10.0, np.nan]))[0])
+    with pytest.raises(Exception):
+        ms.plateau_between_drops(t, loss, np.array([10.0]))
+
+
+def test_phase_constraint_grades_the_weighted_sum_not_each_neuron():
+    from lrlib.theory.agf import measure as ms
+    p, k = 11, 2
+    x = modular.template(p, {k: 3.0, 4: 1.0})
+    sx = np.angle(np.fft.fft(x)[k])
+    n = np.arange(p)
+
+    def neuron(su, sv, sw, a=1.0):
+        return (a * np.cos(2 * np.pi * k * n / p + su), a * np.cos(2 * np.pi * k * n / p + sv),
+                a * np.cos(2 * np.pi * k * n / p + sw))
+
+    # each neuron off by ±0.4 rad but the weighted sines cancel: the constraint holds
+    rows = [neuron(0.4 + sx, 0.0, 0.0), neuron(-0.4 + sx, 0.0, 0.0)]
+    U, V, W = (np.stack(r) for r in zip(*rows))
+    assert ms.phase_constraint(U, V, W, x, [k])[0] < 1e-12
+    # both off by +0.4: it fails, by sin 0.4
+    rows = [neuron(0.4 + sx, 0.0, 0.0), neuron(0.4 + sx, 0.1, 0.1)]
+    U, V, W = (np.stack(r) for r in zip(*rows))
+    np.testing.assert_allclose(ms.phase_constraint(U, V, W, x, [k, 4]), [math.sin(0.4), np.nan])
+    with pytest.raises(Exception):
+        ms.phase_constraint(U[:, :5], V, W, x, [k])

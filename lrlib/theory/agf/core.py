@@ -1,5 +1,5 @@
 """Alternating Gradient Flows (Kunin et al. 2025, Algorithm 1) for two-layer networks of
-κ-homogeneous neurons, numerically (spec §1.3–1.7).
+κ-homogeneous neurons, numerically (the paper's §2 and App. B).
 
 A network is a single (no run dims) :class:`~lrlib.models.TwoLayer` ``f(x) = Σ_i a_i σ(w_iᵀx)``;
 neuron ``i`` is ``θ_i = (w_i, a_i)`` (row ``i`` of ``W1`` ⊕ column ``i`` of ``W2``).  An optional

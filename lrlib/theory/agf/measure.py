@@ -49,7 +49,7 @@ def activation_order(time: np.ndarray, values: np.ndarray, finals: np.ndarray, f
 def maximise_on_sphere(fn: Callable[[Tensor], Tensor], theta0: Tensor, *, lr: float = 0.02,
                        steps: int = 4000) -> tuple[float, Tensor]:
     """Projected gradient ascent of ``fn`` on the unit sphere from ``theta0 (D,)``; returns
-    ``(max value, maximiser)``.  (A small step matters: the spec saw 0.5 stall at 0.7·Ū*.)"""
+    ``(max value, maximiser)``.  (A small step matters: a step of 0.5 can stall at 0.7·Ū*.)"""
     th = theta0 / theta0.norm()
     for _ in range(steps):
         th = th.detach().requires_grad_(True)
@@ -124,3 +124,63 @@ def staircase_drop_times(tau: np.ndarray, levels: np.ndarray, ref_levels: np.nda
     tau, levels, ref = (np.asarray(a, dtype=float) for a in (tau, levels, ref_levels))
     mids = 0.5 * (ref[:-1] + ref[1:])
     return np.array([tau[np.argmax(levels <= m)] if (levels <= m).any() else np.nan for m in mids])
+
+
+def plateau_between_drops(time: np.ndarray, loss: np.ndarray, drops: np.ndarray) -> np.ndarray:
+    """GD's plateau values read between its own drops: the loss ``(T,)`` at the geometric middle
+    ``√(d_k d_{k+1})`` of consecutive drop times ``drops (K,)`` (k = 1..K−1), ``(K−1,)``; ``nan``
+    where a drop is missing.  (The closest approach ``min_t |L/ℓ − 1|`` is not a plateau value: it
+    is ≈ 0 for any curve that passes the level on its way down.)"""
+    d = np.asarray(drops, dtype=float)
+    if d.ndim != 1 or d.size < 2:
+        raise ParameterError(f"plateau_between_drops needs at least two drop times, got shape {d.shape}")
+    mids = np.sqrt(d[:-1] * d[1:])
+    out = np.interp(np.where(np.isfinite(mids), mids, 0.0), time, loss)
+    return np.where(np.isfinite(mids), out, np.nan)
+
+
+def phase_constraint(U: np.ndarray, V: np.ndarray, W: np.ndarray, x: np.ndarray,
+                     freqs: Iterable[int]) -> np.ndarray:
+    """The cost-minimisation phase constraint of the modular-addition network (App. F.2), per frequency.
+
+    ``U, V, W (H, p)``: each neuron's input weights on ``a·x`` and ``b·x`` and its output weights
+    (rows); ``x (p,)`` the template.  For each frequency ``ξ`` in ``freqs``, over the neurons whose
+    output weights ``w_i`` have dominant frequency ``ξ``, with ``A_i = |û_i[ξ]||v̂_i[ξ]||ŵ_i[ξ]|`` and
+    the phase residual ``ρ_i = s_u + s_v − s_w − s_x``: ``|Σ_i A_i sin ρ_i| / Σ_i A_i`` (``nan`` if no
+    neuron has that frequency).  A minimiser of the cost over aligned neurons has ``Σ_i A_i sin ρ_i = 0``
+    (the individual ``ρ_i`` are free).  Returns ``(len(freqs),)``."""
+    U, V, W = (np.asarray(a, dtype=float) for a in (U, V, W))
+    if U.ndim != 2 or U.shape != V.shape or U.shape != W.shape or U.shape[1] != len(x):
+        raise ParameterError(f"phase_constraint needs U, V, W of one shape (H, p) with p = len(x); got "
+                             f"{U.shape}, {V.shape}, {W.shape}, p = {len(x)}")
+    Fu, Fv, Fw, Fx = (np.fft.fft(a, axis=-1) for a in (U, V, W, np.asarray(x, dtype=float)))
+    p = U.shape[1]
+    dom = np.argmax(np.abs(Fw[:, 1:p // 2 + 1]), axis=1) + 1
+    out = []
+    for k in freqs:
+        sel = dom == k
+        if not sel.any():
+            out.append(np.nan)
+            continue
+        A = np.abs(Fu[sel, k]) * np.abs(Fv[sel, k]) * np.abs(Fw[sel, k])
+        rho = np.angle(Fu[sel, k]) + np.angle(Fv[sel, k]) - np.angle(Fw[sel, k]) - np.angle(Fx[k])
+        out.append(float(abs((A * np.sin(rho)).sum()) / A.sum()))
+    return np.array(out)
+
+
+def neuron_phase_residuals(U: np.ndarray, V: np.ndarray, W: np.ndarray, x: np.ndarray) -> dict[str, np.ndarray]:
+    """Per-neuron phase residual of Theorem F.3 for neurons ``U, V, W (H, p)`` and template ``x (p,)``:
+    ``res`` = ``s_u + s_v − s_w − s_x`` wrapped to ``(−π, π]`` at each neuron's dominant frequency (of
+    ``w_i``), ``share`` = that frequency's share of ``w_i``'s power (full DFT, both conjugates), ``norm``
+    = ``‖w_i‖``.  (Theorem F.3 states the residual for the utility *maximiser*; after cost minimisation
+    only the weighted sum of :func:`phase_constraint` is constrained.)"""
+    U, V, W = (np.asarray(a, dtype=float) for a in (U, V, W))
+    if U.ndim != 2 or U.shape != V.shape or U.shape != W.shape or U.shape[1] != len(x):
+        raise ParameterError("neuron_phase_residuals needs U, V, W of one shape (H, p) with p = len(x)")
+    Fu, Fv, Fw, Fx = (np.fft.fft(a, axis=-1) for a in (U, V, W, np.asarray(x, dtype=float)))
+    p = U.shape[1]
+    dom = np.argmax(np.abs(Fw[:, 1:p // 2 + 1]), axis=1) + 1
+    i = np.arange(U.shape[0])
+    rho = np.angle(Fu[i, dom]) + np.angle(Fv[i, dom]) - np.angle(Fw[i, dom]) - np.angle(Fx[dom])
+    spec = np.abs(np.fft.rfft(W, axis=1)) ** 2
+    return dict(res=(rho + np.pi) % (2 * np.pi) - np.pi, share=spec.max(1) / spec.sum(1), norm=np.linalg.norm(W, axis=1))

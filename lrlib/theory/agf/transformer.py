@@ -6,7 +6,7 @@ prediction is ``ŷ = Σ_h V_h (zᵀK_h)(Q_hᵀx_q) = zᵀ Γ x_q`` with ``z = Σ
 ``Γ = Σ_h V_h K_h Q_hᵀ``.  Loss ``L = ½ E(ŷ − y_q)²`` (population).  Each head is a κ = 3 neuron;
 ``η_α = 1/α`` and accelerated time ``τ = t/η_α = α t``.
 
-Closed forms (spec §2.3):
+Closed forms (the paper's §4 and App. E):
 
 * ``L(Γ) = ½[tr Σ − 2N tr(ΓΣ²) + tr(Γᵀ M_zz Γ Σ)]`` with ``M_zz = E zzᵀ = N(N+1)Σ² + N trΣ Σ``;
 * Lemma E.1: ``Ū*_k = Nλ_k²/(3√3)`` at ``V̄ = ±1/√3``, ``Q̄ = K̄ = ±v_k/√3``;
