@@ -29,7 +29,7 @@ import torch
 
 from ..errors import ParameterError
 from ..models import TwoLayer, balanced_init, forward, generator
-from ..track import cosine
+from ..track import cosine, first_crossing
 from ..trajectory import Trajectory
 
 Tensor = torch.Tensor
@@ -404,19 +404,8 @@ def decay_rates(time: np.ndarray, loss: Tensor, window: tuple[float, float], min
 def crossing_below(time: np.ndarray, loss: Tensor, level: float) -> np.ndarray:
     """Per run, the first time the loss ``(T, R...)`` is ``≤ level`` (interpolated; nan if never)."""
     L = loss.reshape(loss.shape[0], -1).numpy()
-    out = np.array([_first_below(time, L[:, r], level) for r in range(L.shape[1])])
+    out = np.array([first_crossing(time, L[:, r], level) for r in range(L.shape[1])])
     return out.reshape(loss.shape[1:])
-
-
-def _first_below(time: np.ndarray, v: np.ndarray, level: float) -> float:
-    hit = v <= level
-    if not hit.any():
-        return float("nan")
-    i = int(np.argmax(hit))
-    if i == 0:
-        return float(time[0])
-    t0, t1, v0, v1 = time[i - 1], time[i], v[i - 1], v[i]
-    return float(t0 + (level - v0) * (t1 - t0) / (v1 - v0)) if v1 != v0 else float(t1)
 
 
 def uncovered_floor(p0: TwoLayer, X: Tensor, y: Tensor) -> Tensor:
@@ -439,7 +428,7 @@ def toy_timings(dense_loss: Tensor, iteration_scale: float = 1.0) -> dict[str, n
     it = np.arange(L.shape[0], dtype=float)
     out = {k: np.full(L.shape[1], np.nan) for k in ("exit1", "plateau", "exit2", "final")}
     for r in range(L.shape[1]):
-        e1, e2 = _first_below(it, L[:, r], 0.99 * L[0, r]), _first_below(it, L[:, r], 0.4)
+        e1, e2 = first_crossing(it, L[:, r], 0.99 * L[0, r]), first_crossing(it, L[:, r], 0.4)
         out["exit1"][r], out["exit2"][r] = e1 * iteration_scale, e2 * iteration_scale
         if np.isfinite(e1 + e2):
             out["plateau"][r] = L[int((e1 + e2) / 2), r]
@@ -529,7 +518,7 @@ def drop_iteration(dense_loss: Tensor, frac: float = 0.5, iteration_scale: float
     step ``(steps+1, R...)`` falls below ``frac·L(0)``; nan if never."""
     L = dense_loss.reshape(dense_loss.shape[0], -1).numpy()
     it = np.arange(L.shape[0], dtype=float)
-    out = np.array([_first_below(it, L[:, r], frac * L[0, r]) for r in range(L.shape[1])]) * iteration_scale
+    out = np.array([first_crossing(it, L[:, r], frac * L[0, r]) for r in range(L.shape[1])]) * iteration_scale
     return out.reshape(dense_loss.shape[1:])
 
 
