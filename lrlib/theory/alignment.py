@@ -429,3 +429,55 @@ def two_phase_ratio(norm_change: np.ndarray, direction_change: np.ndarray) -> tu
     norm change there relative to its largest magnitude over the run."""
     i = int(np.argmax(direction_change[1:])) + 1
     return i, float(np.abs(norm_change[i]) / np.abs(norm_change[1:]).max())
+
+
+# ---------------------------------------------------------------------------
+# Declared data families and measurements of the claims ledger
+# ---------------------------------------------------------------------------
+
+def toy_family(runs: int, gen: torch.Generator, *, mirror: bool = False,
+               dtype: torch.dtype = F64) -> tuple[Tensor, Tensor]:
+    """Fig 6's declared toy family, one draw per run: ``X (runs, 6, 2)``, ``y (6,)`` (positives first).
+
+    Three positives at angles uniform in [5°, 45°] with radii uniform in [0.8, 1.2]; three
+    negatives at angles uniform in [135°, 175°] with radii uniform in [0.4, 0.8] (the negative
+    class is shorter, so the two classes are fitted at different times). ``mirror=True`` (the
+    control) replaces each negative by the mirror image ``−x₊ᵢ`` of a positive of the same draw,
+    so both classes are fitted at the same time. The draw is the same with and without
+    ``mirror`` for the same generator state.
+    """
+    if runs < 1:
+        raise ParameterError(f"toy_family: need runs ≥ 1, got {runs}")
+    u = torch.rand((runs, 4, 3), generator=gen, dtype=F64)
+    ang_p = (5 + 40 * u[:, 0]) * (math.pi / 180)
+    ang_n = (135 + 40 * u[:, 1]) * (math.pi / 180)
+    r_p, r_n = 0.8 + 0.4 * u[:, 2], 0.4 + 0.4 * u[:, 3]
+    pos = r_p.unsqueeze(-1) * torch.stack([ang_p.cos(), ang_p.sin()], -1)
+    neg = -pos if mirror else r_n.unsqueeze(-1) * torch.stack([ang_n.cos(), ang_n.sin()], -1)
+    y = torch.cat([torch.ones(3, dtype=F64), -torch.ones(3, dtype=F64)])
+    return torch.cat([pos, neg], -2).to(dtype), y.to(dtype)
+
+
+def horizon(g: DataGeometry, h: int, eps: float) -> float:
+    """Lemma 1's horizon of the small-initialisation phase, ``T = log(1/(√h ε)) / (4 n X_max)``
+    (Theorem 1 needs the alignment to finish by then: ``t₁ ≤ T``)."""
+    if not (0 < eps < 1 / math.sqrt(h)):
+        raise ParameterError(f"horizon: need 0 < ε < 1/√h, got ε={eps}, h={h}")
+    return math.log(1 / (math.sqrt(h) * eps)) / (4 * g.n * g.X_max)
+
+
+def lost_neurons(p0: TwoLayer, p: TwoLayer, X: Tensor, y: Tensor) -> Tensor:
+    """Theorem 1 part 1's "moreover" clause, per run ``(R...)``: neurons with ``v_j(0) > 0`` that
+    initially activated a positive point but are not in ``S₊`` under ``p`` (mirror for ``v_j < 0``
+    and ``S₋``). ``p0`` and ``p`` have the same run shape."""
+    act0 = _active(p0.W1, X)                                                  # (R..., n, m)
+    init_pos, init_neg = act0[..., y > 0, :].any(-2), act0[..., y < 0, :].any(-2)
+    c = cone_membership(p.W1, X, y)
+    pos = p0.a > 0
+    lost = (pos & init_pos & ~c["S_plus"]) | (~pos & init_neg & ~c["S_minus"])
+    return lost.sum(-1)
+
+
+def rel_gap(a: _T, b: _T) -> _T:
+    """``|a − b| / |b|`` (step-convergence gaps: ``a`` at η/2, ``b`` at η)."""
+    return abs(a - b) / abs(b)
