@@ -1,5 +1,5 @@
-"""Tests for lrlib.theory.alignment (Min, Mallada & Vidal 2024): spec §3 tests T1, T3, T5,
-T6 and the helpers' closed forms, against independent loops / manual formulas."""
+"""Tests for lrlib.theory.alignment (Min, Mallada & Vidal 2024): the theorem's objects (μ, cones,
+direction velocity, Lemmas 2 and 4) and the helpers' closed forms, against independent loops / manual formulas."""
 
 from __future__ import annotations
 
@@ -341,7 +341,7 @@ def test_toy_2d_assumption1_and_dead_cone():
     assert al.mu(X, y) == pytest.approx(math.cos(math.radians(80)), rel=1e-12) and al.mu(X, y) > 0
     dead = al.cone_membership(torch.tensor([[0.0, -1.0], [0.0, 1.0]], dtype=F64), X, y)["S_dead"]
     assert dead.tolist() == [True, False]
-    # erratum: the spec's 15/30/45 vs 135/150/165 has 45° ⟂ 135°, hence μ = 0 (Assumption 1 fails)
+    # 15/30/45 vs 135/150/165 would have 45° ⟂ 135°, hence μ = 0 (Assumption 1 fails)
     Xs, ys = al.toy_2d(pos_deg=(15, 30, 45), neg_deg=(135, 150, 165))
     assert abs(al.mu(Xs, ys)) < 1e-12
     assert al.toy_2d(torch.float32)[0].dtype == torch.float32

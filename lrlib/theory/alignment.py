@@ -3,7 +3,7 @@ networks with small initialization": f(x) = Σ_j v_j σ(⟨w_j, x⟩) trained by
 flow on the **sum** loss 𝓛 = Σ_i ℓ(y_i, f(x_i)), ℓ = exponential or 2·logistic,
 from a small balanced init (eq. 3).
 
-Closed forms and geometric objects of spec §1.1–1.4 (tested in
+Closed forms and geometric objects of the paper's Sections 2–3 and Appendix C (tested in
 ``tests/test_theory_alignment.py``):
 
 * Assumption 1's ``μ`` and the data aggregates ``x_±``, ``X_max``, ``X_min`` (:func:`geometry`);
@@ -70,11 +70,11 @@ class DataGeometry:
     * ``mu``: Assumption 1's μ;
     * ``x_plus``/``x_minus`` ``(D,)``: Σ_{i∈I±} x_i (zero vector for an empty class);
     * ``X_max``/``X_min``: max/min ‖x_i‖; ``n``, ``n_plus``, ``n_minus``: counts;
-    * ``zeta1``: 0.999·min{min_i cos²(x₊,x_i), min_i cos²(x₋,x_i)} (spec's derived Lemma 8
-      value, the 0.999 making the cap S^{ζ₁}_{x±} = {z: cos(z,x±) ≥ √(1−ζ₁)} lie strictly
+    * ``zeta1``: 0.999·min{min_i cos²(x₊,x_i), min_i cos²(x₋,x_i)} (the value Lemma 8's
+      argument gives, the 0.999 making the cap S^{ζ₁}_{x±} = {z: cos(z,x±) ≥ √(1−ζ₁)} lie strictly
       inside S±); an empty class is left out of the min;
-    * ``xi_lower``: μ², a valid lower bound for Lemma 9's ξ.  For the spec's derived
-      ξ = min_{z∈K∩𝕊, i} cos²(z, x_i) it is in fact exact: z ↦ ⟨z,u⟩/‖z‖ is quasi-concave on
+    * ``xi_lower``: μ², a valid lower bound for Lemma 9's ξ.  For ξ as derived from
+      Lemma 9, ξ = min_{z∈K∩𝕊, i} cos²(z, x_i) it is in fact exact: z ↦ ⟨z,u⟩/‖z‖ is quasi-concave on
       the cone K = cone{x_i y_i}, so the min is attained at a generator x_k y_k and equals μ².
     """
 
@@ -316,9 +316,9 @@ def toy_2d(
 
     Default angles 10°, 25°, 40° / 140°, 155°, 170° (mirror images): μ = cos 80° ≈ 0.174,
     and S_dead ≠ ∅ (all points in the upper half-plane; e.g. (0, −1) is dead).
-    Erratum: the spec proposes 15°, 30°, 45° / 135°, 150°, 165°, but then x at 45° and
-    x at 135° are orthogonal, so μ = cos 90° = 0 and Assumption 1 fails; its stated
-    μ = cos 80° needs the spread of {x_i y_i} to be 80°, which the default gives.
+    Angles 15°, 30°, 45° / 135°, 150°, 165° would not do: x at 45° and x at 135° are
+    orthogonal, so μ = cos 90° = 0 and Assumption 1 fails; μ = cos 80° needs the spread of
+    {x_i y_i} to be 80°, which the default gives.
     """
     if not (len(pos_deg) == len(neg_deg) == len(norms)):
         raise ParameterError("toy_2d: pos_deg, neg_deg and norms must have equal lengths")
@@ -332,7 +332,7 @@ def toy_2d(
 def synthetic_separable(
     n: int, D: int, s: float, gen: torch.Generator, dtype: torch.dtype = F64, max_tries: int = 10_000
 ) -> tuple[Tensor, Tensor]:
-    """Spec §3 family: ``n₊ = n − ⌊n/2⌋`` positives ``u + s g`` then ``⌊n/2⌋`` negatives
+    """The synthetic separable family: ``n₊ = n − ⌊n/2⌋`` positives ``u + s g`` then ``⌊n/2⌋`` negatives
     ``−u + s g``, ``u = e₁``, ``g ~ N(0, I_D)``.  The whole set is redrawn (from ``gen``)
     until ``μ > 0``; ``ParameterError`` after ``max_tries`` draws (lower ``s``)."""
     if n < 2 or D < 1:
