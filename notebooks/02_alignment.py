@@ -579,9 +579,12 @@ ledger.grade("lemma2", gap=max(float((al.lemma2_gap(torch.full_like(yh, s_), yh,
 # is so small that over the run the bound falls only by `bound_drop` (in the ledger) below
 # $\mathcal L(t_2)$, while the loss falls by orders of magnitude: the inequality then only says that the loss
 # has not grown. We declared this case *inconclusive* (bound drop below one half); the control, a curve
-# decaying at half the theorem's rate, must still be rejected by the inequality. The low-rank control runs
-# the same initialisation scale on data violating Assumption 1: ten orthonormal points with alternating
-# labels ($\mu=0$).
+# decaying at half the theorem's rate, must still be rejected by the inequality. For the low-rank bound we
+# declared as control the same initialisation scale on data violating Assumption 1 — ten orthonormal points
+# with alternating labels ($\mu=0$). The bound held there too (printed below: no violation, final stable
+# rank $\le2$): the fastest-growing neurons dominate $W$ whether or not the neurons aligned as the theorem
+# describes, so at our horizon the check cannot test the theorem's mechanism. We therefore file it as a
+# consistency check of the inequality on the theory runs, not as a reproduction.
 
 # %%
 f_t = forward(P, X_t)[..., 0]                                               # (T, R, n)
@@ -617,7 +620,8 @@ o_run = train(p_o, X_o, y_o, loss=EXP_SUM, lr=1e-3, steps=steps_o, record=linear
 viol, sr_fin = low_rank_check(th_run, p_t, eps_t, t1_emp)
 viol_o, sr_fin_o = low_rank_check(o_run, p_o, eps_t, al.alignment_times(o_run, X_o, y_o))
 sr_gap = al.rel_gap(stable_rank(short[2].final.W1)[0].numpy(), stable_rank(short[1].final.W1)[0].numpy())
-ledger.grade("thm1.low-rank", viol=viol, sr_final=sr_fin, sr_gap=sr_gap, control=dict(viol=viol_o, sr_final=sr_fin_o))
+ledger.grade("thm1.low-rank", viol=viol, sr_final=sr_fin, sr_gap=sr_gap)
+print(f"orthonormal data (mu = 0): violations {viol_o.tolist()}, final stable rank {sr_fin_o.round(3).tolist()}")
 
 # %% [markdown]
 # ### How $t_1$ scales with $\mu$ and $n$
