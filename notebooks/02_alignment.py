@@ -691,9 +691,9 @@ ledger.grade("thm1.t1-scaling", mono=mono, slope=slopes, within=within(bd_mu, bd
 # the ledger below gives, per initialisation, whether the trend is monotone (reproduced) or only holds
 # overall (partial), and whether halving the step left $t_1$ in place (the premise, printed above for
 # $\theta=0.1$). Where halving the step moves $t_1$ by more than 5%, GD at our step does not stand in for
-# the flow for this quantity — the last neurons to settle sit near a cone boundary, where the
-# discretisation decides when they cross — and the seed is graded *premise not met*: the trend is then
-# shown (figure, table) but not graded.
+# the flow for this quantity (plausibly because the last neurons to settle sit near a cone boundary,
+# where the discretisation decides when they cross), and the seed is graded *premise not met*: the trend
+# is then shown (figure, table) but not graded.
 
 # %% [markdown]
 # ## Claims ledger
