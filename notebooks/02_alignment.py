@@ -34,7 +34,11 @@
 # comparison of training schemes (Figures 12–13).
 #
 # **What we run.** Every experimental figure, on the committed MNIST subset and synthetic data,
-# and the theorem's statements on synthetic orthogonally separable data in float64, over seeds.
+# and the theorem's statements on synthetic orthogonally separable data in float64, over seeds. Each
+# claim's rule, tolerance, premises and negative control were fixed before the run; the ledger at the
+# end grades every seed, reports the pass rate, and checks that each control is rejected by the same
+# rule. Statements that hold by construction or are invariants of the dynamics are graded separately,
+# as consistency checks.
 #
 # **Conventions.** The paper's loss is a *sum* $\mathcal L=\sum_i \ell(y_i,f(x_i))$ with
 # $\ell(y,\hat y)=e^{-y\hat y}$ (or $2\log(1+e^{-y\hat y})$), minimised by gradient flow; GD step $k$
@@ -282,9 +286,12 @@ def orthogonal_growth(X2, y2, tr):
 
 share9, ratio9 = orthogonal_growth(*runs_mu["fig9"])
 share7, ratio7 = orthogonal_growth(*runs_mu["fig7"])
-growth9 = (runs_mu["fig9"][2].final.norms_in().amax(-1) / runs_mu["fig9"][2].at(0).norms_in().amax(-1)).numpy()
+X9, _, tr9 = runs_mu["fig9"]
+c9 = al.cone_membership(tr9.final.W1, X9, y2)
+out9 = (tr9.final.a > 0) & ~c9["S_dead"] & ~c9["S_plus"]
+growth9 = torch.where(out9, tr9.final.norms_in() / tr9.at(0).norms_in(), torch.zeros(())).amax(-1).numpy()
 print(f"mu = 0: share of live V+ neurons outside S+ {share9.round(2)}; largest outside norm / largest S+ norm "
-      f"{ratio9.round(4)}; largest norm grew by a factor {growth9.min():.2g}-{growth9.max():.2g}")
+      f"{ratio9.round(4)}; the fastest-growing neuron outside S+ grew by {growth9.min():.2g}-{growth9.max():.2g}x")
 ledger.grade("fig9.orthogonal", share=share9, ratio=ratio9, control=dict(share=share7, ratio=ratio7))
 
 # %% [markdown]
