@@ -34,15 +34,24 @@
 # comparison of training schemes (Figures 12–13).
 #
 # **What we run.** Every experimental figure, on the committed MNIST subset and synthetic data,
-# and the theorem's statements on synthetic orthogonally separable data in float64, over seeds.
+# and the theorem's statements on synthetic orthogonally separable data in float64, over seeds. Each
+# claim's rule, tolerance, premises and negative control were fixed before the run; the ledger at the
+# end grades every seed, reports the pass rate, and checks that each control is rejected by the same
+# rule. Statements that hold by construction or are invariants of the dynamics are graded separately,
+# as consistency checks.
 #
 # **Conventions.** The paper's loss is a *sum* $\mathcal L=\sum_i \ell(y_i,f(x_i))$ with
 # $\ell(y,\hat y)=e^{-y\hat y}$ (or $2\log(1+e^{-y\hat y})$), minimised by gradient flow; GD step $k$
-# with step $\eta$ is time $t=\eta k$. The theory runs and the toy figures use this sum. The MNIST
-# figures use the **mean** $\frac1n\sum_i e^{-y_if(x_i)}$: with the sum and the paper's step
-# $\eta=2\cdot10^{-3}$, one step moves a neuron by $\eta\|x_+\|\gg1$ at $n$ in the thousands, GD is
-# far from the flow and no alignment phase is visible (the spec's pilot); with the mean the
-# paper's time scales (~2000 iterations to align, ~3000 to start fitting) are recovered.
+# with step $\eta$ is time $t=\eta k$. The paper defines no other loss and says of every experiment
+# only "gradient descent with step size $\eta=2\cdot10^{-3}$", so read literally its experiments use
+# the sum. We follow it for the theory runs, the toy (Figure 6) and Figures 7–9. For MNIST the sum
+# cannot be what the paper ran at our data scale: with 2000 images in $[0,1]$, GD on the sum with
+# $\eta=2\cdot10^{-3}$ diverges within a few steps (measured below, in the MNIST section), so every MNIST
+# verdict would be *not reproduced*. We therefore run MNIST on the **mean**
+# $\frac1n\sum_i e^{-y_if(x_i)}$: GD on the mean with step $\eta$ is GD on the sum with step $\eta/n$,
+# the same gradient-flow path with time rescaled by $n$, and it recovers the paper's time scales.
+# The figure runs reproduce the paper's own GD experiments; the theory runs, where GD stands in for the
+# flow, carry a step-convergence premise (the graded quantity barely moves when $\eta$ is halved).
 
 # %% [markdown]
 # **Choices the paper leaves open**
@@ -53,8 +62,9 @@
 # | labels | $1\to+1$, $0\to-1$; $3\to+1$, $8\to-1$; $1\to+1$, $7\to-1$ | the heatmap lists digit 1 first; the problem is symmetric |
 # | MNIST loss | exponential, mean over points; float32 | see Conventions |
 # | MNIST iterations | 8000 (images of panel 4 at the last iterate) | the two phases are complete by then |
-# | toy data (Fig. 6) | 3 positive points at 10°, 25°, 40° (norms 0.8, 1, 1.2) and 3 negative at 140°, 155°, 170° with norms ×0.6 | only drawn in the paper; all in a half-plane so $\mathcal S_{\rm dead}\neq\emptyset$; $\mu=\cos80°$; shorter negatives make the classes fit at different times, as the paper's two loss drops require (the spec's 15°…165° proposal has $\mu=0$) |
-# | seeds | 10 seeds for the $\mu$ counts, 5 for sweeps | the paper's counts are one instance |
+# | toy data (Fig. 6) | a family declared before the run: per seed 3 positives at angles uniform in $[5°,45°]$, radii uniform in $[0.8,1.2]$, and 3 negatives at angles uniform in $[135°,175°]$, radii uniform in $[0.4,0.8]$ | the paper only draws its toy; all points lie in a half-plane ($\mathcal S_{\rm dead}\neq\emptyset$) and Assumption 1 holds for every draw; the shorter negative class is fitted later, the mechanism behind two loss drops |
+# | seeds | 5 seeds, batched, for every synthetic experiment; MNIST is one seed in the build (its pass rates come from the published 5-seed sweep) | the paper's counts are one instance |
+# | negative controls | one counterfactual per reproduction claim (named in the claims table), run in the build at reduced size | a check must be able to fail |
 # | Figs. 12–13 | all 5000 images of 0/1 in the subset, batch 2000 (the paper's), 6000 steps | ~2.5 steps per epoch, as close to the paper as the subset allows |
 
 # %% tags=["parameters"]
@@ -67,26 +77,28 @@ import math
 
 import numpy as np
 import matplotlib.pyplot as plt
+import pandas as pd
 import torch
 
 from lrlib import nbparams
-from lrlib.claims_legacy import Ledger, fmt
+from lrlib.claims import Ledger
 from lrlib.data import mnist_pair
 from lrlib.losses import Loss
 from lrlib.models import TwoLayer, forward, gaussian_init, generator, random_signs
 from lrlib.plots import NEG, POS, THEORY, glue, label_panels, panel_grid, set_style
 from lrlib.theory import alignment as al
-from lrlib.track import balancedness_drift, drops, first_crossing, plateaus, stable_rank
+from lrlib.errors import DivergenceError
+from lrlib.track import balancedness_drift, drops, first_crossing, stable_rank
 from lrlib.train import train
 from lrlib.trajectory import linear_schedule
 
 quick = nbparams.check_common(seed, quick, ledger_path)
 torch.set_num_threads(1)
 set_style()
-ledger = Ledger("alignment")
+N_SEEDS = 2 if quick else 5               # seeds of every batched experiment (runs 0..N-1)
+ledger = Ledger.declared("alignment", n_seeds=N_SEEDS, base_seed=seed)
 EXP_SUM = Loss("exponential", "sum")      # the paper's loss
 EXP_MEAN = Loss("exponential", "mean")    # MNIST figures (see Conventions)
-N_SEEDS = 3 if quick else 10
 print("theory and toy runs:", EXP_SUM.describe(), "| MNIST runs:", EXP_MEAN.describe())
 
 # %% [markdown]
@@ -95,8 +107,8 @@ print("theory and toy runs:", EXP_SUM.describe(), "| MNIST runs:", EXP_MEAN.desc
 # $\frac{d}{dt}\frac{w_j}{\|w_j\|}\simeq \operatorname{sign}(v_j)\,P_{w_j}x_a(w_j)$ with the signed
 # activated sum $x_a(w)=\sum_{i:\langle x_i,w\rangle>0}y_ix_i$ (eq. 4). Figure 1 draws this field on
 # the unit circle for a positive neuron and three points ($x_1$ positive; $x_2,x_3$ negative).
-# Figure 2 colours every direction of the plane by the cone it belongs to, for the toy data of
-# Figure 6: $\mathcal S_+$ (activates exactly the positive points), $\mathcal S_-$, $\mathcal S_{\rm dead}$.
+# Figure 2 colours every direction of the plane by the cone it belongs to, for the first seed's toy data
+# of Figure 6: $\mathcal S_+$ (activates exactly the positive points), $\mathcal S_-$, $\mathcal S_{\rm dead}$.
 
 # %%
 angles = torch.linspace(0, 2 * math.pi, 48 + 1, dtype=torch.float64)[:-1]
@@ -105,8 +117,9 @@ X_f1 = torch.tensor([[1.0, 0.35], [0.1, 1.0], [-1.0, -0.45]], dtype=torch.float6
 y_f1 = torch.tensor([1.0, -1.0, -1.0], dtype=torch.float64)
 probe = TwoLayer(W1=circle, W2=torch.ones(1, len(circle), dtype=torch.float64))
 field = al.approx_direction_velocity(probe, X_f1, y_f1)                   # (48, 2)
-X_toy, y_toy = al.toy_2d()
-X_toy[y_toy < 0] *= 0.6                      # shorter negatives: the two classes are fitted at different times
+X_fam, y_toy = al.toy_family(N_SEEDS, generator(seed + 5))            # Fig. 6's declared family (below)
+X_mir, _ = al.toy_family(N_SEEDS, generator(seed + 5), mirror=True)     # its control: mirrored negatives
+X_toy = X_fam[0]                                                          # the draw of the first seed
 g_toy = al.geometry(X_toy, y_toy)
 fine = torch.linspace(0, 2 * math.pi, 721, dtype=torch.float64)[:-1]
 dirs = torch.stack([fine.cos(), fine.sin()], -1)
@@ -141,14 +154,31 @@ print(f"toy data: mu = {g_toy.mu:.4f}, S_dead non-empty: {bool(cones['S_dead'].a
 # Appendix A.1: $h=50$, $[W]_{ij},v_j\sim\mathcal N(0,\alpha^2)$ with $\alpha=10^{-6}$ (not balanced),
 # GD on $W$ and $v$ with $\eta=2\cdot10^{-3}$ on the summed exponential loss, 30 000 iterations. Since the
 # initialisation is not balanced, $V_\pm(t)$ is read from $\operatorname{sign}v_j(t)$ at each snapshot.
-# Panels: (a) initialisation; (b) the first snapshot where every neuron lies in $\mathcal S_+$,
-# $\mathcal S_-$ or $\mathcal S_{\rm dead}$ (end of alignment); (c) the end; (d) loss, $\|W\|_2^2$ and
-# stable rank. Neurons are drawn at $w_j/\max_k\|w_k\|$ (blue: $v_j>0$, red: $v_j<0$).
+# The paper: after alignment "the loss experiences two sharp decreases before it gets close to zero".
+#
+# **Data and test, fixed before this run.** The paper only draws its toy, so we test a family: each
+# seed draws 3 positive points at angles uniform in $[5°,45°]$ with radii uniform in $[0.8,1.2]$ and 3
+# negative points at angles uniform in $[135°,175°]$ with radii uniform in $[0.4,0.8]$ (the shorter
+# class is fitted later). The test counts the separate peaks of the decrease rate
+# $-\Delta\log\mathcal L/\Delta k$ over snapshots every 100 iterations (peaks above 10% of the largest;
+# two peaks are separate only if the rate dips below half the smaller one between them) and asks for
+# exactly two, with a final loss below 1% of the initial one. The control draws the same positives but
+# replaces each negative by the mirror image $-x_{+,i}$ of a positive, so that both classes are fitted
+# at the same time: the same test must not find two drops there. *History:* an earlier version of this
+# chapter tested one hand-made toy with a plateau test, which found no plateau; it then shortened that
+# toy's negatives by 0.6 and counted decrease-rate peaks instead — the family and test above replace
+# that after-the-fact choice.
+#
+# Panels (first seed): (a) initialisation; (b) the first snapshot where every neuron lies in
+# $\mathcal S_+$, $\mathcal S_-$ or $\mathcal S_{\rm dead}$ (end of alignment); (c) the end; (d) loss,
+# $\|W\|_2^2$ and stable rank. Neurons are drawn at $w_j/\max_k\|w_k\|$ (blue: $v_j>0$, red: $v_j<0$).
 
 # %%
 steps_toy = 30_000
-p6 = gaussian_init(50, 2, std_in=1e-6, std_out=1e-6, gen=generator(seed))
-toy = train(p6, X_toy, y_toy, loss=EXP_SUM, lr=2e-3, steps=steps_toy, record=linear_schedule(steps_toy, 100))
+p6 = gaussian_init(50, 2, std_in=1e-6, std_out=1e-6, gen=generator(seed), runs=(2 * N_SEEDS,))
+toy_all = train(p6, torch.cat([X_fam, X_mir]), y_toy, loss=EXP_SUM, lr=2e-3, steps=steps_toy,
+                record=linear_schedule(steps_toy, 100))                  # runs: N_SEEDS family draws, then their controls
+toy = toy_all.run(0)
 ok_t = al.settled(toy.params, X_toy, y_toy).all(-1).numpy()
 i_al = int(np.argmax(ok_t)) if ok_t.any() else len(toy) - 1
 
@@ -171,6 +201,7 @@ for ax, i, name in zip(axes, [0, i_al, len(toy) - 1], ["initialisation", "end of
     draw_neurons(ax, toy.at(i), X_toy, y_toy, f"{name}, it. {toy.steps[i]:,}")
 ax = axes[3]
 ax.semilogy(toy.steps, toy.loss.numpy(), color="k", label="loss")
+ax.semilogy(toy.steps, toy_all.loss[:, N_SEEDS].numpy(), color="0.6", lw=1, label="loss, control (mirrored)")
 ax.semilogy(toy.steps, s2_t.numpy(), color=THEORY, label="$\\|W\\|_2^2$")
 ax.semilogy(toy.steps, sr_t.numpy(), color="0.5", ls="--", label="stable rank")
 ax.axvline(toy.steps[i_al], color=THEORY, ls=":", lw=1)
@@ -181,23 +212,18 @@ fig.suptitle("Figure 6 — 2-D toy: alignment, then growth")
 glue("alignment-fig6", fig)
 
 # %%
-L_toy = toy.loss.numpy()
-pl_toy = [pl for pl in plateaus(L_toy, tol=0.002) if pl[0] > i_al and L_toy[pl[0]] < 0.9 * L_toy[0]]
-dr_toy = drops(toy.steps, L_toy)
-print(f"plateaus after the first drop: {len(pl_toy)}; sharp drops at iterations {[int(toy.steps[i]) for i in dr_toy]}")
-ledger.add("fig6.two-drops", "Fig. 6, App. A.1", "After alignment the loss shows two sharp decreases before approaching zero.",
-           measured=f"{len(dr_toy)} separate drops of the loss (peaks of −d log L/dk at iterations "
-                    f"{', '.join(str(int(toy.steps[i])) for i in dr_toy)}); loss {L_toy[0]:.3g} → {L_toy[-1]:.3g}",
-           tolerance="exactly two drops (decrease-rate peaks above 10% of the largest, separated by a dip below half); "
-                     "final loss < 1% of the initial",
-           passed=bool(len(dr_toy) == 2 and L_toy[-1] < 0.01 * L_toy[0]), expected="reproduced")
+L_all = toy_all.loss.numpy()                                              # (T, 2·N_SEEDS)
+n_drops = np.array([len(drops(toy_all.steps, L_all[:, r])) for r in range(2 * N_SEEDS)])
+fin_ratio = L_all[-1] / L_all[0]
+print("drops per seed:", n_drops[:N_SEEDS], "| control (mirrored negatives):", n_drops[N_SEEDS:])
+print("mu per draw:", [round(al.mu(X, y_toy), 3) for X in X_fam])
+ledger.grade("fig6.two-drops", drops=n_drops[:N_SEEDS], final_ratio=fin_ratio[:N_SEEDS],
+             control=dict(drops=n_drops[N_SEEDS:], final_ratio=fin_ratio[N_SEEDS:]))
 
 # %% [markdown]
-# The two drops are the two classes being fitted one after the other (their $\|x_\pm\|$ differ).
-# Between them the loss is not flat — it keeps falling by about 2% per 100 iterations — so a plateau
-# test (our first attempt: $\log\mathcal L$ flat to 0.2% per 100 iterations) finds no plateau; the
-# ledger counts the separate peaks of the decrease rate instead, which is what "two sharp decreases"
-# says.
+# The printed counts are the whole result: the number of drops in each seed's draw of the family and in
+# its mirrored control (grey curve in panel (d) for the first seed); the ledger turns them into the pass
+# rate over the draws.
 
 # %% [markdown]
 # ## The effect of $\mu$ (Figures 7, 8, 9)
@@ -207,25 +233,29 @@ ledger.add("fig6.two-drops", "Fig. 6, App. A.1", "After alignment the loss shows
 # neurons all reach $\mathcal S_+$ (activating both points) quickly; with $\mu=\sin0.001$ some are still
 # outside $\mathcal S_+$ at iteration 7000 and, "in this particular instance", one at 21 000; with
 # orthogonal data neurons end aligned with $x_1$, $x_2$ or $x_+$ and only those in $\mathcal S_+$ grow.
-# The counts are random, so we train 10 seeds of each (one batched run per $\theta$) and count, at
-# iterations 7000 and 21 000, the non-dead $v_j>0$ neurons outside $\mathcal S_+$.
+# The counts are random, so we train 5 seeds of each (one batched run for all $\theta$) and count, at
+# iterations 7000 and 21 000, the non-dead $v_j>0$ neurons outside $\mathcal S_+$. Controls: for Figure 7
+# the orthogonal runs (Assumption 1 fails, stragglers must be counted); for Figure 8 well-separated data
+# ($\theta=0.5$), batched with the others; for Figure 9 the runs of Figure 7.
 
 # %%
 steps_mu = 30_000
 rec_mu = np.union1d(linear_schedule(steps_mu, 500), [7000, 21_000])
-runs_mu = {}
-for name, theta in [("fig7", 0.1), ("fig8", 0.001), ("fig9", 0.0)]:
-    X2, y2 = al.two_point_data(theta)
-    p2 = gaussian_init(50, 2, std_in=1e-6, std_out=1e-6, gen=generator(seed + 10), runs=(N_SEEDS,))
-    runs_mu[name] = (X2, y2, train(p2, X2, y2, loss=EXP_SUM, lr=2e-3, steps=steps_mu, record=rec_mu))
-
+thetas_mu = {"fig7": 0.1, "fig8": 0.001, "fig9": 0.0, "ctrl": 0.5}
+X_mu = {name: al.two_point_data(th)[0] for name, th in thetas_mu.items()}
+y2 = al.two_point_data(0.1)[1]
+p2 = gaussian_init(50, 2, std_in=1e-6, std_out=1e-6, gen=generator(seed + 10), runs=(len(thetas_mu) * N_SEEDS,))
+tr_mu = train(p2, torch.cat([X.expand(N_SEEDS, 2, 2) for X in X_mu.values()]), y2, loss=EXP_SUM, lr=2e-3,
+              steps=steps_mu, record=rec_mu)
+runs_mu = {name: (X_mu[name], y2, tr_mu.run(slice(k * N_SEEDS, (k + 1) * N_SEEDS))) for k, name in enumerate(thetas_mu)}
 
 counts = {name: {k: al.live_outside_s_plus(tr.at(tr.index_of_step(k)), X2, y2).numpy() for k in (7000, 21_000)}
           for name, (X2, y2, tr) in runs_mu.items()}
 for name, cts in counts.items():
     print(name, {k: v.tolist() for k, v in cts.items()})
 
-for (name, (X2, y2, tr)), mu_txt in zip(runs_mu.items(), ["\\sin 0.1", "\\sin 0.001", "0"]):
+for name, mu_txt in zip(["fig7", "fig8", "fig9"], ["\\sin 0.1", "\\sin 0.001", "0"]):
+    X2, y2, tr = runs_mu[name]
     r = int(np.argmax(counts[name][7000]))      # show the seed with the most stragglers at 7000
     fig, axes = panel_grid(4, width=2.9, height=2.9)
     for ax, step in zip(axes, [0, 7000, 21_000, steps_mu]):
@@ -236,48 +266,42 @@ for (name, (X2, y2, tr)), mu_txt in zip(runs_mu.items(), ["\\sin 0.1", "\\sin 0.
     fig.suptitle(f"Figure {name[3]} — two positive points, $\\mu={mu_txt}$ (seed {r} of {N_SEEDS}: most stragglers at 7000)")
     glue(f"alignment-{name}", fig)
 
-# %% [markdown]
-# With $\mu=\sin0.001$ the slow neurons are seed-dependent: in some seeds every live positive neuron
-# has reached $\mathcal S_+$ by iteration 7000, in others a few have not, and some are still outside at
-# 21 000. The paper shows one instance; the summed loss we use (the paper's) gives fewer stragglers
-# than a mean-reduced one would (a larger effective step). We publish the claim as *partial*.
-
 # %%
-c7, c8 = counts["fig7"], counts["fig8"]
-ledger.add("fig7.fast", "Fig. 7, App. A.2", "With μ = sin 0.1 every non-dead positive neuron has reached S₊ by iteration 7000.",
-           measured=f"non-dead V₊ neurons outside S₊ at 7000: {c7[7000].tolist()} over {N_SEEDS} seeds",
-           tolerance="0 in every seed", passed=bool((c7[7000] == 0).all()), expected="reproduced")
-ledger.add("fig8.slow", "Fig. 8, App. A.2", "With μ = sin 0.001 alignment is slower: neurons are still outside S₊ at "
-           "iteration 7000, and in some instances at 21000.",
-           measured=f"outside S₊ at 7000: {c8[7000].tolist()}; at 21000: {c8[21_000].tolist()}",
-           tolerance="reproduced: ≥ 1 at 7000 in every seed and ≥ 1 at 21000 in at least one; partial: "
-                     "≥ 1 at 7000 and at 21000 in some seeds (the paper reports one instance)",
-           passed="reproduced" if ((c8[7000] >= 1).all() and (c8[21_000] >= 1).any())
-           else ("partial" if ((c8[7000] >= 1).any() and (c8[21_000] >= 1).any()) else "not reproduced"),
-           expected="partial")
-X9, y9, tr9 = runs_mu["fig9"]
-fin9 = tr9.final
-c9 = al.cone_membership(fin9.W1, X9, y9)
-live9 = (fin9.a > 0) & ~c9["S_dead"]
-grow = fin9.norms_in()
-big_in = torch.where(live9 & c9["S_plus"], grow, torch.zeros_like(grow)).amax(-1)
-big_out = torch.where(live9 & ~c9["S_plus"], grow, torch.zeros_like(grow)).amax(-1)
-frac_out = ((live9 & ~c9["S_plus"]).sum(-1) / live9.sum(-1).clamp_min(1)).numpy()
-ledger.add("fig9.orthogonal", "Fig. 9, App. A.3", "With orthogonal data (μ = 0) S₊ no longer collects all non-dead positive "
-           "neurons; only those in S₊ grow.",
-           measured=f"share of non-dead V₊ neurons outside S₊ at the end: {frac_out.min():.2f}–{frac_out.max():.2f}; "
-                    f"largest norm outside / inside S₊: {fmt((big_out / big_in).max().item())}",
-           tolerance="reproduced: share > 0 in every seed and outside norms < 1% of the largest S₊ norm; "
-                     "partial: only the first holds",
-           passed="reproduced" if ((frac_out > 0).all() and ((big_out / big_in) < 0.01).all())
-           else ("partial" if (frac_out > 0).all() else "not reproduced"),
-           expected="partial")
+ledger.grade("fig7.fast", c7=counts["fig7"][7000], control=dict(c7=counts["fig9"][7000]))
+ledger.grade("fig8.slow", c7=counts["fig8"][7000], c21=counts["fig8"][21_000],
+             control=dict(c7=counts["ctrl"][7000], c21=counts["ctrl"][21_000]))
+
+
+def orthogonal_growth(X2, y2, tr):
+    """Share of the live V₊ neurons outside S₊ at the end, and their largest norm over the largest in S₊."""
+    fin = tr.final
+    c = al.cone_membership(fin.W1, X2, y2)
+    live = (fin.a > 0) & ~c["S_dead"]
+    nrm = fin.norms_in()
+    big_in = torch.where(live & c["S_plus"], nrm, torch.zeros_like(nrm)).amax(-1)
+    big_out = torch.where(live & ~c["S_plus"], nrm, torch.zeros_like(nrm)).amax(-1)
+    share = ((live & ~c["S_plus"]).sum(-1) / live.sum(-1).clamp_min(1)).numpy()
+    return share, (big_out / big_in).numpy()
+
+
+share9, ratio9 = orthogonal_growth(*runs_mu["fig9"])
+share7, ratio7 = orthogonal_growth(*runs_mu["fig7"])
+X9, _, tr9 = runs_mu["fig9"]
+c9 = al.cone_membership(tr9.final.W1, X9, y2)
+out9 = (tr9.final.a > 0) & ~c9["S_dead"] & ~c9["S_plus"]
+growth9 = torch.where(out9, tr9.final.norms_in() / tr9.at(0).norms_in(), torch.zeros(())).amax(-1).numpy()
+print(f"mu = 0: share of live V+ neurons outside S+ {share9.round(2)}; largest outside norm / largest S+ norm "
+      f"{ratio9.round(4)}; the fastest-growing neuron outside S+ grew by {growth9.min():.2g}-{growth9.max():.2g}x")
+ledger.grade("fig9.orthogonal", share=share9, ratio=ratio9, control=dict(share=share7, ratio=ratio7))
 
 # %% [markdown]
-# With orthogonal data most live positive neurons indeed stay outside $\mathcal S_+$ (aligned with
-# $x_1$ or $x_2$ alone), as the paper says. But they do not stay small: they too grow, by orders of
-# magnitude, to a few percent of the norm of the $\mathcal S_+$ neurons, because each of them fits its
-# own point. "Only those aligned with $x_+$ grow" holds only in relative terms; the claim is *partial*.
+# With $\mu=\sin0.001$ the slow neurons are seed-dependent; the paper shows one instance, so the claim is
+# graded per seed on its general part (stragglers at 7000) and the counts at 21 000 (printed above) are
+# reported beside it. With orthogonal data the printed shares show how many live positive neurons stay
+# outside $\mathcal S_+$ (aligned with $x_1$ or $x_2$ alone), and the printed norm ratios how large they
+# become next to the $\mathcal S_+$ neurons: the paper's "only those aligned with $x_+$ grow" is graded as
+# staying below 1% of the largest $\mathcal S_+$ norm, with a *partial* tier when only the first half
+# holds. The ledger at the end gives the verdict per seed and the controls'.
 
 # %% [markdown]
 # ## Centred MNIST (Figures 5, 10 and 11)
@@ -286,7 +310,20 @@ ledger.add("fig9.orthogonal", "Fig. 9, App. A.3", "With orthogonal data (μ = 0)
 # $\eta=2\cdot10^{-3}$. Four panels per pair: (a) the Gram matrix $\langle x_i,x_j\rangle$ sorted by label
 # (positive digit first); (b, c) the alignment $\cos(\bar w_\pm,x_\pm)$ of the mean neuron
 # $\bar w_+=\frac1{|V_+|}\sum_{j\in V_+}w_j$ with a min–max band over $V_\pm(t)$; (d) loss, stable rank and
-# $\|W\|_2^2$; (e) $\bar w_\pm$ next to the class means $\bar x_\pm$ as images.
+# $\|W\|_2^2$; (e) $\bar w_\pm$ next to the class means $\bar x_\pm$ as images. The build runs one seed (the
+# 5-seed pass rates come from the published sweep). Control for all four MNIST claims: digits 0/1 from a
+# *large* initialisation ($\alpha=0.1$, 200 images per digit), where the loss moves before any alignment
+# phase. First, the literal reading of the paper — GD on the *summed* loss with $\eta=2\cdot10^{-3}$:
+
+# %%
+X_sum, y_sum = mnist_pair(1, 0, 1000, dtype=torch.float32)
+try:
+    train(gaussian_init(50, 784, std_in=1e-6, std_out=1e-6, gen=generator(seed), dtype=torch.float32),
+          X_sum, y_sum, loss=EXP_SUM, lr=2e-3, steps=200, record=2, check_every=1)
+    sum_diverged = "did not diverge in 200 steps"
+except DivergenceError as err:
+    sum_diverged = str(err).split(":")[0]
+print(f"GD on the summed loss, digits 1/0, 2000 images, eta = 2e-3: {sum_diverged}")
 
 # %%
 n_img = 200 if quick else 1000
@@ -294,9 +331,9 @@ steps_mn = 4000 if quick else 8000
 rec_mn = linear_schedule(steps_mn, 50)
 
 
-def run_mnist(pos, neg):
-    X, y = mnist_pair(pos, neg, n_img, dtype=torch.float32)
-    p = gaussian_init(50, 784, std_in=1e-6, std_out=1e-6, gen=generator(seed), dtype=torch.float32)
+def run_mnist(pos, neg, n=n_img, alpha=1e-6):
+    X, y = mnist_pair(pos, neg, n, dtype=torch.float32)
+    p = gaussian_init(50, 784, std_in=alpha, std_out=alpha, gen=generator(seed), dtype=torch.float32)
     return X, y, train(p, X, y, loss=EXP_MEAN, lr=2e-3, steps=steps_mn, record=rec_mn)
 
 
@@ -347,38 +384,32 @@ for pos, neg, key, fig_no in [(1, 0, "alignment-fig5", 5), (3, 8, "alignment-fig
     mn[(pos, neg)] = (X, y, tr, *mnist_figure(X, y, tr, pos, neg, key, fig_no))
 
 # %%
-rows = []
-for (pos, neg), (X, y, tr, bands, sr, s2) in mn.items():
+def mnist_measures(X, y, tr):
+    """k_align (both mean neurons at cos > 0.95), k_drop (loss < 0.9·L0), the alignment decrease
+    (peak − final cos, the larger of the two signs), the final stable rank and loss."""
+    bands = al.class_alignment(tr, X, y)
     both = np.minimum(bands["+"][0], bands["-"][0])
-    k_align = first_crossing(tr.steps, -both, -0.95)                        # first step with both cos > 0.95
     L = tr.loss.numpy()
-    k_drop = first_crossing(tr.steps, L, 0.9 * L[0])
-    drop = max(bands[s][0].max() - bands[s][0][-1] for s in "+-")
     G = X @ X.T
-    consistent = float(((G * (y[:, None] * y[None, :])) > 0).float().mean())
-    rows.append(dict(pair=f"{pos} vs {neg}", consistent_pairs=consistent, k_align=k_align, k_drop=k_drop,
-                     align_drop=drop, final_stable_rank=sr[-1], final_loss=L[-1]))
-import pandas as pd
-mn_tab = pd.DataFrame(rows)
-mn_tab
+    return dict(consistent_pairs=float(((G * (y[:, None] * y[None, :])) > 0).float().mean()),
+                k_align=first_crossing(tr.steps, -both, -0.95), k_drop=first_crossing(tr.steps, L, 0.9 * L[0]),
+                align_drop=max(bands[s_][0].max() - bands[s_][0][-1] for s_ in "+-"),
+                final_stable_rank=stable_rank(tr.final.W1)[0].item(), final_loss=L[-1])
+
+
+mn_tab = pd.DataFrame([dict(pair=f"{pos} vs {neg}", **mnist_measures(X, y, tr)) for (pos, neg), (X, y, tr, *_) in mn.items()])
+ctl_mn = mnist_measures(*run_mnist(1, 0, n=100 if quick else 200, alpha=0.1))   # control: large initialisation
+pd.concat([mn_tab, pd.DataFrame([dict(pair="1 vs 0, control α = 0.1", **ctl_mn)])])
 
 # %%
 r01 = mn_tab.iloc[0]
-ledger.add("mnist.timescales", "Fig. 5, §4", "On centred MNIST 0 vs 1 the neurons are well aligned (cos > 0.95) after about "
-           "2000 iterations, and the loss starts to fall after about 3000.",
-           measured=f"both cos > 0.95 at iteration {r01.k_align:.0f}; loss < 0.9·L₀ at {r01.k_drop:.0f}",
-           tolerance="alignment by 2500; loss drop in [2500, 4500]",
-           passed=bool(r01.k_align <= 2500 and 2500 <= r01.k_drop <= 4500), expected="reproduced")
-ledger.add("mnist.align-first", "Figs. 5, 10, 11", "Good alignment (cos > 0.95) comes before the loss drops, for each digit pair.",
-           measured="; ".join(f"{r.pair}: aligned at {r.k_align:.0f}, drop at {r.k_drop:.0f}" for r in mn_tab.itertuples()),
-           tolerance="k_align < k_drop for every pair", passed=bool((mn_tab.k_align < mn_tab.k_drop).all()),
-           expected="reproduced")
-ledger.add("mnist.align-decreases", "Fig. 5, §4", "Once the loss falls, the alignment decreases.",
-           measured="; ".join(f"{r.pair}: peak − final cos = {r.align_drop:.3f}" for r in mn_tab.itertuples()),
-           tolerance="> 0.01 for every pair", passed=bool((mn_tab.align_drop > 0.01).all()), expected="reproduced")
-ledger.add("mnist.low-rank", "Thm. 1 (part 2), Fig. 5", "The final stable rank is ≤ 2, and ≈ 1 on centred MNIST.",
-           measured="; ".join(f"{r.pair}: {r.final_stable_rank:.4f}" for r in mn_tab.itertuples()),
-           tolerance="< 1.1 for every pair", passed=bool((mn_tab.final_stable_rank < 1.1).all()), expected="reproduced")
+ledger.grade("mnist.timescales", k_align=r01.k_align, k_drop=r01.k_drop,
+             control=dict(k_align=ctl_mn["k_align"], k_drop=ctl_mn["k_drop"]))
+ledger.grade("mnist.align-first", lead=(mn_tab.k_drop - mn_tab.k_align).min(),
+             control=dict(lead=ctl_mn["k_drop"] - ctl_mn["k_align"]),
+             note="; ".join(f"{r.pair}: aligned at {r.k_align:.0f}, drop at {r.k_drop:.0f}" for r in mn_tab.itertuples()))
+ledger.grade("mnist.align-decreases", decrease=mn_tab.align_drop.min(), control=dict(decrease=ctl_mn["align_drop"]))
+ledger.grade("mnist.low-rank", sr_max=mn_tab.final_stable_rank.max(), control=dict(sr_max=ctl_mn["final_stable_rank"]))
 
 # %% [markdown]
 # ## Training schemes: two phases or not (Figures 12 and 13)
@@ -389,7 +420,10 @@ ledger.add("mnist.low-rank", "Thm. 1 (part 2), Fig. 5", "The final stable rank i
 # directions $\sum_j\|P_{w_j}(-\nabla_{w_j}\mathcal L/\|w_j\|)\|$. We use all 5000 images of 0 and 1 in the
 # subset (2.5 SGD steps per epoch) and measure at about 150 log-spaced epochs. The paper: with both
 # layers trained, early on only the directions change and the norms do not grow (two phases); with
-# $v$ fixed there is no such separation.
+# $v$ fixed there is no such separation. The two schemes are each other's control (each claim's rule must
+# reject the other scheme), and the claim that both fit is controlled by the same runs stopped at the epoch
+# of peak direction change. Like MNIST above, the build runs one seed and the pass rates come from the
+# published 5-seed sweep.
 
 # %%
 X01, y01 = mnist_pair(1, 0, 500 if quick else 2500, dtype=torch.float32)
@@ -424,24 +458,16 @@ for (name, (ep, nc, dc, L)), fig_no in zip(changes.items(), (12, 13)):
 tp = {}
 for name, (ep, nc, dc, L) in changes.items():
     i, ratio = al.two_phase_ratio(nc, dc)
-    tp[name] = (ratio, bool(L[i] > 0.99 * L[0]))     # (relative norm change, loss still within 1% of its start)
-print(tp)
+    tp[name] = dict(ratio=ratio, flat=float(L[i] > 0.99 * L[0]), loss_at_peak=L[i], final=L[-1])
+pd.DataFrame(tp).T
 
 # %%
-(r12, flat12), (r13, flat13) = tp["both layers"], tp["first layer only, v = ±1"]
-ledger.add("fig12.two-phase", "Fig. 12, App. A.5", "Training both layers: early on only the directions change, the norms "
-           "do not grow (two-phase convergence).",
-           measured=f"norm change at the epoch of peak direction change: {fmt(r12)} × its maximum; loss not yet down: {flat12}",
-           tolerance="< 1e-3 of its maximum, before the loss has fallen by 1%", passed=bool(r12 < 1e-3 and flat12),
-           expected="reproduced")
-ledger.add("fig13.one-phase", "Fig. 13, App. A.5", "Training only the first layer (v = ±1 fixed): no two-phase behaviour.",
-           measured=f"norm change at the epoch of peak direction change: {fmt(r13)} × its maximum",
-           tolerance="≥ 1e-3 of its maximum (norms already move when the directions move most)",
-           passed=bool(r13 >= 1e-3), expected="reproduced")
-ledger.add("a5.both-fit", "§4, App. A.5", "Both schemes reach a small training loss.",
-           measured="; ".join(f"{k}: {fmt(v[3][-1])}" for k, v in changes.items()),
-           tolerance="final loss < 0.1 (initial 1)", passed=bool(all(v[3][-1] < 0.1 for v in changes.values())),
-           expected="reproduced")
+both_, first_ = tp["both layers"], tp["first layer only, v = ±1"]
+ledger.grade("fig12.two-phase", ratio=both_["ratio"], flat=both_["flat"],
+             control=dict(ratio=first_["ratio"], flat=first_["flat"]))
+ledger.grade("fig13.one-phase", ratio=first_["ratio"], control=dict(ratio=both_["ratio"]))
+ledger.grade("a5.both-fit", final=max(both_["final"], first_["final"]),
+             control=dict(final=max(both_["loss_at_peak"], first_["loss_at_peak"])))
 
 # %% [markdown]
 # ## Theorem 1 on orthogonally separable data
@@ -449,66 +475,75 @@ ledger.add("a5.both-fit", "§4, App. A.5", "Both schemes reach a small training 
 # $W=\varepsilon W_0$, $[W_0]_{ij}\sim\mathcal N(0,1/D)$, $v_j=\pm\|w_j\|$, float64, and GD with
 # $\eta=0.01/(nX_{\max})$ (at most 1% of direction change per step) standing in for the flow; time is
 # $t=\eta k$. Data: $n=16$ points in $\mathbb R^{10}$, $\pm e_1+0.3\,g$ with $g\sim\mathcal N(0,I)$, redrawn until
-# $\mu>0$ (Assumption 1); $h=50$, $\varepsilon=10^{-10}$, 5 initialisations. The paper's admissible
-# $\varepsilon$ (eq. 28) is astronomically small, so we check the *statements* at a practical $\varepsilon$.
+# $\mu>0$ (Assumption 1); $h=50$, $\varepsilon=10^{-10}$, 5 initialisations (the seeds). The paper's
+# admissible $\varepsilon$ (eq. 28) is astronomically small, so we check the *statements* at a practical
+# $\varepsilon$ — and grade the alignment-time bound only where the run stays inside the theorem's regime:
+# the alignment must end within the horizon $T=\log(1/(\sqrt h\,\varepsilon))/(4nX_{\max})$ of the
+# small-output phase (Lemma 1). Step convergence: the same initialisations are re-run to $t=2$ at $\eta$ and
+# $\eta/2$, and each theory claim's premise bounds how much its quantity moves.
 
 # %%
 gen_t = generator(seed + 20)
 X_t, y_t = al.synthetic_separable(16, 10, 0.3, gen_t)
 g_t = al.geometry(X_t, y_t)
-eps_t, R_t = 1e-10, (2 if quick else 5)
+eps_t, R_t = 1e-10, N_SEEDS
 p_t = al.balanced_theory_init(50, 10, eps_t, gen_t, runs=(R_t,))
 eta_t = 0.01 / (g_t.n * g_t.X_max)
 steps_t = int((3.0 if quick else 6.0) / eta_t)
 th_run = train(p_t, X_t, y_t, loss=EXP_SUM, lr=eta_t, steps=steps_t, record=linear_schedule(steps_t, 10))
+t_fix = 2.0                                       # step-convergence re-runs: t in [0, 2] at eta and eta/2
+short = {k: train(p_t, X_t, y_t, loss=EXP_SUM, lr=eta_t / k, steps=int(round(t_fix * k / eta_t)),
+                  record=linear_schedule(int(round(t_fix * k / eta_t)), 10 * k)) for k in (1, 2)}
 P = th_run.params
 cm = al.cone_membership(P.W1, X_t, y_t)                                    # masks (T, R, m)
 vpos = (P.a > 0)
 settled = al.settled(P, X_t, y_t)                                          # (T, R, m)
 t1_emp = al.alignment_times(th_run, X_t, y_t)
-z2 = [al.zeta2(p_t.W1[r] / eps_t, torch.sign(p_t.a[r]), g_t) for r in range(R_t)]
+t1_h = {k: al.alignment_times(tr, X_t, y_t) for k, tr in short.items()}
+z2 = np.array([al.zeta2(p_t.W1[r] / eps_t, torch.sign(p_t.a[r]), g_t) for r in range(R_t)])
 t1_bd = np.array([al.t1_bound(g_t, al.zeta(g_t.zeta1, z), g_t.xi_lower) for z in z2])
+T_h = al.horizon(g_t, 50, eps_t)
 print(f"mu = {g_t.mu:.4f}, X_max = {g_t.X_max:.3f}, X_min = {g_t.X_min:.3f}, zeta1 = {g_t.zeta1:.4f}, xi >= mu^2 = {g_t.xi_lower:.2e}")
-print("t1 (measured):", t1_emp.round(4), " bound:", t1_bd.round(1))
+print("t1 (measured):", t1_emp.round(4), " at eta/2:", t1_h[2].round(4), " horizon T:", round(T_h, 4), " bound:", t1_bd.round(1))
 
 # %%
-i1 = [th_run.index_of_step(int(round(t / eta_t))) for t in t1_emp]
-act0 = (X_t @ p_t.W1.transpose(-1, -2) > 0)                                 # (R, n, m) at init
-init_pos = act0[:, y_t > 0, :].any(-2)
-init_neg = act0[:, y_t < 0, :].any(-2)
-part1 = all(settled[i1[r], r].all() for r in range(R_t))
-part1c = all(bool(torch.where(vpos[0, r] & init_pos[r], cm["S_plus"][i1[r], r], True).all()
-                  & torch.where(~vpos[0, r] & init_neg[r], cm["S_minus"][i1[r], r], True).all()) for r in range(R_t))
-ledger.add("thm1.part1", "Thm. 1 (part 1)", "After alignment every V₊ neuron is in S₊ ∪ S_dead (mirror for V₋), and every V₊ "
-           "neuron that initially activated a positive point is in S₊.",
-           measured=f"at the measured t₁: all neurons settled in {R_t}/{R_t} runs: {part1}; initially active ones in their cone: {part1c}",
-           tolerance="exact, every run", passed=bool(part1 and part1c), expected="reproduced")
-ledger.add("thm1.t1-bound", "Thm. 1, App. C (t₁ = 16 log n/(min{ζ,ξ}√μ X_min))", "The alignment time is at most the explicit bound.",
-           measured=f"t₁ = {np.nanmin(t1_emp):.3f}–{np.nanmax(t1_emp):.3f} vs bound {t1_bd.min():.4g} "
-                    f"(slack ×{t1_bd.min() / np.nanmax(t1_emp):.2g}; ζ = min(ζ₁, ζ₂), ξ ≥ μ²)",
-           tolerance="t₁ ≤ bound in every run", passed=bool(np.all(t1_emp <= t1_bd)), expected="reproduced")
+i1 = [th_run.index_of_step(int(round(t / eta_t))) if np.isfinite(t) else len(th_run) - 1 for t in t1_emp]
+at_t1 = TwoLayer(W1=torch.stack([P.W1[i1[r], r] for r in range(R_t)]), W2=p_t.W2)
+unsettled = np.array([int((~settled[i1[r], r]).sum()) for r in range(R_t)])
+ledger.grade("thm1.part1", unsettled=unsettled, lost=al.lost_neurons(p_t, at_t1, X_t, y_t))
+ledger.grade("thm1.t1-bound", t1=t1_emp, bound=t1_bd, T=T_h, t1_gap=al.rel_gap(t1_h[2], t1_h[1]),
+             control=dict(t1=t1_emp, bound=t1_bd / 1e5))
 
 # %% [markdown]
-# The bound holds with an enormous slack: $\xi$ and $\zeta$ enter squared through $\mu^2$ and the
-# worst-case path argument assumes every activation pattern is visited.
+# $t_1$ is *defined* as the first snapshot where every neuron is settled, so the first half of part 1 holds
+# by construction; the second half (no neuron that initially activated a point of its own class ends
+# outside its cone) follows from Assumption 1 alone: with $v_j>0$, $\langle x_a(w_j),x_i\rangle>0$ for every
+# positive $x_i$, so no positive point is ever lost, whatever the step. Part 1 is therefore filed as a
+# consistency check (an earlier version of this chapter graded it as a reproduction). The theorem's
+# quantitative content is the bound on $t_1$, graded inside its premise $t_1\le T$ (an earlier version
+# graded the bound without that premise, although every run ends its alignment after $T$); the bound itself, where it applies, holds with an enormous slack: $\xi$ and $\zeta$ enter
+# squared through $\mu^2$ and the worst-case path argument assumes every activation pattern is visited.
+# Its control (the bound divided by $10^5$) shows that the rule only rejects a prediction wrong by more
+# than that slack.
 #
 # **Errata.** (i) The paper defines $\zeta:=\max\{\zeta_1,\zeta_2\}$, but its proof needs both the cap
 # $\{z:\cos(z,x_\pm)\ge\sqrt{1-\zeta}\}$ inside $\mathcal S_\pm$ (which holds for $\zeta\le\zeta_1$) and the
 # initial neurons outside that cap ($\zeta\le\zeta_2$): it needs $\min\{\zeta_1,\zeta_2\}$. We use the min
-# (a valid, larger bound) and check below that with the max the cap can leak out of the cone. (ii) The
+# (a valid, larger bound). Since our $\zeta_1$ is computed as the largest cap inside the cone, "the
+# min-cap stays inside, the max-cap leaks when $\zeta_2>\zeta_1$" restates that computation: the check
+# below is a consistency check of our $\zeta_1$ (earlier graded as a reproduction), the erratum itself is
+# the argument above. (ii) The
 # printed flow "$\dot W\in\partial_W\mathcal L$" lacks its minus sign: it is gradient *descent* (every run here
-# descends, and the loss falls). (iii) The spec's proposed toy angles (15°…165°) put two opposite-label
-# points at 90°, so $\mu=0$; our toy uses 10°…170°.
+# descends, and the loss falls). (iii) A toy with points at 15°, 30°, 45° and 135°, 150°, 165° would put
+# two opposite-label points at 90°, so $\mu=0$; our toy family keeps every opposite-label pair above 90°.
 
 # %%
-z_min, z_max = al.zeta(g_t.zeta1, min(z2)), max(g_t.zeta1, max(z2))
-leak_min, leak_max = ((al.cap_leaves_cone(g_t.x_plus, z, X_t, y_t, "S_plus", generator(seed + 60))
-                       or al.cap_leaves_cone(g_t.x_minus, z, X_t, y_t, "S_minus", generator(seed + 61))) for z in (z_min, z_max))
-ledger.add("erratum.zeta", "App. C, eq. 26", "Erratum: ζ must be min{ζ₁, ζ₂} (the paper prints max).",
-           measured=f"ζ₁ = {g_t.zeta1:.4f}, ζ₂ = {min(z2):.4f}–{max(z2):.4f}; cap with the min leaves its cone: {leak_min}; "
-                    f"with the max: {leak_max}",
-           tolerance="the min-cap stays inside; the max-cap leaks whenever ζ₂ > ζ₁",
-           passed=bool(not leak_min and (leak_max or max(z2) <= g_t.zeta1)), expected="reproduced")
+leak = {name: np.array([float(al.cap_leaves_cone(g_t.x_plus, z, X_t, y_t, "S_plus", generator(seed + 60 + r))
+                              or al.cap_leaves_cone(g_t.x_minus, z, X_t, y_t, "S_minus", generator(seed + 70 + r)))
+                        for r, z in enumerate(zs)])
+        for name, zs in (("min", [al.zeta(g_t.zeta1, z) for z in z2]), ("max", [max(g_t.zeta1, z) for z in z2]))}
+ledger.grade("erratum.zeta", leak_min=leak["min"], leak_max=leak["max"], z2_over=(z2 > g_t.zeta1).astype(float),
+             note=f"ζ₁ = {g_t.zeta1:.4f}, ζ₂ = {z2.min():.4f}–{z2.max():.4f}")
 
 # %% [markdown]
 # Next, the lemmas behind the proof, on the same runs: balancedness and sign invariance (Section
@@ -516,95 +551,102 @@ ledger.add("erratum.zeta", "App. C, eq. 26", "Erratum: ζ must be min{ζ₁, ζ�
 # positive point nor gains a negative one (eq. 7/8); the trapping regions (Lemma 12); the masses
 # $\sum_{\tilde V_\pm}\|w_j\|^2$ never decrease after $t_1$ (Lemma 14); and Lemma 2,
 # $|-\ell'(y,\hat y)-y|\le2|\hat y|$ on $|\hat y|\le1$, for the exponential and $2\times$logistic losses.
+# These are invariants of the dynamics, filed as consistency checks.
 
 # %%
-# GD, not the flow, breaks the balance: by O(η) over a fixed time. Halving η must halve the drift.
-t_fix = 2.0
-bal_h = [balancedness_drift(train(p_t, X_t, y_t, loss=EXP_SUM, lr=h, steps=int(t_fix / h), record=50),
-                            relative_to="current").max().item()
-         for h in (eta_t, eta_t / 2)]
-flips = int((torch.sign(P.a) != torch.sign(P.a[0])).sum())
+# GD, not the flow, breaks the balance: by O(eta) over a fixed time. Halving eta must halve the drift.
+drift = {k: balancedness_drift(tr, relative_to="current").numpy() for k, tr in short.items()}
+flips = (torch.sign(P.a) != torch.sign(P.a[0])).sum((0, -1)).numpy()
 actp = (X_t @ P.W1.transpose(-1, -2) > 0)                                   # (T, R, n, m)
 gain_neg = actp[1:, :, y_t < 0] & ~actp[:-1, :, y_t < 0]
 lose_pos = ~actp[1:, :, y_t > 0] & actp[:-1, :, y_t > 0]
 gain_pos = actp[1:, :, y_t > 0] & ~actp[:-1, :, y_t > 0]
 lose_neg = ~actp[1:, :, y_t < 0] & actp[:-1, :, y_t < 0]
 vp = vpos[0].unsqueeze(0).unsqueeze(-2)                                     # (1, R, 1, m)
-wrong_way = int(((gain_neg | lose_pos) & vp).sum() + ((gain_pos | lose_neg) & ~vp).sum())
-n_changes = ((actp[1:] != actp[:-1]).any(-2)).sum(0)                         # pattern changes per neuron
-trap = {k: cm[k] for k in ("S_plus", "S_minus", "S_dead")}
-trap_own = torch.where(vpos, trap["S_plus"], trap["S_minus"]) | trap["S_dead"]
-escapes = int((trap_own[:-1] & ~trap_own[1:]).sum())
-mass_ok = True
+wrong_way = (((gain_neg | lose_pos) & vp).sum((0, 2, 3)) + ((gain_pos | lose_neg) & ~vp).sum((0, 2, 3))).numpy()
+n_changes = ((actp[1:] != actp[:-1]).any(-2)).sum(0)                         # (R, m) pattern changes per neuron
+trap_own = torch.where(vpos, cm["S_plus"], cm["S_minus"]) | cm["S_dead"]
+escapes = (trap_own[:-1] & ~trap_own[1:]).sum((0, -1)).numpy()
+mass_ok = np.ones(R_t)
 for r in range(R_t):
     for sgn, cone in ((1, "S_plus"), (-1, "S_minus")):
         Vt = cm[cone][i1[r], r] & (torch.sign(P.a[0, r]) == sgn)
         u = ((P.W1[i1[r]:, r] ** 2).sum(-1) * Vt).sum(-1)
-        mass_ok &= bool((u[1:] >= u[:-1] * (1 - 1e-12)).all())
+        mass_ok[r] *= float((u[1:] >= u[:-1] * (1 - 1e-12)).all())
+ledger.grade("lemmas.invariants", drift_ratio=drift[1] / drift[2], flips=flips, wrong_way=wrong_way,
+             changes_over_n=n_changes.amax(-1).numpy() / g_t.n, escapes=escapes, mass_ok=mass_ok)
 yh = torch.linspace(-1, 1, 100_001, dtype=torch.float64)
-lem2 = max(float((al.lemma2_gap(torch.full_like(yh, s_), yh, k) - 2 * yh.abs()).max()) for s_ in (1.0, -1.0)
-           for k in ("exponential", "logistic2"))
-ledger.add("lemmas.invariants", "§2.1, eq. 7/8, Lemmas 12, 14", "Balancedness and sign invariance; activation changes only in the "
-           "allowed direction (≤ n changes); trapping regions; non-decreasing cone masses after t₁.",
-           measured=f"balance drift to t = 2: {fmt(bal_h[0])} at η, {fmt(bal_h[1])} at η/2 (ratio {bal_h[0] / bal_h[1]:.2f}), sign flips {flips}, wrong-way activation changes {wrong_way}, "
-                    f"max pattern changes {int(n_changes.max())} (n = {g_t.n}), escapes from trapping regions {escapes}, "
-                    f"masses non-decreasing: {mass_ok}",
-           tolerance="drift ratio 2 ± 0.2 (an O(η) effect of GD, zero for the flow); 0 flips, 0 wrong-way changes, "
-                     "≤ n changes, 0 escapes; monotone masses",
-           passed=bool(abs(bal_h[0] / bal_h[1] - 2) <= 0.2 and flips == 0 and wrong_way == 0 and n_changes.max() <= g_t.n and escapes == 0 and mass_ok),
-           expected="reproduced")
-ledger.add("lemma2", "Lemma 2", "|−ℓ′(y, ŷ) − y| ≤ 2|ŷ| for |ŷ| ≤ 1 (exponential and 2·logistic losses).",
-           measured=f"max over 10⁵ grid points of the gap minus 2|ŷ|: {fmt(lem2)}", tolerance="≤ 1e-12",
-           passed=bool(lem2 <= 1e-12), expected="reproduced")
+ledger.grade("lemma2", gap=max(float((al.lemma2_gap(torch.full_like(yh, s_), yh, k) - 2 * yh.abs()).max())
+                               for s_ in (1.0, -1.0) for k in ("exponential", "logistic2")))
 
 # %% [markdown]
 # ### Theorem 1, part 2: the $O(1/t)$ rate and the low-rank bias
 # With $t_2^\pm$ the first time $\max_{i\in I_\pm}|f(x_i)|>1/4$ and $t_2=\max(t_2^+,t_2^-)$, the theorem
 # bounds $\mathcal L(t)\le\mathcal L(t_2)/(\mathcal L(t_2)\,\alpha\,(t-t_2)+1)$ with
 # $\alpha=(\mu X_{\min})^2/(32X_{\max})$, and after $t_1$
-# $\|W\|_F^2\le2\|W\|_2^2+4\sqrt h\,\varepsilon W_{\max}^2$, so the stable rank ends $\le2$.
+# $\|W\|_F^2\le2\|W\|_2^2+4\sqrt h\,\varepsilon W_{\max}^2$, so the stable rank ends $\le2$. With our data $\alpha$
+# is so small that over the run the bound falls only by `bound_drop` (in the ledger) below
+# $\mathcal L(t_2)$, while the loss falls by orders of magnitude: the inequality then only says that the loss
+# has not grown. We declared this case *inconclusive* (bound drop below one half; an earlier version of
+# this chapter graded the inequality alone and called it reproduced); the control, a curve
+# decaying at half the theorem's rate, must still be rejected by the inequality. For the low-rank bound we
+# declared as control the same initialisation scale on data violating Assumption 1 — ten orthonormal points
+# with alternating labels ($\mu=0$). The bound held there too (printed below: no violation, final stable
+# rank $\le2$): the fastest-growing neurons dominate $W$ whether or not the neurons aligned as the theorem
+# describes, so at our horizon the check cannot test the theorem's mechanism. We therefore file it as a
+# consistency check of the inequality on the theory runs, not as a reproduction (the reclassification was
+# made after this control passed).
 
 # %%
 f_t = forward(P, X_t)[..., 0]                                               # (T, R, n)
 alpha_t = al.alpha_rate(g_t)
-loss_ok, slack = True, []
+ratio_min, bound_drop, ratio_ctl = np.zeros(R_t), np.zeros(R_t), np.zeros(R_t)
 for r in range(R_t):
-    t2s = [first_crossing(th_run.time, -f_t[:, r, y_t * s_ > 0].abs().amax(-1).numpy(), -0.25) for s_ in (1, -1)]
-    t2 = max(t2s)
+    t2 = max(first_crossing(th_run.time, -f_t[:, r, y_t * s_ > 0].abs().amax(-1).numpy(), -0.25) for s_ in (1, -1))
     i2 = th_run.index_of_step(int(math.ceil(t2 / eta_t)))
-    L2 = th_run.loss[i2, r].item()
-    after = th_run.time[i2:]
-    bound = al.loss_bound(L2, th_run.time[i2], after, alpha_t)
-    Lr = th_run.loss[i2:, r].numpy()
-    loss_ok &= bool(np.all(Lr <= bound * (1 + 1e-9)))
-    slack.append(float(np.min(bound[1:] / Lr[1:])) if len(Lr) > 1 else float("nan"))
-W_max = (p_t.norms_in() / eps_t).amax(-1)                                    # (R,)
-sr_th, s2_th = stable_rank(P.W1)
-fro = sr_th * s2_th
-lowrank_ok = all(bool((fro[i1[r]:, r] <= 2 * s2_th[i1[r]:, r] + 4 * math.sqrt(50) * eps_t * W_max[r] ** 2).all())
-                 for r in range(R_t))
-ledger.add("thm1.loss-rate", "Thm. 1 (part 2)", "After t₂ the loss obeys L(t) ≤ L(t₂)/(L(t₂) α (t − t₂) + 1), α = (μX_min)²/(32X_max).",
-           measured=f"holds at every snapshot after t₂ in every run: {loss_ok}; min bound/loss ratio after t₂ {min(slack):.3g}",
-           tolerance="inequality at every snapshot (1e-9 relative)", passed=loss_ok, expected="reproduced")
-ledger.add("thm1.low-rank", "Thm. 1 (part 2), App. D.3", "After t₁, ‖W‖_F² ≤ 2‖W‖₂² + 4√h ε W_max², so the stable rank ends ≤ 2.",
-           measured=f"bound holds at every snapshot after t₁: {lowrank_ok}; final stable rank "
-                    f"{sr_th[-1].min().item():.4f}–{sr_th[-1].max().item():.4f}",
-           tolerance="inequality everywhere after t₁; final stable rank ≤ 2", passed=bool(lowrank_ok and (sr_th[-1] <= 2).all()),
-           expected="reproduced")
+    L2, t_after = th_run.loss[i2, r].item(), th_run.time[i2:]
+    bound = al.loss_bound(L2, th_run.time[i2], t_after, alpha_t)
+    ratio_min[r] = np.min(bound / th_run.loss[i2:, r].numpy())
+    bound_drop[r] = 1 - bound[-1] / L2
+    ratio_ctl[r] = np.min(bound / al.loss_bound(L2, th_run.time[i2], t_after, alpha_t / 2))
+loss_gap = al.rel_gap(short[2].loss[-1].numpy(), short[1].loss[-1].numpy())
+ledger.grade("thm1.loss-rate", ratio_min=ratio_min, bound_drop=bound_drop, loss_gap=loss_gap,
+             control=dict(ratio_min=ratio_ctl, bound_drop=bound_drop))
+
+
+def low_rank_check(run, p0, eps, t1):
+    """Snapshots after t₁ (the whole run where t₁ is nan) violating ‖W‖_F² ≤ 2‖W‖₂² + 4√h ε W_max²,
+    and the final stable rank, per run."""
+    sr, s2 = stable_rank(run.params.W1)                                      # (T, R)
+    W_max = (p0.norms_in() / eps).amax(-1)
+    after = torch.as_tensor(run.time)[:, None] >= torch.as_tensor(np.nan_to_num(t1, nan=0.0))[None, :]
+    viol = ((sr * s2 > 2 * s2 + 4 * math.sqrt(p0.W1.shape[-2]) * eps * W_max ** 2) & after).sum(0)
+    return viol.numpy(), sr[-1].numpy()
+
+
+X_o, y_o = torch.eye(10, dtype=torch.float64), torch.tensor([1.0, -1.0] * 5, dtype=torch.float64)
+p_o = al.balanced_theory_init(50, 10, eps_t, generator(seed + 21), runs=(R_t,))
+steps_o = int((3.0 if quick else 6.0) / 1e-3)                                # eta = 0.01/(n X_max) = 1e-3
+o_run = train(p_o, X_o, y_o, loss=EXP_SUM, lr=1e-3, steps=steps_o, record=linear_schedule(steps_o, 10))
+viol, sr_fin = low_rank_check(th_run, p_t, eps_t, t1_emp)
+viol_o, sr_fin_o = low_rank_check(o_run, p_o, eps_t, al.alignment_times(o_run, X_o, y_o))
+sr_gap = al.rel_gap(stable_rank(short[2].final.W1)[0].numpy(), stable_rank(short[1].final.W1)[0].numpy())
+ledger.grade("thm1.low-rank", viol=viol, sr_final=sr_fin, sr_gap=sr_gap)
+print(f"orthonormal data (mu = 0): violations {viol_o.tolist()}, final stable rank {sr_fin_o.round(3).tolist()}")
 
 # %% [markdown]
 # ### How $t_1$ scales with $\mu$ and $n$
 # The theorem gives $t_1=O(\log n/\sqrt\mu)$, an upper bound. We measure $t_1$ (i) on the two-point family
 # of Figures 7–9 with $\mu=\sin\theta$ for six values of $\theta$ and (ii) on the synthetic family for
 # $n\in\{4,16,64\}$, 5 initialisations each ($\varepsilon=10^{-12}$, balanced, summed loss, the same GD
-# step rule). For two positive points $t_1$ is the first time every live positive neuron activates
-# both points.
+# step rule), graded per initialisation. For two positive points $t_1$ is the first time every live
+# positive neuron activates both points. Step convergence: the $\theta=0.1$ runs are repeated at $\eta/2$.
 
 # %%
-def first_settled(X, y, R, eps, seed_, t_max):
+def first_settled(X, y, R, eps, seed_, t_max, step_div=1):
     g = al.geometry(X, y)
     p = al.balanced_theory_init(50, X.shape[1], eps, generator(seed_), runs=(R,))
-    eta = 0.01 / (g.n * g.X_max)
+    eta = 0.01 / (g.n * g.X_max) / step_div
     steps = int(t_max / eta)
     tr = train(p, X, y, loss=EXP_SUM, lr=eta, steps=steps, record=linear_schedule(steps, max(1, steps // 400)))
     t1 = al.alignment_times(tr, X, y)
@@ -614,56 +656,62 @@ def first_settled(X, y, R, eps, seed_, t_max):
 
 
 thetas = [0.5, 0.2, 0.1, 0.05, 0.02] + ([] if quick else [0.01])
-R_s = 2 if quick else 5
-mu_rows = []
+mu_s, t1_mu, bd_mu = [], [], []
 for th_ in thetas:
-    X2, y2 = al.two_point_data(th_)
-    g2, t1s, bds = first_settled(X2, y2, R_s, 1e-12, seed + 30, t_max=30.0)
-    mu_rows.append(dict(mu=g2.mu, t1_median=np.median(t1s), t1_max=np.max(t1s), bound_min=bds.min()))
-n_rows = []
+    g2, t1s, bds = first_settled(*al.two_point_data(th_), N_SEEDS, 1e-12, seed + 30, t_max=30.0)
+    mu_s.append(g2.mu), t1_mu.append(t1s), bd_mu.append(bds)
+t1_mu, bd_mu, mu_s = np.array(t1_mu), np.array(bd_mu), np.array(mu_s)            # (θ, R)
+t1_half = first_settled(*al.two_point_data(0.1), N_SEEDS, 1e-12, seed + 30, t_max=30.0, step_div=2)[1]
+t1_n, bd_n = [], []
 for n_ in (4, 16, 64):
-    Xn, yn = al.synthetic_separable(n_, 10, 0.3, generator(seed + 40 + n_))
-    gn, t1s, bds = first_settled(Xn, yn, R_s, 1e-12, seed + 50, t_max=3.0)
-    n_rows.append(dict(n=n_, mu=gn.mu, t1_median=np.median(t1s), t1_max=np.max(t1s), bound_min=bds.min()))
-mu_tab, n_tab = pd.DataFrame(mu_rows), pd.DataFrame(n_rows)
+    gn, t1s, bds = first_settled(*al.synthetic_separable(n_, 10, 0.3, generator(seed + 40 + n_)), N_SEEDS, 1e-12,
+                                 seed + 50, t_max=3.0)
+    t1_n.append(t1s), bd_n.append(bds)
+t1_n, bd_n = np.array(t1_n), np.array(bd_n)
+slopes = np.array([np.polyfit(np.log(mu_s), np.log(t1_mu[:, r]), 1)[0] for r in range(N_SEEDS)])
+mu_tab = pd.DataFrame(dict(mu=mu_s, t1_median=np.median(t1_mu, 1), t1_max=t1_mu.max(1), bound_min=bd_mu.min(1)))
+n_tab = pd.DataFrame(dict(n=[4, 16, 64], t1_median=np.median(t1_n, 1), t1_max=t1_n.max(1), bound_min=bd_n.min(1)))
 k_mu = np.polyfit(np.log(mu_tab.mu), np.log(mu_tab.t1_median), 1)[0]
 fig, axes = panel_grid(2, width=4.2, height=3.2)
 axes[0].loglog(mu_tab.mu, mu_tab.t1_median, "o-", color=POS, label="measured $t_1$ (median)")
 axes[0].loglog(mu_tab.mu, mu_tab.t1_median.iloc[0] * np.sqrt(mu_tab.mu.iloc[0] / mu_tab.mu), "--", color=THEORY, label="$\\propto 1/\\sqrt{\\mu}$")
-axes[0].set(xlabel="$\\mu$", ylabel="$t_1$", title=f"two points: slope {k_mu:.2f}")
+axes[0].set(xlabel="$\\mu$", ylabel="$t_1$", title=f"two points: slope of the medians {k_mu:.2f}")
 axes[0].legend(fontsize="small")
 axes[1].semilogx(n_tab.n, n_tab.t1_median, "o-", color=NEG)
 axes[1].set(xlabel="$n$", ylabel="$t_1$", title="synthetic family")
 label_panels(axes)
 glue("alignment-t1-scaling", fig)
+print(f"log-log slope of the median t1 against mu: {k_mu:.2f} (1/sqrt(mu) would give -0.5); "
+      f"per initialisation {slopes.round(2)}; median t1 at n = 4, 16, 64: {n_tab.t1_median.round(3).tolist()}")
+print(f"step convergence at theta = 0.1: t1 at eta {t1_mu[thetas.index(0.1)].round(2).tolist()}, "
+      f"at eta/2 {t1_half.round(2).tolist()}")
 pd.concat([mu_tab, n_tab])
 
 # %%
-mono = bool(np.all(np.diff(mu_tab.t1_median.values) >= 0))                  # μ decreasing along the table
-within = bool((mu_tab.t1_max <= mu_tab.bound_min).all() and (n_tab.t1_max <= n_tab.bound_min).all())
-ledger.add("thm1.t1-scaling", "Thm. 1, App. A.2", "t₁ = O(log n/√μ): alignment takes longer as μ shrinks, within the bound.",
-           measured=f"median t₁ over μ = {', '.join(f'{m:.3g}' for m in mu_tab.mu)}: "
-                    f"{', '.join(f'{t:.2f}' for t in mu_tab.t1_median)} (log–log slope {k_mu:.2f}); "
-                    f"n = 4, 16, 64: {', '.join(f'{t:.3f}' for t in n_tab.t1_median)}; all below the bound: {within}",
-           tolerance="reproduced: median t₁ non-decreasing as μ decreases and every t₁ ≤ its bound; "
-                     "partial: within the bound and growing overall (log–log slope < 0) but not monotone",
-           passed="reproduced" if (mono and within) else ("partial" if (within and k_mu < 0) else "not reproduced"),
-           expected="partial")
+mono = np.all(np.diff(t1_mu, axis=0) >= 0, axis=0).astype(float)             # μ decreases down the table
+within = lambda d_mu, d_n: ((t1_mu <= d_mu).all(0) & (t1_n <= d_n).all(0)).astype(float)
+ledger.grade("thm1.t1-scaling", mono=mono, slope=slopes, within=within(bd_mu, bd_n),
+             t1_gap=al.rel_gap(t1_half, t1_mu[thetas.index(0.1)]),
+             control=dict(mono=mono, slope=slopes, within=within(bd_mu / 1e5, bd_n / 1e5)))
 
 # %% [markdown]
-# $t_1$ grows as $\mu$ shrinks, but more mildly than $1/\sqrt\mu$ and not monotonically over our
-# seeds: at small $\mu$ the alignment of the last neurons overlaps with the fitting phase, which
-# then drives them anyway. Against $n$ (with the step scaled as $1/(nX_{\max})$) $t_1$ *decreases*: more
-# points make $x_a$ longer. The theorem's $O(\log n/\sqrt\mu)$ is an upper bound, which holds
-# everywhere, by orders of magnitude; the monotone trend holds only overall, so the claim is *partial*.
+# The printed slopes compare the growth of $t_1$ as $\mu$ shrinks with $1/\sqrt\mu$; where $t_1$ is not
+# monotone, the alignment of the last neurons at small $\mu$ overlaps with the fitting phase, which then
+# drives them anyway. Against $n$ the step is scaled as $1/(nX_{\max})$, and more points make $x_a$ longer,
+# so $t_1$ need not grow with $n$ (printed medians). The theorem's $O(\log n/\sqrt\mu)$ is an upper bound;
+# the ledger below gives, per initialisation, whether the trend is monotone (reproduced) or only holds
+# overall (partial), and whether halving the step left $t_1$ in place (the premise, printed above for
+# $\theta=0.1$). Where halving the step moves $t_1$ by more than 5%, GD at our step does not stand in for
+# the flow for this quantity (plausibly because the last neurons to settle sit near a cone boundary,
+# where the discretisation decides when they cross), and the seed is graded *premise not met*: the trend
+# is then shown (figure, table) but not graded.
 
 # %% [markdown]
 # ## Claims ledger
-# Every checkable statement this chapter tests, with what we measured, the tolerance and the
-# verdict. The build fails if a measured verdict differs from the expected one.
+# Every checkable statement this chapter tests: its rule and tolerance (declared before the run), the
+# measured values over the seeds, the verdict per seed and the pass rate, and the negative control that
+# the same rule must reject. MNIST claims show the pass rate of the published 5-seed sweep. The book's
+# own run fails if a control passes or a pass rate leaves its declared expectation.
 
 # %%
-ledger.save(ledger_path)
-print(ledger.summary())
-ledger.check(strict=not quick and seed == 0)   # enforced for the book's own run
-ledger.table()
+ledger.finish(ledger_path, strict=not quick and seed == 0)

@@ -1,5 +1,5 @@
-"""Tests for lrlib.theory.alignment (Min, Mallada & Vidal 2024): spec §3 tests T1, T3, T5,
-T6 and the helpers' closed forms, against independent loops / manual formulas."""
+"""Tests for lrlib.theory.alignment (Min, Mallada & Vidal 2024): the theorem's objects (μ, cones,
+direction velocity, Lemmas 2 and 4) and the helpers' closed forms, against independent loops / manual formulas."""
 
 from __future__ import annotations
 
@@ -341,7 +341,7 @@ def test_toy_2d_assumption1_and_dead_cone():
     assert al.mu(X, y) == pytest.approx(math.cos(math.radians(80)), rel=1e-12) and al.mu(X, y) > 0
     dead = al.cone_membership(torch.tensor([[0.0, -1.0], [0.0, 1.0]], dtype=F64), X, y)["S_dead"]
     assert dead.tolist() == [True, False]
-    # erratum: the spec's 15/30/45 vs 135/150/165 has 45° ⟂ 135°, hence μ = 0 (Assumption 1 fails)
+    # 15/30/45 vs 135/150/165 would have 45° ⟂ 135°, hence μ = 0 (Assumption 1 fails)
     Xs, ys = al.toy_2d(pos_deg=(15, 30, 45), neg_deg=(135, 150, 165))
     assert abs(al.mu(Xs, ys)) < 1e-12
     assert al.toy_2d(torch.float32)[0].dtype == torch.float32
@@ -458,3 +458,54 @@ def test_two_phase_ratio():
     nc = np.array([0.0, 1e-6, 1e-4, 1.0, 0.5])
     dc = np.array([0.0, 2.0, 3.0, 1.0, 0.1])
     assert al.two_phase_ratio(nc, dc) == (2, pytest.approx(1e-4))
+
+
+# ---------------------------------------------------------------------------
+# Declared data families and measurements of the claims ledger
+# ---------------------------------------------------------------------------
+
+def test_toy_family_ranges_assumption1_and_mirror():
+    X, y = al.toy_family(64, generator(3))
+    assert X.shape == (64, 6, 2) and y.tolist() == [1, 1, 1, -1, -1, -1]
+    ang = torch.rad2deg(torch.atan2(X[..., 1], X[..., 0]))
+    r = X.norm(dim=-1)
+    assert bool(((ang[:, :3] >= 5) & (ang[:, :3] <= 45)).all() and ((ang[:, 3:] >= 135) & (ang[:, 3:] <= 175)).all())
+    assert bool(((r[:, :3] >= 0.8) & (r[:, :3] <= 1.2)).all() and ((r[:, 3:] >= 0.4) & (r[:, 3:] <= 0.8)).all())
+    assert all(al.mu(Xr, y) > 0 for Xr in X)                      # every draw satisfies Assumption 1
+    Xm, _ = al.toy_family(64, generator(3), mirror=True)
+    assert torch.equal(Xm[:, :3], X[:, :3]) and torch.equal(Xm[:, 3:], -X[:, :3])
+    with pytest.raises(ParameterError):
+        al.toy_family(0, generator(0))
+
+
+def test_horizon_formula_and_errors():
+    X, y = DATASETS[2]
+    g = al.geometry(X, y)
+    assert al.horizon(g, 50, 1e-10) == pytest.approx(math.log(1 / (math.sqrt(50) * 1e-10)) / (4 * g.n * g.X_max))
+    for bad in (0.0, -1.0, 1.0):
+        with pytest.raises(ParameterError):
+            al.horizon(g, 50, bad)
+
+
+def test_lost_neurons_against_loop():
+    X, y = DATASETS[1]
+    gen = generator(5)
+    p0 = al.balanced_theory_init(20, X.shape[1], 1.0, gen, runs=(3,))
+    p1 = al.balanced_theory_init(20, X.shape[1], 1.0, gen, runs=(3,))
+    got = al.lost_neurons(p0, p1, X, y)
+    c = al.cone_membership(p1.W1, X, y)
+    for r in range(3):
+        n = 0
+        for j in range(20):
+            act = (X @ p0.W1[r, j] > 0)
+            if p0.a[r, j] > 0:
+                n += bool(act[y > 0].any()) and not bool(c["S_plus"][r, j])
+            else:
+                n += bool(act[y < 0].any()) and not bool(c["S_minus"][r, j])
+        assert int(got[r]) == n
+    assert al.lost_neurons(p0, p0.map(lambda t: t), X, y).shape == (3,)
+
+
+def test_rel_gap():
+    assert al.rel_gap(1.1, 1.0) == pytest.approx(0.1)
+    np.testing.assert_allclose(al.rel_gap(np.array([2.0, 3.0]), np.array([4.0, 3.0])), [0.5, 0.0])

@@ -3,7 +3,7 @@ networks with small initialization": f(x) = Σ_j v_j σ(⟨w_j, x⟩) trained by
 flow on the **sum** loss 𝓛 = Σ_i ℓ(y_i, f(x_i)), ℓ = exponential or 2·logistic,
 from a small balanced init (eq. 3).
 
-Closed forms and geometric objects of spec §1.1–1.4 (tested in
+Closed forms and geometric objects of the paper's Sections 2–3 and Appendix C (tested in
 ``tests/test_theory_alignment.py``):
 
 * Assumption 1's ``μ`` and the data aggregates ``x_±``, ``X_max``, ``X_min`` (:func:`geometry`);
@@ -70,11 +70,11 @@ class DataGeometry:
     * ``mu``: Assumption 1's μ;
     * ``x_plus``/``x_minus`` ``(D,)``: Σ_{i∈I±} x_i (zero vector for an empty class);
     * ``X_max``/``X_min``: max/min ‖x_i‖; ``n``, ``n_plus``, ``n_minus``: counts;
-    * ``zeta1``: 0.999·min{min_i cos²(x₊,x_i), min_i cos²(x₋,x_i)} (spec's derived Lemma 8
-      value, the 0.999 making the cap S^{ζ₁}_{x±} = {z: cos(z,x±) ≥ √(1−ζ₁)} lie strictly
+    * ``zeta1``: 0.999·min{min_i cos²(x₊,x_i), min_i cos²(x₋,x_i)} (the value Lemma 8's
+      argument gives, the 0.999 making the cap S^{ζ₁}_{x±} = {z: cos(z,x±) ≥ √(1−ζ₁)} lie strictly
       inside S±); an empty class is left out of the min;
-    * ``xi_lower``: μ², a valid lower bound for Lemma 9's ξ.  For the spec's derived
-      ξ = min_{z∈K∩𝕊, i} cos²(z, x_i) it is in fact exact: z ↦ ⟨z,u⟩/‖z‖ is quasi-concave on
+    * ``xi_lower``: μ², a valid lower bound for Lemma 9's ξ.  For ξ as derived from
+      Lemma 9, ξ = min_{z∈K∩𝕊, i} cos²(z, x_i) it is in fact exact: z ↦ ⟨z,u⟩/‖z‖ is quasi-concave on
       the cone K = cone{x_i y_i}, so the min is attained at a generator x_k y_k and equals μ².
     """
 
@@ -316,9 +316,9 @@ def toy_2d(
 
     Default angles 10°, 25°, 40° / 140°, 155°, 170° (mirror images): μ = cos 80° ≈ 0.174,
     and S_dead ≠ ∅ (all points in the upper half-plane; e.g. (0, −1) is dead).
-    Erratum: the spec proposes 15°, 30°, 45° / 135°, 150°, 165°, but then x at 45° and
-    x at 135° are orthogonal, so μ = cos 90° = 0 and Assumption 1 fails; its stated
-    μ = cos 80° needs the spread of {x_i y_i} to be 80°, which the default gives.
+    Angles 15°, 30°, 45° / 135°, 150°, 165° would not do: x at 45° and x at 135° are
+    orthogonal, so μ = cos 90° = 0 and Assumption 1 fails; μ = cos 80° needs the spread of
+    {x_i y_i} to be 80°, which the default gives.
     """
     if not (len(pos_deg) == len(neg_deg) == len(norms)):
         raise ParameterError("toy_2d: pos_deg, neg_deg and norms must have equal lengths")
@@ -332,7 +332,7 @@ def toy_2d(
 def synthetic_separable(
     n: int, D: int, s: float, gen: torch.Generator, dtype: torch.dtype = F64, max_tries: int = 10_000
 ) -> tuple[Tensor, Tensor]:
-    """Spec §3 family: ``n₊ = n − ⌊n/2⌋`` positives ``u + s g`` then ``⌊n/2⌋`` negatives
+    """The synthetic separable family: ``n₊ = n − ⌊n/2⌋`` positives ``u + s g`` then ``⌊n/2⌋`` negatives
     ``−u + s g``, ``u = e₁``, ``g ~ N(0, I_D)``.  The whole set is redrawn (from ``gen``)
     until ``μ > 0``; ``ParameterError`` after ``max_tries`` draws (lower ``s``)."""
     if n < 2 or D < 1:
@@ -429,3 +429,55 @@ def two_phase_ratio(norm_change: np.ndarray, direction_change: np.ndarray) -> tu
     norm change there relative to its largest magnitude over the run."""
     i = int(np.argmax(direction_change[1:])) + 1
     return i, float(np.abs(norm_change[i]) / np.abs(norm_change[1:]).max())
+
+
+# ---------------------------------------------------------------------------
+# Declared data families and measurements of the claims ledger
+# ---------------------------------------------------------------------------
+
+def toy_family(runs: int, gen: torch.Generator, *, mirror: bool = False,
+               dtype: torch.dtype = F64) -> tuple[Tensor, Tensor]:
+    """Fig 6's declared toy family, one draw per run: ``X (runs, 6, 2)``, ``y (6,)`` (positives first).
+
+    Three positives at angles uniform in [5°, 45°] with radii uniform in [0.8, 1.2]; three
+    negatives at angles uniform in [135°, 175°] with radii uniform in [0.4, 0.8] (the negative
+    class is shorter, so the two classes are fitted at different times). ``mirror=True`` (the
+    control) replaces each negative by the mirror image ``−x₊ᵢ`` of a positive of the same draw,
+    so both classes are fitted at the same time. The draw is the same with and without
+    ``mirror`` for the same generator state.
+    """
+    if runs < 1:
+        raise ParameterError(f"toy_family: need runs ≥ 1, got {runs}")
+    u = torch.rand((runs, 4, 3), generator=gen, dtype=F64)
+    ang_p = (5 + 40 * u[:, 0]) * (math.pi / 180)
+    ang_n = (135 + 40 * u[:, 1]) * (math.pi / 180)
+    r_p, r_n = 0.8 + 0.4 * u[:, 2], 0.4 + 0.4 * u[:, 3]
+    pos = r_p.unsqueeze(-1) * torch.stack([ang_p.cos(), ang_p.sin()], -1)
+    neg = -pos if mirror else r_n.unsqueeze(-1) * torch.stack([ang_n.cos(), ang_n.sin()], -1)
+    y = torch.cat([torch.ones(3, dtype=F64), -torch.ones(3, dtype=F64)])
+    return torch.cat([pos, neg], -2).to(dtype), y.to(dtype)
+
+
+def horizon(g: DataGeometry, h: int, eps: float) -> float:
+    """Lemma 1's horizon of the small-initialisation phase, ``T = log(1/(√h ε)) / (4 n X_max)``
+    (Theorem 1 needs the alignment to finish by then: ``t₁ ≤ T``)."""
+    if not (0 < eps < 1 / math.sqrt(h)):
+        raise ParameterError(f"horizon: need 0 < ε < 1/√h, got ε={eps}, h={h}")
+    return math.log(1 / (math.sqrt(h) * eps)) / (4 * g.n * g.X_max)
+
+
+def lost_neurons(p0: TwoLayer, p: TwoLayer, X: Tensor, y: Tensor) -> Tensor:
+    """Theorem 1 part 1's "moreover" clause, per run ``(R...)``: neurons with ``v_j(0) > 0`` that
+    initially activated a positive point but are not in ``S₊`` under ``p`` (mirror for ``v_j < 0``
+    and ``S₋``). ``p0`` and ``p`` have the same run shape."""
+    act0 = _active(p0.W1, X)                                                  # (R..., n, m)
+    init_pos, init_neg = act0[..., y > 0, :].any(-2), act0[..., y < 0, :].any(-2)
+    c = cone_membership(p.W1, X, y)
+    pos = p0.a > 0
+    lost = (pos & init_pos & ~c["S_plus"]) | (~pos & init_neg & ~c["S_minus"])
+    return lost.sum(-1)
+
+
+def rel_gap(a: _T, b: _T) -> _T:
+    """``|a − b| / |b|`` (step-convergence gaps: ``a`` at η/2, ``b`` at η)."""
+    return abs(a - b) / abs(b)
