@@ -126,7 +126,7 @@ def test_dask_local_cluster(chapters, tmp_path):
                                   dashboard_address=None) as cluster:
         agg = sw.sweep({"fake": chapters["fake"]}, [0, 2], out, quick=True,
                        scheduler=cluster.scheduler_address, log=lambda *_: None)
-    assert {(r["seed"], r["ok"]) for r in agg["runs"]} == {(0, True), (2, False)}
+    assert {(r["seed"], r["ok"]) for r in agg["runs"]} == {(0, True), (2, False)}, agg["failed"]
     assert "ValueError: fake failure for seed 2" in agg["failed"][0]["error"]
     assert [r["seed"] for r in agg["claims"]["fake.thm1.even"]["runs"]] == [0]  # seed 2 counts nowhere
     assert agg["glued"]["fake"]["0"]["fake-threads"] == "'1'"  # one thread per kernel on a cluster
