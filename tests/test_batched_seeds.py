@@ -17,7 +17,6 @@ from lrlib.models import TwoLayer, balanced_init, gaussian_init, generator
 from lrlib.synthetic import orthogonal_toy, orthonormal_testbed
 from lrlib.train import train
 
-torch.set_num_threads(1)
 K = 8
 
 

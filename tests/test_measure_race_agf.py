@@ -16,7 +16,6 @@ from lrlib.theory import race as rc
 from lrlib.theory.agf import dln
 from lrlib.theory.agf import measure as ms
 
-torch.set_num_threads(1)
 F64 = torch.float64
 CE = Loss("cross_entropy")
 

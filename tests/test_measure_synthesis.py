@@ -14,7 +14,6 @@ from lrlib.models import TwoLayer
 from lrlib.theory import synthesis as sy
 from lrlib.trajectory import Trajectory
 
-torch.set_num_threads(1)
 F64 = torch.float64
 E = torch.eye(4, dtype=F64)
 

@@ -13,7 +13,6 @@ from lrlib.theory.agf import core, dln, linear, modular, transformer
 from lrlib.theory.agf import models as AM
 from lrlib.train import train
 
-torch.set_num_threads(1)
 F64 = torch.float64
 
 

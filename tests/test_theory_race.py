@@ -17,7 +17,6 @@ from lrlib.models import TwoLayer, forward, generator
 from lrlib.theory import race as rc
 from lrlib.train import train
 
-torch.set_num_threads(1)
 F64 = torch.float64
 CE = Loss("cross_entropy")
 

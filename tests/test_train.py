@@ -16,7 +16,6 @@ from lrlib.models import TwoLayer, balanced_init, forward, gaussian_init, genera
 from lrlib.train import train
 from lrlib.trajectory import Trajectory, linear_schedule, log_schedule
 
-torch.set_num_threads(1)
 F64 = torch.float64
 
 
