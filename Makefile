@@ -1,8 +1,8 @@
 # The two commands of this repository:
 #
 #   make book   build the book (executes every chapter) -> _build/html/index.html
-#   make test   everything CI runs: notebook pairs, unit tests (including a rerun of
-#               every chapter with seed 1 at reduced size), nbval, a -W book build
+#   make test   everything CI runs: notebook pairs, unit tests, a rerun of every chapter
+#               with seed 1 at reduced size, nbval, a -W book build, the built site
 #
 # Both create the virtual environment .venv/ from requirements.txt when needed
 # (Python 3.11 on PATH as `python3.11`; PyPI access on the first install).
@@ -43,7 +43,7 @@ define step
 	fi
 endef
 
-.PHONY: book test venv check-notebooks unit nbval book-strict book-cache site-test rerun
+.PHONY: book test venv check-notebooks unit chapter-reruns nbval book-strict book-cache site-test rerun
 
 # --------------------------------------------------------------------------------
 # user-facing targets
@@ -55,7 +55,7 @@ book: venv book-cache
 
 test: venv
 	@t0=$$(date +%s); \
-	$(MAKE) --no-print-directory check-notebooks unit nbval book-strict site-test; \
+	$(MAKE) --no-print-directory check-notebooks unit chapter-reruns nbval book-strict site-test; \
 	printf '\n==== make test: all steps passed (%ss)\n' "$$(( $$(date +%s) - t0 ))"
 
 # --------------------------------------------------------------------------------
@@ -79,14 +79,22 @@ venv: $(PY)
 # steps of `make test` (in this order; the first failure stops it)
 
 check-notebooks:
-	$(call step,test 1/5: notebook pairs (scripts/check_notebooks.py),$(PY) scripts/check_notebooks.py)
+	$(call step,test 1/6: notebook pairs (scripts/check_notebooks.py),$(PY) scripts/check_notebooks.py)
 
 # pytest exits 5 when it collects no test: that must fail, not pass silently.
-UNIT_CMD = rc=0; $(PYTEST) tests -q -p no:cacheprovider || rc=$$?; \
+# The chapter reruns (tests/test_notebook_rerun.py, marked slow) are a step of their own.
+UNIT_CMD = rc=0; $(PYTEST) tests -q -p no:cacheprovider -m "not slow" || rc=$$?; \
 	if [ $$rc -eq 5 ]; then echo "make test: pytest collected no tests in tests/ (exit 5): the unit tests are missing." >&2; exit 1; fi; \
 	exit $$rc
 unit:
-	$(call step,test 2/5: unit tests (pytest tests),$(UNIT_CMD))
+	$(call step,test 2/6: unit tests (pytest -m "not slow" tests),$(UNIT_CMD))
+
+# Every chapter rerun with seed 1 at reduced size as a seed sweep (tests/test_notebook_rerun.py).
+RERUNS_CMD = rc=0; $(PYTEST) tests -q -p no:cacheprovider -m slow || rc=$$?; \
+	if [ $$rc -eq 5 ]; then echo "make test: pytest collected no slow tests in tests/ (exit 5): the chapter reruns are missing." >&2; exit 1; fi; \
+	exit $$rc
+chapter-reruns:
+	$(call step,test 3/6: chapter reruns (pytest -m slow),$(RERUNS_CMD))
 
 # nbval runs each notebook as it is (default parameters) in a kernel started from
 # this environment, with the notebook's folder as working directory, at reduced size
@@ -98,13 +106,13 @@ NBVAL_CMD = shopt -s nullglob; nbs=(notebooks/*.ipynb); \
 	LRLIB_QUICK=1 $(PYTEST) --nbval-lax --nbval-current-env --nbval-cell-timeout=1800 -p no:cacheprovider \
 	  --rootdir=$(CURDIR) "$${nbs[@]}"
 nbval:
-	$(call step,test 3/5: nbval on notebooks/*.ipynb,$(NBVAL_CMD))
+	$(call step,test 4/6: nbval on notebooks/*.ipynb,$(NBVAL_CMD))
 
 # --all re-reads every page (an incremental build would not re-emit the warnings of
 # pages that did not change); execution results still come from the cache.
 book-strict: book-cache
-	$(call step,test 4/5: execute the chapters (scripts/execute_chapters.py; $(JOBS) at once),$(EXEC_CMD))
-	$(call step,test 4/5: book build with warnings as errors,$(JB) build . --builder html --all -W -n --keep-going)
+	$(call step,test 5/6: execute the chapters (scripts/execute_chapters.py; $(JOBS) at once),$(EXEC_CMD))
+	$(call step,test 5/6: book build with warnings as errors,$(JB) build . --builder html --all -W -n --keep-going)
 
 # The site as a reader sees it: serve the book that book-strict just built on localhost
 # and open every page of the table of contents in headless Chromium (Debian's chromium,
@@ -112,7 +120,7 @@ book-strict: book-cache
 # math rendered, internal links and launch/download buttons resolve. Screenshots of
 # every page go to $(BUILD_DIR)/site-test/ (not in git).
 site-test:
-	$(call step,test 5/5: the built site in headless Chromium (scripts/site_check.py),$(PY) scripts/site_check.py --html $(BUILD_DIR)/html --out $(BUILD_DIR)/site-test)
+	$(call step,test 6/6: the built site in headless Chromium (scripts/site_check.py),$(PY) scripts/site_check.py --html $(BUILD_DIR)/html --out $(BUILD_DIR)/site-test)
 
 # --------------------------------------------------------------------------------
 # The jupyter-cache keys a notebook on its code cells only: a change in lrlib/, in a claims file,

@@ -14,7 +14,6 @@ from lrlib.losses import Loss, half_mse
 from lrlib.models import TwoLayer, forward, gaussian_init, generator
 from lrlib.train import train
 
-torch.set_num_threads(1)
 F64 = torch.float64
 LOSSES = [Loss("square", "mean", 0.5), Loss("square", "sum", 1.0), Loss("cross_entropy", "mean"),
           Loss("cross_entropy", "sum", 3.0), Loss("exponential", "mean", 2.0), Loss("logistic", "sum")]

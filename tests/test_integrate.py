@@ -21,7 +21,6 @@ from lrlib.models import forward, gaussian_init, generator
 from lrlib.track import loss_frame, neuron_norms
 from lrlib.train import train
 
-torch.set_num_threads(1)
 F64 = torch.float64
 
 

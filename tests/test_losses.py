@@ -13,7 +13,6 @@ import torch.nn.functional as F
 from lrlib.errors import ParameterError
 from lrlib.losses import Loss, half_mse
 
-torch.set_num_threads(1)
 F64 = torch.float64
 
 

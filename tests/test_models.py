@@ -22,7 +22,6 @@ from lrlib.models import (
     random_signs,
 )
 
-torch.set_num_threads(1)
 F64 = torch.float64
 
 SIGMA = {

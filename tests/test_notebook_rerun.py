@@ -26,6 +26,9 @@ from lrlib import sweep as sw
 from lrlib.claims import load_declarations
 from lrlib.verdicts import VERDICTS
 
+# minutes of CPU: `make test` runs them as their own step, after the unit tests (pytest -m slow)
+pytestmark = pytest.mark.slow
+
 REPO_ROOT = Path(__file__).resolve().parent.parent
 NOTEBOOKS_DIR = REPO_ROOT / "notebooks"
 CHAPTERS = sorted(p for p in NOTEBOOKS_DIR.glob("*.ipynb") if re.match(r"^\d\d_", p.name))

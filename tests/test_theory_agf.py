@@ -1,5 +1,6 @@
 """Closed forms of Alternating Gradient Flows (Kunin et al. 2025) against reference numbers computed once from the authors' data,
-the general numerical algorithm, ODE solutions and autograd (float64)."""
+the general numerical algorithm, ODE solutions and autograd (float64); and the chapter's measurements
+(lrlib.theory.agf.measure) on hand-built inputs with known answers."""
 
 import math
 
@@ -7,13 +8,14 @@ import numpy as np
 import pytest
 import torch
 
+from lrlib.errors import ParameterError
 from lrlib.losses import half_mse
-from lrlib.models import TwoLayer, forward
+from lrlib.models import TwoLayer, forward, generator
 from lrlib.theory.agf import core, dln, linear, modular, transformer
+from lrlib.theory.agf import measure as ms
 from lrlib.theory.agf import models as AM
 from lrlib.train import train
 
-torch.set_num_threads(1)
 F64 = torch.float64
 
 
@@ -434,3 +436,56 @@ def test_phase_constraint_grades_the_weighted_sum_not_each_neuron():
     np.testing.assert_allclose(ms.phase_constraint(U, V, W, x, [k, 4]), [math.sin(0.4), np.nan])
     with pytest.raises(Exception):
         ms.phase_constraint(U[:, :5], V, W, x, [k])
+
+
+# ---------------------------------------------------------------- the chapter's measurements (lrlib.theory.agf.measure)
+def test_dln_vs_agf_on_agfs_own_staircase():
+    X, y, _ = dln.fig3_data()
+    alpha = 1e-8
+    pred, eta = dln.agf(X, y, alpha), dln.eta_alpha(alpha)
+    t = np.linspace(0, 1.3 * pred.tau[-1] * eta, 200001)                   # raw GF time
+    loss = pred.loss_at(t / eta)                                          # the AGF step curve itself
+    p2, eta2, err_t, err_l = ms.dln_vs_agf(X, y, alpha, t, loss)
+    assert eta2 == eta and np.array_equal(p2.tau, pred.tau) and err_t.shape == (len(pred.tau) - 1,)
+    dt = (t[1] - t[0]) / eta
+    assert np.all(err_t <= dt / pred.tau[1:] + 1e-12)                    # drops within one grid step of τ_k
+    np.testing.assert_array_equal(err_l, np.zeros(len(pred.tau) - 2))     # plateaus sit exactly on the levels
+
+
+def test_verdict_1_over_eta():
+    assert ms.verdict_1_over_eta([(10.0, np.array([0.05, 0.1]))]) == "reproduced"     # ≤ is inclusive
+    assert ms.verdict_1_over_eta([(10.0, np.array([0.1001]))]) == "not reproduced"
+    assert ms.verdict_1_over_eta([(10.0, np.array([np.nan, 0.05]))]) == "reproduced"   # nan ignored
+    assert ms.verdict_1_over_eta([(10.0, np.array([0.05])), (20.0, np.array([0.06]))]) == "not reproduced"
+
+
+def test_plateau_spectrum_errors_known_offsets():
+    tau = np.array([0.0, 1.0, 4.0, 9.0])                                  # plateau middles √4 = 2, √36 = 6
+    sv_pred = np.array([[0.0, 0.0], [1.0, 0.0], [2.0, 0.5], [2.0, 1.0]])
+    t = np.linspace(0, 10, 101)
+    sv = np.where((t >= 4)[:, None], [2.0, 0.6], np.where((t >= 1)[:, None], [1.0, 0.3], [0.0, 0.0]))
+    # plateau 1: only σ₁ is learned (0.3 vs 0 ignored) → 0; plateau 2: |0.6 − 0.5| / 2
+    np.testing.assert_allclose(ms.plateau_spectrum_errors(t, sv, tau, sv_pred), [0.0, 0.05], atol=1e-15)
+    with pytest.raises(ParameterError):
+        ms.plateau_spectrum_errors(t, sv[:-1], tau, sv_pred)
+
+
+def test_align_fraction_top_direction_never_turns():
+    g = generator(4)
+    X, G = torch.randn(30, 4, generator=g, dtype=F64), torch.randn(30, 2, generator=g, dtype=F64)
+    # linear neuron: U(w, a) = wᵀ M a with M = −XᵀG; (u₁, v₁) of M is a fixed direction of the flow
+    U, S, Vh = torch.linalg.svd(-X.T @ G)
+    top = torch.cat([U[:, 0], Vh[0]])
+    assert ms.align_fraction(top, X, G, 4, "linear", 2, 1e-4) == 0.0
+    other = torch.randn(6, generator=g, dtype=F64)
+    f = ms.align_fraction(other, X, G, 4, "linear", 2, 1e-4)
+    assert 0.0 < f < 1.0
+    assert ms.align_fraction(other, X, G, 4, "linear", 2, 1e-16) < f            # κ = 2: aligning takes O(1) of log(1/α)
+    assert np.isnan(ms.align_fraction(other, X, G, 4, "linear", 2, 1e-4, horizon=1e-3))   # norm 1 not reached
+
+
+def test_staircase_drop_times():
+    tau, levels = np.array([0.0, 10.0, 20.0]), np.array([1.0, 0.5, 0.1])
+    np.testing.assert_array_equal(ms.staircase_drop_times(tau, levels, np.array([1.0, 0.6, 0.0])), [10.0, 20.0])
+    out = ms.staircase_drop_times(tau, levels, np.array([1.0, 0.0, -1.0]))      # mid-levels 0.5, −0.5
+    assert out[0] == 10.0 and np.isnan(out[1])

@@ -14,7 +14,6 @@ from lrlib.losses import Loss
 from lrlib.models import TwoLayer, forward, generator
 from lrlib.theory import alignment as al
 
-torch.set_num_threads(1)
 F64 = torch.float64
 Tensor = torch.Tensor
 EXP_SUM = Loss("exponential", "sum")

@@ -13,23 +13,11 @@ import torch
 from lrlib.errors import ParameterError
 from lrlib.losses import half_mse
 from lrlib.models import TwoLayer, balanced_init, forward, generator
-from lrlib.synthetic import orthogonal_toy, orthonormal_testbed
 from lrlib.theory import orthogonal as th
 from lrlib.track import balancedness_drift
 from lrlib.train import train
 
-torch.set_num_threads(1)
 F64 = torch.float64
-
-
-@pytest.fixture
-def testbed():
-    return orthonormal_testbed()
-
-
-@pytest.fixture
-def toy():
-    return orthogonal_toy()
 
 
 # ---------------------------------------------------------------------------

@@ -1,7 +1,8 @@
 """Tests for lrlib.theory.race (Pinson 2026): the per-neuron gradient identities (eqs. 4–8, 66)
 against autograd in float64, eq. 15, Theorem 4.1's drive, the conserved quantity with the bias,
 the growth rates of a, App. G, merging, and the racing statistics; plus the optimiser facts the
-chapter relies on (PyTorch SGD momentum, epochs without replacement, batched runs)."""
+chapter relies on (PyTorch SGD momentum, epochs without replacement, batched runs); and the chapter's
+measurements on hand-built inputs with known answers."""
 
 from __future__ import annotations
 
@@ -17,7 +18,6 @@ from lrlib.models import TwoLayer, forward, generator
 from lrlib.theory import race as rc
 from lrlib.train import train
 
-torch.set_num_threads(1)
 F64 = torch.float64
 CE = Loss("cross_entropy")
 
@@ -313,3 +313,101 @@ def test_shuffled_permutes_within_runs_and_flip_inverts_rule_agreement():
     a, aw = rc.rule_agreement(p, p, X, y, tol=math.pi)      # every neuron "near"; rule vs itself
     fa, _ = rc.rule_agreement(p, p, X, y, tol=math.pi, flip=True)
     assert np.all(np.isfinite(a)) and np.all(fa <= a)
+
+
+# ---------------------------------------------------------------------------
+# the chapter's measurements: identity error, merging, the rule's agreement, top alignment,
+# medians and first crossings (hand-built inputs with known answers)
+# ---------------------------------------------------------------------------
+
+def _polar_net(W1, angles, norms):
+    """Race network with incoming ``W1 (m, D)`` and outgoing vectors at ``angles`` (radians) with ``norms``."""
+    ang, nrm = torch.as_tensor(angles, dtype=F64), torch.as_tensor(norms, dtype=F64)
+    return TwoLayer(W1=W1.to(F64), W2=torch.stack([nrm * torch.cos(ang), nrm * torch.sin(ang)]),
+                    b1=torch.zeros(W1.shape[0], dtype=F64), b2=torch.zeros(2, dtype=F64))
+
+
+# ---------------------------------------------------------------------------
+# race
+# ---------------------------------------------------------------------------
+
+def test_identity_error_is_rounding_in_float64():
+    g = generator(3)
+    X, y = torch.randn(40, 6, generator=g, dtype=F64), torch.randint(0, 2, (40,), generator=g)
+    p = rc.race_init(9, 6, 0.5, g, dtype=F64)
+    p.b1 = 0.3 * torch.randn(9, generator=g, dtype=F64)
+    assert 0 <= rc.identity_error(p, X, y) <= 1e-12
+
+
+def test_merge_rows_split_neuron_merges_back_exactly():
+    g = generator(1)
+    X, y = torch.randn(30, 20, generator=g, dtype=F64), torch.randint(0, 2, (30,), generator=g)
+    p = rc.race_init(8, 20, 0.5, g, dtype=F64)
+    sp = rc.split_neuron(p, 2, 0.6)                           # 9 neurons, two exactly parallel
+    rows = rc.merge_rows(sp, X, y, CE, setting=1, seed=7)
+    assert [r["threshold"] for r in rows] == [0.99, 0.999, 0.9999]
+    assert list(rows[0])[:2] == ["setting", "seed"] and rows[0]["seed"] == 7
+    assert all(r["groups"] == 8 for r in rows)                # random directions in 20-D never reach 0.99
+    assert max(abs(r["rel_loss_change"]) for r in rows) <= 1e-14
+    assert [r["threshold"] for r in rc.merge_rows(sp, X, y, CE, thresholds=(0.5,))] == [0.5]
+
+
+# data x1 = e1 (label 0, paper's class 1), x2 = e2 (label 1, class 2); with W2 = 0 the rule of
+# Thm. 4.1 gives 7π/4 for a neuron gated on x1 only and 3π/4 for one gated on x2 only.
+XR, YR = torch.eye(2, dtype=F64), torch.tensor([0, 1])
+W_R = torch.tensor([[1.0, -1.0], [1.0, -1.0], [1.0, -1.0], [-1.0, 1.0]], dtype=F64)
+
+
+def test_rule_agreement_hand_built():
+    P = _polar_net(W_R, [0.0] * 4, [0.0] * 4)
+    torch.testing.assert_close(rc.phi_star_predicted(P, XR, YR), torch.tensor([rc.PHI1] * 3 + [rc.PHI2], dtype=F64))
+    # final: A at 7π/4 (agrees), B at 3π/4 (the rule says 7π/4), C at π/4 (near no target),
+    # D at 3π/4 + 0.5° (agrees within 1°); a = ‖w1‖‖w2‖ = √2 × (1, 3, 5, 2)
+    s2 = math.sqrt(2)
+    fin = _polar_net(W_R, [rc.PHI1, rc.PHI2, math.pi / 4, rc.PHI2 + math.radians(0.5)], [1.0, 3.0, 5.0, 2.0])
+    by_count, weighted = rc.rule_agreement(P, fin, XR, YR)
+    assert by_count == pytest.approx(2 / 3)                   # near: A, B, D; agree: A, D
+    assert weighted == pytest.approx((1 + 2) * s2 / ((1 + 3 + 2) * s2))
+    by_count, _ = rc.rule_agreement(P, fin, XR, YR, tol=math.radians(0.25))
+    assert by_count == pytest.approx(1 / 2)                   # D no longer near
+    none = _polar_net(W_R, [math.pi / 4] * 4, [1.0] * 4)
+    assert np.isnan(rc.rule_agreement(P, none, XR, YR)[0])
+
+
+def test_rule_agreement_batched_runs():
+    P = _polar_net(W_R, [0.0] * 4, [0.0] * 4)
+    f1 = _polar_net(W_R, [rc.PHI1, rc.PHI2, math.pi / 4, rc.PHI2], [1.0, 3.0, 5.0, 2.0])
+    f2 = _polar_net(W_R, [rc.PHI1] * 3 + [rc.PHI2], [1.0] * 4)
+
+    def stack(a, b):
+        return TwoLayer(W1=torch.stack([a.W1, b.W1]), W2=torch.stack([a.W2, b.W2]), b1=torch.stack([a.b1, b.b1]),
+                        b2=torch.stack([a.b2, b.b2]))
+
+    by_count, weighted = rc.rule_agreement(stack(P, P), stack(f1, f2), torch.stack([XR, XR]), torch.stack([YR, YR]))
+    np.testing.assert_allclose(by_count, [2 / 3, 1.0])
+    np.testing.assert_allclose(weighted, [0.5, 1.0])
+
+
+def test_top_alignment_parallel_and_orthogonal():
+    big = torch.tensor([1.0, 0.0, 0.0, 1.0, 0.0], dtype=F64)           # θ = [w1 (2), b, w2 (2)]
+    small = 0.1 * torch.tensor([0.0, 1.0, 0.0, 0.0, 1.0], dtype=F64)   # orthogonal to big
+    th = torch.stack([2.0 * big, -1.5 * big, 3.0 * big, small])          # a = 4, 2.25, 9, 0.01
+    p = TwoLayer(W1=th[:, :2], b1=th[:, 2], W2=th[:, 3:].T.contiguous(), b2=torch.zeros(2, dtype=F64))
+    assert float(rc.top_alignment(p, n_top=3)) == pytest.approx(1.0)    # antiparallel counts as |cos| = 1
+    assert float(rc.top_alignment(p, n_top=4)) == pytest.approx(6 / 12)  # 6 of the 12 off-diagonal pairs are 1
+    batched = TwoLayer(W1=p.W1.expand(2, -1, -1), b1=p.b1.expand(2, -1), W2=p.W2.expand(2, -1, -1), b2=p.b2.expand(2, -1))
+    np.testing.assert_allclose(rc.top_alignment(batched, n_top=4).numpy(), [0.5, 0.5])
+    with pytest.raises(ParameterError):
+        rc.top_alignment(p, n_top=1)
+    with pytest.raises(ParameterError):
+        rc.top_alignment(p, n_top=5)
+
+
+def test_median_at_and_first_step_reaching():
+    v = torch.tensor([[5.0, 1.0, 3.0, 2.0], [0.0, 4.0, 8.0, 6.0]])
+    np.testing.assert_array_equal(rc.median_at(v, torch.tensor([[0, 2, 3], [1, 2, 3]])).numpy(), [3.0, 6.0])
+    assert float(rc.median_at(v[:1], torch.tensor([[0, 1]]))) == 1.0     # even count: the lower median
+    steps = np.array([0, 10, 20, 30])
+    vals = torch.tensor([[1.0, 5.0, 0.0], [2.0, 5.0, 0.0], [3.0, 9.0, 0.0], [4.0, 9.0, 0.0]])
+    out = rc.first_step_reaching(steps, vals, torch.tensor([2.5, 9.0, 1.0]))
+    np.testing.assert_array_equal(out, [20, 20, 0])                       # never reached → steps[0]

@@ -1,4 +1,5 @@
-"""Tests for lrlib.theory.synthesis: the cross-paper bridges."""
+"""Tests for lrlib.theory.synthesis: the cross-paper bridges, and the chapter's measurements (the AGF-vs-GD
+jump table and the alignment paper's lens on a race network) on hand-built inputs with known answers."""
 
 from __future__ import annotations
 
@@ -14,6 +15,7 @@ from lrlib.models import TwoLayer, forward, generator
 from lrlib.theory import alignment as al
 from lrlib.theory import race as rc
 from lrlib.theory import synthesis as sy
+from lrlib.trajectory import Trajectory
 
 F64 = torch.float64
 
@@ -75,3 +77,122 @@ def test_race_gamma_is_signed_active_sum_at_small_init():
     xa = al.signed_active_sum(p.W1, X, sy.pm_labels(y))
     expected = (v / torch.linalg.vector_norm(p.W2, dim=0) / (2 * X.shape[0])).unsqueeze(-1) * xa
     torch.testing.assert_close(rc.gamma(p, X, y), expected, rtol=1e-5, atol=1e-12)
+
+
+# ---------------------------------------------------------------------------
+# the chapter's measurements: the alignment lens and the AGF-vs-GD jump table
+# ---------------------------------------------------------------------------
+
+E = torch.eye(4, dtype=F64)
+
+
+def _net(W1, v, scale=None):
+    """Two-output race network with first layer ``W1 (m, D)`` and logit difference ``v (m,)``
+    (``W2[1] = v/2``, ``W2[0] = −v/2``), no biases."""
+    v = torch.as_tensor(v, dtype=F64)
+    return TwoLayer(W1=W1.to(F64), W2=torch.stack([-v / 2, v / 2]), b1=torch.zeros(W1.shape[0], dtype=F64),
+                    b2=torch.zeros(2, dtype=F64))
+
+
+# X = e1..e4 with labels 1, 1, 0, 0, i.e. y = +1, +1, −1, −1: x_a(w) = Σ_{active} y_i x_i
+X4, Y4 = E.clone(), torch.tensor([1, 1, 0, 0])
+W_HAND = torch.stack([E[0] + E[1], E[2] + E[3], E[0] + E[2]])
+V_HAND = [1.0, 1.0, -1.0]
+
+
+def test_alignment_lens_hand_built_network():
+    # neuron 1: active on the two positives, v > 0: S₊ (in its cone), x_a = e1 + e2 = w → cos 1
+    # neuron 2: active on the two negatives, v > 0: S₋ (wrong cone), sign(v) x_a = −(e3 + e4) → cos −1
+    # neuron 3: active on x1 (+) and x3 (−), v < 0: neither cone, sign(v) x_a = −e1 + e3 ⟂ w → cos 0
+    q, c = sy.alignment_lens(_net(W_HAND, V_HAND), X4, Y4)
+    torch.testing.assert_close(c, torch.tensor([1.0, -1.0, 0.0], dtype=F64), rtol=0, atol=1e-15)
+    assert q["in_cone"] == pytest.approx(1 / 3)
+    assert q["cos_all"] == pytest.approx(0.0, abs=1e-15)
+    # W Wᵀ = 2I + B with eig(B) = ±√2, 0: ‖W‖_F² = 6, ‖W‖_2² = 2 + √2
+    assert q["stable_rank"] == pytest.approx(6 / (2 + math.sqrt(2)), rel=1e-12)
+
+
+def test_alignment_lens_mirror_and_dead_neurons():
+    # v < 0 on the negatives is in S₋ (its cone) with cos +1; a dead neuron is in S_dead (in its cone)
+    W = torch.stack([E[2] + E[3], -(E[0] + E[1] + E[2] + E[3])])
+    q, c = sy.alignment_lens(_net(W, [-1.0, 1.0]), X4, Y4)
+    assert q["in_cone"] == 1.0
+    assert float(c[0]) == pytest.approx(1.0, abs=1e-15)
+    assert float(c[1]) == 0.0                         # x_a = 0 for a neuron active on no point: cosine 0
+
+
+def test_alignment_lens_rank_one_first_layer():
+    g = torch.Generator().manual_seed(0)
+    u, w = torch.randn(9, 1, generator=g, dtype=F64), torch.randn(1, 6, generator=g, dtype=F64)
+    X = torch.randn(15, 6, generator=g, dtype=F64)
+    y = torch.randint(0, 2, (15,), generator=g)
+    q, _ = sy.alignment_lens(_net(u @ w, torch.randn(9, generator=g, dtype=F64)), X, y)
+    assert q["stable_rank"] == pytest.approx(1.0, abs=1e-12)
+
+
+def test_alignment_lens_bad_inputs():
+    p = _net(W_HAND, V_HAND)
+    batched = TwoLayer(W1=p.W1.expand(2, -1, -1), W2=p.W2.expand(2, -1, -1))
+    with pytest.raises(ParameterError):
+        sy.alignment_lens(batched, X4, Y4)
+    with pytest.raises(ParameterError):
+        sy.alignment_lens(p, X4[:, :3], Y4)
+    with pytest.raises(ParameterError):
+        sy.alignment_lens(p, X4, Y4[:3])
+    with pytest.raises(ParameterError):
+        sy.alignment_lens(p, X4, torch.tensor([1, 2, 0, 0]))
+    with pytest.raises(ParameterError):          # one output: not a race network
+        sy.alignment_lens(TwoLayer(W1=p.W1, W2=p.W2[:1]), X4, Y4)
+
+
+def _staircase():
+    t = np.linspace(0.0, 10.0, 21)                               # knots on the grid: interpolation is exact
+    loss = np.interp(t, [0, 2, 4, 6, 8, 10], [1.0, 1.0, 0.4, 0.4, 0.0, 0.0])
+    return t, loss                                               # crosses 0.7 at t = 3 and 0.2 at t = 7
+
+
+def test_agf_vs_gd_jumps_known_relative_errors():
+    t, loss = _staircase()
+    rows = sy.agf_vs_gd_jumps(t, loss, np.array([0.0, 2.5, 7.7]), np.array([1.0, 0.4, 0.0]), (3.3, 6.3), tol=0.2)
+    assert [r["jump"] for r in rows] == [1, 2]
+    assert list(rows[0]) == ["jump", "gd", "agf", "leading", "err_agf", "err_leading", "tol", "n_jumps", "level", "gd_level"]
+    np.testing.assert_allclose([r["gd"] for r in rows], [3.0, 7.0], rtol=1e-12)
+    np.testing.assert_allclose([r["err_agf"] for r in rows], [0.5 / 3, 0.7 / 7], rtol=1e-12)
+    np.testing.assert_allclose([r["err_leading"] for r in rows], [0.3 / 3, 0.7 / 7], rtol=1e-12)
+    assert [r["level"] for r in rows] == [0.4, 0.0]
+    assert [r["n_jumps"] for r in rows] == [2, 2] and [r["tol"] for r in rows] == [0.2, 0.2]
+    assert rows[0]["gd_level"] == pytest.approx(0.4)             # GD loss at t = (3 + 7)/2
+    assert np.isnan(rows[1]["gd_level"])
+
+
+def test_agf_vs_gd_jumps_row_count_and_errors():
+    t, loss = _staircase()
+    tau3, lv3 = np.array([0.0, 2.5, 7.7, 9.0]), np.array([1.0, 0.4, 0.0, 0.0])
+    assert len(sy.agf_vs_gd_jumps(t, loss, tau3, lv3, (3.0, 7.0), tol=0.1)) == 2      # rows: min(K, len(reference))
+    assert len(sy.agf_vs_gd_jumps(t, loss, tau3, lv3, (3.0,), tol=0.1)) == 1
+    with pytest.raises(ParameterError):          # one jump: no level between two drops
+        sy.agf_vs_gd_jumps(t, loss, np.array([0.0, 2.5]), np.array([1.0, 0.4]), (3.0, 7.0), tol=0.1)
+    with pytest.raises(ParameterError):
+        sy.agf_vs_gd_jumps(t, loss, np.array([0.0, 2.5, 7.7]), np.array([1.0, 0.4]), (3.0, 7.0), tol=0.1)
+
+
+def test_plateau_end():
+    assert sy.plateau_end(np.array([0.7, 0.69, 0.7, 0.5, 0.69, 0.2]), 0.69) == 4
+    with pytest.raises(ParameterError):
+        sy.plateau_end(np.array([0.5, 0.4]), 0.69)
+
+
+def test_alignment_lens_rows_on_a_hand_made_trajectory():
+    # three snapshots of the hand-built network, scaled; the final a = ‖w1‖‖w2‖ is largest for neuron 1
+    scales = torch.tensor([[1e-3] * 3, [1e-2] * 3, [3.0, 1.0, 1.0]], dtype=F64)       # (T, m)
+    nets = [_net(W_HAND * s.unsqueeze(-1), torch.tensor(V_HAND, dtype=F64) * s) for s in scales]
+    params = TwoLayer(W1=torch.stack([n.W1 for n in nets]), W2=torch.stack([n.W2 for n in nets]),
+                      b1=torch.stack([n.b1 for n in nets]), b2=torch.stack([n.b2 for n in nets]))
+    loss = torch.tensor([0.6931, 0.6900, 0.3], dtype=F64)
+    tr = Trajectory(steps=np.array([0, 10, 20]), time=np.array([0.0, 1.0, 2.0]), params=params, loss=loss)
+    rows = sy.alignment_lens_rows(tr, X4, Y4, plateau_level=0.99 * math.log(2))
+    assert [r["when"] for r in rows] == ["init", "end of plateau", "final"]
+    assert [r["step"] for r in rows] == [0, 10, 20]                 # 0.6900 ≥ 0.99 ln 2 = 0.6862
+    np.testing.assert_allclose([r["loss"] for r in rows], loss.numpy())
+    assert all(r["cos_winners"] == pytest.approx(1.0) for r in rows)   # the winner is neuron 1 (cos 1)
+    assert all(r["in_cone"] == pytest.approx(1 / 3) for r in rows)

@@ -32,7 +32,6 @@ from lrlib.track import (
 )
 from lrlib.train import train
 
-torch.set_num_threads(1)
 F64 = torch.float64
 M, D, N = 4, 3, 5
 

@@ -1,0 +1,54 @@
+"""Tests for lrlib.plots: the figure helpers return the axes they promise and draw what they say."""
+
+from __future__ import annotations
+
+import matplotlib
+
+matplotlib.use("Agg")
+
+import matplotlib.pyplot as plt  # noqa: E402
+import numpy as np  # noqa: E402
+import pytest  # noqa: E402
+
+from lrlib import plots  # noqa: E402
+
+
+@pytest.fixture(autouse=True)
+def _close_figures():
+    yield
+    plt.close("all")
+
+
+def test_panel_grid_returns_flat_axes_sized_per_panel():
+    fig, axes = plots.panel_grid(3, 2, width=2.0, height=1.5)
+    assert len(axes) == 6 and all(isinstance(ax, matplotlib.axes.Axes) for ax in axes)
+    assert tuple(fig.get_size_inches()) == pytest.approx((6.0, 3.0))
+    _, one = plots.panel_grid(1)
+    assert len(one) == 1
+
+
+def test_label_panels_prefixes_titles():
+    _, axes = plots.panel_grid(2)
+    axes[0].set_title("loss")
+    plots.label_panels(axes)
+    assert axes[0].get_title(loc="left") == "(a) loss" and axes[0].get_title() == ""
+    assert axes[1].get_title(loc="left") == "(b) "
+
+
+def test_mark_times_skips_non_finite_times():
+    _, (ax,) = plots.panel_grid(1)
+    plots.mark_times(ax, {"t1": 1.0, "t2": np.inf, "t3": 3.0})
+    assert [line.get_xdata()[0] for line in ax.get_lines()] == [1.0, 3.0]
+    assert [t.get_text() for t in ax.texts] == [" t1", " t3"]
+
+
+def test_function_and_kinks_returns_the_twin_axes():
+    _, (ax,) = plots.panel_grid(1)
+    grid = np.linspace(-2, 2, 41)
+    kinks, heights = np.array([-1.0, 0.5, 5.0]), np.array([0.3, -0.2, 1.0])
+    ax2 = plots.function_and_kinks(ax, grid, np.abs(grid), [0.0, 1.0], [0.0, 1.0], kinks, heights,
+                                   ylim_neurons=(-1, 1), title="f")
+    assert isinstance(ax2, matplotlib.axes.Axes) and ax2 is not ax
+    assert ax2.get_ylim() == (-1, 1) and ax.get_title() == "f" and ax.get_xlim() == (-2, 2)
+    stars = ax2.collections[0].get_offsets()
+    assert np.array_equal(np.asarray(stars), [[-1.0, 0.3], [0.5, -0.2]])    # the kink at 5 is off the grid

@@ -1,0 +1,174 @@
+"""Tests for lrlib.trajectory: the record schedules (endpoints, order, density, errors) and the
+Trajectory a run returns (snapshot lookup and its errors, one run of a batch, the .npz round trip)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+import torch
+
+from lrlib.errors import ParameterError
+from lrlib.losses import half_mse
+from lrlib.models import TwoLayer, gaussian_init, generator
+from lrlib.train import train
+from lrlib.trajectory import Trajectory, linear_schedule, log_schedule
+
+F64 = torch.float64
+
+
+# the small regression problem of test_train.py (same data, network and defaults)
+def _data(n=5, d=3, seed=100):
+    g = generator(seed)
+    return torch.randn(n, d, generator=g, dtype=F64), torch.randn(n, generator=g, dtype=F64)
+
+
+def _net(m=4, d=3, seed=0, runs=(), bias=False, act="relu"):
+    return gaussian_init(m, d, std_in=1.0, std_out=1.0, gen=generator(seed), bias_in=bias, bias_out=bias,
+                         runs=runs, act=act)
+
+
+def _fit(p, X, y, **kw):
+    kw.setdefault("loss", half_mse())
+    kw.setdefault("progress", False)
+    return train(p, X, y, **kw)
+
+
+def _hand_made(steps=(5, 10, 20), runs=()):
+    """A Trajectory built by hand: snapshot t has W1 = t (so the lookup is visible in the values)."""
+    T = len(steps)
+    W1 = torch.arange(T, dtype=F64).view(T, *[1] * len(runs), 1, 1).expand(T, *runs, 2, 3).clone()
+    W2 = torch.ones(T, *runs, 1, 2, dtype=F64)
+    loss = torch.linspace(1.0, 0.1, T, dtype=F64).view(T, *[1] * len(runs)).expand(T, *runs).clone()
+    return Trajectory(steps=np.array(steps), time=0.1 * np.array(steps, dtype=float),
+                      params=TwoLayer(W1=W1, W2=W2), loss=loss, meta={"lr": 0.1})
+
+
+# ---------------------------------------------------------------------------
+# record schedules
+# ---------------------------------------------------------------------------
+
+@pytest.mark.parametrize("steps,num", [(0, 2), (1, 2), (10, 200), (1000, 50), (123_457, 200), (5, 3)])
+def test_log_schedule(steps, num):
+    s = log_schedule(steps, num)
+    assert s.dtype == np.int64
+    assert s[0] == 0 and s[-1] == steps
+    assert np.all(np.diff(s) > 0)
+    assert len(s) <= num + 2
+
+
+def test_log_schedule_is_dense_early_and_geometric_late():
+    s = log_schedule(100_000, 200)
+    assert set(range(0, 11)) <= set(s.tolist())
+    ratios = s[-20:][1:] / s[-20:][:-1]
+    assert np.allclose(ratios, (100_000) ** (1 / 199), rtol=0.02)
+
+
+def test_linear_schedule():
+    assert linear_schedule(10, 4).tolist() == [0, 4, 8, 10]
+    assert linear_schedule(8, 4).tolist() == [0, 4, 8]
+    with pytest.raises(ParameterError):
+        linear_schedule(10, 0)
+    with pytest.raises(ParameterError):
+        log_schedule(10, 1)
+    with pytest.raises(ParameterError):
+        log_schedule(-1, 10)
+
+
+@pytest.mark.parametrize("steps,every", [(0, 1), (1, 1), (10, 3), (10, 10), (10, 25), (1000, 7)])
+def test_linear_schedule_endpoints_and_spacing(steps, every):
+    s = linear_schedule(steps, every)
+    assert s[0] == 0 and s[-1] == steps
+    assert np.all(np.diff(s) > 0)
+    assert np.all(np.diff(s)[:-1] == every)               # evenly spaced but for the last gap
+    if steps > 0:
+        assert 0 < s[-1] - s[-2] <= every
+
+
+def test_log_schedule_of_zero_steps_is_the_initialisation():
+    assert log_schedule(0, 50).tolist() == [0]
+    assert linear_schedule(0, 4).tolist() == [0]
+
+
+# ---------------------------------------------------------------------------
+# a Trajectory built by hand: length, runs, snapshot lookup and its errors
+# ---------------------------------------------------------------------------
+
+def test_hand_made_trajectory_lookup():
+    tr = _hand_made(steps=(5, 10, 20))
+    assert len(tr) == 3 and tr.runs == ()
+    assert [tr.index_of_step(s) for s in (5, 9, 10, 19, 20, 10**6)] == [0, 0, 1, 1, 2, 2]
+    assert float(tr.at(1).W1[0, 0]) == 1.0 and float(tr.at(-1).W1[0, 0]) == 2.0
+    assert torch.equal(tr.final.W1, tr.at(2).W1)
+    with pytest.raises(ParameterError, match="no snapshot at or before step 4"):
+        tr.index_of_step(4)                                # the first snapshot is step 5
+    with pytest.raises(IndexError):
+        tr.at(3)
+
+
+def test_hand_made_batched_trajectory_run_and_round_trip(tmp_path):
+    tr = _hand_made(steps=(0, 3), runs=(2,))
+    assert tr.runs == (2,)
+    one = tr.run(1)
+    assert one.runs == () and one.meta == {"lr": 0.1, "run_index": [1]} and tr.meta == {"lr": 0.1}
+    assert torch.equal(one.params.W1, tr.params.W1[:, 1])
+    back = Trajectory.load(tr.save(tmp_path / "a" / "b" / "hand.npz"))
+    assert back.params.act == "relu" and back.params.b1 is None and back.dense_loss is None
+    assert np.array_equal(back.steps, tr.steps) and np.array_equal(back.time, tr.time)
+    assert torch.equal(back.params.W1, tr.params.W1) and torch.equal(back.loss, tr.loss)
+    assert back.meta["lr"] == 0.1
+
+
+# ---------------------------------------------------------------------------
+# the Trajectory train returns: persistence, run(), index_of_step
+# ---------------------------------------------------------------------------
+
+def test_save_load_round_trip(tmp_path):
+    X, y = _data()
+    p = _net(runs=(2, 3), bias=True, act="square")
+    traj = _fit(p, 0.3 * X, y, lr=0.01, steps=20, record=[0, 3, 20], dense_loss=True, time_scale=2.0,
+                meta={"chapter": "test", "lam": 1e-3})
+    path = traj.save(tmp_path / "sub" / "traj.npz")
+    assert path.is_file()
+    back = Trajectory.load(path)
+    assert np.array_equal(back.steps, traj.steps) and back.steps.dtype == traj.steps.dtype
+    assert np.array_equal(back.time, traj.time)
+    assert back.params.act == "square"
+    assert list(back.params.tensors()) == list(traj.params.tensors())
+    for k, t in traj.params.tensors().items():
+        assert torch.equal(back.params.tensors()[k], t), k
+    assert torch.equal(back.loss, traj.loss) and torch.equal(back.dense_loss, traj.dense_loss)
+    for k, v in traj.meta.items():
+        assert back.meta[k] == v, k
+    assert back.meta["chapter"] == "test" and back.meta["batch_size"] is None
+
+
+def test_save_load_without_dense_loss(tmp_path):
+    X, y = _data()
+    traj = _fit(_net(), X, y, lr=0.1, steps=3, record=[0, 3])
+    back = Trajectory.load(traj.save(tmp_path / "t.npz"))
+    assert back.dense_loss is None and back.params.b1 is None
+    assert torch.equal(back.params.W1, traj.params.W1)
+
+
+def test_run_selects_one_run():
+    X, y = _data()
+    traj = _fit(_net(runs=(2, 3), bias=True), X, y, lr=0.1, steps=5, record=[0, 2, 5], dense_loss=True)
+    sub = traj.run(1, 2)
+    assert sub.runs == () and sub.meta["run_index"] == [1, 2]
+    for k, t in traj.params.tensors().items():
+        assert torch.equal(sub.params.tensors()[k], t[:, 1, 2]), k
+    assert torch.equal(sub.loss, traj.loss[:, 1, 2])
+    assert torch.equal(sub.dense_loss, traj.dense_loss[:, 1, 2])
+    assert np.array_equal(sub.steps, traj.steps)
+    row = traj.run(0)
+    assert row.runs == (3,) and torch.equal(row.params.W1, traj.params.W1[:, 0])
+
+
+def test_at_final_and_index_of_step():
+    X, y = _data()
+    traj = _fit(_net(), X, y, lr=0.1, steps=10, record=[0, 1, 2, 5, 10])
+    assert torch.equal(traj.at(3).W1, traj.params.W1[3])
+    assert torch.equal(traj.final.W2, traj.params.W2[-1])
+    assert [traj.index_of_step(s) for s in (0, 1, 4, 5, 6, 10, 99)] == [0, 1, 2, 3, 3, 4, 4]
+    with pytest.raises(ParameterError):
+        traj.index_of_step(-1)
