@@ -66,8 +66,9 @@ def test_rerun_with_seed_1_quick_writes_valid_ledger(notebook: Path, sweep_seed1
     assert doc["schema"] == 2 and doc["chapter"] == key and doc["seeds"][0] == SEED
     claims = doc["claims"]
     declared = [d.id for d in load_declarations(notebook.with_name(notebook.stem + ".claims.yaml"))]
-    # every declared claim is graded, in declaration order, with the declaration's rule
-    assert [c["id"] for c in claims] == declared
+    # every declared claim is graded exactly once (in the order the chapter measures them)
+    ids = [c["id"] for c in claims]
+    assert len(ids) == len(set(ids)) and sorted(ids) == sorted(declared)
     for claim in claims:
         missing = CLAIM_KEYS - claim.keys()
         assert not missing, f"claim {claim['id']!r} lacks {sorted(missing)}"
