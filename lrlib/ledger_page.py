@@ -136,8 +136,14 @@ def describe_sweep(agg: dict) -> str:
              "file and `lrlib`)." if not stale else
              "**Stale for** " + ", ".join(f"`{k}`" for k in stale)
              + ": their code changed since this sweep, so its numbers for them may have moved.")
-    cmd = (f"`python -m lrlib.sweep --chapters {' '.join(p['chapters'])} --seeds {' '.join(map(str, p['seeds']))}"
-           f"{' --quick' if p['quick'] else ''} --publish`")
+    groups: dict[tuple, list[str]] = {}
+    for k, c in agg.get("chapters", {}).items():   # one command per set of base seeds
+        groups.setdefault(tuple(sorted(c["seeds"])), []).append(k)
+    cmds = [f"`python -m lrlib.sweep --chapters {' '.join(ks)} --seeds {' '.join(map(str, s))}"
+            f"{' --quick' if p['quick'] else ''} --publish{' --merge' if len(groups) > 1 else ''}`"
+            for s, ks in groups.items()]
+    cmd = " and ".join(cmds) if cmds else "(none)"
+    merged = p.get("merged_from")
     counts = [(c["passes"], c["graded"]) for c in agg["claims"].values()
               if c.get("kind") == "reproduction" and c["graded"]]
     every = sum(k == n for k, n in counts)
@@ -145,7 +151,9 @@ def describe_sweep(agg: dict) -> str:
     return (f"**{p['mode'].capitalize()} sweep**, run on {p['date_utc'][:10]} at commit `{commit}`"
             f"{' with uncommitted changes' if p.get('git_dirty') else ''}: chapters {chapters}, at {size}, "
             f"on {p['runner']} of a {p['machine'].get('cpus', '?')}-core machine (Python {p['python']}, "
-            f"torch {v.get('torch')}), {p['wall_seconds'] / 60:.0f} min wall time; {failed}. Command: {cmd}. "
+            f"torch {v.get('torch')}), {p['wall_seconds'] / 60:.0f} min wall time"
+            f"{' for the last of the sweeps merged here' if merged else ''}; {failed}. "
+            f"Command{'s' if len(cmds) > 1 else ''}: {cmd}. "
             f"Of its {len(counts)} graded reproduction claims, {every} were reproduced in every graded seed, "
             f"{len(counts) - every - none} in some and {none} in none. {fresh}")
 
