@@ -21,20 +21,7 @@ from lrlib.trajectory import log_schedule
 F64 = torch.float64
 
 
-def _data(n=5, d=3, seed=100):
-    g = generator(seed)
-    return torch.randn(n, d, generator=g, dtype=F64), torch.randn(n, generator=g, dtype=F64)
-
-
-def _net(m=4, d=3, seed=0, runs=(), bias=False, act="relu"):
-    return gaussian_init(m, d, std_in=1.0, std_out=1.0, gen=generator(seed), bias_in=bias, bias_out=bias,
-                         runs=runs, act=act)
-
-
-def _fit(p, X, y, **kw):
-    kw.setdefault("loss", half_mse())
-    kw.setdefault("progress", False)
-    return train(p, X, y, **kw)
+from small_problem import data as _data, fit as _fit, net as _net  # noqa: E402  (shared with the other module)
 
 
 def _D(p: TwoLayer, X: torch.Tensor, y: torch.Tensor) -> np.ndarray:

@@ -8,29 +8,14 @@ import pytest
 import torch
 
 from lrlib.errors import ParameterError
-from lrlib.losses import half_mse
-from lrlib.models import TwoLayer, gaussian_init, generator
-from lrlib.train import train
+from lrlib.models import TwoLayer
 from lrlib.trajectory import Trajectory, linear_schedule, log_schedule
 
 F64 = torch.float64
 
 
-# the small regression problem of test_train.py (same data, network and defaults)
-def _data(n=5, d=3, seed=100):
-    g = generator(seed)
-    return torch.randn(n, d, generator=g, dtype=F64), torch.randn(n, generator=g, dtype=F64)
-
-
-def _net(m=4, d=3, seed=0, runs=(), bias=False, act="relu"):
-    return gaussian_init(m, d, std_in=1.0, std_out=1.0, gen=generator(seed), bias_in=bias, bias_out=bias,
-                         runs=runs, act=act)
-
-
-def _fit(p, X, y, **kw):
-    kw.setdefault("loss", half_mse())
-    kw.setdefault("progress", False)
-    return train(p, X, y, **kw)
+# the small regression problem shared with test_train.py (tests/small_problem.py)
+from small_problem import data as _data, fit as _fit, net as _net  # noqa: E402  (shared with the other module)
 
 
 def _hand_made(steps=(5, 10, 20), runs=()):
