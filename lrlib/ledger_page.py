@@ -38,16 +38,6 @@ def discover() -> dict[str, Path]:
     return _discover()
 
 
-def chapter_title(notebook: str | Path) -> str:
-    """The first ``# `` heading of a chapter notebook (its title), or its file stem."""
-    for c in json.loads(Path(notebook).read_text()).get("cells", []):
-        if c.get("cell_type") == "markdown":
-            for line in "".join(c.get("source", "")).splitlines():
-                if line.startswith("# "):
-                    return line[2:].strip()
-    return Path(notebook).stem
-
-
 def load_published(folder: str | Path = PUBLISH_DIR) -> list[dict]:
     """The published aggregates of schema 2 in ``folder`` (``sweep-*.json``), full size first."""
     aggs = []
