@@ -32,7 +32,7 @@ from typing import Callable, Iterable, Sequence
 import numpy as np
 import torch
 
-from . import grads
+from . import grads, small_step
 from .errors import DivergenceError, ParameterError
 from .losses import Loss
 from .checks import PARAM_NAMES, point_axis, record_steps, run_arguments
@@ -121,6 +121,7 @@ def train(
     grad_fn: Callable[[TwoLayer, Tensor, Tensor], dict[str, Tensor]] | None = None,
     meta: dict | None = None,
     autograd: bool = False,
+    kernel: str = "auto",
 ) -> Trajectory:
     """Train ``p0`` on ``(X, y)`` and return the recorded :class:`Trajectory`.
 
@@ -140,6 +141,9 @@ def train(
         must agree with autograd (tested); defaults to autograd.
     check_every: steps between NaN/inf/divergence checks.
     autograd: use autograd even where :mod:`lrlib.grads` has the closed form.
+    kernel: ``"auto"``: small full-batch runs take the numpy step of :mod:`lrlib.small_step`
+        (the same closed-form gradients with fewer dispatches; equal to rounding); ``"torch"``:
+        always the torch step.
     """
     trainable = tuple(trainable)
     run_arguments(p0, X, y, lr=lr, steps=steps, momentum=momentum, batch_size=batch_size, trainable=trainable)
@@ -155,6 +159,11 @@ def train(
     y_axis = point_axis(y, n)
     orders = _batch_orders(seed, p.runs, n, batch_size)
     closed_form = grad_fn is None and not autograd and grads.supported(p, loss)
+    if kernel not in ("auto", "torch"):
+        raise ParameterError(f"kernel must be 'auto' or 'torch', got {kernel!r}")
+    fast = (small_step.SmallGD(p, X, y, loss, trainable, momentum)
+            if kernel == "auto" and small_step.eligible(p, X, loss, batch_size=batch_size, closed_form=closed_form)
+            else None)
 
     rec_set = set(int(s) for s in sched)
     snaps: dict[str, list[Tensor]] = {k: [] for k in p.tensors()}
@@ -199,10 +208,13 @@ def train(
             recorded = s in rec_set
             checked = s % check_every == 0 or last
             if batch_size is None:
+                need = recorded or checked or dense is not None
                 if last:
                     L_full = full_loss()
+                elif fast is not None:
+                    L_full, g = fast.gradients(need)
                 else:
-                    L_full, g = gradients(X, y, recorded or checked or dense is not None)
+                    L_full, g = gradients(X, y, need)
                 if dense is not None:
                     dense[s] = L_full
                 if checked or recorded:
@@ -222,7 +234,9 @@ def train(
                 losses.append(L_full.clone())
             if last:
                 break
-            for name, gk in g.items():
+            if fast is not None:
+                fast.apply(g, lr)
+            for name, gk in (g.items() if fast is None else ()):
                 if momentum and not closed_form:
                     gk = bufs[name].mul_(momentum).add_(gk)
                 leaves[name].sub_(gk, alpha=lr)
