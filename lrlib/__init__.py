@@ -4,10 +4,10 @@ One direction of flow::
 
     lrlib.data / lrlib.synthetic            data (checksummed files, synthetic sets)
       -> lrlib.models                       two-layer networks and their initialisations
-      -> lrlib.train | lrlib.integrate      GD / SGD with momentum | the gradient flow
+      -> lrlib.train | lrlib.integrate      GD / SGD with momentum (small shapes: lrlib.small_step) | the flow
            (lrlib.losses, lrlib.grads)      loss conventions, closed-form gradients
       -> lrlib.trajectory.Trajectory        snapshots of a run (batched over runs)
-      -> lrlib.measure, lrlib.track         the measurement vocabulary; per-neuron frames
+      -> lrlib.measure, lrlib.track         the measurement vocabulary; first-layer measurements
          lrlib.theory.<paper>               each paper's data, closed forms, measurements
       -> lrlib.claims                       grading against notebooks/NN_<key>.claims.yaml
            (lrlib.rules, lrlib.verdicts)    the rule language, the verdict vocabulary
