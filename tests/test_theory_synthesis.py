@@ -26,20 +26,6 @@ def _race_net(gen, m=7, D=5, std=0.3):
                     b2=0.2 * torch.randn(2, generator=gen, dtype=F64))
 
 
-def test_mid_level_drop_times_on_a_staircase():
-    t = np.linspace(0, 10, 1001)
-    loss = np.where(t < 3, 1.0, np.where(t < 7, 0.4, 0.0))
-    out = sy.mid_level_drop_times(t, loss, np.array([1.0, 0.4, 0.0]))
-    np.testing.assert_allclose(out, [3.0, 7.0], atol=0.011)
-    assert np.isnan(sy.mid_level_drop_times(t, np.ones_like(t), np.array([1.0, 0.0]))[0])
-    with pytest.raises(ParameterError):
-        sy.mid_level_drop_times(t, loss, np.array([1.0]))
-
-
-def test_relative_errors():
-    np.testing.assert_allclose(sy.relative_errors([1.1, 1.8], [1.0, 2.0]), [0.1, 0.1])
-
-
 def test_pm_labels_and_bad_labels():
     assert sy.pm_labels(torch.tensor([0, 1, 1])).tolist() == [-1.0, 1.0, 1.0]
     with pytest.raises(ParameterError):

@@ -1,8 +1,8 @@
 """AGF's jumps against gradient descent's drops (parts 1 and 3 of the synthesis chapter).
 
-A loss curve's drops are read against a staircase of predicted levels (:func:`mid_level_drop_times`:
-the first crossing of the midpoint between consecutive levels), compared by :func:`relative_errors`;
-:func:`loss_between_drops` reads GD's plateau midway between two drops; :func:`agf_vs_gd_jumps` is the
+A loss curve's drops are read against a staircase of predicted levels with
+:func:`lrlib.measure.drop_times` (the first crossing of the midpoint between consecutive levels) and
+compared with :func:`lrlib.measure.relative_error`; :func:`loss_between_drops` reads GD's plateau midway between two drops; :func:`agf_vs_gd_jumps` is the
 table of AGF's jumps against GD's drops and a reference prediction (AGF on the orthogonal-input data of
 Boursier et al.).
 """
@@ -12,22 +12,7 @@ from __future__ import annotations
 import numpy as np
 
 from ...errors import ParameterError
-from ...track import first_crossing
-
-
-def mid_level_drop_times(time: np.ndarray, loss: np.ndarray, levels: np.ndarray) -> np.ndarray:
-    """Drop ``k`` of a loss curve: the first time ``loss (T,)`` falls below the mid-level
-    ``(levels[k] + levels[k+1]) / 2`` of consecutive predicted levels; ``(K−1,)``, ``nan`` if never."""
-    lv = np.asarray(levels, dtype=float)
-    if lv.ndim != 1 or lv.size < 2:
-        raise ParameterError("mid_level_drop_times needs at least two levels")
-    return np.array([first_crossing(time, loss, 0.5 * (lv[k] + lv[k + 1])) for k in range(lv.size - 1)])
-
-
-def relative_errors(predicted: np.ndarray, measured: np.ndarray) -> np.ndarray:
-    """``|predicted − measured| / measured`` elementwise (``nan`` where ``measured`` is nan)."""
-    p, m = np.asarray(predicted, dtype=float), np.asarray(measured, dtype=float)
-    return np.abs(p - m) / np.abs(m)
+from ...measure import drop_times, relative_error
 
 
 def loss_between_drops(time: np.ndarray, loss: np.ndarray, drops: np.ndarray) -> np.ndarray:
@@ -52,7 +37,7 @@ def agf_vs_gd_jumps(time: np.ndarray, loss: np.ndarray, tau: np.ndarray, levels:
     jumps.  The rows cover the first ``min(K, len(reference))`` jumps.
 
     GD's drop ``k`` is the first crossing of the mid-level ``(levels[k−1] + levels[k]) / 2``
-    (:func:`mid_level_drop_times`).  Columns: ``jump``; ``gd``, ``agf``, ``leading`` (the three
+    (:func:`lrlib.measure.drop_times`).  Columns: ``jump``; ``gd``, ``agf``, ``leading`` (the three
     times); ``err_agf``, ``err_leading`` (relative errors against ``gd``); ``tol`` (passed through);
     ``n_jumps = K``; ``level = levels[k]`` (AGF's level after jump ``k``); ``gd_level``: for ``k = 1``
     the GD loss midway between its first two drops (:func:`loss_between_drops`) (needs ``K ≥ 2``), ``nan`` for ``k > 1``.
@@ -60,7 +45,7 @@ def agf_vs_gd_jumps(time: np.ndarray, loss: np.ndarray, tau: np.ndarray, levels:
     tau, levels = np.asarray(tau, dtype=float), np.asarray(levels, dtype=float)
     if tau.ndim != 1 or levels.shape != tau.shape:
         raise ParameterError(f"agf_vs_gd_jumps needs tau and levels of the same 1-D shape, got {tau.shape} and {levels.shape}")
-    t_gd = mid_level_drop_times(time, loss, levels)
+    t_gd = drop_times(time, loss, levels)
     rows = []
     for k, (t_agf, t_ref) in enumerate(zip(tau[1:], reference)):
         gd_level = np.nan
@@ -69,7 +54,7 @@ def agf_vs_gd_jumps(time: np.ndarray, loss: np.ndarray, tau: np.ndarray, levels:
                 raise ParameterError("agf_vs_gd_jumps needs at least two AGF jumps for the level between the drops")
             gd_level = float(loss_between_drops(time, loss, t_gd[:2])[0])
         rows.append(dict(jump=k + 1, gd=t_gd[k], agf=t_agf, leading=t_ref,
-                         err_agf=float(relative_errors(t_agf, t_gd[k])), err_leading=float(relative_errors(t_ref, t_gd[k])),
+                         err_agf=float(relative_error(t_agf, t_gd[k])), err_leading=float(relative_error(t_ref, t_gd[k])),
                          tol=tol, n_jumps=len(tau) - 1, level=levels[k + 1], gd_level=gd_level))
     return rows
 

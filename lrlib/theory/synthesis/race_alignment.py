@@ -19,7 +19,8 @@ import torch
 
 from ...errors import ParameterError
 from ...models import TwoLayer, forward, preactivations
-from ...track import cosine, stable_rank
+from ...measure import cosine
+from ...track import stable_rank
 from .. import alignment as al
 from ..race import total_norm
 

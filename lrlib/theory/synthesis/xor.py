@@ -22,7 +22,7 @@ import torch
 
 from ...errors import ParameterError
 from ...models import TwoLayer, forward
-from ...track import first_crossing
+from ...measure import first_crossing, relative_error
 from ..race import xor_clusters
 
 Tensor = torch.Tensor
@@ -105,7 +105,7 @@ def xor_agf_vs_gd(time: np.ndarray, closs: np.ndarray, run, X: Tensor, Y: Tensor
             if np.isnan(rows[c]["jump"]):
                 mid = 0.5 * float(before[c] + after[c])
                 gd = first_crossing(time, closs[:, c], mid)
-                rows[c].update(jump=k, agf=float(run.tau[k]), gd=gd, err=abs(float(run.tau[k]) - gd) / gd)
+                rows[c].update(jump=k, agf=float(run.tau[k]), gd=gd, err=float(relative_error(float(run.tau[k]), gd)))
     gd_t = np.array([rows[c]["gd"] for c in range(C)])
     order_ok = (single and len(run.order) == C and len(seq) == C and bool(np.isfinite(gd_t).all())
                 and list(np.argsort(gd_t, kind="stable")) == seq)
