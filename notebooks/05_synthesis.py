@@ -97,13 +97,16 @@ from lrlib.theory import synthesis as sy
 from lrlib.train import train
 from lrlib.trajectory import log_schedule
 
+# %%
 ch = chapter.start("synthesis", seed, quick, ledger_path)
 quick, N_SEEDS, ledger = ch.quick, ch.n_seeds, ch.ledger
 SQ = Loss("square", reduction="mean", scale=0.5)     # L = 1/(2n) Σ ‖h − y‖²
 CE = Loss("cross_entropy")
 LAMS = [1e-3, 1e-6] if quick else [1e-3, 1e-6, 1e-12]
+print(SQ.describe(), "|", CE.describe(), f"| λ = {LAMS}")
 
 
+# %%
 def say(key: str, cid: str) -> str:
     """Glue claim ``cid``'s pass rate, as the ledger states it, under ``key`` for the text."""
     v = ledger.results[cid].verdicts
@@ -111,9 +114,6 @@ def say(key: str, cid: str) -> str:
     s = ch.rate(cid) + (f" ({'; '.join(extra)})" if extra else "")
     glue_value(key, Markdown(s), display=False)
     return s
-
-
-print(SQ.describe(), "|", CE.describe(), f"| λ = {LAMS}")
 
 # %% [markdown]
 # ## 1. AGF predicts the phases of the orthogonal-input paper
@@ -281,14 +281,14 @@ for r in range(N_SEEDS):
     cos_w0.append(float(sy.alignment_lens(race1.run(r).at(0), Xc[r], yc[r])[1][a_f >= a_f.quantile(0.9)].median()))
 ledger.grade("alignment-on-race.assumption1", mu=mu_seed,
              note=f"raw pixels {[round(a, 3) for a, _ in mus]}, centred {[round(b, 3) for _, b in mus]}")
-
-# %%
 ledger.grade("alignment-on-race.cones", in_cone=end.in_cone.to_numpy(), mu=mu_seed, control=dict(in_cone=ini.in_cone.to_numpy()))
 ledger.grade("alignment-on-race.local-field", cos_w=end.cos_winners.to_numpy(), control=dict(cos_w=np.array(cos_w0)),
              cos_gap=np.abs(end.cos_winners.to_numpy() - end2.cos_winners.to_numpy()),
              note=f"all neurons: {[round(v, 3) for v in end.cos_all]}")
 ledger.grade("alignment-on-race.low-rank", srank=fin.stable_rank.to_numpy(), mu=mu_seed,
              control=dict(srank=ini.stable_rank.to_numpy()))
+
+# %%
 for key, cid in (("mu", "alignment-on-race.assumption1"), ("cones", "alignment-on-race.cones"),
                  ("field", "alignment-on-race.local-field"), ("rank", "alignment-on-race.low-rank")):
     print(f"{cid}: {say(f'synthesis-{key}', cid)}")
@@ -344,6 +344,8 @@ xruns = [agf.agf(TwoLayer(W1=px0.W1[r], W2=px0.W2[r]), Xx[r], Yx[r], loss=SQ, ka
 # %%
 closs = sy.cluster_losses(xgd.params, Xx, Yx, clx).numpy()                               # (T, runs, 4)
 closs2 = sy.cluster_losses(xgd2.params, Xx[:N_SEEDS], Yx[:N_SEEDS], clx).numpy()
+
+# %%
 xrows, xorder, xdev, xdev_ctl, xgap = [], [], [], [], []
 for r, run in enumerate(xruns):
     rows_r, ok = sy.xor_agf_vs_gd(xgd.time, closs[:, r], run, Xx[r], Yx[r], clx)
@@ -391,6 +393,8 @@ ledger.grade("agf-on-xor.clusters", order_ok=np.array(xorder[:N_SEEDS]), worst=w
              note=f"largest neuron norm at the end of GD: {fit_norm[:N_SEEDS].min():.2f}–{fit_norm[:N_SEEDS].max():.2f}")
 ledger.grade("agf-on-xor.levels", dev=np.array(xdev[:N_SEEDS]), norm0=norm0[:N_SEEDS], step_gap=np.array(xgap),
              control=dict(dev=np.array(xdev_ctl[:N_SEEDS])))
+
+# %%
 for key, cid in (("xor-clusters", "agf-on-xor.clusters"), ("xor-levels", "agf-on-xor.levels")):
     print(f"{cid}: {say(f'synthesis-{key}', cid)}")
 sm = xtab[~xtab.control]
