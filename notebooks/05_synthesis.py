@@ -417,8 +417,8 @@ print(facts, "| control order_ok:", xorder[ctl], "| control AGF jump times (firs
 # these data a neuron fits its cluster at a smaller norm (the largest neuron norm at the end of GD is
 # {glue:md}`synthesis-xor-fitnorm` over the seeds), and GD's loss has dropped halfway well before; several neurons on the same
 # cluster also grow together in GD, while AGF activates one. Each is a fixed number of e-folds of the
-# norm, i.e. an error $c/\ln(1/\text{std})$ with $c$ above 1, so a smaller initialisation would not bring it
-# within this tolerance. (This explanation is ours, not graded.)
+# norm, i.e. an error $c/\ln(1/\text{std})$ with $c$ above 1; on this reading a smaller initialisation would
+# not bring it within this tolerance (we did not test that: the explanation is ours, not graded).
 #
 # **At what level.** AGF's levels after its first three jumps — the loss with one, two, three clusters
 # fitted — match GD's plateaus midway between drops within 5 %: {glue:md}`synthesis-xor-levels`
