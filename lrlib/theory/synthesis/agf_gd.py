@@ -2,9 +2,9 @@
 
 A loss curve's drops are read against a staircase of predicted levels with
 :func:`lrlib.measure.drop_times` (the first crossing of the midpoint between consecutive levels) and
-compared with :func:`lrlib.measure.relative_error`; :func:`loss_between_drops` reads GD's plateau midway between two drops; :func:`agf_vs_gd_jumps` is the
-table of AGF's jumps against GD's drops and a reference prediction (AGF on the orthogonal-input data of
-Boursier et al.).
+compared with :func:`lrlib.measure.relative_error`; :func:`loss_between_drops` reads GD's plateau
+midway between two drops; :func:`agf_vs_gd_jumps` is the table of AGF's jumps against GD's drops and a
+reference prediction (AGF on the orthogonal-input data of Boursier et al.).
 """
 
 from __future__ import annotations
