@@ -15,8 +15,6 @@
 #     name: python3
 # ---
 
-# %%
-
 # %% [markdown]
 # # Synthesis: one phenomenon, four lenses
 #
@@ -30,7 +28,9 @@
 # | Kunin et al. {cite}`kunin2025alternating` | saddle-to-saddle jumps (AGF) | a staircase of loss levels and jump times, computed by alternating utility maximisation and cost minimisation |
 # | Pinson {cite}`pinson2026lottery` | racing | neurons race along their $\langle\gamma\rangle$ direction; early winners take the norm |
 #
-# This chapter tests whether **one paper's theory predicts another paper's experiment**:
+# This chapter tests whether **one paper's theory predicts another paper's experiment**, and grades
+# a prediction only where the borrowed theorem's hypotheses hold (elsewhere the ledger says *premise
+# not met* and the text reports an observation, not a test):
 #
 # 1. **AGF on the orthogonal-input data.** AGF's general algorithm (the numerical one of the
 #    {doc}`04_agf` chapter, not a closed form written for this case) predicts the jump times and loss
@@ -39,25 +39,31 @@
 # 2. **The alignment paper's theory on the race paper's CIFAR-10 run.** The race network is, exactly,
 #    an alignment-paper network (below); we measure that paper's predictions — cones, alignment with
 #    $x_a(w)$, a low-rank first layer — on setting 1 of {doc}`03_race`, where its data assumption fails.
+# 3. **AGF on the race paper's XOR toy.** The same AGF algorithm, run from the race network's own
+#    initialisation, predicts which of the four clusters the network fits at each loss drop, when, and
+#    at what loss level.
 #
-# **Conventions.** Part 1 uses the orthogonal chapter's loss $L=\frac1{2n}\sum_k(h(x_k)-y_k)^2$,
-# full-batch GD with step $dt=10^{-2}$ in float64, time $t=$ steps $\times\,dt$ (gradient-flow time);
-# AGF runs with $\eta=1$, so its clock is the same $t$. Part 2 uses the race chapter's setting 1:
-# softmax cross-entropy (mean over the mini-batch), SGD with step $10^{-3}$, momentum 0.9, batch 4,
-# float32; time in steps.
+# **Conventions.** Parts 1 and 3 use the square loss $L=\frac1{2n}\sum_k\lVert h(x_k)-y_k\rVert^2$,
+# full-batch GD in float64, time $t=$ steps $\times$ step (gradient-flow time); AGF runs with $\eta=1$,
+# so its clock is the same $t$. Part 2 uses the race chapter's setting 1: softmax cross-entropy (mean
+# over the mini-batch), SGD with step $10^{-3}$, momentum 0.9, batch 4, float32; time in steps.
 
 # %% [markdown]
-# **Choices** (neither paper pair prescribes these cross experiments)
+# **Choices** (no paper prescribes these cross experiments)
 #
 # | what | our choice | why |
 # |---|---|---|
-# | part 1 data, width, init | the orthogonal chapter's test bed: $x_k=e_k\in\mathbb R^{10}$, $y=(1,1.5,2,-1,-1,-0.5)$, $m=50$, balanced init of scale $\lambda$ | its phases are known in closed form |
+# | part 1 data, width, init | the orthogonal chapter's test bed: $x_k=e_k\in\mathbb R^{10}$, $y=(1,1.5,2,-1,-1,-0.5)$, $m=50$, balanced init of scale $\lambda$; GD step $dt=10^{-2}$ | its phases are known in closed form |
 # | $\lambda$ grid, seeds | $10^{-3}, 10^{-6}, 10^{-12}$; 5 seeds | AGF is the $\lambda\to0$ limit: the error should shrink along the grid |
-# | AGF cost phase | 4000 GD steps of $0.05$ on the active neurons | converges to machine precision on this data |
-# | drop time | first crossing of the mid-level between consecutive AGF levels | the AGF chapter's definition |
-# | tolerance on jump times | relative error $\le 1/\ln(1/\lambda)$ | AGF drops $O(1)$ corrections to times of order $\ln(1/\lambda)$ |
+# | AGF cost phase | part 1: 4000 GD steps of $0.05$ on the active neurons; part 3: 2000 steps of $0.1$ | converges on these data |
+# | drop time | first crossing of the mid-level between consecutive AGF levels (part 3, per cluster: between the cluster's AGF loss before and after its jump) | the AGF chapter's definition |
+# | tolerance on jump times | relative error $\le 1/\ln(1/\lambda)$ (part 3: $1/\ln(1/\text{std})$) | AGF drops $O(1)$ corrections to times of order $\ln(1/\lambda)$ |
 # | part 2 run | race setting 1 (200 images, std $10^{-4}$, 8000 steps), 5 seeds | the race chapter's calibrated setting |
-# | step premises | part 1: GD rerun at $2\,dt$, its drops must move by < 1 %; part 2: the run repeated with twice the SGD step, the graded cosine must move by < 0.1 | GD stands in for the flow the theories describe |
+# | part 3 data | the race chapter's XOR toy: centroids at 45°, 135°, 225°, 315° with norms 4, 3, 1, 2, labels 0, 1, 0, 1, std 0.1, 50 points each, a fresh draw per seed | the race paper's Fig. 9 data |
+# | part 3 network | the race network (two outputs, every weight $\mathcal N(0,\text{std}^2)$, hidden biases 0) with std $10^{-6}$, width 50; the hidden bias as the weight on a constant input, no output bias | AGF needs homogeneous neurons; width 50 as in part 1 keeps AGF's per-neuron picture (each extra neuron on a cluster adds to GD's fit, not to AGF's) and the budget |
+# | part 3 loss and optimiser | square loss on centred one-hot targets $y=e_{\text{label}}-\tfrac12$; plain GD with step $10^{-2}$ to $t=80$ (the race paper: cross-entropy, momentum 0.9) | AGF is derived for the square loss; at $h=0$ these targets give the cross-entropy's output gradient $(e_y-\tfrac12)/n$, so the utilities that rank the clusters are the race paper's; plain GD follows the flow AGF describes; $t=80$ covers the slowest cluster's jump, estimated at $\approx\ln(1/\lVert\theta(0)\rVert)/(2\bar U^*)\approx 52$ plus its alignment |
+# | part 3 control | the same runs from std 0.5 (neuron norms $\approx 1$ at the start) | no saddle-to-saddle regime there |
+# | step premises | parts 1 and 3: GD rerun at twice the step, its drops must move by < 1 %; part 2: the run repeated with twice the SGD step, the graded cosine must move by < 0.1 | GD stands in for the flow the theories describe |
 # | "end of the plateau" | last snapshot with loss $\ge 0.99\ln 2$ | before the drop, as the alignment phase requires |
 # | "winners" | the 10 % of neurons with the largest $a_\alpha=\lVert w^1_\alpha\rVert\lVert w^2_\alpha\rVert$ at the end | the race paper's top-10 % |
 
@@ -69,35 +75,45 @@ ledger_path = ""    # write the claims ledger to this JSON file (empty string: n
 # %%
 import math
 
-import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
 import torch
+from IPython.display import Markdown
+from myst_nb import glue as glue_value
 
-from lrlib import nbparams
-from lrlib.claims import Ledger
+from lrlib import chapter
+from lrlib import measure as ms
 from lrlib.data import cifar_race
 from lrlib.losses import Loss
-from lrlib.models import TwoLayer, balanced_init, generator
-from lrlib.plots import NEG, POS, THEORY, glue, label_panels, panel_grid, set_style
+from lrlib.models import TwoLayer, balanced_init, forward, generator
+from lrlib.plots import glue
+from lrlib.plots import synthesis as figs
+from lrlib.synthetic import orthonormal_testbed
+from lrlib.theory import agf
 from lrlib.theory import alignment as al
 from lrlib.theory import orthogonal as orth
 from lrlib.theory import race as rc
 from lrlib.theory import synthesis as sy
-from lrlib.theory.agf import agf
-from lrlib.synthetic import orthonormal_testbed
 from lrlib.train import train
 from lrlib.trajectory import log_schedule
 
-quick = nbparams.check_common(seed, quick, ledger_path)
-torch.set_num_threads(1)
-set_style()
-SQ = Loss("square", reduction="mean", scale=0.5)     # L = 1/(2n) Σ (h − y)²
+# %%
+ch = chapter.start("synthesis", seed, quick, ledger_path)
+quick, N_SEEDS, ledger = ch.quick, ch.n_seeds, ch.ledger
+SQ = Loss("square", reduction="mean", scale=0.5)     # L = 1/(2n) Σ ‖h − y‖²
 CE = Loss("cross_entropy")
-N_SEEDS = 2 if quick else 5
-ledger = Ledger.declared("synthesis", n_seeds=N_SEEDS, base_seed=seed)
 LAMS = [1e-3, 1e-6] if quick else [1e-3, 1e-6, 1e-12]
-print(SQ.describe(), "|", CE.describe(), f"| {N_SEEDS} seeds, λ = {LAMS}")
+print(SQ.describe(), "|", CE.describe(), f"| λ = {LAMS}")
+
+
+# %%
+def say(key: str, cid: str) -> str:
+    """Glue claim ``cid``'s pass rate, as the ledger states it, under ``key`` for the text."""
+    v = ledger.results[cid].verdicts
+    extra = [f"{w} in {v.count(w)} of {len(v)}" for w in ("partial", "premise not met") if w in v and len(set(v)) > 1]
+    s = ch.rate(cid) + (f" ({'; '.join(extra)})" if extra else "")
+    glue_value(key, Markdown(s), display=False)
+    return s
 
 # %% [markdown]
 # ## 1. AGF predicts the phases of the orthogonal-input paper
@@ -117,56 +133,43 @@ kv = orth.key_vectors(X, y)
 lam_runs = torch.tensor(LAMS, dtype=torch.float64).repeat_interleave(N_SEEDS)
 p0 = balanced_init(m, d, scale=lam_runs, gen=generator(seed), runs=(len(lam_runs),))
 DT = 1e-2
-T_END = 1.25 * math.log(1 / min(LAMS)) / kv.norm_minus
-STEPS = int(T_END / DT)
+STEPS = int(1.25 * math.log(1 / min(LAMS)) / kv.norm_minus / DT)
 gd = train(p0, X, y, loss=SQ, lr=DT, steps=STEPS, record=np.arange(0, STEPS + 1, 10))
 gd2 = train(p0, X, y, loss=SQ, lr=2 * DT, steps=STEPS // 2, record=np.arange(0, STEPS // 2 + 1, 5))   # step premise: 2·DT
 
+# %%
+agf_runs = [agf.agf(TwoLayer(W1=p0.W1[r], W2=p0.W2[r]), X, y, loss=SQ, kappa=2, eta=1.0, dtau_max=0.5,
+                    cost_fn=lambda net: train(net, X, y, loss=SQ, lr=0.05, steps=4000, record=log_schedule(4000, 30)),
+                    tau_max=1.5 * math.log(1 / lam) / kv.norm_minus) for r, lam in enumerate(lam_runs.tolist())]
 
-def cost_fn(net: TwoLayer):
-    return train(net, X, y, loss=SQ, lr=0.05, steps=4000, record=log_schedule(4000, 30))
-
-
-rows, agf_runs = [], []
-for r, lam in enumerate(lam_runs.tolist()):
-    run = agf(TwoLayer(W1=p0.W1[r], W2=p0.W2[r]), X, y, loss=SQ, kappa=2, eta=1.0, cost_fn=cost_fn,
-              dtau_max=0.5, tau_max=1.5 * math.log(1 / lam) / kv.norm_minus)
-    agf_runs.append(run)
+# %%
+rows = []
+for r, (lam, run) in enumerate(zip(lam_runs.tolist(), agf_runs)):
+    L1, L2 = gd.loss[:, r].numpy(), gd2.loss[:, r].numpy()
+    gap = ms.relative_error(ms.drop_times(gd2.time, L2, run.levels[:3]), ms.drop_times(gd.time, L1, run.levels[:3])) if len(run.tau) >= 3 else [np.nan]
     pt = orth.phase_times(kv, lam)
-    gap = sy.relative_errors(sy.mid_level_drop_times(gd2.time, gd2.loss[:, r].numpy(), run.levels[:3]),
-                             sy.mid_level_drop_times(gd.time, gd.loss[:, r].numpy(), run.levels[:3])) if len(run.tau) >= 3 else [np.nan]
     rows += [dict(lam=lam, run=r, seed=r % N_SEEDS, step_gap=np.max(gap), **row) for row in sy.agf_vs_gd_jumps(
-        gd.time, gd.loss[:, r].numpy(), run.tau, run.levels, (pt.t2_scale, pt.t3_scale), tol=1 / math.log(1 / lam))]
+        gd.time, L1, run.tau, run.levels, (pt.t2_scale, pt.t3_scale), tol=1 / math.log(1 / lam))]
 jumps = pd.DataFrame(rows)
 jumps.groupby(["lam", "jump"])[["gd", "agf", "leading", "err_agf", "err_leading", "tol"]].median()
 
 # %%
-fig, axes = panel_grid(2, width=4.4, height=3.2)
-ax = axes[0]
-for i, lam in enumerate(LAMS):
-    r = i * N_SEEDS
-    col = plt.cm.viridis(i / max(len(LAMS) - 1, 1))
-    ax.plot(gd.time, gd.loss[:, r].numpy(), color=col, lw=1.5, label=f"GD, $\\lambda$ = {lam:.0e}")
-    run = agf_runs[r]
-    ts = np.r_[run.tau, gd.time[-1]]
-    ax.step(ts, np.r_[run.levels, run.levels[-1]], where="post", color=col, ls="--", lw=1)
-ax.set(yscale="symlog", xlabel="gradient-flow time $t$", ylabel="$L$", title="GD (solid) and AGF (dashed), seed 0")
-ax.set_yscale("symlog", linthresh=1e-3)
-ax.legend(fontsize="small")
-ax = axes[1]
-med = jumps.groupby(["lam", "jump"])[["err_agf", "err_leading", "tol"]].median().reset_index()
-for k, mk in [(1, "o"), (2, "s")]:
-    sel = med[med.jump == k]
-    x = np.log(1 / sel.lam)
-    ax.plot(x, sel.err_agf, marker=mk, color=POS, label=f"AGF, drop {k}")
-    ax.plot(x, sel.err_leading, marker=mk, color=NEG, ls=":", label=f"$\\ln(1/\\lambda)/\\|D_\\pm\\|$, drop {k}")
-xx = np.log(1 / np.array(LAMS))
-ax.plot(xx, 1 / xx, color=THEORY, ls="--", label="tolerance $1/\\ln(1/\\lambda)$")
-ax.set(yscale="log", xlabel="$\\ln(1/\\lambda)$", ylabel="relative error of drop time (median)",
-       title="AGF vs the leading-order phase times")
-ax.legend(fontsize="x-small")
-label_panels(axes)
-glue("synthesis-agf-orthogonal", fig)
+first = {lam: i * N_SEEDS for i, lam in enumerate(LAMS)}                 # seed 0 of each λ
+fig = figs.agf_on_orthogonal(gd.time, {lam: gd.loss[:, r].numpy() for lam, r in first.items()},
+                             {lam: agf_runs[r] for lam, r in first.items()}, jumps)
+glue("synthesis-agf-orthogonal", fig, display=False)
+
+# %% [markdown]
+# ```{glue:figure} synthesis-agf-orthogonal
+# :name: synthesis-agf-orthogonal
+#
+# **AGF's staircase on Boursier et al.'s Fig. 1 setting** (orthonormal inputs, two drops). (a) GD's loss
+# (solid, symlog scale) and AGF's levels and jump times (dashed, same colour) for seed 0 at each $\lambda$:
+# the dashed steps should sit on the solid curve's drops and plateau. (b) Median relative error of the
+# two drop times against $\ln(1/\lambda)$: AGF (blue) against the orthogonal paper's leading order
+# $\ln(1/\lambda)/\lVert D_\pm\rVert$ (red, dotted); the number to look at is whether the blue points lie
+# under the tolerance line $1/\ln(1/\lambda)$ (green, dashed).
+# ```
 
 # %%
 per_seed = jumps.groupby("seed")
@@ -175,42 +178,37 @@ pos = float((y[y > 0] ** 2).sum() / (2 * n))
 lv = jumps[jumps.jump == 1]
 dev = {lam: lv[lv.lam == lam].sort_values("seed") for lam in LAMS}
 step_gap = per_seed.step_gap.max().to_numpy()
+n_two = per_seed.apply(lambda f: float((f.n_jumps == 2).all())).to_numpy()
 ledger.grade("agf-on-orthogonal.jump-times", worst=per_seed.apply(lambda f: (f.err_agf / f.tol).max()).to_numpy(),
-             two=per_seed.apply(lambda f: float((f.n_jumps == 2).all())).to_numpy(), step_gap=step_gap,
-             control=dict(worst=per_seed.apply(lambda f: (f.err_leading / f.tol).max()).to_numpy(),
-                          two=per_seed.apply(lambda f: float((f.n_jumps == 2).all())).to_numpy()))
-devs = {k: (abs(dev[lam].gd_level - dev[lam].level) / dev[lam].level).to_numpy() if lam in dev else np.full(N_SEEDS, np.nan)
-        for k, lam in (("dev3", 1e-3), ("dev6", 1e-6), ("dev12", 1e-12))}
-devs_ctl = {k: (abs(dev[lam].gd_level - pos) / pos).to_numpy() if lam in dev else np.full(N_SEEDS, np.nan)
-            for k, lam in (("dev3", 1e-3), ("dev6", 1e-6), ("dev12", 1e-12))}
+             two=n_two, step_gap=step_gap,
+             control=dict(worst=per_seed.apply(lambda f: (f.err_leading / f.tol).max()).to_numpy(), two=n_two))
+
+# %%
+LAM_KEYS = (("dev3", 1e-3), ("dev6", 1e-6), ("dev12", 1e-12))
+devs = {k: ms.relative_error(dev[lam].gd_level, dev[lam].level) if lam in dev else np.full(N_SEEDS, np.nan) for k, lam in LAM_KEYS}
+devs_ctl = {k: ms.relative_error(dev[lam].gd_level, pos) if lam in dev else np.full(N_SEEDS, np.nan) for k, lam in LAM_KEYS}
 ledger.grade("agf-on-orthogonal.levels", **devs, step_gap=step_gap, control=devs_ctl,
              note=f"AGF level {lv.level.iloc[0]:.5f}, closed form Σ_(y<0) y²/(2n) = {neg:.5f}")
 ratio = per_seed.apply(lambda f: (f.err_agf / f.err_leading).max()).to_numpy()
 ledger.grade("agf-on-orthogonal.vs-leading-order", ratio=ratio, step_gap=step_gap, control=dict(ratio=1 / ratio))
-
-
-def rate(cid):
-    v = ledger.results[cid].verdicts
-    g = sum(x in ("reproduced", "partial", "not reproduced") for x in v)
-    return (f"{sum(x == 'reproduced' for x in v)}/{g} seeds" + (f", partial in {sum(x == 'partial' for x in v)}" if "partial" in v else "")
-            + (f", premise not met in {len(v) - g}" if g < len(v) else ""))
-
-
-for cid in ("agf-on-orthogonal.jump-times", "agf-on-orthogonal.levels", "agf-on-orthogonal.vs-leading-order"):
-    print(f"{cid}: reproduced in {rate(cid)}")
+for key, cid in (("orth-times", "agf-on-orthogonal.jump-times"), ("orth-levels", "agf-on-orthogonal.levels"),
+                 ("orth-vs", "agf-on-orthogonal.vs-leading-order")):
+    print(f"{cid}: {say(f'synthesis-{key}', cid)}")
 jumps.groupby(["lam", "jump"])[["err_agf", "err_leading", "tol", "step_gap"]].max()
 
 # %% [markdown]
-# AGF, run from the same initial network as GD, is graded per seed; the pass rates printed above are the
-# result (each claim's values per seed are in the ledger). GD stands in for the flow here, so each claim
-# carries a premise: doubling the step moves GD's drops by less than 1 %. The level claim is a
-# $\lambda\to0$ statement: at $\lambda=10^{-3}$ there is no real plateau (the negative neurons grow before the
-# positive labels are fitted), hence its declared *partial* tier (the level holds at $\lambda\le10^{-6}$ only). The
-# orthogonal paper's leading-order times $\ln(1/\lambda)/\lVert D_\pm\rVert$ serve as the control of the jump-time
-# claim: they ignore the initial norm $\lVert\theta_j(0)\rVert$ (here $\approx\sqrt{2d}\,\lambda$, not $\lambda$) and the
-# time spent aligning, which AGF keeps. The two theories agree on the mechanism: on orthogonal inputs a
-# neuron's best utility is $\lVert D_\pm\rVert/2$, so AGF's jump condition $\lVert\theta\rVert e^{2\bar U^* t}=1$ is the
-# paper's $t\approx\ln(1/\lambda)/\lVert D_\pm\rVert$ with the constants kept.
+# AGF, run from the same initial network as GD, is graded per seed. **Jump times** within
+# $1/\ln(1/\lambda)$ at every $\lambda$: {glue:md}`synthesis-orth-times`. **Intermediate level** within 1 % at
+# every $\lambda$: {glue:md}`synthesis-orth-levels` — this is a $\lambda\to0$ statement: at $\lambda=10^{-3}$ there is
+# no real plateau (the negative neurons grow before the positive labels are fitted), hence its declared
+# *partial* tier (the level holds at $\lambda\le10^{-6}$ only; the ledger gives each seed's tier). **AGF closer
+# to GD than the leading order** at every $\lambda$ and drop: {glue:md}`synthesis-orth-vs`. GD stands in for the
+# flow here, so each claim carries a premise: doubling the step moves GD's drops by less than 1 %. The
+# orthogonal paper's leading-order times $\ln(1/\lambda)/\lVert D_\pm\rVert$ serve as the control of the
+# jump-time claim: they ignore the initial norm $\lVert\theta_j(0)\rVert$ (here $\approx\sqrt{2d}\,\lambda$, not
+# $\lambda$) and the time spent aligning, which AGF keeps. The two theories agree on the mechanism: on
+# orthogonal inputs a neuron's best utility is $\lVert D_\pm\rVert/2$, so AGF's jump condition
+# $\lVert\theta\rVert e^{2\bar U^* t}=1$ is the paper's $t\approx\ln(1/\lambda)/\lVert D_\pm\rVert$ with the constants kept.
 
 # %% [markdown]
 # ## 2. The alignment paper's theory on the race paper's CIFAR-10 run
@@ -228,7 +226,8 @@ jumps.groupby(["lam", "jump"])[["err_agf", "err_leading", "tol", "step_gap"]].ma
 # (orthogonal separability, $\mu>0$); (ii) by the end of the alignment phase every neuron with
 # $v>0$ lies in $\mathcal S_+\cup\mathcal S_{\rm dead}$ (mirror for $v<0$); (iii) live neurons align
 # with $\operatorname{sign}(v)\,x_a(w)$; (iv) at the end, the first layer has stable rank $\le 2$.
-# We run setting 1 of the race chapter and measure each.
+# Predictions (ii) and (iv) are Theorem 1's conclusions and need Assumption 1: each carries the premise
+# $\mu>0$, measured per seed. We run setting 1 of the race chapter and measure each.
 
 # %%
 STEPS_C = 2000 if quick else 8000
@@ -240,75 +239,236 @@ mus = [(al.mu(Xc[r].double(), sy.pm_labels(yc[r])), al.mu((Xc[r] - Xc[r].mean(0)
 pc0 = rc.race_init(250, 1024, 1e-4, generator(seed + 100), runs=(N_SEEDS,))
 race1 = train(pc0, Xc, yc, loss=CE, lr=1e-3, momentum=0.9, batch_size=4, steps=STEPS_C,
               record=log_schedule(STEPS_C, 60), seed=seed + 1, check_every=1000)
-lens = pd.DataFrame([dict(seed=seed + r, **row) for r in range(N_SEEDS)
-                     for row in sy.alignment_lens_rows(race1.run(r), Xc[r], yc[r], plateau_level=0.99 * math.log(2))])
 race2 = train(pc0, Xc, yc, loss=CE, lr=2e-3, momentum=0.9, batch_size=4, steps=STEPS_C // 2,       # step premise: 2× step
               record=log_schedule(STEPS_C // 2, 60), seed=seed + 1, check_every=1000)
-lens2 = pd.DataFrame([dict(seed=seed + r, **row) for r in range(N_SEEDS)
-                      for row in sy.alignment_lens_rows(race2.run(r), Xc[r], yc[r], plateau_level=0.99 * math.log(2))])
+
+# %%
+lens, lens2 = (pd.DataFrame([dict(seed=seed + r, **row) for r in range(N_SEEDS) for row in
+                             sy.alignment_lens_rows(tr.run(r), Xc[r], yc[r], plateau_level=0.99 * math.log(2))])
+               for tr in (race1, race2))
 print("Assumption 1 (mu, raw / centred pixels):", [f"{a:.3f} / {b:.3f}" for a, b in mus])
 lens
 
 # %%
-fig, axes = panel_grid(3, width=3.6, height=3.0)
 tr0 = race1.run(0)
-steps = tr0.steps
-series = pd.DataFrame([dict(step=int(steps[i]), **sy.alignment_lens(tr0.at(i), Xc[0], yc[0])[0]) for i in range(len(steps))])
-axes[0].semilogx(series.step[1:], series.in_cone[1:], color=POS, label="in the predicted cone")
-axes[0].axhline(1.0, color=THEORY, ls="--", label="prediction under Assumption 1")
-axes[0].set(xlabel="step", ylabel="fraction of neurons", ylim=(0, 1.05), title="(ii) cones")
-axes[0].legend(fontsize="small")
+series = pd.DataFrame([dict(step=int(s), **sy.alignment_lens(tr0.at(i), Xc[0], yc[0])[0]) for i, s in enumerate(tr0.steps)])
 i_end0 = int(lens[(lens.seed == seed) & (lens.when == "end of plateau")].step.iloc[0])
-q, c = sy.alignment_lens(tr0.at(tr0.index_of_step(i_end0)), Xc[0], yc[0])
+_, c_end = sy.alignment_lens(tr0.at(tr0.index_of_step(i_end0)), Xc[0], yc[0])
 a_fin = rc.total_norm(tr0.final)
-win = (a_fin >= a_fin.quantile(0.9)).numpy()
-axes[1].hist([c[~win].numpy(), c[win].numpy()], bins=30, color=["0.7", POS], label=["other 90 %", "winners (top 10 %)"], stacked=True)
-axes[1].set(xlabel="cos($w_\\alpha$, sign($v_\\alpha$) $x_a(w_\\alpha)$)", ylabel="neurons", title=f"(iii) at the end of the plateau (step {i_end0})")
-axes[1].legend(fontsize="small")
-axes[2].loglog(series.step[1:], series.stable_rank[1:], color=POS)
-axes[2].axhline(2.0, color=THEORY, ls="--", label="Thm. 1: $\\leq 2$ at the end")
-axes[2].set(xlabel="step", ylabel="stable rank of $W_1$", title="(iv) low rank")
-axes[2].legend(fontsize="small")
-glue("synthesis-alignment-on-race", fig)
+fig = figs.alignment_on_race(series, c_end.numpy(), (a_fin >= a_fin.quantile(0.9)).numpy(), i_end0)
+glue("synthesis-alignment-on-race", fig, display=False)
+
+# %% [markdown]
+# ```{glue:figure} synthesis-alignment-on-race
+# :name: synthesis-alignment-on-race
+#
+# **Min et al.'s Theorem 1 and eq. 4–5 on Pinson's setting 1** (CIFAR-10, 200 images, seed 0). (a)
+# Fraction of neurons in their predicted cone over the steps (log scale); Theorem 1 predicts 1 (dashed) —
+# but only under Assumption 1, which fails on these data. (b) Cosines of every neuron with
+# $\operatorname{sign}(v)\,x_a(w)$ at the end of the plateau, the race's winners (top 10 % by final
+# $\lVert w^1\rVert\lVert w^2\rVert$) stacked in blue: the number to look at is where the blue mass sits (the
+# local-field claim grades its median against 0.5). (c) Stable rank of $W_1$ (log–log); the theorem's bound 2
+# is dashed.
+# ```
 
 # %%
 mu_seed = np.array([max(a, b) for a, b in mus])
-end = lens[lens.when == "end of plateau"].sort_values("seed")
-ini = lens[lens.when == "init"].sort_values("seed")
-fin = lens[lens.when == "final"].sort_values("seed")
+end, ini, fin = (lens[lens.when == w].sort_values("seed") for w in ("end of plateau", "init", "final"))
+end2 = lens2[lens2.when == "end of plateau"].sort_values("seed")
 cos_w0 = []
 for r in range(N_SEEDS):
-    tr = race1.run(r)
-    a_f = rc.total_norm(tr.final)
-    _, c0 = sy.alignment_lens(tr.at(0), Xc[r], yc[r])
-    cos_w0.append(float(c0[a_f >= a_f.quantile(0.9)].median()))
+    a_f = rc.total_norm(race1.run(r).final)
+    cos_w0.append(float(sy.alignment_lens(race1.run(r).at(0), Xc[r], yc[r])[1][a_f >= a_f.quantile(0.9)].median()))
 ledger.grade("alignment-on-race.assumption1", mu=mu_seed,
              note=f"raw pixels {[round(a, 3) for a, _ in mus]}, centred {[round(b, 3) for _, b in mus]}")
 ledger.grade("alignment-on-race.cones", in_cone=end.in_cone.to_numpy(), mu=mu_seed, control=dict(in_cone=ini.in_cone.to_numpy()))
-end2 = lens2[lens2.when == "end of plateau"].sort_values("seed")
 ledger.grade("alignment-on-race.local-field", cos_w=end.cos_winners.to_numpy(), control=dict(cos_w=np.array(cos_w0)),
              cos_gap=np.abs(end.cos_winners.to_numpy() - end2.cos_winners.to_numpy()),
              note=f"all neurons: {[round(v, 3) for v in end.cos_all]}")
 ledger.grade("alignment-on-race.low-rank", srank=fin.stable_rank.to_numpy(), mu=mu_seed,
              control=dict(srank=ini.stable_rank.to_numpy()))
-for cid in ("alignment-on-race.cones", "alignment-on-race.local-field", "alignment-on-race.low-rank"):
-    print(f"{cid}: reproduced in {rate(cid)}")
+
+# %%
+for key, cid in (("mu", "alignment-on-race.assumption1"), ("cones", "alignment-on-race.cones"),
+                 ("field", "alignment-on-race.local-field"), ("rank", "alignment-on-race.low-rank")):
+    print(f"{cid}: {say(f'synthesis-{key}', cid)}")
+glue_value("synthesis-mu-range", Markdown(f"{mu_seed.min():.2f} to {mu_seed.max():.2f}"), display=False)
+glue_value("synthesis-srank-range", Markdown(f"{fin.stable_rank.min():.2f} to {fin.stable_rank.max():.2f}"), display=False)
+glue_value("synthesis-cone-range", Markdown(f"{end.in_cone.min():.2f} to {end.in_cone.max():.2f}"), display=False)
 print("μ per seed:", np.round(mu_seed, 3), "| stable rank at the end:", np.round(fin.stable_rank.to_numpy(), 3))
 
 # %% [markdown]
 # On CIFAR-10 the alignment paper's data assumption fails: pixel images of different classes are strongly
-# positively correlated ($\mu<0$ in every seed, printed above, raw or centred), so Theorem 1's premise is not met
-# and its two conclusions (cones, a low first-layer rank) are not graded: the ledger marks them *premise not
-# met*. What we see there is an **out-of-premise observation**, not a test of the theorem: at the end of the
-# plateau most neurons are active on images of both classes, far from the cones, while the first layer still
-# ends with a small stable rank (printed above). The *local* mechanism does not need Assumption 1 — the
-# early-alignment field is derived for a small initialisation — and it is graded, but only in the seeds where
-# the step premise holds: repeating the run with twice the SGD step must move the winners' median cosine by
-# less than 0.1. Where it holds, the neurons that go on to win the race have turned towards
-# $\operatorname{sign}(v)\,x_a(w)$, the race paper's $\langle\gamma\rangle$; the pass rate and the number of seeds in which
-# the cosine depends on the step (premise not met) are printed above — the statement is not made for every
-# seed. The race paper's lens suggests why the rank stays low: only the winners move, and they chase nearly
-# the same direction.
+# positively correlated — the larger of $\mu$ on raw and on centred pixels is {glue:md}`synthesis-mu-range`
+# over the seeds (Assumption 1: {glue:md}`synthesis-mu`, a measurement of the premise). Theorem 1's two
+# conclusions are therefore **not graded**: cones {glue:md}`synthesis-cones`, low rank {glue:md}`synthesis-rank`.
+# What we see there is an **out-of-premise observation**, not a test of the theorem: at the end of the
+# plateau only {glue:md}`synthesis-cone-range` of the neurons are in their cone (most are active on images
+# of both classes), while the first layer still ends with a stable rank of {glue:md}`synthesis-srank-range`.
+# The *local* mechanism does not need Assumption 1 — the early-alignment field is derived for a small
+# initialisation — and it is graded, but only in the seeds where the step premise holds (repeating the run
+# with twice the SGD step moves the winners' median cosine by less than 0.1): the winners have turned
+# towards $\operatorname{sign}(v)\,x_a(w)$, the race paper's $\langle\gamma\rangle$, in
+# {glue:md}`synthesis-field`. In the other seeds the graded cosine depends on the SGD step, so the run does
+# not decide, and the statement is not made for them. The race paper's lens suggests why the rank stays
+# low: only the winners move, and they chase nearly the same direction.
+
+# %% [markdown]
+# ## 3. AGF on the race paper's XOR toy: which cluster, when, at what level
+# The race paper's XOR toy has four clusters of different centroid norms; its Fig. 2 shows four loss drops,
+# one per cluster. For AGF each neuron is 2-homogeneous once the hidden bias is read as the weight on a
+# constant input $\tilde x=(x,1)$; a neuron active on cluster $c$ alone has utility
+# $\bar U=a^\top M_c\tilde w$ with $M_c=\frac1n\sum_{s\in c}y_s\tilde x_s^\top$, so at $h=0$ the cluster with
+# the largest centroid norm offers the largest utility and is fitted first; once fitted, its residual
+# vanishes while the other clusters' stay, so AGF predicts one cluster per jump, each level
+# $\frac1{2n}\sum\lVert y\rVert^2$ over the clusters not yet fitted. Below, AGF runs from each GD run's
+# own initial network (std $10^{-6}$); the control runs both from std 0.5.
+
+# %%
+STD, STD_CTL, M_X, T_X, LR_X = 1e-6, 0.5, 50, 80.0, 1e-2
+xor_sets = [sy.xor_task(50, generator(seed + 200 + r)) for r in range(N_SEEDS)]
+Xx, Yx = (torch.stack([s[i] for s in xor_sets]).repeat(2, 1, 1) for i in (0, 1))    # runs: N_SEEDS small, then N_SEEDS control
+clx = xor_sets[0][2]                                                                # same cluster layout in every draw
+stds = torch.tensor([STD] * N_SEEDS + [STD_CTL] * N_SEEDS, dtype=torch.float64)
+px0 = sy.homogeneous_race_net(rc.race_init(M_X, 2, stds, generator(seed + 300), runs=(2 * N_SEEDS,), dtype=torch.float64))
+S_X = int(T_X / LR_X)
+xgd = train(px0, Xx, Yx, loss=SQ, lr=LR_X, steps=S_X, record=np.arange(0, S_X + 1, 10))
+small = TwoLayer(W1=px0.W1[:N_SEEDS], W2=px0.W2[:N_SEEDS])
+xgd2 = train(small, Xx[:N_SEEDS], Yx[:N_SEEDS], loss=SQ, lr=2 * LR_X, steps=S_X // 2, record=np.arange(0, S_X // 2 + 1, 5))
+
+# %%
+xruns = [agf.agf(TwoLayer(W1=px0.W1[r], W2=px0.W2[r]), Xx[r], Yx[r], loss=SQ, kappa=2, eta=1.0, dtau_max=0.5,
+                 cost_fn=lambda net, r=r: train(net, Xx[r], Yx[r], loss=SQ, lr=0.1, steps=2000, record=log_schedule(2000, 30)),
+                 tau_max=T_X, max_iter=6) for r in range(2 * N_SEEDS)]
+
+# %%
+closs = sy.cluster_losses(xgd.params, Xx, Yx, clx).numpy()                               # (T, runs, 4)
+closs2 = sy.cluster_losses(xgd2.params, Xx[:N_SEEDS], Yx[:N_SEEDS], clx).numpy()
+
+# %%
+xrows, xorder, xdev, xdev_ctl, xgap = [], [], [], [], []
+for r, run in enumerate(xruns):
+    rows_r, ok = sy.xor_agf_vs_gd(xgd.time, closs[:, r], run, Xx[r], Yx[r], clx)
+    xrows += [dict(run=r, seed=r % N_SEEDS, control=r >= N_SEEDS, **row) for row in rows_r]
+    xorder.append(float(ok))
+    L = xgd.loss[:, r].numpy()
+    lv_x = run.levels[:5] if len(run.levels) >= 5 and (np.diff(run.tau) > 0).all() else np.full(5, np.nan)
+    plateau = sy.loss_between_drops(xgd.time, L, ms.drop_times(xgd.time, L, lv_x))          # GD between drops k, k+1
+    xdev.append(np.max(ms.relative_error(plateau, lv_x[1:4])))
+    xdev_ctl.append(np.max(ms.relative_error(plateau, lv_x[2:5])))
+    if r < N_SEEDS:
+        rows2, _ = sy.xor_agf_vs_gd(xgd2.time, closs2[:, r], run, Xx[r], Yx[r], clx)
+        xgap.append(np.max(ms.relative_error([q["gd"] for q in rows2], [q["gd"] for q in rows_r])))
+xtab = pd.DataFrame(xrows)
+xtab[~xtab.control].pivot(index="seed", columns="cluster", values=["agf", "gd", "err"]).round(3)
+
+# %%
+labels = [f"cluster of norm {int(v)}" for v in (4, 3, 1, 2)]
+fig = figs.agf_on_xor(xgd.time, xgd.loss[:, 0].numpy(), closs[:, 0], xruns[0], xtab[~xtab.control],
+                      1 / math.log(1 / STD), labels)
+glue("synthesis-xor-agf", fig, display=False)
+
+# %% [markdown]
+# ```{glue:figure} synthesis-xor-agf
+# :name: synthesis-xor-agf
+#
+# **AGF on Pinson's Fig. 2 / Fig. 9 setting** (XOR toy, four clusters of centroid norms 4, 3, 1, 2; race
+# network of width 50 from std $10^{-6}$, square loss on centred one-hot targets). (a) Seed 0: GD's loss
+# (black), each cluster's share of it (colours) and AGF's staircase (green, dashed) against gradient-flow
+# time: compare the order of the coloured drops with AGF's steps, and the height of each step with the
+# black plateau. (b) Every seed and cluster: AGF's jump time against GD's per-cluster drop time; points on
+# the diagonal are exact, the shaded band is the tolerance $\pm1/\ln(1/\text{std})$. The number to look at:
+# how far above the band the points sit.
+# ```
+
+# %%
+xt = xtab.groupby("run")
+worst = xt.err.agg(lambda e: np.max(e.to_numpy())).to_numpy() * math.log(1 / STD)   # nan where a cluster got no AGF jump
+norm0 = torch.linalg.vector_norm(torch.cat([px0.W1, px0.W2.transpose(-1, -2)], -1), dim=-1).amax(-1).numpy()
+fit_norm = torch.linalg.vector_norm(torch.cat([xgd.params.W1[-1], xgd.params.W2[-1].transpose(-1, -2)], -1), dim=-1).amax(-1).numpy()
+ctl_half = max(ms.first_crossing(xgd.time, closs[:, r, c], closs[0, r, c] / 2) for r in range(N_SEEDS, 2 * N_SEEDS) for c in range(4))
+ctl = slice(N_SEEDS, 2 * N_SEEDS)
+ledger.grade("agf-on-xor.clusters", order_ok=np.array(xorder[:N_SEEDS]), worst=worst[:N_SEEDS], norm0=norm0[:N_SEEDS],
+             step_gap=np.array(xgap), control=dict(order_ok=np.array(xorder[ctl]), worst=worst[ctl]),
+             note=f"largest neuron norm at the end of GD: {fit_norm[:N_SEEDS].min():.2f}–{fit_norm[:N_SEEDS].max():.2f}")
+ledger.grade("agf-on-xor.levels", dev=np.array(xdev[:N_SEEDS]), norm0=norm0[:N_SEEDS], step_gap=np.array(xgap),
+             control=dict(dev=np.array(xdev_ctl[:N_SEEDS])))
+
+# %%
+for key, cid in (("xor-clusters", "agf-on-xor.clusters"), ("xor-levels", "agf-on-xor.levels")):
+    print(f"{cid}: {say(f'synthesis-{key}', cid)}")
+sm = xtab[~xtab.control]
+facts = {"xor-order": f"{int(sum(xorder[:N_SEEDS]))} of {N_SEEDS}", "xor-late": f"{(sm.agf - sm.gd).min():.1f} to {(sm.agf - sm.gd).max():.1f}",
+         "xor-worst": f"{np.nanmin(worst[:N_SEEDS]) / math.log(1 / STD):.3f} to {np.nanmax(worst[:N_SEEDS]) / math.log(1 / STD):.3f}", "xor-tol": f"{1 / math.log(1 / STD):.3f}",
+         "xor-dev": f"{min(xdev[:N_SEEDS]):.4f} to {max(xdev[:N_SEEDS]):.4f}", "xor-fitnorm": f"{fit_norm[:N_SEEDS].min():.2f} to {fit_norm[:N_SEEDS].max():.2f}",
+         "xor-ctl-gd": f"{ctl_half:.2f}"}
+for k, v in facts.items():
+    glue_value(f"synthesis-{k}", Markdown(v), display=False)
+print(facts, "| control order_ok:", xorder[ctl], "| control AGF jump times (first run):", np.round(xruns[N_SEEDS].tau[:3], 2))
+
+# %% [markdown]
+# **Which cluster, when.** AGF activates the four clusters one per jump, in the order in which GD's
+# per-cluster losses drop, in {glue:md}`synthesis-xor-order` seeds. Its jump times are another matter: AGF's
+# jump time minus GD's per-cluster drop time ranges over {glue:md}`synthesis-xor-late` (gradient-flow time), and
+# each seed's worst relative error, {glue:md}`synthesis-xor-worst` over the seeds, is to be compared with the
+# declared tolerance $1/\ln(1/\text{std})=$ {glue:md}`synthesis-xor-tol`. The claim as declared (order *and*
+# times) is {glue:md}`synthesis-xor-clusters`. Where AGF is late, the lateness is the
+# $O(1)$ correction AGF drops, and it is large here: AGF activates a neuron when its norm reaches 1, but on
+# these data a neuron fits its cluster at a smaller norm (the largest neuron norm at the end of GD is
+# {glue:md}`synthesis-xor-fitnorm` over the seeds), and GD's loss has dropped halfway well before; several neurons on the same
+# cluster also grow together in GD, while AGF activates one. Each is a fixed number of e-folds of the
+# norm, i.e. an error $c/\ln(1/\text{std})$ with $c$ above 1; on this reading a smaller initialisation would
+# not bring it within this tolerance (we did not test that: the explanation is ours, not graded).
+#
+# **At what level.** AGF's levels after its first three jumps — the loss with one, two, three clusters
+# fitted — match GD's plateaus midway between drops within 5 %: {glue:md}`synthesis-xor-levels`
+# (largest deviation per seed {glue:md}`synthesis-xor-dev`). Both claims carry the premises of a small
+# initialisation and of GD following the flow (twice the step moves the per-cluster drops by < 1 %).
+# **Control.** From std 0.5 the neurons start near norm 1: GD fits every cluster at once (all per-cluster
+# losses have halved by $t=$ {glue:md}`synthesis-xor-ctl-gd`, no staircase), and AGF, whose jump condition already holds
+# at the start, makes no valid prediction (our implementation returns non-increasing jump times, which we
+# count as none), so the control is *not reproduced* — a control that shows the regime change, though a
+# weak one, since AGF is not defined there.
+
+# %% [markdown]
+# **Out of AGF's premise: the race paper's own loss.** AGF is derived for the square loss; the race paper
+# trains with cross-entropy, whose cost phase has no minimum. As an observation (not graded), we rerun the
+# small-initialisation GD runs with cross-entropy on the class labels, from the same networks, and read
+# each cluster's drop as the first time its cross-entropy falls to half its initial value.
+
+# %%
+yx = (Yx[:N_SEEDS, :, 1] > 0).long()
+xce = train(small, Xx[:N_SEEDS], yx, loss=CE, lr=LR_X, steps=S_X, record=np.arange(0, S_X + 1, 10))
+ce_cl = torch.stack([CE(forward(xce.params, Xx[:N_SEEDS, clx == c]), yx[:, clx == c]) for c in range(4)], -1).numpy()
+t_ce = np.array([[ms.first_crossing(xce.time, ce_cl[:, r, c], ce_cl[0, r, c] / 2) for c in range(4)] for r in range(N_SEEDS)])
+agf_t = sm.pivot(index="seed", columns="cluster", values="agf").to_numpy()        # AGF's jump time per seed and cluster
+ce_same = sum(list(np.argsort(t_ce[r])) == list(np.argsort(agf_t[r])) for r in range(N_SEEDS))
+glue_value("synthesis-xor-ce-order", Markdown(f"{ce_same} of {N_SEEDS}"), display=False)
+glue_value("synthesis-xor-ce-late", Markdown(f"{np.nanmin(agf_t - t_ce):.1f} to {np.nanmax(agf_t - t_ce):.1f}"), display=False)
+print("cross-entropy per-cluster drops:", np.round(t_ce, 2), "| same order as AGF in", ce_same, "seeds")
+
+# %% [markdown]
+# With cross-entropy the clusters drop in AGF's order in {glue:md}`synthesis-xor-ce-order` seeds, and AGF's
+# jump times minus these drop times range over {glue:md}`synthesis-xor-ce-late`. At $h=0$ both losses have
+# the same output gradient, so the first jump is the same problem; after it, this is an observation outside
+# AGF's hypotheses, not a test.
+
+# %% [markdown]
+# ## Summary
+# What the ledger below shows, claim by claim (pass rates over the seeds; *premise not met* where the
+# borrowed theorem's hypotheses fail):
+#
+# | cross-paper prediction | pass rate |
+# |---|---|
+# | AGF's jump times on orthogonal inputs (within $1/\ln(1/\lambda)$) | {glue:md}`synthesis-orth-times` |
+# | AGF's intermediate level on orthogonal inputs (within 1 % at every $\lambda$) | {glue:md}`synthesis-orth-levels` |
+# | AGF closer to GD than the leading-order phase times | {glue:md}`synthesis-orth-vs` |
+# | CIFAR-10 data satisfy the alignment paper's Assumption 1 (a measurement) | {glue:md}`synthesis-mu` |
+# | cones (Theorem 1, needs Assumption 1) | {glue:md}`synthesis-cones` |
+# | winners align with $\operatorname{sign}(v)\,x_a(w)$ (step premise) | {glue:md}`synthesis-field` |
+# | low-rank first layer (Theorem 1, needs Assumption 1) | {glue:md}`synthesis-rank` |
+# | AGF on the XOR toy: cluster order and jump times | {glue:md}`synthesis-xor-clusters` |
+# | AGF on the XOR toy: loss levels | {glue:md}`synthesis-xor-levels` |
 
 # %% [markdown]
 # ## Claims ledger
@@ -317,4 +477,4 @@ print("μ per seed:", np.round(mu_seed, 3), "| stable rank at the end:", np.roun
 # fails if a control passes its rule or a pass rate leaves its declared expectation.
 
 # %%
-ledger.finish(ledger_path, strict=not quick and seed == 0)
+ch.finish()

@@ -26,20 +26,6 @@ def _race_net(gen, m=7, D=5, std=0.3):
                     b2=0.2 * torch.randn(2, generator=gen, dtype=F64))
 
 
-def test_mid_level_drop_times_on_a_staircase():
-    t = np.linspace(0, 10, 1001)
-    loss = np.where(t < 3, 1.0, np.where(t < 7, 0.4, 0.0))
-    out = sy.mid_level_drop_times(t, loss, np.array([1.0, 0.4, 0.0]))
-    np.testing.assert_allclose(out, [3.0, 7.0], atol=0.011)
-    assert np.isnan(sy.mid_level_drop_times(t, np.ones_like(t), np.array([1.0, 0.0]))[0])
-    with pytest.raises(ParameterError):
-        sy.mid_level_drop_times(t, loss, np.array([1.0]))
-
-
-def test_relative_errors():
-    np.testing.assert_allclose(sy.relative_errors([1.1, 1.8], [1.0, 2.0]), [0.1, 0.1])
-
-
 def test_pm_labels_and_bad_labels():
     assert sy.pm_labels(torch.tensor([0, 1, 1])).tolist() == [-1.0, 1.0, 1.0]
     with pytest.raises(ParameterError):
@@ -196,3 +182,104 @@ def test_alignment_lens_rows_on_a_hand_made_trajectory():
     np.testing.assert_allclose([r["loss"] for r in rows], loss.numpy())
     assert all(r["cos_winners"] == pytest.approx(1.0) for r in rows)   # the winner is neuron 1 (cos 1)
     assert all(r["in_cone"] == pytest.approx(1 / 3) for r in rows)
+
+
+# ---------------------------------------------------------------------------
+# part 3: AGF on the race paper's XOR toy
+# ---------------------------------------------------------------------------
+
+def test_xor_task_shapes_targets_and_constant_input():
+    Xa, Y, cl = sy.xor_task(3, generator(0))
+    assert Xa.shape == (12, 3) and Y.shape == (12, 2) and cl.tolist() == [0] * 3 + [1] * 3 + [2] * 3 + [3] * 3
+    assert bool((Xa[:, 2] == 1).all()) and Xa.dtype == F64
+    torch.testing.assert_close(Y[cl == 0], torch.tensor([[0.5, -0.5]] * 3, dtype=F64))   # label 0
+    torch.testing.assert_close(Y[cl == 1], torch.tensor([[-0.5, 0.5]] * 3, dtype=F64))   # label 1
+
+
+def test_homogeneous_race_net_is_the_race_network():
+    gen = generator(1)
+    p = rc.race_init(6, 2, 0.3, gen, dtype=F64)
+    p = TwoLayer(W1=p.W1, W2=p.W2, b1=0.1 * torch.randn(6, generator=gen, dtype=F64), b2=p.b2)
+    X, _, _ = rc.xor_clusters(4, gen)
+    q = sy.homogeneous_race_net(p)
+    assert q.b1 is None and q.b2 is None and q.W1.shape == (6, 3)
+    torch.testing.assert_close(forward(q, torch.cat([X, torch.ones(16, 1, dtype=F64)], -1)), forward(p, X))
+    with pytest.raises(ParameterError):
+        sy.homogeneous_race_net(TwoLayer(W1=p.W1, W2=p.W2, b1=p.b1, b2=p.b2 + 1))
+    with pytest.raises(ParameterError):
+        sy.homogeneous_race_net(TwoLayer(W1=p.W1, W2=p.W2))
+
+
+def test_square_loss_on_centred_targets_has_the_cross_entropy_gradient_at_zero():
+    Xa, Y, cl = sy.xor_task(5, generator(2))
+    y = (Y[:, 1] > 0).long()
+    f = torch.zeros(20, 2, dtype=F64, requires_grad=True)
+    (g_sq,) = torch.autograd.grad(Loss("square", "mean", 0.5)(f, Y), f)
+    (g_ce,) = torch.autograd.grad(Loss("cross_entropy")(f, y), f)
+    torch.testing.assert_close(g_sq, g_ce, rtol=0, atol=1e-15)
+
+
+def test_cluster_losses_and_neuron_clusters_on_a_hand_built_network():
+    Xa, Y, cl = sy.xor_task(4, generator(3), std=0.0)
+    # neuron 0 points at cluster 0 (45°) and outputs its target exactly at the centroid; neuron 1 is dead
+    c0 = Xa[0, :2]
+    w = torch.cat([c0 / c0.norm() ** 2, torch.zeros(1, dtype=F64)])                 # w · x̃ = 1 on cluster 0
+    p = TwoLayer(W1=torch.stack([w, -torch.tensor([0, 0, 1.0], dtype=F64)]), W2=torch.tensor([[0.5, 0], [-0.5, 0]], dtype=F64))
+    L = sy.cluster_losses(p, Xa, Y, cl)
+    torch.testing.assert_close(L, torch.tensor([0.0, 0.25, 0.25, 0.25], dtype=F64), rtol=0, atol=1e-15)
+    assert sy.neuron_clusters(p.W1, Xa, cl).tolist() == [0, -1]
+    batched = TwoLayer(W1=p.W1.expand(3, 2, 2, 3), W2=p.W2.expand(3, 2, 2, 2))           # leading dims pass through
+    assert sy.cluster_losses(batched, Xa, Y, cl).shape == (3, 2, 4)
+    with pytest.raises(ParameterError):
+        sy.cluster_losses(p, Xa, Y, cl[:-1])
+
+
+class _Run:
+    """A stand-in for an AGFRun: jump times, activated neurons and the active nets."""
+
+    def __init__(self, tau, order, nets):
+        self.tau, self.order, self.nets = np.asarray(tau, dtype=float), order, nets
+
+
+def _xor_staircase():
+    Xa, Y, cl = sy.xor_task(4, generator(5), std=0.0)
+    W = torch.stack([torch.cat([Xa[4 * c, :2] / Xa[4 * c, :2].norm() ** 2, torch.zeros(1, dtype=F64)]) for c in range(4)])
+    A = torch.stack([Y[4 * c] for c in range(4)]).T                                  # (2, 4): neuron c fits cluster c
+    nets = [TwoLayer(W1=W * (torch.arange(4) < k).unsqueeze(-1), W2=A * (torch.arange(4) < k)) for k in range(5)]
+    return Xa, Y, cl, nets
+
+
+def test_xor_agf_vs_gd_known_order_and_errors():
+    Xa, Y, cl, nets = _xor_staircase()
+    # jumps fit clusters 0, 1, 2, 3 at τ = 1, 2, 3, 4; GD's per-cluster losses (0.25 → 0) cross 0.125 at 1.1, 2.2, 3.3, 4.4
+    t = np.linspace(0, 10, 1001)
+    closs = np.stack([np.interp(t, [0, 1.1 * (c + 1) - 0.1, 1.1 * (c + 1) + 0.1, 10], [0.25, 0.25, 0.0, 0.0]) for c in range(4)], -1)
+    rows, ok = sy.xor_agf_vs_gd(t, closs, _Run([0, 1, 2, 3, 4], [[0], [1], [2], [3]], nets), Xa, Y, cl)
+    assert ok
+    assert [r["jump"] for r in rows] == [1, 2, 3, 4]
+    np.testing.assert_allclose([r["gd"] for r in rows], [1.1, 2.2, 3.3, 4.4], rtol=1e-9)
+    np.testing.assert_allclose([r["err"] for r in rows], [0.1 / 1.1] * 4, rtol=1e-9)
+    # GD fits clusters 1 and 0 in the other order: the order fails, the times are still read
+    rows, ok = sy.xor_agf_vs_gd(t, closs[:, [1, 0, 2, 3]], _Run([0, 1, 2, 3, 4], [[0], [1], [2], [3]], nets), Xa, Y, cl)
+    assert not ok and np.isfinite([r["gd"] for r in rows]).all()
+
+
+def test_xor_agf_vs_gd_multi_cluster_jump_and_invalid_run():
+    Xa, Y, cl, nets = _xor_staircase()
+    t = np.linspace(0, 10, 101)
+    closs = np.tile(np.linspace(0.25, 0.0, 101)[:, None], (1, 4))
+    two = [nets[0], nets[2], nets[4]]                                               # two clusters per jump
+    rows, ok = sy.xor_agf_vs_gd(t, closs, _Run([0, 1, 2], [[0, 1], [2, 3]], two), Xa, Y, cl)
+    assert not ok and [r["jump"] for r in rows] == [1, 1, 2, 2]
+    rows, ok = sy.xor_agf_vs_gd(t, closs, _Run([0, -3.0, -3.0], [[0], [1]], nets[:3]), Xa, Y, cl)  # norms ≥ 1 at the start
+    assert not ok and all(np.isnan(r["agf"]) for r in rows)
+    with pytest.raises(ParameterError):
+        sy.xor_agf_vs_gd(t, closs[:, :3], _Run([0, 1], [[0]], nets[:2]), Xa, Y, cl)
+
+
+def test_loss_between_drops():
+    t = np.linspace(0, 10, 11)
+    np.testing.assert_allclose(sy.loss_between_drops(t, t ** 2, np.array([2.0, 4.0, 8.0])), [9.0, 36.0])
+    assert np.isnan(sy.loss_between_drops(t, t, np.array([2.0, np.nan]))[0])
+    with pytest.raises(ParameterError):
+        sy.loss_between_drops(t, t, np.array([2.0]))

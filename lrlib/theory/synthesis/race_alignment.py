@@ -1,16 +1,12 @@
-"""Cross-paper bridges for the synthesis chapter: one paper's theory applied to another's experiment.
+"""The alignment paper's theory on the race paper's network (part 2 of the synthesis chapter).
 
-* Drop times of a loss curve against a staircase of predicted levels (AGF on the orthogonal-input
-  data of Boursier et al.): :func:`mid_level_drop_times`, :func:`relative_errors`.
-* The race paper's two-output softmax network seen as the alignment paper's scalar network: the
-  cross-entropy on the logits ``(z₀, z₁)`` is the logistic loss ``log(1 + e^{−y z})`` of the logit
-  difference ``z = z₁ − z₀`` with labels ``y = ±1``, and neuron ``α``'s outgoing weight in the
-  alignment paper's notation is ``v_α = w2_{1α} − w2_{0α}``: :func:`logit_difference`,
-  :func:`pm_labels`, :func:`race_gamma_from_alignment`.
-* The table of AGF's jumps against GD's drops and a reference prediction: :func:`agf_vs_gd_jumps`.
-* The alignment paper's predictions measured on a race network: :func:`alignment_lens` (cones,
-  cosine to ``sign(v) x_a(w)``, stable rank) and :func:`alignment_lens_rows` (at the start, the end
-  of the plateau and the end of a run).
+The race paper's two-output softmax network is the alignment paper's scalar network: the
+cross-entropy on the logits ``(z₀, z₁)`` is the logistic loss ``log(1 + e^{−y z})`` of the logit
+difference ``z = z₁ − z₀`` with labels ``y = ±1``, and neuron ``α``'s outgoing weight in the
+alignment paper's notation is ``v_α = w2_{1α} − w2_{0α}``: :func:`logit_difference`,
+:func:`pm_labels`, :func:`race_gamma_from_alignment`.  The alignment paper's predictions measured on
+a race network: :func:`alignment_lens` (cones, cosine to ``sign(v) x_a(w)``, stable rank) and
+:func:`alignment_lens_rows` (at the start, the end of the plateau and the end of a run).
 """
 
 from __future__ import annotations
@@ -18,30 +14,17 @@ from __future__ import annotations
 import math
 
 import numpy as np
+
 import torch
 
-from ..errors import ParameterError
-from ..models import TwoLayer, forward, preactivations
-from ..track import cosine, first_crossing, stable_rank
-from . import alignment as al
-from .race import total_norm
+from ...errors import ParameterError
+from ...models import TwoLayer, forward, preactivations
+from ...measure import cosine
+from ...track import stable_rank
+from .. import alignment as al
+from ..race import total_norm
 
 Tensor = torch.Tensor
-
-
-def mid_level_drop_times(time: np.ndarray, loss: np.ndarray, levels: np.ndarray) -> np.ndarray:
-    """Drop ``k`` of a loss curve: the first time ``loss (T,)`` falls below the mid-level
-    ``(levels[k] + levels[k+1]) / 2`` of consecutive predicted levels; ``(K−1,)``, ``nan`` if never."""
-    lv = np.asarray(levels, dtype=float)
-    if lv.ndim != 1 or lv.size < 2:
-        raise ParameterError("mid_level_drop_times needs at least two levels")
-    return np.array([first_crossing(time, loss, 0.5 * (lv[k] + lv[k + 1])) for k in range(lv.size - 1)])
-
-
-def relative_errors(predicted: np.ndarray, measured: np.ndarray) -> np.ndarray:
-    """``|predicted − measured| / measured`` elementwise (``nan`` where ``measured`` is nan)."""
-    p, m = np.asarray(predicted, dtype=float), np.asarray(measured, dtype=float)
-    return np.abs(p - m) / np.abs(m)
 
 
 def pm_labels(y: Tensor) -> Tensor:
@@ -77,39 +60,6 @@ def race_gamma_from_alignment(p: TwoLayer, X: Tensor, y: Tensor) -> Tensor:
     s = (active * weight.unsqueeze(-1)).transpose(-1, -2) @ X / X.shape[-2]   # (…, m, D)
     v = q.W2[..., 0, :]                                             # (…, m)
     return (v / torch.linalg.vector_norm(p.W2, dim=-2)).unsqueeze(-1) * s
-
-
-def agf_vs_gd_jumps(time: np.ndarray, loss: np.ndarray, tau: np.ndarray, levels: np.ndarray,
-                    reference: tuple[float, ...], tol: float) -> list[dict]:
-    """One row per jump ``k = 1, 2, …`` comparing AGF's jump times with GD's drops and a reference
-    prediction (e.g. the orthogonal paper's leading-order phase times).
-
-    ``time (T,)`` and ``loss (T,)``: one GD loss curve (time in the same units as ``tau``, here
-    gradient-flow time); ``tau (K+1,)`` and ``levels (K+1,)``: AGF's jump times (``tau[0] = 0``) and
-    loss levels (:class:`~lrlib.theory.agf.AGFRun`); ``reference``: the reference times of the first
-    jumps.  The rows cover the first ``min(K, len(reference))`` jumps.
-
-    GD's drop ``k`` is the first crossing of the mid-level ``(levels[k−1] + levels[k]) / 2``
-    (:func:`mid_level_drop_times`).  Columns: ``jump``; ``gd``, ``agf``, ``leading`` (the three
-    times); ``err_agf``, ``err_leading`` (relative errors against ``gd``); ``tol`` (passed through);
-    ``n_jumps = K``; ``level = levels[k]`` (AGF's level after jump ``k``); ``gd_level``: for ``k = 1``
-    the GD loss midway between its first two drops (needs ``K ≥ 2``), ``nan`` for ``k > 1``.
-    """
-    tau, levels = np.asarray(tau, dtype=float), np.asarray(levels, dtype=float)
-    if tau.ndim != 1 or levels.shape != tau.shape:
-        raise ParameterError(f"agf_vs_gd_jumps needs tau and levels of the same 1-D shape, got {tau.shape} and {levels.shape}")
-    t_gd = mid_level_drop_times(time, loss, levels)
-    rows = []
-    for k, (t_agf, t_ref) in enumerate(zip(tau[1:], reference)):
-        gd_level = np.nan
-        if k == 0:
-            if t_gd.size < 2:
-                raise ParameterError("agf_vs_gd_jumps needs at least two AGF jumps for the level between the drops")
-            gd_level = float(np.interp(0.5 * (t_gd[0] + t_gd[1]), time, loss))
-        rows.append(dict(jump=k + 1, gd=t_gd[k], agf=t_agf, leading=t_ref,
-                         err_agf=float(relative_errors(t_agf, t_gd[k])), err_leading=float(relative_errors(t_ref, t_gd[k])),
-                         tol=tol, n_jumps=len(tau) - 1, level=levels[k + 1], gd_level=gd_level))
-    return rows
 
 
 def alignment_lens(p: TwoLayer, X: Tensor, y: Tensor) -> tuple[dict[str, float], Tensor]:

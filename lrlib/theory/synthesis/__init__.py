@@ -1,0 +1,19 @@
+"""Cross-paper bridges for the synthesis chapter: one paper's theory applied to another's experiment.
+
+* :mod:`.agf_gd` — AGF's jumps against gradient descent's drops: plateaus between drops, the jump
+  table of part 1 (AGF on the
+  orthogonal-input data of Boursier et al.).
+* :mod:`.race_alignment` — the race paper's two-output network seen as the alignment paper's scalar
+  network, and the alignment paper's predictions measured on it (part 2).
+* :mod:`.xor` — the race paper's XOR toy in the form AGF needs, per-cluster losses and the table of
+  AGF's cluster activations against GD's per-cluster drops (part 3).
+
+``from lrlib.theory import synthesis as sy`` gives every public name below.
+"""
+
+from . import agf_gd, race_alignment, xor  # noqa: F401
+from .agf_gd import agf_vs_gd_jumps, loss_between_drops  # noqa: F401
+from .race_alignment import (alignment_lens, alignment_lens_rows, logit_difference, plateau_end,  # noqa: F401
+                             pm_labels, race_gamma_from_alignment)
+from .xor import (cluster_losses, homogeneous_race_net, neuron_clusters,  # noqa: F401
+                  xor_agf_vs_gd, xor_task)

@@ -1,0 +1,61 @@
+"""AGF's jumps against gradient descent's drops (parts 1 and 3 of the synthesis chapter).
+
+A loss curve's drops are read against a staircase of predicted levels with
+:func:`lrlib.measure.drop_times` (the first crossing of the midpoint between consecutive levels) and
+compared with :func:`lrlib.measure.relative_error`; :func:`loss_between_drops` reads GD's plateau
+midway between two drops; :func:`agf_vs_gd_jumps` is the table of AGF's jumps against GD's drops and a
+reference prediction (AGF on the orthogonal-input data of Boursier et al.).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ...errors import ParameterError
+from ...measure import drop_times, relative_error
+
+
+def loss_between_drops(time: np.ndarray, loss: np.ndarray, drops: np.ndarray) -> np.ndarray:
+    """GD's plateau values: ``loss (T,)`` at the midpoint ``(d_k + d_{k+1}) / 2`` of consecutive drop
+    times ``drops (K,)``, ``(K−1,)``; ``nan`` where a drop is missing (``nan``)."""
+    d = np.asarray(drops, dtype=float)
+    if d.ndim != 1 or d.size < 2:
+        raise ParameterError(f"loss_between_drops needs at least two drop times, got shape {d.shape}")
+    mids = 0.5 * (d[:-1] + d[1:])
+    ok = np.isfinite(mids)
+    return np.where(ok, np.interp(np.where(ok, mids, 0.0), time, loss), np.nan)
+
+
+def agf_vs_gd_jumps(time: np.ndarray, loss: np.ndarray, tau: np.ndarray, levels: np.ndarray,
+                    reference: tuple[float, ...], tol: float) -> list[dict]:
+    """One row per jump ``k = 1, 2, …`` comparing AGF's jump times with GD's drops and a reference
+    prediction (e.g. the orthogonal paper's leading-order phase times).
+
+    ``time (T,)`` and ``loss (T,)``: one GD loss curve (time in the same units as ``tau``, here
+    gradient-flow time); ``tau (K+1,)`` and ``levels (K+1,)``: AGF's jump times (``tau[0] = 0``) and
+    loss levels (:class:`~lrlib.theory.agf.AGFRun`); ``reference``: the reference times of the first
+    jumps.  The rows cover the first ``min(K, len(reference))`` jumps.
+
+    GD's drop ``k`` is the first crossing of the mid-level ``(levels[k−1] + levels[k]) / 2``
+    (:func:`lrlib.measure.drop_times`).  Columns: ``jump``; ``gd``, ``agf``, ``leading`` (the three
+    times); ``err_agf``, ``err_leading`` (relative errors against ``gd``); ``tol`` (passed through);
+    ``n_jumps = K``; ``level = levels[k]`` (AGF's level after jump ``k``); ``gd_level``: for ``k = 1``
+    the GD loss midway between its first two drops (:func:`loss_between_drops`) (needs ``K ≥ 2``), ``nan`` for ``k > 1``.
+    """
+    tau, levels = np.asarray(tau, dtype=float), np.asarray(levels, dtype=float)
+    if tau.ndim != 1 or levels.shape != tau.shape:
+        raise ParameterError(f"agf_vs_gd_jumps needs tau and levels of the same 1-D shape, got {tau.shape} and {levels.shape}")
+    t_gd = drop_times(time, loss, levels)
+    rows = []
+    for k, (t_agf, t_ref) in enumerate(zip(tau[1:], reference)):
+        gd_level = np.nan
+        if k == 0:
+            if t_gd.size < 2:
+                raise ParameterError("agf_vs_gd_jumps needs at least two AGF jumps for the level between the drops")
+            gd_level = float(loss_between_drops(time, loss, t_gd[:2])[0])
+        rows.append(dict(jump=k + 1, gd=t_gd[k], agf=t_agf, leading=t_ref,
+                         err_agf=float(relative_error(t_agf, t_gd[k])), err_leading=float(relative_error(t_ref, t_gd[k])),
+                         tol=tol, n_jumps=len(tau) - 1, level=levels[k + 1], gd_level=gd_level))
+    return rows
+
+

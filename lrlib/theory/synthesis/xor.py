@@ -1,0 +1,112 @@
+"""AGF on the race paper's XOR toy (part 3 of the synthesis chapter).
+
+The race paper's network (two outputs, hidden biases, every weight ``N(0, std²)``, biases 0) on its
+XOR toy (:func:`lrlib.theory.race.xor_clusters`), written the way AGF needs it:
+
+* the hidden bias is the weight on a constant input coordinate ``x̃ = (x, 1)``, so a neuron
+  ``θ = (w, b, a)`` is 2-homogeneous (:func:`xor_task`, :func:`homogeneous_race_net`);
+* no output bias (it belongs to no neuron; the race init sets it to 0);
+* the square loss ``½ mean ‖f − y‖²`` on centred one-hot targets ``y = e_label − ½``: AGF is derived
+  for the square loss, and these targets give, at ``f = 0``, the cross-entropy's output gradient
+  ``−∇_f L = (e_label − ½)/N``, so the utilities that decide which cluster activates first are the
+  race paper's.
+
+Measurements: per-cluster losses (:func:`cluster_losses`), the cluster a neuron serves
+(:func:`neuron_clusters`) and the table of AGF's cluster activations against GD's per-cluster drops (:func:`xor_agf_vs_gd`).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import torch
+
+from ...errors import ParameterError
+from ...models import TwoLayer, forward
+from ...measure import first_crossing, relative_error
+from ..race import xor_clusters
+
+Tensor = torch.Tensor
+
+
+def xor_task(n_per_cluster: int, gen: torch.Generator, *, dtype: torch.dtype = torch.float64,
+             **kwargs) -> tuple[Tensor, Tensor, Tensor]:
+    """The race paper's XOR toy for AGF: inputs with a constant coordinate ``X̃ (N, 3)``, centred
+    one-hot targets ``Y (N, 2)`` (``±½``) and the cluster index ``(N,)``.  ``kwargs`` go to
+    :func:`~lrlib.theory.race.xor_clusters` (``norms``, ``std``)."""
+    X, y, cl = xor_clusters(n_per_cluster, gen, dtype=dtype, **kwargs)
+    Xa = torch.cat([X, torch.ones(X.shape[0], 1, dtype=dtype)], -1)
+    Y = torch.nn.functional.one_hot(y, 2).to(dtype) - 0.5
+    return Xa, Y, cl
+
+
+def homogeneous_race_net(p: TwoLayer) -> TwoLayer:
+    """A race network ``p`` (hidden and output biases) as a bias-free network on ``X̃ = (x, 1)``:
+    ``W1 ← [W1, b1]``; the output bias must be zero (it is dropped)."""
+    if p.b1 is None or p.b2 is None:
+        raise ParameterError("homogeneous_race_net needs a race network with both biases")
+    if bool((p.b2 != 0).any()):
+        raise ParameterError("homogeneous_race_net drops the output bias, which must be zero")
+    return TwoLayer(W1=torch.cat([p.W1, p.b1.unsqueeze(-1)], -1), W2=p.W2, act=p.act)
+
+
+def cluster_losses(params: TwoLayer, X: Tensor, Y: Tensor, cl: Tensor) -> Tensor:
+    """``½ mean_{s ∈ c} ‖f(x_s) − y_s‖²`` for each cluster ``c = 0..C−1``: ``(…, C)``, where
+    ``params`` may carry leading dims (e.g. time and runs of a trajectory) and ``X``, ``Y`` broadcast
+    against them."""
+    if cl.ndim != 1 or cl.shape[0] != X.shape[-2] or Y.shape[-2] != X.shape[-2]:
+        raise ParameterError(f"cluster_losses: X {tuple(X.shape)}, Y {tuple(Y.shape)} and cl {tuple(cl.shape)} disagree")
+    per_point = 0.5 * ((forward(params, X) - Y) ** 2).sum(-1)                 # (…, N)
+    onehot = torch.nn.functional.one_hot(cl.long()).to(per_point.dtype)        # (N, C)
+    return per_point @ onehot / onehot.sum(0)
+
+
+def neuron_clusters(W1: Tensor, X: Tensor, cl: Tensor) -> Tensor:
+    """The cluster each neuron serves: ``argmax_c mean_{s ∈ c} relu(w_i · x_s)`` for ``W1 (k, D)``,
+    ``(k,)``; ``−1`` for a neuron active on no point (e.g. zeroed)."""
+    act = torch.relu(X @ W1.T)                                                  # (N, k)
+    onehot = torch.nn.functional.one_hot(cl.long()).to(act.dtype)               # (N, C)
+    per = (onehot.T @ act) / onehot.sum(0).unsqueeze(-1)                        # (C, k)
+    best = per.argmax(0)
+    return torch.where(per.max(0).values > 0, best, torch.full_like(best, -1))
+
+
+def xor_agf_vs_gd(time: np.ndarray, closs: np.ndarray, run, X: Tensor, Y: Tensor, cl: Tensor
+                  ) -> tuple[list[dict], bool]:
+    """AGF's cluster activations against GD's per-cluster drops, for one run.
+
+    ``time (T,)`` and ``closs (T, C)``: GD's per-cluster losses (:func:`cluster_losses`); ``run``: the
+    :class:`~lrlib.theory.agf.AGFRun` from the same initial network on ``X``, ``Y``.  Jump ``k``
+    activates the neurons ``run.order[k−1]``, whose clusters are read from ``run.nets[k]``
+    (:func:`neuron_clusters`).  For each cluster ``c``: ``jump`` (the first jump that activates it,
+    ``nan`` if none), ``agf`` (that jump's time), ``gd`` (the first time GD's ``closs[:, c]`` falls
+    below the midpoint of AGF's loss of ``c`` before and after that jump), ``err = |agf − gd|/gd``.
+
+    ``order_ok``: AGF made exactly ``C`` jumps, each activating neurons of one cluster not fitted
+    before, and GD's per-cluster drops come in the same order.
+
+    A run whose jump times are not increasing from 0 (AGF started with neurons of norm ≥ 1, where its
+    jump condition already holds) makes no prediction: every row ``nan``, ``order_ok`` false.
+    """
+    closs = np.asarray(closs, dtype=float)
+    C = closs.shape[1]
+    if closs.ndim != 2 or closs.shape[0] != len(time) or int(cl.max()) + 1 != C:
+        raise ParameterError(f"xor_agf_vs_gd: closs {closs.shape} must be (T, C) for {len(time)} times and {int(cl.max()) + 1} clusters")
+    rows = {c: dict(cluster=c, jump=np.nan, agf=np.nan, gd=np.nan, err=np.nan) for c in range(C)}
+    if not bool((np.diff(np.asarray(run.tau, dtype=float)) > 0).all()):
+        return [rows[c] for c in range(C)], False
+    seq, single = [], True
+    for k, neurons in enumerate(run.order, start=1):
+        cs = set(neuron_clusters(run.nets[k].W1[neurons], X, cl).tolist())
+        single &= len(cs) == 1 and -1 not in cs and not (cs & set(seq))
+        seq += sorted(cs - set(seq) - {-1})
+        before = cluster_losses(run.nets[k - 1], X, Y, cl)
+        after = cluster_losses(run.nets[k], X, Y, cl)
+        for c in cs - {-1}:
+            if np.isnan(rows[c]["jump"]):
+                mid = 0.5 * float(before[c] + after[c])
+                gd = first_crossing(time, closs[:, c], mid)
+                rows[c].update(jump=k, agf=float(run.tau[k]), gd=gd, err=float(relative_error(float(run.tau[k]), gd)))
+    gd_t = np.array([rows[c]["gd"] for c in range(C)])
+    order_ok = (single and len(run.order) == C and len(seq) == C and bool(np.isfinite(gd_t).all())
+                and list(np.argsort(gd_t, kind="stable")) == seq)
+    return [rows[c] for c in range(C)], bool(order_ok)
