@@ -16,6 +16,7 @@ from lrlib.models import TwoLayer, balanced_init, forward, generator
 from lrlib.theory import orthogonal as th
 from lrlib.track import balancedness_drift
 from lrlib.train import train
+from lrlib.trajectory import Trajectory
 
 F64 = torch.float64
 
@@ -93,7 +94,7 @@ def test_limit_network_interpolates_with_min_norm(testbed):
     assert norm2 == pytest.approx(th.min_norm_squared(X, y), rel=1e-14)
     Z = torch.randn(200, 10, generator=generator(0), dtype=F64)
     torch.testing.assert_close(forward(p, Z)[:, 0], th.limit_function(X, y, Z), rtol=0, atol=1e-13)
-    assert th.paper_loss(p, X, y).item() < 1e-28
+    assert half_mse()(forward(p, X), y).item() < 1e-28
 
 
 def test_min_norm_is_a_lower_bound_for_other_interpolators(testbed):
@@ -131,12 +132,10 @@ def test_saddle_point_is_critical_with_plateau_loss(testbed, m_plus):
     assert p.width == m_plus + 1
     torch.testing.assert_close(p.a.abs(), p.norms_in(), rtol=1e-15, atol=0)
     W1, W2 = p.W1.clone().requires_grad_(True), p.W2.clone().requires_grad_(True)
-    L = th.paper_loss(TwoLayer(W1=W1, W2=W2), X, y)
+    L = half_mse()(forward(TwoLayer(W1=W1, W2=W2), X), y)
     g1, g2 = torch.autograd.grad(L, [W1, W2])
     assert g1.abs().max().item() < 1e-12 and g2.abs().max().item() < 1e-12
     assert L.item() == pytest.approx(th.plateau_loss(y), rel=1e-14)
-    # paper_loss is lrlib's ½-mean square loss
-    assert L.item() == pytest.approx(half_mse()(forward(p, X), y).item(), rel=1e-15)
     # the positive labels are fitted, the negative ones not at all
     h = forward(p, X)[:, 0]
     torch.testing.assert_close(h[y > 0], y[y > 0], rtol=0, atol=1e-14)
@@ -147,7 +146,7 @@ def test_saddle_point_on_toy(toy):
     X, y = toy
     p = th.saddle_point(X, y)
     W1, W2 = p.W1.clone().requires_grad_(True), p.W2.clone().requires_grad_(True)
-    L = th.paper_loss(TwoLayer(W1=W1, W2=W2), X, y)
+    L = half_mse()(forward(TwoLayer(W1=W1, W2=W2), X), y)
     assert L.item() == pytest.approx(th.plateau_loss(y), rel=1e-12)
     assert max(g.abs().max().item() for g in torch.autograd.grad(L, [W1, W2])) < 1e-12
 
@@ -510,3 +509,65 @@ def test_plateau_speedup_tells_a_saddle_from_a_slow_decay():
     slow = np.exp(-0.005 * it)                                    # constant-rate decay: no speedup
     assert th.plateau_speedup(slow, it, (10, 20)) == pytest.approx(1.0, rel=1e-9)
     assert np.isnan(th.plateau_speedup(slow, it, (50, 59)))
+
+
+def _sweep(X, y, lams, steps=3000, dt=1e-2, seeds=1):
+    p = th.sweep_init(20, X.shape[1], lams, seeds=seeds, seed=3)
+    return train(p, X, y, loss=half_mse(), lr=dt, steps=steps, record=list(range(0, steps + 1, 10)))
+
+
+def test_no_collapse_margin_and_mass_times(testbed):
+    X, y = testbed
+    lams = torch.tensor([1e-8], dtype=torch.float64)
+    tr = _sweep(X, y, lams, steps=16_000)
+    m, m_flip = th.no_collapse_margin(tr, X, y, lams), th.no_collapse_margin(tr, X, y, lams, flip=True)
+    assert m.shape == (1,) and m[0] > 1 and m_flip[0] < m[0]
+    assert np.isinf(th.no_collapse_margin(tr, X, y, lams, lam_max=1e-9)).all()   # no λ in range
+    t2, t3 = th.mass_times(tr, X, y, lams)
+    t2h, t3h = th.half_fit_times(tr, X, y)
+    # u₊ must pass half of n‖D₊‖ first; n‖D₋‖ − λ^{ε/29} = 0.56 is below half of n‖D₋‖ = 0.75
+    assert t2.shape == (1, 1) and t2h[0, 0] < t2[0, 0] and t3[0, 0] < t3h[0, 0] < tr.time[-1]
+
+
+def test_saddle_distance_zero_on_the_saddle_and_positive_off_it(testbed):
+    X, y = testbed
+    p = th.saddle_point(X, y, m_plus=2)
+    params = p.map(lambda t: torch.stack([t, 1.1 * t]))
+    traj = Trajectory(steps=np.array([0, 1]), time=np.array([0.0, 1.0]), params=params, loss=torch.zeros(2))
+    d = th.saddle_distance(traj, X, y)
+    assert d.shape == (2,) and d[0].item() < 1e-14
+    # scaling every weight by 1.1 leaves the direction, so the nearest point is θ_S: distance 0.1 exactly
+    assert d[1].item() == pytest.approx(0.1, rel=1e-12)
+
+
+def test_hd_measures_and_same_verdict():
+    from lrlib.claims import declaration_from_dict
+    eta, steps = 2e-2, 20_000
+    t = np.arange(steps + 1) * eta / 1e-3
+    L = np.where(t < 50_000, 1.0, np.where(t < 100_000, 1e-2, 1e-2 * np.exp(-(t - 100_000) / 5_000)))
+    L = torch.tensor(np.stack([L, np.exp(-t / 20_000)], 1))                  # a saddle, and a plain decay
+    W = torch.zeros(2, 4, 3)
+    W[:, :, 0] = 1.0
+    m = th.hd_measures(L, W, eta)
+    assert m["exit"][0] == pytest.approx(50_000, abs=100) and m["n_plateaus"][0] >= 1 and m["n_plateaus"][1] == 0
+    assert m["on_saddle"].tolist() == [1.0, 0.0] and m["top2"] == pytest.approx([1.0, 1.0])
+    assert m["drop"][0] < 1e-10 and m["drop_short"][0] == 1.0
+    with pytest.raises(ParameterError):
+        th.hd_measures(L[:5000], W, eta)
+    decl = declaration_from_dict(dict(id="x", kind="consistency", ref="r", statement="s", quantity="q",
+                                      rule="a > 1", tolerance="t", expect="reproduced"))
+    assert th.same_verdict(decl, {"a": [2, 0, 2]}, {"a": [3, 0, 0]}).tolist() == [1.0, 1.0, 0.0]
+
+
+def test_dwell_time_and_lambda_panels():
+    t = np.arange(0, 10.25, 0.25)
+    L = torch.tensor(np.stack([np.where((t >= 2) & (t < 5), 0.5, 1.0), np.full_like(t, 0.2)], 1))
+    assert th.dwell_time(t, L, 0.5).tolist() == [3.0, 0.0]
+    with pytest.raises(ParameterError):
+        th.dwell_time(np.r_[0.0, 1.0, 3.0, 4.0, 5.0], L[:5], 0.5)
+    import matplotlib
+    matplotlib.use("Agg")
+    from lrlib.plots import orthogonal as plot_orth
+    fig = plot_orth.lambda_panels(t, {1e-4: L[:, 0].numpy(), 1e-1: L[:, 1].numpy()}, np.array([1e-4, 1e-1]),
+                                  np.array([[3.0, 0.0]]), 0.5)
+    assert len(fig.axes) == 2 and len(fig.axes[0].lines) == 3

@@ -28,6 +28,7 @@ import numpy as np
 import torch
 
 from ..errors import ParameterError
+from ..losses import half_mse
 from ..models import TwoLayer, balanced_init, forward, generator
 from ..track import cosine, first_crossing
 from ..trajectory import Trajectory
@@ -192,13 +193,8 @@ def escape_curvature(X: Tensor, y: Tensor, deltas: Tensor) -> tuple[Tensor, floa
         p = base.clone()
         p.W1[-1] = dlt * v
         p.W2[0, -1] = -dlt
-        out.append(paper_loss(p, X, y))
-    return torch.stack(out) - paper_loss(base, X, y), -kv.norm_minus
-
-
-def paper_loss(p: TwoLayer, X: Tensor, y: Tensor) -> Tensor:
-    """``L = 1/(2n) Σ (h(x_k) − y_k)²`` per run ``(R...)``."""
-    return 0.5 * ((forward(p, X)[..., 0] - y) ** 2).mean(-1)
+        out.append(half_mse()(forward(p, X), y))
+    return torch.stack(out) - half_mse()(forward(base, X), y), -kv.norm_minus
 
 
 # ---------------------------------------------------------------------------
@@ -554,3 +550,108 @@ def plateau_speedup(L: np.ndarray, iterations: np.ndarray, plateau: tuple[int, i
         return float("nan")
     rate_out = (math.log(L[b]) - math.log(L[j])) / (iterations[j] - iterations[b])
     return rate_out / rate_in if rate_in > 0 else float("inf")
+
+
+def no_collapse_margin(traj: Trajectory, X: Tensor, y: Tensor, lams: Tensor, eps: float = 0.1,
+                       lam_max: float = 1e-8, flip: bool = False) -> np.ndarray:
+    """App. Lemma 9 on a λ-sweep ``traj`` (runs ``(rows, len(lams))``), per row: the smallest ratio
+    ``‖w_j(t)‖ / (c̲ λ^{1+ε}/2)`` over ``j ∈ S_{+,1}`` and snapshots ``t ≤ t_{+1}``, and
+    ``‖w_j(t)‖ / (c̲ λ^{1+rε}/2)`` over ``j ∈ S_{−,1}``, ``t ≤ t_{−1}``, over ``λ ≤ lam_max``, with
+    ``c̲ = min_j ‖w_j(0)‖/λ``. The lemma says it is > 1. ``flip=True`` uses the exponents
+    ``1 − ε`` and ``1 − rε`` instead (a perturbed bound, for a control)."""
+    kv = key_vectors(X, y)
+    p0 = traj.at(0)
+    Sp, Sm = s_sets(p0, X, y)
+    c_low = (p0.norms_in() / lams.view(1, -1, 1)).amin(-1)                   # (rows, lams)
+    norms = traj.params.norms_in()                                           # (T, rows, lams, m)
+    sgn = -1.0 if flip else 1.0
+    out = np.full(traj.runs[0], np.inf)
+    for li, lam in enumerate(lams.tolist()):
+        if lam > lam_max:
+            continue
+        pt = phase_times(kv, lam, eps)
+        for t_side, mask, expo in ((pt.t_plus1, Sp, 1 + sgn * eps), (pt.t_minus1, Sm, 1 + sgn * kv.r * eps)):
+            upto = traj.time <= t_side
+            nrm = torch.where(mask[:, li], norms[upto][:, :, li], torch.full_like(norms[upto][:, :, li], math.inf))
+            bound = c_low[:, li] * lam ** expo / 2
+            out = np.minimum(out, (nrm.amin(-1).amin(0) / bound).numpy())
+    return out
+
+
+def mass_times(traj: Trajectory, X: Tensor, y: Tensor, lams: Tensor, eps: float = 0.1) -> tuple[np.ndarray, np.ndarray]:
+    """Ends of phases 2 and 3 as Lemmas 3–4 state them, per run ``(rows, len(lams))``: the first times
+    ``u_+ ≥ n‖D_+‖ − λ^{ε/5}`` and ``u_− ≥ n‖D_−‖ − λ^{ε/29}`` (``S_{±,1}`` of the first snapshot;
+    nan if never)."""
+    kv = key_vectors(X, y)
+    Sp, Sm = s_sets(traj.at(0), X, y)
+    n = X.shape[0]
+    rows = traj.runs[0]
+    lv2 = (n * kv.norm_plus - lams ** (eps / 5)).expand(rows, -1)
+    lv3 = (n * kv.norm_minus - lams ** (eps / 29)).expand(rows, -1)
+    return (crossing_times(traj.time, u_fitted(traj, Sp), lv2.numpy()),
+            crossing_times(traj.time, u_fitted(traj, Sm), lv3.numpy()))
+
+
+def saddle_distance(traj: Trajectory, X: Tensor, y: Tensor) -> Tensor:
+    """``‖θ(t) − θ_S(t)‖/‖θ_S‖`` per snapshot and run ``(T, R...)``: ``θ_S(t)`` is a point of the saddle set
+    built from ``θ(t)`` (every ``S_{+,1}`` neuron, sets of the first snapshot, projected on ``v_+``
+    (:func:`fit_vectors`), all rescaled by one factor so that ``Σ‖w_j‖² = ‖v_+‖``, ``a_j = ‖w_j‖``; every
+    other neuron 0), and ``‖θ_S‖² = 2‖v_+‖``. An upper bound on the distance to the saddle set."""
+    vp, _ = fit_vectors(X, y)
+    mass = float(torch.linalg.vector_norm(vp))
+    u = vp / mass
+    Sp, _ = s_sets(traj.at(0), X, y)
+    W, a = traj.params.W1, traj.params.a                                     # (T, R..., m, d), (T, R..., m)
+    c = (W @ u).clamp_min(0) * Sp.to(W.dtype)                                # projections, 0 outside S_{+,1}
+    scale = torch.sqrt(mass / (c ** 2).sum(-1, keepdim=True).clamp_min(1e-300))
+    cs = c * scale
+    dW = ((W - cs.unsqueeze(-1) * u) ** 2).sum((-1, -2))
+    da = ((a - cs) ** 2).sum(-1)
+    return torch.sqrt(dW + da) / math.sqrt(2 * mass)
+
+
+def hd_measures(dense_loss: Tensor, W_paper: Tensor, eta: float, horizon: int = 200_000, ref: float = 1e-3,
+                window: tuple[float, float] = (60_000, 97_500), short: int = 20_000, num: int = 300) -> dict:
+    """Figures 6–7's measurements per run from a GD run of step ``eta`` on the mean MSE whose loss at every
+    step is ``dense_loss (steps+1, R)``; iterations are in units of the paper's step ``ref``, and the run
+    must reach ``horizon`` such iterations (the paper's). ``W_paper (R, m, d)``: the first layer at the
+    paper's horizon. Returns arrays over runs: ``exit`` (first iteration with ``L < 0.99 L(0)``),
+    ``n_plateaus`` and ``ratio`` (:func:`intermediate_plateaus` of the loss on ``num`` log-spaced steps up
+    to the horizon, ``above=10``; the loss at the start of the first one over the loss at the horizon),
+    ``on_saddle`` (a plateau overlaps ``window``), ``top2`` (:func:`top2_explained` of ``W_paper``),
+    ``drop`` (the last loss over ``L(0)``) and ``drop_short`` (the loss at ``short`` iterations over
+    ``L(0)``); and ``plateaus`` (the list per run), ``grid`` (step indices) and ``it`` (their iterations)."""
+    from ..trajectory import log_schedule
+    scale = eta / ref
+    h = int(round(horizon / scale))
+    if dense_loss.shape[0] <= h:
+        raise ParameterError(f"the run has {dense_loss.shape[0] - 1} steps, fewer than the horizon's {h}")
+    grid = log_schedule(h, num)
+    L = dense_loss[grid].numpy()
+    it = grid * scale
+    pls = [intermediate_plateaus(L[:, r], above=10) for r in range(L.shape[1])]
+    D = dense_loss.numpy()
+    return dict(
+        exit=drop_iteration(dense_loss[:h + 1], 0.99, scale),
+        n_plateaus=np.array([len(p) for p in pls]),
+        ratio=np.array([L[p[0][0], r] / L[-1, r] if p else np.nan for r, p in enumerate(pls)]),
+        on_saddle=np.array([any(it[a] <= window[1] and it[b] >= window[0] for a, b in p) for p in pls], dtype=float),
+        top2=top2_explained(W_paper).numpy(), drop=D[-1] / D[0], drop_short=D[int(round(short / scale))] / D[0],
+        plateaus=pls, grid=grid, it=it)
+
+
+def same_verdict(decl, a: dict, b: dict) -> np.ndarray:
+    """1 where the rule of the declaration ``decl`` gives the same verdict on the measurements ``a`` and
+    ``b`` (e.g. a run and its re-run with another step), seed by seed; else 0."""
+    from ..claims import grade_control
+    return (np.array(grade_control(decl, a)) == np.array(grade_control(decl, b))).astype(float)
+
+
+def dwell_time(time: np.ndarray, loss: Tensor, level: float, rel: float = 0.05) -> np.ndarray:
+    """Per run, the time the loss ``(T, R...)`` spends within ``±rel`` of ``level``: the number of snapshots
+    there times the snapshot spacing (uniform snapshots required)."""
+    gaps = np.diff(np.asarray(time, dtype=float))
+    if gaps.size == 0 or not np.allclose(gaps[:-1], gaps[0]):
+        raise ParameterError("dwell_time needs uniformly spaced snapshots (the last gap may be shorter)")
+    inside = ((loss / level - 1).abs() < rel).sum(0).numpy()
+    return inside * gaps[0]
