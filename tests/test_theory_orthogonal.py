@@ -12,7 +12,7 @@ import torch
 
 from lrlib.errors import ParameterError
 from lrlib.losses import half_mse
-from lrlib.models import TwoLayer, balanced_init, forward, generator
+from lrlib.models import TwoLayer, balanced_init, forward, generator, sweep_init
 from lrlib.theory import orthogonal as th
 from lrlib.track import balancedness_drift
 from lrlib.train import train
@@ -272,14 +272,14 @@ def test_crossing_times():
 
 def test_sweep_init_shares_the_draw_across_lambdas():
     lams = torch.tensor([1e-3, 2e-3, 0.5], dtype=F64)
-    p = th.sweep_init(7, 10, lams, seeds=2, seed=4)
+    p = sweep_init(7, 10, lams, seeds=2, seed=4)
     assert p.W1.shape == (2, 3, 7, 10) and p.W2.shape == (2, 3, 1, 7) and p.runs == (2, 3)
     assert torch.equal(p.W1[:, 1], 2 * p.W1[:, 0])
     assert torch.equal(p.W2[:, 1], 2 * p.W2[:, 0])
     torch.testing.assert_close(p.W1[:, 2], 500 * p.W1[:, 0], rtol=1e-14, atol=0)
     torch.testing.assert_close(p.a.abs(), p.norms_in(), rtol=1e-15, atol=0)  # balanced
     assert not torch.allclose(p.W1[0], p.W1[1])                             # seeds differ
-    assert torch.equal(p.W1, th.sweep_init(7, 10, lams, seeds=2, seed=4).W1)
+    assert torch.equal(p.W1, sweep_init(7, 10, lams, seeds=2, seed=4).W1)
     base = balanced_init(7, 10, scale=1.0, gen=generator(4), runs=(2,))
     torch.testing.assert_close(p.W1[:, 0], 1e-3 * base.W1, rtol=1e-15, atol=0)
 
@@ -512,7 +512,7 @@ def test_plateau_speedup_tells_a_saddle_from_a_slow_decay():
 
 
 def _sweep(X, y, lams, steps=3000, dt=1e-2, seeds=1):
-    p = th.sweep_init(20, X.shape[1], lams, seeds=seeds, seed=3)
+    p = sweep_init(20, X.shape[1], lams, seeds=seeds, seed=3)
     return train(p, X, y, loss=half_mse(), lr=dt, steps=steps, record=list(range(0, steps + 1, 10)))
 
 
@@ -571,3 +571,30 @@ def test_dwell_time_and_lambda_panels():
     fig = plot_orth.lambda_panels(t, {1e-4: L[:, 0].numpy(), 1e-1: L[:, 1].numpy()}, np.array([1e-4, 1e-1]),
                                   np.array([[3.0, 0.0]]), 0.5)
     assert len(fig.axes) == 2 and len(fig.axes[0].lines) == 3
+
+
+def test_ntk_interpolator_interpolates_with_the_min_norm_change(toy):
+    X, y = toy
+    p0 = balanced_init(30, 2, scale=1.0, gen=generator(1))
+    Z = torch.linspace(-1.0, 2.5, 15, dtype=torch.float64)
+    Z = torch.stack([Z, torch.ones_like(Z)], -1)
+    torch.testing.assert_close(th.ntk_interpolator(p0, X, y, X), y, rtol=0, atol=1e-10)
+    # the same by a pseudo-inverse and finite differences of the network along the change
+    f = lambda W1, W2, inp: forward(TwoLayer(W1=W1, W2=W2), inp)[:, 0]          # noqa: E731
+    jac = lambda inp: torch.cat([j.reshape(inp.shape[0], -1) for j in torch.func.jacrev(f, argnums=(0, 1))(p0.W1, p0.W2, inp)], 1)  # noqa: E731
+    dtheta = torch.linalg.pinv(jac(X)) @ (y - f(p0.W1, p0.W2, X))
+    torch.testing.assert_close(th.ntk_interpolator(p0, X, y, Z), f(p0.W1, p0.W2, Z) + jac(Z) @ dtheta, rtol=1e-8, atol=1e-10)
+    with pytest.raises(ParameterError):
+        th.ntk_interpolator(p0.map(lambda t: t.unsqueeze(0)), X, y, Z)
+
+
+def test_neuron_animation_is_small_html():
+    import matplotlib
+    matplotlib.use("Agg")
+    from lrlib.plots import orthogonal as plot_orth
+    rng = np.random.default_rng(0)
+    P = rng.normal(size=(4, 10, 2)) * np.logspace(-6, 0, 4)[:, None, None]
+    html = plot_orth.neuron_animation(P, rng.normal(size=(4, 10)), [f"frame {k}" for k in range(4)])
+    assert "<script" in html.data and len(html.data) < 500_000
+    with pytest.raises(ValueError):
+        plot_orth.neuron_animation(P[..., :1], rng.normal(size=(4, 10)), ["x"] * 4)

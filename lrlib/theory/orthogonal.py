@@ -29,7 +29,7 @@ import torch
 
 from ..errors import ParameterError
 from ..losses import half_mse
-from ..models import TwoLayer, balanced_init, forward, generator
+from ..models import TwoLayer, forward
 from ..track import cosine, first_crossing
 from ..trajectory import Trajectory
 
@@ -200,15 +200,6 @@ def escape_curvature(X: Tensor, y: Tensor, deltas: Tensor) -> tuple[Tensor, floa
 # ---------------------------------------------------------------------------
 # Measurements on trajectories
 # ---------------------------------------------------------------------------
-
-def sweep_init(m: int, d: int, lams: Tensor, seeds: int, seed: int, dtype=torch.float64) -> TwoLayer:
-    """Balanced inits for a λ-sweep, runs ``(seeds, len(lams))``: for each seed one
-    draw ``(g_j, s_j)`` shared by every λ (``w_j = λ g_j``), as in the theorem's
-    ``λ → 0`` limit for a fixed draw."""
-    base = balanced_init(m, d, scale=1.0, gen=generator(seed), runs=(seeds,), dtype=dtype)
-    lam = lams.to(dtype).view(1, -1, 1, 1)
-    return base.map(lambda t: t.unsqueeze(1) * lam)
-
 
 def u_fitted(traj: Trajectory, mask: Tensor) -> Tensor:
     """``Σ_{j ∈ mask} ‖w_j‖²`` over time, ``(T, R...)``; ``mask (R..., m)``."""
@@ -655,3 +646,23 @@ def dwell_time(time: np.ndarray, loss: Tensor, level: float, rel: float = 0.05) 
         raise ParameterError("dwell_time needs uniformly spaced snapshots (the last gap may be shorter)")
     inside = ((loss / level - 1).abs() < rel).sum(0).numpy()
     return inside * gaps[0]
+
+
+def ntk_interpolator(p0: TwoLayer, X: Tensor, y: Tensor, Z: Tensor) -> Tensor:
+    """The neural-tangent-kernel interpolator at the initialisation ``p0`` (one run, scalar output),
+    evaluated at ``Z (N, d)`` → ``(N,)``: the network linearised at ``p0`` and moved by the minimum-norm
+    parameter change that interpolates ``(X, y)``, ``h0(z) + J(z) J(X)ᵀ (J(X) J(X)ᵀ)⁻¹ (y − h0(X))`` — where
+    gradient descent on the linearised model converges from ``p0``."""
+    if p0.runs:
+        raise ParameterError("ntk_interpolator takes one run (no run axes)")
+
+    def f(W1: Tensor, W2: Tensor, inp: Tensor) -> Tensor:
+        return forward(TwoLayer(W1=W1, W2=W2, act=p0.act), inp)[:, 0]
+
+    def jac(inp: Tensor) -> Tensor:
+        return torch.cat([j.reshape(inp.shape[0], -1)
+                          for j in torch.func.jacrev(f, argnums=(0, 1))(p0.W1, p0.W2, inp)], 1)
+
+    JX, JZ = jac(X), jac(Z)
+    coef = torch.linalg.solve(JX @ JX.T, y - f(p0.W1, p0.W2, X))
+    return f(p0.W1, p0.W2, Z) + JZ @ (JX.T @ coef)
