@@ -536,7 +536,9 @@ pd.DataFrame({"slope t2 × |D+|": s2, "slope t3 × |D-|": s3, "plateau at 1e-12"
 # measure $\|\theta(t)-\theta_S(t)\|/\|\theta_S\|$, with $\theta_S(t)$ the point of the saddle set built from
 # $\theta(t)$ (the $S_{+,1}$ neurons projected on $D_+$ and rescaled to the mass $n\|D_+\|$, every
 # other neuron set to 0), and take its minimum along the run for each $\lambda$. Its control is the
-# large-initialisation row.
+# large-initialisation row. *A finding:* the distance shrinks with $\lambda$ in every seed, but only like
+# the slow neurons discussed under Theorem 1, so at $\lambda=10^{-12}$ it is still above $5\%$ in most
+# seeds; the claim was expected to pass and is published as measured.
 
 # %%
 t2m, t3m = th.mass_times(sw, X_tb, y_tb, lams)
@@ -882,6 +884,11 @@ for c in ("fig4.saddles", "fig4.realign", "fig4.sparse", "fig5.lazy"):
 # the iterations needed to reach a mean MSE of $10^{-5}$ and count the saddles (plateaus left ten
 # times faster than the loss moves on them, as in `fig4.saddles`) of the large-initialisation loss.
 # The controls put the small-initialisation run in the place of the large one.
+# *A finding:* the final function follows the NTK interpolator's shape (Figure 5(b)) but, in our
+# measure, not within 10 % of the largest label: the initial function is about twenty times the
+# labels, and the small relative movement of the parameters still changes it by more than the
+# linearisation captures. The claim was expected to pass; it is published as measured (the claims
+# file records the change of expectation).
 
 # %%
 gap_of = lambda tr: np.array([(forward(tr.run(r).final, Z_lz)[:, 0] - h_ntk[r]).abs().max().item()  # noqa: E731
