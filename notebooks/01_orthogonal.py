@@ -89,6 +89,7 @@ from lrlib import nbparams
 from lrlib.claims import Ledger, fmt, headline
 from lrlib.integrate import flow
 from lrlib.losses import Loss, half_mse
+from lrlib.measure import first_crossing
 from lrlib.models import TwoLayer, balanced_init, forward, generator, sweep_init
 from lrlib.plots import orthogonal as plot_orth
 from lrlib.plots import (NEG, POS, THEORY, glue, label_panels, mark_times,
@@ -658,7 +659,7 @@ rate = th.decay_rates(sw.time, sw.loss, RATE_WINDOW)                          # 
 rate_lin = np.array([[th.linearised_loss_rate(fin.map(lambda t: t[s, li]), X_tb) for li in range(len(lams))]
                      for s in range(N_SEEDS)])
 r_pred = th.local_rate(kv, int((y_tb < 0).sum()))
-t_conv = th.crossing_below(sw.time, sw.loss, 1e-6)
+t_conv = first_crossing(sw.time, sw.loss, 1e-6)
 s_conv = th.row_slopes(logs[fit], t_conv[:, fit]) * kv.norm_minus
 ledger.grade("lemma5.local-rate", rate_dev=np.max(np.abs(rate / r_pred - 1), axis=-1), **sweep_premises,
              control=dict(rate_dev=np.max(np.abs(rate / (2 * r_pred) - 1), axis=-1)),
@@ -895,8 +896,8 @@ gap_of = lambda tr: np.array([(forward(tr.run(r).final, Z_lz)[:, 0] - h_ntk[r]).
                               for r in range(N_SEEDS)]) / y_no.abs().max().item()
 n_saddles = lambda tr, its, ws: np.array([sum(th.plateau_speedup(tr.loss[:, r].numpy(), its, pl) >= 10  # noqa: E731
                                               for pl in w["plateaus"]) for r, w in enumerate(ws)])
-it_lazy = np.nan_to_num(th.crossing_below(lazy.steps.astype(float), lazy.loss, 1e-5), nan=4e5)
-it_rich = np.nan_to_num(th.crossing_below(it_no, no.loss, 1e-5), nan=4e5)
+it_lazy = np.nan_to_num(first_crossing(lazy.steps.astype(float), lazy.loss, 1e-5), nan=4e5)
+it_rich = np.nan_to_num(first_crossing(it_no, no.loss, 1e-5), nan=4e5)
 sad_lazy, sad_rich = n_saddles(lazy, lazy.steps.astype(float), walk_lazy), n_saddles(no, it_no, walk_no)
 ledger.grade("fig5.ntk", gap_ntk=gap_of(lazy), step_gap=step_lazy, control=dict(gap_ntk=gap_of(no)))
 ledger.grade("fig5.faster", it_lazy=it_lazy, it_rich=it_rich, saddles=sad_lazy, step_gap=step_lazy,

@@ -12,6 +12,7 @@ import torch
 
 from lrlib.errors import ParameterError
 from lrlib.losses import half_mse
+from lrlib.measure import first_crossing, line_fit
 from lrlib.models import TwoLayer, balanced_init, forward, generator, sweep_init
 from lrlib.theory import orthogonal as th
 from lrlib.track import balancedness_drift
@@ -158,7 +159,7 @@ def test_escape_curvature(testbed):
     assert slope == -th.key_vectors(X, y).norm_minus
     assert dL.shape == (3,) and (dL < 0).all()  # the loss decreases: θ_S is a saddle, not a minimum
     np.testing.assert_allclose((dL / deltas ** 2).numpy(), -0.25, rtol=1e-3)
-    fit, _ = th.slope((deltas ** 2).numpy(), dL.numpy())
+    fit = line_fit((deltas ** 2).numpy(), dL.numpy()).slope
     assert fit == pytest.approx(-0.25, rel=1e-3)
     # independent: the escape neuron adds −δ²⟨v, x_k⟩ on the negative points only
     d = 1e-2
@@ -250,26 +251,6 @@ def test_local_rate(testbed):
     assert th.local_rate(kv, 1) == pytest.approx(1.0, rel=1e-15)
 
 
-def test_crossing_times():
-    time = np.array([0.0, 1.0, 2.0, 4.0])
-    series = torch.tensor([
-        [[0.0, 5.0], [0.0, 0.0]],
-        [[1.0, 5.0], [0.5, 0.0]],
-        [[2.0, 5.0], [1.0, 0.0]],
-        [[3.0, 5.0], [3.0, 0.0]],
-    ], dtype=F64)  # (T, 2, 2)
-    out = th.crossing_times(time, series, 1.5)
-    assert out.shape == (2, 2)
-    assert out[0, 0] == pytest.approx(1.5, rel=1e-14)      # linear interpolation
-    assert out[0, 1] == 0.0                                 # already above at t = 0
-    assert out[1, 0] == pytest.approx(2.5, rel=1e-14)      # 1 → 3 on [2, 4]
-    assert math.isnan(out[1, 1])                            # never
-    levels = torch.tensor([[0.5, 6.0], [3.0, -1.0]], dtype=F64)
-    out2 = th.crossing_times(time, series, levels)
-    assert out2[0, 0] == pytest.approx(0.5) and math.isnan(out2[0, 1])
-    assert out2[1, 0] == pytest.approx(4.0) and out2[1, 1] == 0.0
-
-
 def test_sweep_init_shares_the_draw_across_lambdas():
     lams = torch.tensor([1e-3, 2e-3, 0.5], dtype=F64)
     p = sweep_init(7, 10, lams, seeds=2, seed=4)
@@ -324,12 +305,6 @@ def test_u_fitted_and_min_alignment(testbed):
     assert th.min_alignment(p, torch.zeros(6, dtype=torch.bool), up).item() == 1.0
 
 
-def test_slope():
-    x = np.array([0.0, 1.0, 2.0, 5.0])
-    a, b = th.slope(x, 3 * x - 2)
-    assert a == pytest.approx(3.0, rel=1e-12) and b == pytest.approx(-2.0, rel=1e-12)
-
-
 def test_f1_cost_of_the_limit_network_is_half_min_norm(testbed):
     X, y = testbed
     p = _limit_network(X, y)
@@ -360,32 +335,6 @@ def test_linearised_loss_rate_against_explicit_kernel(testbed):
     K = (act * a2) @ act.T * (X @ X.T) + torch.relu(pre) @ torch.relu(pre).T
     expected = 2 * torch.linalg.eigvalsh(K)[0].item() / X.shape[0]
     assert th.linearised_loss_rate(p, X) == pytest.approx(expected, rel=1e-12, abs=1e-15)
-
-
-def test_slope_is_nan_when_a_value_is_missing():
-    a, b = th.slope(np.array([1.0, 2.0, 3.0]), np.array([2.0, np.nan, 6.0]))
-    assert np.isnan(a) and np.isnan(b)
-    a, b = th.slope(np.array([1.0, 2.0, 3.0]), np.array([2.0, 4.0, 6.0]))
-    assert abs(a - 2) < 1e-12 and abs(b) < 1e-12
-
-
-# ---------------------------------------------------------------------------
-# measurement helpers behind the chapter's claims
-# ---------------------------------------------------------------------------
-
-def test_correlated_testbed():
-    from lrlib.synthetic import correlated_testbed
-    X, y = correlated_testbed(rho=0.2)
-    G = X @ X.T
-    torch.testing.assert_close(torch.diagonal(G), torch.ones(6, dtype=F64), rtol=0, atol=1e-15)
-    off = G[~torch.eye(6, dtype=torch.bool)]
-    torch.testing.assert_close(off, torch.full_like(off, 0.2), rtol=0, atol=1e-15)
-    with pytest.raises(ParameterError):
-        th.check_orthogonal(X)
-    with pytest.raises(ParameterError):
-        correlated_testbed(rho=1.0)
-    with pytest.raises(ParameterError):
-        correlated_testbed(d=6)
 
 
 def test_cat_runs_and_sub_runs(testbed):
@@ -493,12 +442,12 @@ def test_movement_and_top2(testbed):
     torch.testing.assert_close(th.top2_explained(W), torch.tensor([1.0, 2 / 3], dtype=F64))
 
 
-def test_decay_rates_and_crossing_below():
+def test_decay_rates():
     t = np.linspace(0, 100, 201)
     L = torch.tensor(np.exp(-0.5 * t), dtype=F64).view(-1, 1)
     assert th.decay_rates(t, L, (1e-20, 1e-5))[0] == pytest.approx(0.5, rel=1e-10)
     assert np.isnan(th.decay_rates(t, L, (1e-300, 1e-299))[0])
-    assert th.crossing_below(t, L, math.exp(-10))[0] == pytest.approx(20.0, rel=1e-2)
+    assert first_crossing(t, L, math.exp(-10))[0] == pytest.approx(20.0, rel=1e-2)
 
 
 def test_plateau_speedup_tells_a_saddle_from_a_slow_decay():

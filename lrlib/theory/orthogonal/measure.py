@@ -10,7 +10,7 @@ import torch
 
 from ...errors import ParameterError
 from ...models import TwoLayer, forward
-from ...track import cosine, first_crossing
+from ...measure import cosine, first_crossing, line_fit, plateaus
 from ...trajectory import Trajectory
 from .core import (alignment_directions, fit_vectors, key_vectors, limit_directions, limit_function,
                    min_norm_squared, phase_times, s_sets)
@@ -23,37 +23,10 @@ def u_fitted(traj: Trajectory, mask: Tensor) -> Tensor:
     return ((traj.params.W1 ** 2).sum(-1) * mask.to(traj.params.W1.dtype)).sum(-1)
 
 
-def crossing_times(time: np.ndarray, series: Tensor, level: Tensor | float) -> np.ndarray:
-    """First time each run's ``series (T, R...)`` reaches ``≥ level`` (interpolated); nan if never."""
-    s = series.reshape(series.shape[0], -1).numpy()
-    lv = np.broadcast_to(np.asarray(level, dtype=float).reshape(-1) if np.ndim(level) else float(level), s.shape[1:])
-    out = np.full(s.shape[1], np.nan)
-    for r in range(s.shape[1]):
-        hit = np.nonzero(s[:, r] >= lv[r])[0]
-        if hit.size:
-            i = hit[0]
-            if i == 0:
-                out[r] = time[0]
-            else:
-                t0, t1, v0, v1 = time[i - 1], time[i], s[i - 1, r], s[i, r]
-                out[r] = t0 + (lv[r] - v0) * (t1 - t0) / (v1 - v0)
-    return out.reshape(series.shape[1:])
-
-
 def min_alignment(p: TwoLayer, mask: Tensor, direction: Tensor) -> Tensor:
     """``min_{j ∈ mask} cos(w_j, direction)`` per run ``(R...)`` (``+1`` for an empty mask)."""
     c = cosine(p.W1, direction)
     return torch.where(mask, c, torch.ones_like(c)).min(-1).values
-
-
-def slope(x: np.ndarray, y: np.ndarray) -> tuple[float, float]:
-    """Least-squares slope and intercept of ``y`` on ``x``; ``(nan, nan)`` if any value is not finite
-    (e.g. a crossing time that a run never reached)."""
-    if not (np.all(np.isfinite(np.asarray(x, float))) and np.all(np.isfinite(np.asarray(y, float)))):
-        return float("nan"), float("nan")
-    A = np.vstack([np.asarray(x, float), np.ones(len(x))]).T
-    (a, b), *_ = np.linalg.lstsq(A, np.asarray(y, float), rcond=None)
-    return float(a), float(b)
 
 
 def f1_cost(p: TwoLayer) -> Tensor:
@@ -145,8 +118,8 @@ def half_fit_times(traj: Trajectory, X: Tensor, y: Tensor) -> tuple[np.ndarray, 
     kv = key_vectors(X, y)
     Sp, Sm = s_sets(traj.at(0), X, y)
     n = X.shape[0]
-    return (crossing_times(traj.time, u_fitted(traj, Sp), 0.5 * n * kv.norm_plus),
-            crossing_times(traj.time, u_fitted(traj, Sm), 0.5 * n * kv.norm_minus))
+    return (first_crossing(traj.time, u_fitted(traj, Sp), 0.5 * n * kv.norm_plus, below=False),
+            first_crossing(traj.time, u_fitted(traj, Sm), 0.5 * n * kv.norm_minus, below=False))
 
 
 def loss_at(traj: Trajectory, times: np.ndarray) -> np.ndarray:
@@ -163,7 +136,7 @@ def loss_at(traj: Trajectory, times: np.ndarray) -> np.ndarray:
 
 def row_slopes(x: np.ndarray, Y: np.ndarray) -> np.ndarray:
     """Least-squares slope of each row of ``Y (rows, K)`` on ``x (K,)`` (nan if a value is missing)."""
-    return np.array([slope(x, row)[0] for row in np.asarray(Y, dtype=float)])
+    return np.array([line_fit(x, row).slope for row in np.asarray(Y, dtype=float)])
 
 
 def excess_norm(p: TwoLayer, X: Tensor, y: Tensor) -> Tensor:
@@ -201,14 +174,7 @@ def decay_rates(time: np.ndarray, loss: Tensor, window: tuple[float, float], min
     for r in range(L.shape[1]):
         win = (L[:, r] > lo) & (L[:, r] < hi)
         if win.sum() >= min_points:
-            out[r] = -slope(time[win], np.log(L[win, r]))[0]
-    return out.reshape(loss.shape[1:])
-
-
-def crossing_below(time: np.ndarray, loss: Tensor, level: float) -> np.ndarray:
-    """Per run, the first time the loss ``(T, R...)`` is ``≤ level`` (interpolated; nan if never)."""
-    L = loss.reshape(loss.shape[0], -1).numpy()
-    out = np.array([first_crossing(time, L[:, r], level) for r in range(L.shape[1])])
+            out[r] = -line_fit(time[win], np.log(L[win, r])).slope
     return out.reshape(loss.shape[1:])
 
 
@@ -242,9 +208,8 @@ def toy_timings(dense_loss: Tensor, iteration_scale: float = 1.0) -> dict[str, n
 
 def intermediate_plateaus(L: np.ndarray, above: float, below: float = 0.95, tol: float = 0.01,
                           min_len: int = 5) -> list[tuple[int, int]]:
-    """Plateaus (:func:`lrlib.track.plateaus`) of one loss series ``(T,)`` that start below
+    """Plateaus (:func:`lrlib.measure.plateaus`) of one loss series ``(T,)`` that start below
     ``below·L(0)`` (after the first drop) and end above ``above·L(T)`` (before the last one)."""
-    from ...track import plateaus
     L = np.asarray(L, dtype=float)
     return [pl for pl in plateaus(L, tol=tol, min_len=min_len)
             if pl[0] > 0 and L[pl[0]] < below * L[0] and L[pl[1]] > above * L[-1]]
@@ -396,8 +361,8 @@ def mass_times(traj: Trajectory, X: Tensor, y: Tensor, lams: Tensor, eps: float 
     rows = traj.runs[0]
     lv2 = (n * kv.norm_plus - lams ** (eps / 5)).expand(rows, -1)
     lv3 = (n * kv.norm_minus - lams ** (eps / 29)).expand(rows, -1)
-    return (crossing_times(traj.time, u_fitted(traj, Sp), lv2.numpy()),
-            crossing_times(traj.time, u_fitted(traj, Sm), lv3.numpy()))
+    return (first_crossing(traj.time, u_fitted(traj, Sp), lv2.numpy(), below=False),
+            first_crossing(traj.time, u_fitted(traj, Sm), lv3.numpy(), below=False))
 
 
 def saddle_distance(traj: Trajectory, X: Tensor, y: Tensor) -> Tensor:
