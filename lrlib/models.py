@@ -220,6 +220,15 @@ def balanced_init(
     return TwoLayer(W1=W1.to(dtype), W2=a.unsqueeze(-2).to(dtype), act=act)
 
 
+def sweep_init(m: int, d: int, lams: Tensor, seeds: int, seed: int, dtype: torch.dtype = torch.float64) -> TwoLayer:
+    """Balanced inits for a λ-sweep, runs ``(seeds, len(lams))``: for each seed one
+    draw ``(g_j, s_j)`` shared by every λ (``w_j = λ g_j``), as in the theorem's
+    ``λ → 0`` limit for a fixed draw."""
+    base = balanced_init(m, d, scale=1.0, gen=generator(seed), runs=(seeds,), dtype=dtype)
+    lam = lams.to(dtype).view(1, -1, 1, 1)
+    return base.map(lambda t: t.unsqueeze(1) * lam)
+
+
 def agf_init(
     m: int,
     d: int,

@@ -61,9 +61,15 @@
 # | panel iterations | event-based (alignment, plateau, end) | the paper gives none |
 # | Fig. 4 data | the authors' code's five points | not in the text |
 # | Fig. 4 step | the authors' $\eta=10^{-3}$ | leaving the intermediate saddle is sensitive to the step (see Figure 4) |
-# | Fig. 6/7 step | $\eta=2\cdot10^{-2}$ instead of $10^{-3}$, same flow time | 20× faster, so 5 seeds fit the build; checked against $10^{-2}$ |
+# | Fig. 6/7 step | $\eta=2\cdot10^{-2}$ instead of $10^{-3}$, same flow time | 20× faster, so 5 seeds fit the build; every seed rerun at $4\cdot10^{-2}$: same verdicts required |
+# | Fig. 6/7 horizon | 400 000 iterations (paper units), twice the paper's; figure claims read at 200 000 | "converges to 0" is a limit; some draws sit on a later saddle at 200 000 |
 # | Fig. 6/7 teacher | our own draws, one per seed | the authors' draw depends on their layer creation order |
 # | negative controls | large initialisation, an Assumption-3-violating or non-orthogonal input, a doubled prediction | a check must be able to fail; each control is named in the claims file |
+# | "larger $\lambda$" (§3.1) | $\lambda=0.1=0.71/\sqrt m$, plus $10^{-2}$ in the figure | large, yet below the lazy scale; the theorem's $\lambda^*$ is not given |
+# | "$\delta$ of order $\lambda$" | $\delta=\lambda=10^{-8}$, all pairwise inner products equal | the simplest nearly orthogonal inputs of the test bed |
+# | Assumption 3 Monte Carlo | 100 draws of width $m=4$ per seed | narrow, so that most draws violate the assumption |
+# | NTK interpolator (Fig. 5) | linearised network at init + minimum-norm interpolating parameter change | where GD on the linearised model converges |
+# | animations | 30 frames, log-norm radius, HTML/JavaScript | small enough to embed; norms span many decades |
 
 # %% tags=["parameters"]
 seed = 0            # base seed of every random draw in this chapter
@@ -83,8 +89,10 @@ from lrlib import nbparams
 from lrlib.claims import Ledger, fmt, headline
 from lrlib.integrate import flow
 from lrlib.losses import Loss, half_mse
-from lrlib.models import TwoLayer, balanced_init, forward, generator
-from lrlib.plots import (NEG, POS, THEORY, function_and_kinks, glue, label_panels, mark_times,
+from lrlib.measure import first_crossing
+from lrlib.models import TwoLayer, balanced_init, forward, generator, sweep_init
+from lrlib.plots import orthogonal as plot_orth
+from lrlib.plots import (NEG, POS, THEORY, glue, label_panels, mark_times,
                          panel_grid, set_style)
 from lrlib.synthetic import (correlated_testbed, nonorthogonal_1d, orthogonal_toy, orthonormal_testbed,
                              relu_teacher)
@@ -138,25 +146,37 @@ print("|S+,1| per seed:", a3_toy[0].tolist(), " |S-,1| per seed:", a3_toy[1].tol
 # paper gives no iteration numbers for its panels, so these are our event-based choices.
 
 # %%
-def draw_1d_panels(nets, X, y, axes, grid, titles):
-    """The paper's 1-D panels: for each network, its function on ``grid`` and each neuron at
-    its kink −w_{j,2}/w_{j,1} with height a_j (inputs are (x, 1))."""
-    Z = torch.stack([grid, torch.ones_like(grid)], -1)
-    for ax, p, title in zip(axes, nets, titles):
-        w = p.W1.numpy()
-        kinks = -w[:, 1] / np.where(w[:, 0] == 0, np.nan, w[:, 0])
-        function_and_kinks(ax, grid.numpy(), forward(p, Z)[:, 0].numpy(), X[:, 0].numpy(), y.numpy(),
-                           kinks, p.a.numpy(), title=title)
-
-
 grid_toy = torch.linspace(-1.5, 3.0, 100, dtype=torch.float64)
 idx_toy = [th.toy_events(toy.run(r), X_toy, y_toy) for r in range(N_SEEDS)]   # panels of every seed
 fig, axes = panel_grid(4, width=3.6)
-draw_1d_panels([toy.run(0).at(i) for i in idx_toy[0]], X_toy, y_toy, axes, grid_toy,
+plot_orth.draw_1d_panels([toy.run(0).at(i) for i in idx_toy[0]], X_toy, y_toy, axes, grid_toy,
                [f"iteration {toy.steps[i]:,}" for i in idx_toy[0]])
 label_panels(axes)
 fig.suptitle("Figure 2 — orthogonal toy: function (green) and neurons (stars: kink, $a_j$)")
-glue("orthogonal-fig2", fig)
+glue("orthogonal-fig2", fig, display=False)
+
+# %% [markdown]
+# ```{glue:figure} orthogonal-fig2
+# :name: orthogonal-fig2
+#
+# **Figure 2 of the paper.** The orthogonal toy (two points, $m=60$, $\lambda=10^{-6}/\sqrt m$), seed 0: the network's function (green) and every neuron drawn at its kink with height $a_j$, at (a) initialisation, (b) the end of alignment, (c) the plateau, (d) the end. Compare with the paper: the neurons gather at two kinks, the data points, and the final function has exactly those two kinks.
+# ```
+
+# %% [markdown]
+# The authors also published animations of the neurons. Ours are made here from the same run (seed 0,
+# 30 frames): each neuron's direction in the $(w_{j,1},w_{j,2})$ plane is its angle and
+# $\log_{10}\|w_j\|$ its radius (blue $a_j>0$, red $a_j<0$); Figure 2 above is the still version.
+
+# %%
+fr2 = np.linspace(0, len(toy) - 1, 12 if quick else 30).round().astype(int)
+plot_orth.glue_html("orthogonal-anim2", plot_orth.neuron_animation(
+    toy.params.W1[fr2, 0].numpy(), toy.params.a[fr2, 0].numpy(), [f"iteration {toy.steps[i]:,}" for i in fr2]))
+
+# %% [markdown]
+# ```{glue} orthogonal-anim2
+# ```
+# **Animation of Figure 2 (toy, seed 0).** Watch the neurons turn towards the two key directions while
+# their norms stay at the initial scale, then two groups grow one after the other.
 
 # %% [markdown]
 # Figure 3 shows the mean-MSE loss of the same runs against the iteration. The paper: the loss
@@ -190,9 +210,16 @@ mark_times(ax, {"$\\ln(1/\\lambda)/\\|D_+\\|$": pred_toy.t2_scale / (2 * eta),
 ax.set(xlabel="iteration (GD step $\\eta=10^{-3}$; paper time $=2\\eta\\cdot$iteration)",
        ylabel="mean-MSE loss $2L$", title="Figure 3 — loss of the toy runs", ylim=(-0.02, 1.1))
 ax.legend(loc="lower left")
-glue("orthogonal-fig3", fig)
+glue("orthogonal-fig3", fig, display=False)
 ledger.grade("fig3.timings", **tt, s_plus=a3_toy[0], s_minus=a3_toy[1], step_gap=step_toy, control=tt_big)
 pd.DataFrame({**tt, "exit1 (2η)": tt2["exit1"], "exit2 (2η)": tt2["exit2"], "step gap": step_toy})
+
+# %% [markdown]
+# ```{glue:figure} orthogonal-fig3
+# :name: orthogonal-fig3
+#
+# **Figure 3 of the paper.** Mean-MSE loss against the iteration for every seed (seed 0 blue) and the $\lambda=1$ control (dashed). Compare the two exits with the paper's ≈5000 and ≈11 000 (the table below gives them per seed) and the plateau with the dotted level 0.5.
+# ```
 
 # %% [markdown]
 # The final function of the toy run against the theory's limit
@@ -243,7 +270,7 @@ kv = th.key_vectors(X_tb, y_tb)
 n_tb = X_tb.shape[0]
 lams = torch.tensor([1e-4, 1e-6, 1e-8, 1e-10, 1e-12], dtype=torch.float64)
 dt, T_sweep = 1e-2, 220.0
-p_sw = th.sweep_init(50, 10, lams, seeds=N_SEEDS, seed=seed)
+p_sw = sweep_init(50, 10, lams, seeds=N_SEEDS, seed=seed)
 p_pos = p_sw.map(lambda t: t[:1].clone())
 p_pos.W2.abs_()                                                              # every s_j = +1
 p_big = balanced_init(50, 10, scale=1.0, gen=generator(seed + 9), runs=(1, len(lams)))
@@ -325,7 +352,14 @@ ax2.axhline(n_tb * kv.norm_plus, color=POS, ls=":", lw=1)
 ax2.axhline(n_tb * kv.norm_minus, color=NEG, ls=":", lw=1)
 ax2.set(xlabel="paper time $t$ (GF on $L$)", ylabel="fitted mass")
 ax2.legend(loc="center right")
-glue("orthogonal-fig1", fig)
+glue("orthogonal-fig1", fig, display=False)
+
+# %% [markdown]
+# ```{glue:figure} orthogonal-fig1
+# :name: orthogonal-fig1
+#
+# **Figure 1 of the paper (the four phases)**, drawn from a real run (test bed, seed 0, $\lambda=10^{-10}$). Top: the loss, with the theory's times and the plateau level $0.1875$ (dotted); bottom: the fitted masses $u_\pm$ against their limits $n\|D_\pm\|$ (dotted). Compare the shaded phases with the loss's steps.
+# ```
 
 # %% [markdown]
 # ### Theorem 1: zero loss, minimal norm, two clusters
@@ -391,7 +425,7 @@ print(np.array2string(outside.numpy(), precision=4))
 
 # %%
 lam_c = torch.tensor([1e-8], dtype=torch.float64)
-drifts = [balancedness_drift(train(th.sweep_init(50, 10, lam_c, seeds=N_SEEDS, seed=seed), X_tb, y_tb, loss=half_mse(),
+drifts = [balancedness_drift(train(sweep_init(50, 10, lam_c, seeds=N_SEEDS, seed=seed), X_tb, y_tb, loss=half_mse(),
                                    lr=h, steps=int(100 / h), record=101))[:, 0] for h in (1e-2, 5e-3)]
 ledger.grade("lemma1.balancedness", drift_toy=balancedness_drift(toy), ratio=drifts[0] / drifts[1])
 violations = th.inactive_violations(sw, X_tb).sum(-1)                         # per seed, over λ
@@ -422,6 +456,22 @@ l2_co = th.lemma2_holds(sw_co, X_co, y_tb, lams, dt)
 ledger.grade("lemma2.alignment", **l2, **sweep_premises, control=l2_co)
 print(f"Lemma 2 per seed: bounds {l2['bounds'].tolist()}, deactivation {l2['deactivated'].tolist()} "
       f"(control: {l2_co['bounds'].tolist()}, {l2_co['deactivated'].tolist()}) → {rate_of('lemma2.alignment')}")
+
+# %% [markdown]
+# The deactivation (iii) is also graded on its own, and so is App. Lemma 9, which the proofs of
+# Lemmas 3–4 lean on: until $t_{\pm1}$ the $S_{\pm,1}$ neurons do not collapse to $0$,
+# $\|w_j(t)\|>\underline c\,\lambda^{1+\varepsilon}/2$ (resp. $\lambda^{1+r\varepsilon}$), with
+# $\underline c=\min_j\|w_j(0)\|/\lambda$. We take the smallest ratio of norm to bound over the
+# snapshots up to $t_{\pm1}$. Its control is the same norms against the bound with the sign of
+# $\varepsilon$ flipped, which even the initial norms need not exceed.
+
+# %%
+l9 = th.no_collapse_margin(sw, X_tb, y_tb, lams)
+l9_flip = th.no_collapse_margin(sw, X_tb, y_tb, lams, flip=True)
+ledger.grade("lemma2.deactivation", deactivated=l2["deactivated"], **sweep_premises,
+             control=dict(deactivated=l2_co["deactivated"]))
+ledger.grade("lemma9.no-collapse", margin=l9, **sweep_premises, control=dict(margin=l9_flip))
+print(f"Lemma 9 margin per seed: {l9.round(3)} (control, ε flipped: {l9_flip.round(3)})")
 
 # %% [markdown]
 # ### Lemmas 3–4: the growth phases scale like $\ln(1/\lambda)/\|D_\pm\|$
@@ -460,7 +510,7 @@ axes[1].semilogx(lams.numpy(), plateau.T, "o-", color="0.4", alpha=0.7)
 axes[1].axhline(th.plateau_loss(y_tb), color=THEORY, ls="--", label="$\\frac{1}{2n}\\sum_{y<0}y^2$")
 axes[1].set(xlabel="$\\lambda$", ylabel="loss midway between $t_2^{1/2}$ and $t_3^{1/2}$", title="plateau level")
 axes[1].legend()
-glue("orthogonal-sweep", fig)
+glue("orthogonal-sweep", fig, display=False)
 ledger.grade("lemma3.t2-scaling", slope2=s2, **sweep_premises, control=dict(slope2=s2 / 2))
 ledger.grade("lemma4.t3-scaling", slope3=s3, **sweep_premises, control=dict(slope3=s3 / 2),
              note=f"t₃½/t₂½ at λ = 1e-12: {fmt(np.nanmin(t3h[:, -1] / t2h[:, -1]))}–{fmt(np.nanmax(t3h[:, -1] / t2h[:, -1]))} "
@@ -469,6 +519,114 @@ ledger.grade("saddle.plateau", plateau_dev=plateau_dev, **sweep_premises,
              control=dict(plateau_dev=np.abs(plateau_big / th.plateau_loss(y_tb) - 1)))
 pd.DataFrame({"slope t2 × |D+|": s2, "slope t3 × |D-|": s3, "plateau at 1e-12": plateau[:, -1],
               "|S+,1|": s_plus.numpy(), "|S-,1|": s_minus.numpy()})
+
+# %% [markdown]
+# ```{glue:figure} orthogonal-sweep
+# :name: orthogonal-sweep
+#
+# **Lemmas 3–4 and the saddle on the test bed.** (a) Half-fit times against $\ln(1/\lambda)$ for every seed, with the theory's slopes $1/\|D_\pm\|$ (dashed); (b) the loss midway between them against $\lambda$, and the saddle's level $0.1875$ (dashed).
+# ```
+
+# %% [markdown]
+# Lemmas 3–4 also bound the phase ends themselves: phase 2 is over by
+# $t_2\le(1+3\varepsilon)\ln(1/\lambda)/\|D_+\|$, when $u_+\ge n\|D_+\|-\lambda^{\varepsilon/5}$, and phase 3 by
+# $t_3\le(1+3r\varepsilon)\ln(1/\lambda)/\|D_-\|$, when $u_-\ge n\|D_-\|-\lambda^{\varepsilon/29}$. We measure
+# the first times the masses reach those levels and divide by the bounds ($\varepsilon=0.1$,
+# $\lambda\le10^{-8}$); the control divides by the bounds with the sign of $\varepsilon$ flipped.
+# Between the phases the trajectory should pass *near* $\theta_S$, not only at its loss level: we
+# measure $\|\theta(t)-\theta_S(t)\|/\|\theta_S\|$, with $\theta_S(t)$ the point of the saddle set built from
+# $\theta(t)$ (the $S_{+,1}$ neurons projected on $D_+$ and rescaled to the mass $n\|D_+\|$, every
+# other neuron set to 0), and take its minimum along the run for each $\lambda$. Its control is the
+# large-initialisation row. *A finding:* the distance shrinks with $\lambda$ in every seed, but only like
+# the slow neurons discussed under Theorem 1, so at $\lambda=10^{-12}$ it is still above $5\%$ in most
+# seeds; the claim was expected to pass and is published as measured.
+
+# %%
+t2m, t3m = th.mass_times(sw, X_tb, y_tb, lams)
+pts_fit = [th.phase_times(kv, v) for v in lams[fit].tolist()]
+b2, b3 = np.array([p.t2_bound for p in pts_fit]), np.array([p.t3_bound for p in pts_fit])
+b2f = np.array([(1 - 0.3) * -math.log(v) / kv.norm_plus for v in lams[fit].tolist()])
+b3f = np.array([(1 - 0.3 * kv.r) * -math.log(v) / kv.norm_minus for v in lams[fit].tolist()])
+ledger.grade("lemma34.time-bounds", ratio2=(t2m[:, fit] / b2).max(-1), ratio3=(t3m[:, fit] / b3).max(-1),
+             **sweep_premises, control=dict(ratio2=(t2m[:, fit] / b2f).max(-1), ratio3=(t3m[:, fit] / b3f).max(-1)))
+dS = th.saddle_distance(sw, X_tb, y_tb).amin(0).numpy()                      # (seeds, lams)
+dS_big = th.saddle_distance(sw_big, X_tb, y_tb).amin(0).numpy()[0]
+ledger.grade("saddle.passes-near", dist_mono=th.decreasing(dS, strict=False), dist_last=dS[:, -1], **sweep_premises,
+             control=dict(dist_mono=th.decreasing(dS_big, strict=False), dist_last=dS_big[-1]))
+print(f"t2 / bound, t3 / bound (λ ≤ 1e-8, max per seed): {(t2m[:, fit] / b2).max(-1).round(3)}, {(t3m[:, fit] / b3).max(-1).round(3)}")
+pd.DataFrame(dS, index=[f"seed {s}" for s in range(N_SEEDS)], columns=[f"λ={v:.0e}" for v in lams.tolist()]).assign(
+    **{"control (λ=1)": dS_big[-1]}).round(4)
+
+# %% [markdown]
+# ### Larger $\lambda$: no separation between phases 2 and 3
+# The theorem needs $\lambda\le\lambda^*$; the paper adds that for larger $\lambda$, still in the
+# mean-field regime, it observes no separation between phases 2 and 3: no intermediate saddle. We
+# train the same draws at $\lambda=10^{-2}$ and $10^{-1}$ ($=0.71/\sqrt m$) and measure how long the
+# loss stays within $\pm5\%$ of the plateau level, in units of the third phase's e-folding time
+# $1/\|D_-\|$. The claim is graded at $\lambda=0.1$ (dwell below half an e-folding time); the control
+# is the same measurement at $\lambda=10^{-4}$, where the saddle should hold the loss. *A finding:* the
+# threshold was first one e-folding time, and the control passed it in one seed of a reduced run (at
+# $\lambda=10^{-4}$ the plateau sits partly outside $\pm5\%$ of its limit level); it was halved, and
+# the claims file records the change.
+
+# %%
+lams_up = torch.tensor([1e-2, 1e-1], dtype=torch.float64)
+li8 = 2                                                                      # λ = 1e-8, for the next section
+X_near, _ = correlated_testbed(tuple(y_tb.tolist()), rho=1e-8)              # inner products δ = 1e-8 (next section)
+X_extra = torch.stack([X_tb, X_tb, X_near]).expand(N_SEEDS, 3, *X_tb.shape)
+swap = lambda p: p.map(lambda t: t.transpose(0, 1).contiguous())            # noqa: E731  (runs (seeds, k) ↔ (k, seeds))
+p_extra = swap(th.cat_runs(swap(sweep_init(50, 10, lams_up, seeds=N_SEEDS, seed=seed)), swap(p_sw.map(lambda t: t[:, li8:li8 + 1]))))
+extra = train(p_extra, X_extra, y_tb, loss=half_mse(), lr=dt, steps=int(T_sweep / dt), record=linear_schedule(int(T_sweep / dt), 25))
+sw_up, near = th.sub_runs(extra, (slice(None), slice(0, 2))), th.sub_runs(extra, (slice(None), 2))
+dwell = th.dwell_time(sw.time, sw.loss, th.plateau_loss(y_tb)) * kv.norm_minus              # (seeds, lams)
+dwell_up = th.dwell_time(sw_up.time, sw_up.loss, th.plateau_loss(y_tb)) * kv.norm_minus
+ledger.grade("lambda.no-separation", dwell=dwell_up[:, -1], flow_gap=flow_gap, control=dict(dwell=dwell[:, 0]))
+lam_all = np.r_[lams.numpy(), lams_up.numpy()]
+fig = plot_orth.lambda_panels(sw.time, {**{v: sw.loss[:, 0, i].numpy() for i, v in enumerate(lams.tolist())},
+                                        **{v: sw_up.loss[:, 0, i].numpy() for i, v in enumerate(lams_up.tolist())}},
+                              lam_all, np.c_[dwell, dwell_up], th.plateau_loss(y_tb))
+glue("orthogonal-lambda", fig, display=False)
+print(f"excess norm at λ = 1e-2, 1e-1 (per seed): {th.excess_norm(sw_up.final, X_tb, y_tb).numpy().round(3).tolist()}")
+
+# %% [markdown]
+# ### Nearly orthogonal data, $\delta$ of order $\lambda$
+# The paper: the analysis "can easily be extended to nearly orthogonal data where
+# $|\langle x_k,x_{k'}\rangle|\le\delta$, with $\delta$ of order $\lambda$", while for $\delta\gg\lambda$ the dynamics
+# is "drastically different". We train each seed's draw at $\lambda=10^{-8}$ on unit inputs whose
+# pairwise inner products all equal $\delta=10^{-8}$ and compare $t_2^{1/2}$, $t_3^{1/2}$ and the final
+# $\|\theta\|^2$ with the orthogonal run of the same draw. The control is the same comparison for
+# $\delta=0.2$ (the sweep's non-orthogonal row).
+# On the $\delta=0.2$ inputs the $S_{-,1}$ neurons' mass never reaches half of $n\|D_-\|$ within the run
+# (the negative labels get fitted another way), so the control's gap is undefined (printed as nan)
+# and the rule rejects it: a phase of the orthogonal picture is missing altogether.
+
+# %%
+# (trained in one batch with the larger λ above)
+norm2 = lambda p: ((p.W1 ** 2).sum((-1, -2)) + (p.W2 ** 2).sum((-1, -2))).numpy()   # noqa: E731
+rel_gap = lambda t2, t3, nn, k: np.max(np.abs([t2 / t2h[k, li8] - 1, t3 / t3h[k, li8] - 1,  # noqa: E731
+                                               nn / norm2(sw.final)[k, li8] - 1]), axis=0)
+t2n, t3n = th.half_fit_times(near, X_near, y_tb)
+t2c, t3c = th.half_fit_times(sw_co, X_co, y_tb)
+gap_near = rel_gap(t2n, t3n, norm2(near.final), slice(None))
+gap_co = rel_gap(t2c[0, li8], t3c[0, li8], norm2(sw_co.final)[0, li8], 0)
+ledger.grade("nearly-orthogonal.delta-lambda", gap=gap_near, **sweep_premises, control=dict(gap=gap_co))
+print(f"relative gap to the orthogonal run per seed: {gap_near.round(5)} (control δ = 0.2: {gap_co:.3f})")
+
+# %% [markdown]
+# ```{glue:figure} orthogonal-lambda
+# :name: orthogonal-lambda
+#
+# **§3.1's remark on larger $\lambda$.** (a) The loss of seed 0's draw for every $\lambda$ of the
+# sweep and the two larger ones (dotted: the plateau level $0.1875$): the plateau shortens as
+# $\lambda$ grows and is gone at $\lambda=0.1$. (b) The time each seed's loss spends within $\pm5\%$
+# of the plateau level, times $\|D_-\|$; the claim `lambda.no-separation` asks for less than 0.5 at
+# $\lambda=0.1$ (dashed line).
+# ```
+
+# %% [markdown]
+# The paper also says that at such $\lambda$ the parameters "seem to also converge towards a minimal
+# norm interpolator". We do not grade that part: at $\lambda=0.1$ the initial $\|\theta\|^2$ alone is
+# already above the minimal interpolating norm on this test bed, and the excess printed above is large.
 
 # %% [markdown]
 # The saddle is *strict*: adding to $\theta_S$ a neuron pair $w=\delta(-D_-/\|D_-\|)$,
@@ -482,7 +640,7 @@ deltas = torch.logspace(-4, -2, 5, dtype=torch.float64)
 dL, pred_slope = th.escape_curvature(X_tb, y_tb, deltas)
 curv = (dL / deltas ** 2).numpy()
 theta_S = th.saddle_point(X_tb, y_tb)
-grad_S = torch.func.grad(lambda W1, W2: th.paper_loss(TwoLayer(W1=W1, W2=W2), X_tb, y_tb), argnums=(0, 1))(theta_S.W1, theta_S.W2)
+grad_S = torch.func.grad(lambda W1, W2: half_mse()(forward(TwoLayer(W1=W1, W2=W2), X_tb), y_tb), argnums=(0, 1))(theta_S.W1, theta_S.W2)
 gnorm = float(sum(g.norm() ** 2 for g in grad_S) ** 0.5)
 ledger.grade("saddle.strict", gnorm=gnorm, curv_dev=float(np.max(np.abs(curv / pred_slope - 1))))
 print(f"‖∇L(θ_S)‖ = {gnorm:.3g}; (L(δ) − L(θ_S))/δ² = {curv.min():.6f}…{curv.max():.6f} vs −‖D₋‖ = {pred_slope:.6f}")
@@ -504,7 +662,7 @@ rate = th.decay_rates(sw.time, sw.loss, RATE_WINDOW)                          # 
 rate_lin = np.array([[th.linearised_loss_rate(fin.map(lambda t: t[s, li]), X_tb) for li in range(len(lams))]
                      for s in range(N_SEEDS)])
 r_pred = th.local_rate(kv, int((y_tb < 0).sum()))
-t_conv = th.crossing_below(sw.time, sw.loss, 1e-6)
+t_conv = first_crossing(sw.time, sw.loss, 1e-6)
 s_conv = th.row_slopes(logs[fit], t_conv[:, fit]) * kv.norm_minus
 ledger.grade("lemma5.local-rate", rate_dev=np.max(np.abs(rate / r_pred - 1), axis=-1), **sweep_premises,
              control=dict(rate_dev=np.max(np.abs(rate / (2 * r_pred) - 1), axis=-1)),
@@ -538,8 +696,12 @@ pd.DataFrame(rate, index=[f"seed {s}" for s in range(N_SEEDS)], columns=[f"λ={v
 
 # %%
 n_per = 5 if quick else 8
+n_mc = 30 if quick else 100                                                  # Monte Carlo draws per seed (below)
 p4 = balanced_init(4, 10, scale=1e-6, gen=generator(seed + 7), runs=(N_SEEDS * n_per,))
-stuck = train(p4, X_tb, y_tb, loss=half_mse(), lr=dt, steps=40_000, record=50)
+p_mc = balanced_init(4, 10, scale=1e-6, gen=generator(seed + 12), runs=(N_SEEDS, n_mc))
+narrow = train(th.cat_runs(p4, p_mc.map(lambda t: t.flatten(0, 1))), X_tb, y_tb, loss=half_mse(), lr=dt,
+               steps=40_000, record=[0, 40_000])                           # both narrow experiments, one batch
+stuck, L_mc = th.sub_runs(narrow, slice(0, N_SEEDS * n_per)), narrow.loss[-1, N_SEEDS * n_per:].view(N_SEEDS, n_mc)
 
 st = th.stuck_measures(p4, stuck.loss[-1], X_tb, y_tb, N_SEEDS)
 st_wide = th.stuck_measures(p_sw.map(lambda t: t[:, 0]), sw.loss[-1, :, 0], X_tb, y_tb, N_SEEDS)
@@ -548,6 +710,36 @@ S4p, S4m = th.s_sets(p4, X_tb, y_tb)
 viol4 = ~(S4p.any(-1) & S4m.any(-1))
 print(f"{int(viol4.sum())}/{len(viol4)} draws violate Assumption 3, {int((stuck.loss[-1][viol4] > 1e-6).sum())} of them stuck")
 pd.DataFrame({k: v.numpy() for k, v in st.items()}, index=[f"seed {s}" for s in range(N_SEEDS)])
+
+# %% [markdown]
+# **Is Assumption 3 necessary?** The paper says that "the only sufficient and necessary requirement on
+# the width $m$ stems from Assumption 3". Read as necessity (a draw that violates it does not reach
+# zero loss), this disagrees with what the run above already shows: a violating draw can converge
+# when neurons outside $S_{\pm,1}$, each active on *part* of the labels of one sign, cover every
+# label between them. We quantify it by Monte Carlo: per seed, 100 independent draws of width
+# $m=4$ ($\lambda=10^{-6}$, $t=400$, all seeds in one batch), and the fraction of the violating
+# draws that reach $L<10^{-10}$. The control is the same fraction among the draws that satisfy the
+# assumption, which all converge if it is sufficient.
+
+# %%
+# (trained in one batch with the draws above)
+Smc_p, Smc_m = th.s_sets(p_mc, X_tb, y_tb)
+ok_mc = (Smc_p.any(-1) & Smc_m.any(-1)).numpy()                              # (seeds, draws)
+conv_mc = (L_mc < 1e-10).numpy()
+frac = lambda sel: np.array([conv_mc[s][sel[s]].mean() if sel[s].any() else np.nan for s in range(N_SEEDS)])  # noqa: E731
+ledger.grade("assumption3.necessary", conv_viol=frac(~ok_mc), n_viol=(~ok_mc).sum(-1), flow_gap=flow_gap,
+             control=dict(conv_viol=frac(ok_mc)))
+print(f"over all seeds {int(conv_mc[~ok_mc].sum())} of {int((~ok_mc).sum())} violating draws converged; "
+      f"assumption3.necessary: {rate_of('assumption3.necessary')}")
+pd.DataFrame({"violating draws": (~ok_mc).sum(-1), "of which converge": frac(~ok_mc),
+              "satisfying draws converging": frac(ok_mc),
+              "bound on P(violation)": th.assumption3_failure_probability(4, 3, 3)},
+             index=[f"seed {s}" for s in range(N_SEEDS)])
+
+# %% [markdown]
+# The counts printed above are the measurement: Assumption 3 is sufficient (the control), but
+# where violating draws converge it is not necessary, and the claim `assumption3.necessary`
+# records this disagreement with the paper's sentence.
 
 # %% [markdown]
 # ## Non-orthogonal data (Figure 4)
@@ -595,7 +787,7 @@ i_d = main_pl[1] + int(np.argmax(L_no[main_pl[1]:] < np.sqrt(L_pl * max(L_no[-1]
 idx_no = [0, walk_no[0]["i_b"], i_c, i_d, len(L_no) - 1]
 fig, axes = panel_grid(3, 2, width=3.8)
 grid_no = torch.linspace(-2.5, 3.0, 200, dtype=torch.float64)
-draw_1d_panels([no0.at(i) for i in idx_no], X_no, y_no, axes[:5], grid_no,
+plot_orth.draw_1d_panels([no0.at(i) for i in idx_no], X_no, y_no, axes[:5], grid_no,
                [f"iteration {it_no[i]:,.0f}" for i in idx_no])
 axes[5].semilogy(it_no, no.loss.numpy()[:, 1:], color="0.75", lw=0.8)
 axes[5].semilogy(it_no, L_no, color="k")
@@ -606,7 +798,14 @@ axes[5].set(xlabel="iteration (η = 1e-3 equivalent)", ylabel="mean-MSE loss", t
 axes[5].legend()
 label_panels(axes)
 fig.suptitle("Figure 4 — non-orthogonal data, small initialisation")
-glue("orthogonal-fig4", fig)
+glue("orthogonal-fig4", fig, display=False)
+
+# %% [markdown]
+# ```{glue:figure} orthogonal-fig4
+# :name: orthogonal-fig4
+#
+# **Figure 4 of the paper.** Non-orthogonal 1-D data, small initialisation, seed 0: function and neurons at (a) initialisation, (b) early alignment, (c) the first growth, (d) leaving the intermediate saddle, (e) the end; (f) the loss (grey: other seeds; pink: the plateau). Compare: the growing neurons turn between (b) and (d), and the final function has few kinks.
+# ```
 
 # %% [markdown]
 # ## Large initialisation: the lazy regime (Figure 5)
@@ -622,16 +821,27 @@ lazy = train(p_lazy, X_no, y_no, loss=MEAN_MSE, lr=1e-3, steps=20_000, record=40
 lazy2 = train(p_lazy, X_no, y_no, loss=MEAN_MSE, lr=2e-3, steps=10_000, record=[0, 10_000], time_scale=2.0)
 fig, axes = panel_grid(2, width=4.4)
 grid_lz = torch.linspace(-2.5, 3.0, 200, dtype=torch.float64)
-draw_1d_panels([lazy.run(0).at(0), lazy.run(0).final], X_no, y_no, axes, grid_lz, ["initialisation", "end of training"])
+plot_orth.draw_1d_panels([lazy.run(0).at(0), lazy.run(0).final], X_no, y_no, axes, grid_lz, ["initialisation", "end of training"])
+Z_lz = torch.stack([grid_lz, torch.ones_like(grid_lz)], -1)
+h_ntk = torch.stack([th.ntk_interpolator(lazy.run(r).at(0), X_no, y_no, Z_lz) for r in range(N_SEEDS)])
+axes[1].plot(grid_lz.numpy(), h_ntk[0].numpy(), color=THEORY, ls="--", lw=1.2, label="NTK interpolator at init")
+axes[1].legend(fontsize="x-small", loc="lower left")
 label_panels(axes)
 fig.suptitle("Figure 5 — large initialisation ($\\lambda=10/\\sqrt{m}$): lazy regime")
-glue("orthogonal-fig5", fig)
+glue("orthogonal-fig5", fig, display=False)
 mv_lazy, mv_rich = th.movement(lazy), th.movement(no)
 f1_lazy, f1_rich = th.f1_cost(lazy.final), th.f1_cost(no.final)
 step_lazy = (th.movement(lazy2) / mv_lazy - 1).abs()
 pd.DataFrame({"movement, large init": mv_lazy.numpy(), "movement, small init": mv_rich.numpy(),
               "F1, large init": f1_lazy.numpy(), "F1, small init": f1_rich.numpy(),
               "final loss, large init": lazy.loss[-1].numpy()}, index=[f"seed {s}" for s in range(N_SEEDS)])
+
+# %% [markdown]
+# ```{glue:figure} orthogonal-fig5
+# :name: orthogonal-fig5
+#
+# **Figure 5 of the paper.** Large initialisation ($\lambda=10/\sqrt m$), seed 0: function and neurons at initialisation and at the end; dashed in (b): the NTK interpolator of the initialisation. Compare: the neurons barely move and the final function follows the NTK interpolator (gaps per seed in the table below), not a sparse one.
+# ```
 
 # %% [markdown]
 # **Grading Figures 4 and 5.** A plateau alone does not make a saddle: graded on "at least one
@@ -669,49 +879,85 @@ for c in ("fig4.saddles", "fig4.realign", "fig4.sparse", "fig5.lazy"):
     print(f"{c}: {rate_of(c)}")
 
 # %% [markdown]
+# **The NTK interpolator and the speed of the lazy regime.** The paper: the large-initialisation
+# function "is approximately the interpolator coming from the Neural Tangent Kernel at
+# initialisation", and this regime converges "much faster", without saddle points. We compute the
+# NTK interpolator of each seed's initialisation exactly (the network linearised at $\theta_0$, moved
+# by the minimum-norm parameter change that fits the data: where GD on the linearised model goes),
+# dashed in Figure 5(b), and compare it with the final function on the grid. For the speed we compare
+# the iterations needed to reach a mean MSE of $10^{-5}$ and count the saddles (plateaus left ten
+# times faster than the loss moves on them, as in `fig4.saddles`) of the large-initialisation loss.
+# The controls put the small-initialisation run in the place of the large one.
+# *A finding:* the final function follows the NTK interpolator's shape (Figure 5(b)) but, in our
+# measure, not within 10 % of the largest label: the initial function is about twenty times the
+# labels, and the small relative movement of the parameters still changes it by more than the
+# linearisation captures. The claim was expected to pass; it is published as measured (the claims
+# file records the change of expectation).
+
+# %%
+gap_of = lambda tr: np.array([(forward(tr.run(r).final, Z_lz)[:, 0] - h_ntk[r]).abs().max().item()  # noqa: E731
+                              for r in range(N_SEEDS)]) / y_no.abs().max().item()
+n_saddles = lambda tr, its, ws: np.array([sum(th.plateau_speedup(tr.loss[:, r].numpy(), its, pl) >= 10  # noqa: E731
+                                              for pl in w["plateaus"]) for r, w in enumerate(ws)])
+it_lazy = np.nan_to_num(first_crossing(lazy.steps.astype(float), lazy.loss, 1e-5), nan=4e5)
+it_rich = np.nan_to_num(first_crossing(it_no, no.loss, 1e-5), nan=4e5)
+sad_lazy, sad_rich = n_saddles(lazy, lazy.steps.astype(float), walk_lazy), n_saddles(no, it_no, walk_no)
+ledger.grade("fig5.ntk", gap_ntk=gap_of(lazy), step_gap=step_lazy, control=dict(gap_ntk=gap_of(no)))
+ledger.grade("fig5.faster", it_lazy=it_lazy, it_rich=it_rich, saddles=sad_lazy, step_gap=step_lazy,
+             control=dict(it_lazy=it_rich, it_rich=it_lazy, saddles=sad_rich))
+pd.DataFrame({"|h - h_NTK| / max|y|, large init": gap_of(lazy), "same, small init": gap_of(no),
+              "iterations to 1e-5, large": it_lazy, "iterations, small": it_rich, "saddles, large": sad_lazy, "saddles, small": sad_rich},
+             index=[f"seed {s}" for s in range(N_SEEDS)])
+
+# %% [markdown]
 # ## High-dimensional, nearly orthogonal data (Figures 6 and 7)
 # Appendix A.2: $n=75$ Gaussian inputs in $\mathbb R^{150}$ (nearly orthogonal), labels from a
 # random bias-free 6-neuron ReLU teacher; student width $m=200$ without bias,
 # $\lambda=10^{-20}/\sqrt{md}$, 200 000 iterations of step $10^{-3}$ on the mean MSE in the paper.
-# **Our step:** $\eta=2\cdot10^{-2}$ for 10 000 iterations — the same flow time, twenty times
-# faster, so that 5 seeds (each its own teacher and student) fit in the build. The premise of the
-# two claims is that halving the step (seed 0, over the first 100 000 iterations) moves the
-# first-saddle exit by less than 2 %. Our
-# teacher draws are ours (the authors' exact draw depends on their PyTorch layer creation order),
-# so saddle times differ from theirs. The control is seed 0's data from a large initialisation
-# ($\lambda=10/\sqrt{md}$, paper time 40, on the same snapshot grid).
+# **Our step:** $\eta=2\cdot10^{-2}$, the same flow time in twenty times fewer iterations, so that
+# 5 seeds (each its own teacher and student) fit in the build; we run twice the paper's horizon
+# (400 000 iterations in the paper's units) because "the loss converges to 0" is a statement about
+# the limit. *Does the step matter?* Every seed is rerun with the step doubled ($4\cdot10^{-2}$,
+# the whole run). The premise of every Figure 6–7 claim is that this moves the first-saddle exit by
+# less than 2 % **and leaves the claim's verdict unchanged**, seed by seed: read the other way, the
+# verdicts would not change by going towards the paper's $10^{-3}$ either, as long as halving the
+# step moves things less than doubling it does (GD's error is first order in the step). The
+# adaptive flow integrator was no way out here: at $\lambda=10^{-20}$ one seed took it several
+# CPU minutes without reaching the paper's horizon. Our teacher draws are ours (the authors'
+# exact draw depends on their PyTorch layer creation order), so saddle times differ from theirs.
+# The control is seed 0's data from a large initialisation ($\lambda=10/\sqrt{md}$, paper time 40,
+# on the same snapshot grid).
 
 # %%
 eta_hd = 2e-2
-steps_hd = int(200 / eta_hd)
+steps_hd = int(200 / eta_hd)                                                 # the paper's 200 000 iterations
 gen_hd = generator(seed + 4)
 teachers = [relu_teacher(75, 150, 6, gen=gen_hd) for _ in range(N_SEEDS)]
 X_hd, y_hd = torch.stack([t[0] for t in teachers]), torch.stack([t[1] for t in teachers])
 lam_hd = 1e-20 / math.sqrt(200 * 150)
 p_hd = balanced_init(200, 150, scale=lam_hd, gen=generator(seed + 5), runs=(N_SEEDS,))
-hd = train(p_hd, X_hd, y_hd, loss=MEAN_MSE, lr=eta_hd, steps=steps_hd, record=log_schedule(steps_hd, 60),
-           time_scale=2.0, dense_loss=True)
-grid_hd = log_schedule(steps_hd, 300)                                        # the loss is read on this grid
-L_hd, it_hd = hd.dense_loss[grid_hd].numpy(), grid_hd * eta_hd / 1e-3
+long_hd = 1 if quick else 2                                                  # reduced size: the paper's horizon only
+hd = train(p_hd, X_hd, y_hd, loss=MEAN_MSE, lr=eta_hd, steps=long_hd * steps_hd,
+           record=np.union1d(log_schedule(steps_hd, 60), [long_hd * steps_hd]), time_scale=2.0, dense_loss=True)
+hd2 = None if quick else train(p_hd, X_hd, y_hd, loss=MEAN_MSE, lr=2 * eta_hd, steps=steps_hd,
+                               record=[0, steps_hd // 2, steps_hd], time_scale=2.0, dense_loss=True)
+
+# %%
+m_hd = th.hd_measures(hd.dense_loss, hd.at(hd.index_of_step(steps_hd)).W1, eta_hd)
+m_hd2 = m_hd if quick else th.hd_measures(hd2.dense_loss, hd2.at(1).W1, 2 * eta_hd)
+step_hd = np.full(N_SEEDS, np.nan) if quick else np.abs(m_hd2["exit"] / m_hd["exit"] - 1)   # nan: not checked (quick)
 p_hd_big = balanced_init(200, 150, scale=10 / math.sqrt(200 * 150), gen=generator(seed + 6))
 hd_big = train(p_hd_big, X_hd[0], y_hd[0], loss=MEAN_MSE, lr=eta_hd, steps=2000, record=[0, 2000],
                time_scale=2.0, dense_loss=True)
-L_big = hd_big.dense_loss[grid_hd[grid_hd <= 2000]].numpy()
-exit_hd = th.drop_iteration(hd.dense_loss, 0.99, eta_hd / 1e-3)
-if quick:
-    step_hd = float("nan")                                                   # not checked at reduced size
-else:
-    hd_half = train(p_hd.map(lambda t: t[0]), X_hd[0], y_hd[0], loss=MEAN_MSE, lr=eta_hd / 2, steps=steps_hd,
-                    record=[0, steps_hd], time_scale=2.0, dense_loss=True)
-    step_hd = float(abs(th.drop_iteration(hd_half.dense_loss, 0.99, eta_hd / 2 / 1e-3) / exit_hd[0] - 1))
-top2 = th.top2_explained(hd.final.W1)
-print(f"first-saddle exit (iterations, η = 1e-3 units) per seed: {exit_hd.round(0)}; halving the step moves "
-      f"seed 0's by {step_hd:.2%}; top-2 explained variance per seed: {top2.numpy().round(3)}")
+grid_hd, it_hd = m_hd["grid"], m_hd["it"]
+L_hd, L_big = hd.dense_loss[grid_hd].numpy(), hd_big.dense_loss[grid_hd[grid_hd <= 2000]].numpy()
+pl_hd, pl_big = m_hd["plateaus"], th.intermediate_plateaus(L_big, above=10)
+pd.DataFrame({k: np.r_[m_hd[k], m_hd2[k]] for k in ("exit", "n_plateaus", "ratio", "on_saddle", "top2", "drop")},
+             index=[f"seed {s}, η={e:g}" for e in (eta_hd, 2 * eta_hd) for s in range(N_SEEDS)])   # quick: both rows η
 
 # %%
-V = torch.linalg.svd(hd.final.W1[0], full_matrices=False).Vh[:2]             # (2, d), uncentred PCA of seed 0's final W
-pl_hd = [th.intermediate_plateaus(L_hd[:, r], above=10) for r in range(N_SEEDS)]
-pl_big = th.intermediate_plateaus(L_big, above=10)
+W_paper = hd.at(hd.index_of_step(steps_hd)).W1[0]                            # seed 0 at the paper's horizon
+V = torch.linalg.svd(W_paper, full_matrices=False).Vh[:2]                    # (2, d), uncentred PCA
 i_b6 = max(int(np.argmax(L_hd[:, 0] < 0.99 * L_hd[0, 0])) - 1, 1)
 i_c6 = pl_hd[0][0][0] if pl_hd[0] else len(grid_hd) // 2
 idx_hd = [hd.index_of_step(int(grid_hd[i])) for i in (0, i_b6, i_c6, len(grid_hd) - 1)]
@@ -724,37 +970,73 @@ for k, i in enumerate(idx_hd):
                c=[POS if v > 0 else NEG for v in sgn])
     ax.set_title(f"({'abcd'[k]}) iteration {hd.steps[i] * eta_hd / 1e-3:,.0f}", fontsize="medium")
     ax.tick_params(labelsize="x-small")
-fig.suptitle("Figure 6 — seed 0's neurons projected on the top-2 principal components of its final W (blue: $a_j>0$, red: $a_j<0$)")
-glue("orthogonal-fig6", fig)
+fig.suptitle("Figure 6 — seed 0's neurons projected on the top-2 principal components of its W at 200 000 iterations (blue: $a_j>0$, red: $a_j<0$)")
+glue("orthogonal-fig6", fig, display=False)
+fr7 = np.linspace(0, hd.index_of_step(steps_hd), 12 if quick else 30).round().astype(int)
+plot_orth.glue_html("orthogonal-anim7", plot_orth.neuron_animation(
+    (hd.params.W1[fr7, 0] @ V.T).numpy(), hd.params.a[fr7, 0].numpy(),
+    [f"iteration {hd.steps[i] * eta_hd / 1e-3:,.0f}" for i in fr7]))
 
-ev = (torch.linalg.svdvals(hd.final.W1[0]) ** 2).numpy()
+ev = (torch.linalg.svdvals(W_paper) ** 2).numpy()
 ev = ev / ev.sum()
+it_all = np.arange(hd.dense_loss.shape[0])[::20] * eta_hd / 1e-3
 fig, axes = panel_grid(2, width=4.4)
-axes[0].semilogy(it_hd, L_hd[:, 1:], color="0.75", lw=0.8)
-axes[0].semilogy(it_hd, L_hd[:, 0], color="k", label="seed 0, $\\eta=2\\cdot10^{-2}$")
-if not quick:
-    it_half = np.arange(hd_half.dense_loss.shape[0]) * eta_hd / 2 / 1e-3
-    axes[0].semilogy(it_half[::20], hd_half.dense_loss[::20, ...].numpy(), color=THEORY, ls="--", lw=1, label="seed 0, $\\eta=10^{-2}$")
+axes[0].semilogy(it_all, hd.dense_loss[::20, 1:].numpy(), color="0.75", lw=0.8)
+axes[0].semilogy(it_all, hd.dense_loss[::20, 0].numpy(), color="k", label="seed 0, $\\eta=2\\cdot10^{-2}$")
+if hd2 is not None:
+    axes[0].semilogy(np.arange(hd2.dense_loss.shape[0])[::10] * 2 * eta_hd / 1e-3, hd2.dense_loss[::10, 0].numpy(),
+                     color=THEORY, ls="--", lw=1, label="seed 0, $\\eta=4\\cdot10^{-2}$")
 axes[0].semilogy(it_hd[grid_hd <= 2000], L_big, color=NEG, ls=":", label="control: large init")
 for a_, b_ in pl_hd[0]:
     axes[0].axvspan(it_hd[a_], it_hd[b_], color="#f7e1e4")
+axes[0].axvline(75_000, color=THEORY, ls=":", lw=1)
+axes[0].axvline(200_000, color="0.5", ls="-", lw=0.6)
 axes[0].set(xlabel="iteration ($\\eta=10^{-3}$ equivalent)", ylabel="mean-MSE loss", title="training loss (grey: other seeds)")
 axes[0].legend(fontsize="x-small")
 axes[1].bar(np.arange(1, 11), ev[:10], color=POS)
 axes[1].set(xlabel="principal component", ylabel="explained variance ratio", title=f"seed 0, top-2: {ev[:2].sum():.2f}")
 label_panels(axes)
 fig.suptitle("Figure 7 — high-dimensional data")
-glue("orthogonal-fig7", fig)
+glue("orthogonal-fig7", fig, display=False)
+
+# %% [markdown]
+# ```{glue:figure} orthogonal-fig6
+# :name: orthogonal-fig6
+#
+# **Figure 6 of the paper.** Seed 0's neurons in polar coordinates on the top two principal components of its first layer at 200 000 iterations (blue $a_j>0$, red $a_j<0$): (a) initialisation, (b) alignment, (c) the plateau, (d) the paper's horizon. Compare: two directions emerge, and at the end the neurons are near, not exactly on, them.
+# ```
+
+# %% [markdown]
+# ```{glue:figure} orthogonal-fig7
+# :name: orthogonal-fig7
+#
+# **Figure 7 of the paper.** (a) Mean-MSE loss against the iteration ($\eta=10^{-3}$ units): seed 0 (black), its rerun with the doubled step (dashed), other seeds (grey), the large-initialisation control (dotted); pink: seed 0's plateaus; vertical lines at 75 000 (the paper's saddle) and 200 000 (the paper's horizon). (b) Explained variance ratios; the paper reads about 80 % for the top two.
+# ```
+
+# %% [markdown]
+# ```{glue} orthogonal-anim7
+# ```
+# **Animation of Figures 6–7 (seed 0).** The neurons projected on the top two principal components of
+# the first layer at 200 000 iterations, frames log-spaced in time: alignment, then one cluster grows,
+# then the other; radius $\log_{10}$ of the projected norm.
 
 # %%
-ratio_hd = [L_hd[p[0][0], r] / L_hd[-1, r] if p else float("nan") for r, p in enumerate(pl_hd)]
-ledger.grade("fig7.saddle", n_plateaus=[len(p) for p in pl_hd], ratio=ratio_hd, step_gap=step_hd,
-             control=dict(n_plateaus=len(pl_big), ratio=L_big[pl_big[0][0]] / L_big[-1] if pl_big else float("nan")))
-ledger.grade("fig7.pca", top2=top2, step_gap=step_hd, control=dict(top2=th.top2_explained(hd_big.final.W1)))
-for c in ("fig7.saddle", "fig7.pca"):
+big_vals = dict(n_plateaus=len(pl_big), ratio=L_big[pl_big[0][0]] / L_big[-1] if pl_big else float("nan"),
+                on_saddle=0.0, top2=th.top2_explained(hd_big.final.W1))
+for c, names in (("fig7.saddle", ("n_plateaus", "ratio")), ("fig7.pca", ("top2",)),
+                 ("fig7.saddle-location", ("on_saddle",)), ("fig7.to-zero", ("drop",))):
+    same = th.same_verdict(ledger.decls[c], {k: m_hd[k] for k in names}, {k: m_hd2[k] for k in names})
+    ctrl = {k: big_vals[k] for k in names} if c != "fig7.to-zero" else dict(drop=m_hd["drop_short"])
+    ledger.grade(c, **{k: m_hd[k] for k in names}, step_gap=step_hd, same_verdict=same, control=ctrl)
     print(f"{c}: {rate_of(c)}")
-pd.DataFrame({"plateaus": [len(p) for p in pl_hd], "plateau / final loss": ratio_hd, "top-2 variance": top2.numpy()},
-             index=[f"seed {s}" for s in range(N_SEEDS)])
+print(f"first-saddle exit per seed: {m_hd['exit'].round(0)}; doubling the step moves it by {np.round(100 * step_hd, 2)} %")
+
+# %% [markdown]
+# Reading Figures 6–7: the printed exits and the table above say how much doubling the step moves
+# each seed's first exit, and the premise records, claim by claim, that no verdict changed with it.
+# Where the loss sits near iteration 75 000 depends on the draw (ours are not the authors'), so
+# `fig7.saddle-location` is read as a pass rate over draws; `fig7.to-zero` is read at twice the
+# paper's horizon, and the draws that fail it are those still on a later plateau (Figure 7(a)).
 
 # %% [markdown]
 # ## Claims ledger
@@ -785,6 +1067,19 @@ pd.DataFrame({"plateaus": [len(p) for p in pl_hd], "plateau / final loss": ratio
 # were declared before the runs that measure them. `saddle.strict` (a closed form against itself) and
 # `lemma1.balancedness` (an identity of the flow, checked on our discretisation) are consistency
 # checks and carry no control.
+#
+# **Claims added in this revision** (`lemma2.deactivation`, `lemma9.no-collapse`, `lemma34.time-bounds`,
+# `saddle.passes-near`, `lambda.no-separation`, `nearly-orthogonal.delta-lambda`,
+# `assumption3.necessary`, `fig5.ntk`, `fig5.faster`, `fig7.saddle-location`, `fig7.to-zero`) had their
+# rules, premises and controls declared before the runs that measure them. The expected pass ranges of
+# `fig7.saddle-location` and `fig7.to-zero` were set after an exploratory run of the same draws had
+# printed their losses (their `tolerance` fields say so). The step premise of Figures 6–7 changed from
+# "halving the step moves seed 0's first exit by < 2 %" to "doubling the step moves every seed's first
+# exit by < 2 % and leaves the verdict unchanged", declared before the run that measures it.
+# `lambda.no-separation` was first graded with "dwell below one e-folding time"; its control passed that
+# in one seed of a reduced run, and the threshold was halved (its `rule_change`).
+# `assumption3.necessary` grades the paper's sentence that Assumption 3 is a *necessary*
+# requirement; where violating draws converge, it is not reproduced, a disagreement with the paper.
 
 # %%
 ledger.finish(ledger_path, strict=not quick and seed == 0)

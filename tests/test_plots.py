@@ -43,10 +43,11 @@ def test_mark_times_skips_non_finite_times():
 
 
 def test_function_and_kinks_returns_the_twin_axes():
+    from lrlib.plots import orthogonal as plot_orth
     _, (ax,) = plots.panel_grid(1)
     grid = np.linspace(-2, 2, 41)
     kinks, heights = np.array([-1.0, 0.5, 5.0]), np.array([0.3, -0.2, 1.0])
-    ax2 = plots.function_and_kinks(ax, grid, np.abs(grid), [0.0, 1.0], [0.0, 1.0], kinks, heights,
+    ax2 = plot_orth.function_and_kinks(ax, grid, np.abs(grid), [0.0, 1.0], [0.0, 1.0], kinks, heights,
                                    ylim_neurons=(-1, 1), title="f")
     assert isinstance(ax2, matplotlib.axes.Axes) and ax2 is not ax
     assert ax2.get_ylim() == (-1, 1) and ax.get_title() == "f" and ax.get_xlim() == (-2, 2)

@@ -12,10 +12,12 @@ import torch
 
 from lrlib.errors import ParameterError
 from lrlib.losses import half_mse
-from lrlib.models import TwoLayer, balanced_init, forward, generator
+from lrlib.measure import first_crossing, line_fit
+from lrlib.models import TwoLayer, balanced_init, forward, generator, sweep_init
 from lrlib.theory import orthogonal as th
 from lrlib.track import balancedness_drift
 from lrlib.train import train
+from lrlib.trajectory import Trajectory
 
 F64 = torch.float64
 
@@ -93,7 +95,7 @@ def test_limit_network_interpolates_with_min_norm(testbed):
     assert norm2 == pytest.approx(th.min_norm_squared(X, y), rel=1e-14)
     Z = torch.randn(200, 10, generator=generator(0), dtype=F64)
     torch.testing.assert_close(forward(p, Z)[:, 0], th.limit_function(X, y, Z), rtol=0, atol=1e-13)
-    assert th.paper_loss(p, X, y).item() < 1e-28
+    assert half_mse()(forward(p, X), y).item() < 1e-28
 
 
 def test_min_norm_is_a_lower_bound_for_other_interpolators(testbed):
@@ -131,12 +133,10 @@ def test_saddle_point_is_critical_with_plateau_loss(testbed, m_plus):
     assert p.width == m_plus + 1
     torch.testing.assert_close(p.a.abs(), p.norms_in(), rtol=1e-15, atol=0)
     W1, W2 = p.W1.clone().requires_grad_(True), p.W2.clone().requires_grad_(True)
-    L = th.paper_loss(TwoLayer(W1=W1, W2=W2), X, y)
+    L = half_mse()(forward(TwoLayer(W1=W1, W2=W2), X), y)
     g1, g2 = torch.autograd.grad(L, [W1, W2])
     assert g1.abs().max().item() < 1e-12 and g2.abs().max().item() < 1e-12
     assert L.item() == pytest.approx(th.plateau_loss(y), rel=1e-14)
-    # paper_loss is lrlib's ½-mean square loss
-    assert L.item() == pytest.approx(half_mse()(forward(p, X), y).item(), rel=1e-15)
     # the positive labels are fitted, the negative ones not at all
     h = forward(p, X)[:, 0]
     torch.testing.assert_close(h[y > 0], y[y > 0], rtol=0, atol=1e-14)
@@ -147,7 +147,7 @@ def test_saddle_point_on_toy(toy):
     X, y = toy
     p = th.saddle_point(X, y)
     W1, W2 = p.W1.clone().requires_grad_(True), p.W2.clone().requires_grad_(True)
-    L = th.paper_loss(TwoLayer(W1=W1, W2=W2), X, y)
+    L = half_mse()(forward(TwoLayer(W1=W1, W2=W2), X), y)
     assert L.item() == pytest.approx(th.plateau_loss(y), rel=1e-12)
     assert max(g.abs().max().item() for g in torch.autograd.grad(L, [W1, W2])) < 1e-12
 
@@ -159,7 +159,7 @@ def test_escape_curvature(testbed):
     assert slope == -th.key_vectors(X, y).norm_minus
     assert dL.shape == (3,) and (dL < 0).all()  # the loss decreases: θ_S is a saddle, not a minimum
     np.testing.assert_allclose((dL / deltas ** 2).numpy(), -0.25, rtol=1e-3)
-    fit, _ = th.slope((deltas ** 2).numpy(), dL.numpy())
+    fit = line_fit((deltas ** 2).numpy(), dL.numpy()).slope
     assert fit == pytest.approx(-0.25, rel=1e-3)
     # independent: the escape neuron adds −δ²⟨v, x_k⟩ on the negative points only
     d = 1e-2
@@ -251,36 +251,16 @@ def test_local_rate(testbed):
     assert th.local_rate(kv, 1) == pytest.approx(1.0, rel=1e-15)
 
 
-def test_crossing_times():
-    time = np.array([0.0, 1.0, 2.0, 4.0])
-    series = torch.tensor([
-        [[0.0, 5.0], [0.0, 0.0]],
-        [[1.0, 5.0], [0.5, 0.0]],
-        [[2.0, 5.0], [1.0, 0.0]],
-        [[3.0, 5.0], [3.0, 0.0]],
-    ], dtype=F64)  # (T, 2, 2)
-    out = th.crossing_times(time, series, 1.5)
-    assert out.shape == (2, 2)
-    assert out[0, 0] == pytest.approx(1.5, rel=1e-14)      # linear interpolation
-    assert out[0, 1] == 0.0                                 # already above at t = 0
-    assert out[1, 0] == pytest.approx(2.5, rel=1e-14)      # 1 → 3 on [2, 4]
-    assert math.isnan(out[1, 1])                            # never
-    levels = torch.tensor([[0.5, 6.0], [3.0, -1.0]], dtype=F64)
-    out2 = th.crossing_times(time, series, levels)
-    assert out2[0, 0] == pytest.approx(0.5) and math.isnan(out2[0, 1])
-    assert out2[1, 0] == pytest.approx(4.0) and out2[1, 1] == 0.0
-
-
 def test_sweep_init_shares_the_draw_across_lambdas():
     lams = torch.tensor([1e-3, 2e-3, 0.5], dtype=F64)
-    p = th.sweep_init(7, 10, lams, seeds=2, seed=4)
+    p = sweep_init(7, 10, lams, seeds=2, seed=4)
     assert p.W1.shape == (2, 3, 7, 10) and p.W2.shape == (2, 3, 1, 7) and p.runs == (2, 3)
     assert torch.equal(p.W1[:, 1], 2 * p.W1[:, 0])
     assert torch.equal(p.W2[:, 1], 2 * p.W2[:, 0])
     torch.testing.assert_close(p.W1[:, 2], 500 * p.W1[:, 0], rtol=1e-14, atol=0)
     torch.testing.assert_close(p.a.abs(), p.norms_in(), rtol=1e-15, atol=0)  # balanced
     assert not torch.allclose(p.W1[0], p.W1[1])                             # seeds differ
-    assert torch.equal(p.W1, th.sweep_init(7, 10, lams, seeds=2, seed=4).W1)
+    assert torch.equal(p.W1, sweep_init(7, 10, lams, seeds=2, seed=4).W1)
     base = balanced_init(7, 10, scale=1.0, gen=generator(4), runs=(2,))
     torch.testing.assert_close(p.W1[:, 0], 1e-3 * base.W1, rtol=1e-15, atol=0)
 
@@ -325,12 +305,6 @@ def test_u_fitted_and_min_alignment(testbed):
     assert th.min_alignment(p, torch.zeros(6, dtype=torch.bool), up).item() == 1.0
 
 
-def test_slope():
-    x = np.array([0.0, 1.0, 2.0, 5.0])
-    a, b = th.slope(x, 3 * x - 2)
-    assert a == pytest.approx(3.0, rel=1e-12) and b == pytest.approx(-2.0, rel=1e-12)
-
-
 def test_f1_cost_of_the_limit_network_is_half_min_norm(testbed):
     X, y = testbed
     p = _limit_network(X, y)
@@ -361,32 +335,6 @@ def test_linearised_loss_rate_against_explicit_kernel(testbed):
     K = (act * a2) @ act.T * (X @ X.T) + torch.relu(pre) @ torch.relu(pre).T
     expected = 2 * torch.linalg.eigvalsh(K)[0].item() / X.shape[0]
     assert th.linearised_loss_rate(p, X) == pytest.approx(expected, rel=1e-12, abs=1e-15)
-
-
-def test_slope_is_nan_when_a_value_is_missing():
-    a, b = th.slope(np.array([1.0, 2.0, 3.0]), np.array([2.0, np.nan, 6.0]))
-    assert np.isnan(a) and np.isnan(b)
-    a, b = th.slope(np.array([1.0, 2.0, 3.0]), np.array([2.0, 4.0, 6.0]))
-    assert abs(a - 2) < 1e-12 and abs(b) < 1e-12
-
-
-# ---------------------------------------------------------------------------
-# measurement helpers behind the chapter's claims
-# ---------------------------------------------------------------------------
-
-def test_correlated_testbed():
-    from lrlib.synthetic import correlated_testbed
-    X, y = correlated_testbed(rho=0.2)
-    G = X @ X.T
-    torch.testing.assert_close(torch.diagonal(G), torch.ones(6, dtype=F64), rtol=0, atol=1e-15)
-    off = G[~torch.eye(6, dtype=torch.bool)]
-    torch.testing.assert_close(off, torch.full_like(off, 0.2), rtol=0, atol=1e-15)
-    with pytest.raises(ParameterError):
-        th.check_orthogonal(X)
-    with pytest.raises(ParameterError):
-        correlated_testbed(rho=1.0)
-    with pytest.raises(ParameterError):
-        correlated_testbed(d=6)
 
 
 def test_cat_runs_and_sub_runs(testbed):
@@ -494,12 +442,12 @@ def test_movement_and_top2(testbed):
     torch.testing.assert_close(th.top2_explained(W), torch.tensor([1.0, 2 / 3], dtype=F64))
 
 
-def test_decay_rates_and_crossing_below():
+def test_decay_rates():
     t = np.linspace(0, 100, 201)
     L = torch.tensor(np.exp(-0.5 * t), dtype=F64).view(-1, 1)
     assert th.decay_rates(t, L, (1e-20, 1e-5))[0] == pytest.approx(0.5, rel=1e-10)
     assert np.isnan(th.decay_rates(t, L, (1e-300, 1e-299))[0])
-    assert th.crossing_below(t, L, math.exp(-10))[0] == pytest.approx(20.0, rel=1e-2)
+    assert first_crossing(t, L, math.exp(-10))[0] == pytest.approx(20.0, rel=1e-2)
 
 
 def test_plateau_speedup_tells_a_saddle_from_a_slow_decay():
@@ -510,3 +458,92 @@ def test_plateau_speedup_tells_a_saddle_from_a_slow_decay():
     slow = np.exp(-0.005 * it)                                    # constant-rate decay: no speedup
     assert th.plateau_speedup(slow, it, (10, 20)) == pytest.approx(1.0, rel=1e-9)
     assert np.isnan(th.plateau_speedup(slow, it, (50, 59)))
+
+
+def _sweep(X, y, lams, steps=3000, dt=1e-2, seeds=1):
+    p = sweep_init(20, X.shape[1], lams, seeds=seeds, seed=3)
+    return train(p, X, y, loss=half_mse(), lr=dt, steps=steps, record=list(range(0, steps + 1, 10)))
+
+
+def test_no_collapse_margin_and_mass_times(testbed):
+    X, y = testbed
+    lams = torch.tensor([1e-8], dtype=torch.float64)
+    tr = _sweep(X, y, lams, steps=16_000)
+    m, m_flip = th.no_collapse_margin(tr, X, y, lams), th.no_collapse_margin(tr, X, y, lams, flip=True)
+    assert m.shape == (1,) and m[0] > 1 and m_flip[0] < m[0]
+    assert np.isinf(th.no_collapse_margin(tr, X, y, lams, lam_max=1e-9)).all()   # no λ in range
+    t2, t3 = th.mass_times(tr, X, y, lams)
+    t2h, t3h = th.half_fit_times(tr, X, y)
+    # u₊ must pass half of n‖D₊‖ first; n‖D₋‖ − λ^{ε/29} = 0.56 is below half of n‖D₋‖ = 0.75
+    assert t2.shape == (1, 1) and t2h[0, 0] < t2[0, 0] and t3[0, 0] < t3h[0, 0] < tr.time[-1]
+
+
+def test_saddle_distance_zero_on_the_saddle_and_positive_off_it(testbed):
+    X, y = testbed
+    p = th.saddle_point(X, y, m_plus=2)
+    params = p.map(lambda t: torch.stack([t, 1.1 * t]))
+    traj = Trajectory(steps=np.array([0, 1]), time=np.array([0.0, 1.0]), params=params, loss=torch.zeros(2))
+    d = th.saddle_distance(traj, X, y)
+    assert d.shape == (2,) and d[0].item() < 1e-14
+    # scaling every weight by 1.1 leaves the direction, so the nearest point is θ_S: distance 0.1 exactly
+    assert d[1].item() == pytest.approx(0.1, rel=1e-12)
+
+
+def test_hd_measures_and_same_verdict():
+    from lrlib.claims import declaration_from_dict
+    eta, steps = 2e-2, 20_000
+    t = np.arange(steps + 1) * eta / 1e-3
+    L = np.where(t < 50_000, 1.0, np.where(t < 100_000, 1e-2, 1e-2 * np.exp(-(t - 100_000) / 5_000)))
+    L = torch.tensor(np.stack([L, np.exp(-t / 20_000)], 1))                  # a saddle, and a plain decay
+    W = torch.zeros(2, 4, 3)
+    W[:, :, 0] = 1.0
+    m = th.hd_measures(L, W, eta)
+    assert m["exit"][0] == pytest.approx(50_000, abs=100) and m["n_plateaus"][0] >= 1 and m["n_plateaus"][1] == 0
+    assert m["on_saddle"].tolist() == [1.0, 0.0] and m["top2"] == pytest.approx([1.0, 1.0])
+    assert m["drop"][0] < 1e-10 and m["drop_short"][0] == 1.0
+    with pytest.raises(ParameterError):
+        th.hd_measures(L[:5000], W, eta)
+    decl = declaration_from_dict(dict(id="x", kind="consistency", ref="r", statement="s", quantity="q",
+                                      rule="a > 1", tolerance="t", expect="reproduced"))
+    assert th.same_verdict(decl, {"a": [2, 0, 2]}, {"a": [3, 0, 0]}).tolist() == [1.0, 1.0, 0.0]
+
+
+def test_dwell_time_and_lambda_panels():
+    t = np.arange(0, 10.25, 0.25)
+    L = torch.tensor(np.stack([np.where((t >= 2) & (t < 5), 0.5, 1.0), np.full_like(t, 0.2)], 1))
+    assert th.dwell_time(t, L, 0.5).tolist() == [3.0, 0.0]
+    with pytest.raises(ParameterError):
+        th.dwell_time(np.r_[0.0, 1.0, 3.0, 4.0, 5.0], L[:5], 0.5)
+    import matplotlib
+    matplotlib.use("Agg")
+    from lrlib.plots import orthogonal as plot_orth
+    fig = plot_orth.lambda_panels(t, {1e-4: L[:, 0].numpy(), 1e-1: L[:, 1].numpy()}, np.array([1e-4, 1e-1]),
+                                  np.array([[3.0, 0.0]]), 0.5)
+    assert len(fig.axes) == 2 and len(fig.axes[0].lines) == 3
+
+
+def test_ntk_interpolator_interpolates_with_the_min_norm_change(toy):
+    X, y = toy
+    p0 = balanced_init(30, 2, scale=1.0, gen=generator(1))
+    Z = torch.linspace(-1.0, 2.5, 15, dtype=torch.float64)
+    Z = torch.stack([Z, torch.ones_like(Z)], -1)
+    torch.testing.assert_close(th.ntk_interpolator(p0, X, y, X), y, rtol=0, atol=1e-10)
+    # the same by a pseudo-inverse and finite differences of the network along the change
+    f = lambda W1, W2, inp: forward(TwoLayer(W1=W1, W2=W2), inp)[:, 0]          # noqa: E731
+    jac = lambda inp: torch.cat([j.reshape(inp.shape[0], -1) for j in torch.func.jacrev(f, argnums=(0, 1))(p0.W1, p0.W2, inp)], 1)  # noqa: E731
+    dtheta = torch.linalg.pinv(jac(X)) @ (y - f(p0.W1, p0.W2, X))
+    torch.testing.assert_close(th.ntk_interpolator(p0, X, y, Z), f(p0.W1, p0.W2, Z) + jac(Z) @ dtheta, rtol=1e-8, atol=1e-10)
+    with pytest.raises(ParameterError):
+        th.ntk_interpolator(p0.map(lambda t: t.unsqueeze(0)), X, y, Z)
+
+
+def test_neuron_animation_is_small_html():
+    import matplotlib
+    matplotlib.use("Agg")
+    from lrlib.plots import orthogonal as plot_orth
+    rng = np.random.default_rng(0)
+    P = rng.normal(size=(4, 10, 2)) * np.logspace(-6, 0, 4)[:, None, None]
+    html = plot_orth.neuron_animation(P, rng.normal(size=(4, 10)), [f"frame {k}" for k in range(4)])
+    assert "<script" in html.data and len(html.data) < 500_000
+    with pytest.raises(ValueError):
+        plot_orth.neuron_animation(P[..., :1], rng.normal(size=(4, 10)), ["x"] * 4)

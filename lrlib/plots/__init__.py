@@ -69,24 +69,3 @@ def glue(key: str, fig, *, display: bool = True) -> None:
 
 __all__ = ["POS", "NEG", "OTHER", "THEORY", "FUNC", "PALETTE", "set_style", "panel_grid",
            "label_panels", "mark_times", "glue"]
-
-
-def function_and_kinks(ax, grid, h, x, y, kinks, heights, *, ylim_neurons=None, title: str = ""):
-    """Boursier et al.'s 1-D panel: the network function ``h`` on ``grid`` (left axis,
-    green, with the data ``(x, y)``) and each neuron ``j`` as a star at its kink
-    ``−b_j/w_j`` with height ``a_j`` (right axis, coloured by sign)."""
-    ax.plot(grid, h, color=FUNC, lw=1.8, label="network $h_\\theta(x)$")
-    ax.scatter(x, y, color="k", zorder=5, s=25, label="data")
-    ax.set_xlabel("$x$")
-    ax.set_ylabel("$h_\\theta(x)$", color=FUNC)
-    ax.set_xlim(grid[0], grid[-1])
-    ax2 = ax.twinx()
-    ax2.grid(False)
-    inside = (kinks >= grid[0]) & (kinks <= grid[-1])
-    ax2.scatter(kinks[inside], heights[inside], marker="*", s=40,
-                c=[POS if h_ > 0 else NEG for h_ in heights[inside]], zorder=4)
-    ax2.set_ylabel("neuron $a_j$ at its kink", color=POS)
-    if ylim_neurons is not None:
-        ax2.set_ylim(*ylim_neurons)
-    ax.set_title(title)
-    return ax2

@@ -1,217 +1,21 @@
-"""Boursier, Pillaud-Vivien & Flammarion (NeurIPS 2022): gradient flow of a
-two-layer ReLU network ``h(x) = Σ_j a_j σ(⟨w_j, x⟩)`` on the square loss
-``L = 1/(2n) Σ_k (h(x_k) − y_k)²`` with orthogonal inputs, balanced small init.
-
-Closed forms (the paper's displays, some rebuilt from its prose; every one is tested in
-``tests/test_theory_orthogonal.py``):
-
-* key vectors ``D_± = (1/n) Σ_{±y_k > 0} y_k x_k`` and ``r = ‖D_+‖/‖D_−‖``;
-* the neuron sets ``S_{±,1}`` (sign ±1 and active on every ±-label point at init);
-* the limit ``h*(x) = σ(Σ_{y_k>0} y_k⟨x_k,x⟩/‖x_k‖²) − σ(Σ_{y_k<0} |y_k|⟨x_k,x⟩/‖x_k‖²)``
-  and its parameter norm ``‖θ*‖² = 2(‖ỹ_+‖ + ‖ỹ_−‖)`` with ``ỹ_k = y_k/‖x_k‖``;
-* the plateau (strict saddle) loss ``1/(2n) Σ_{y_k<0} y_k²`` when ``r > 1``;
-* phase times ``t_{±1} = −ε ln λ / ‖D_±‖``; growth phases end after
-  ``≈ ln(1/λ)/‖D_+‖`` and ``≈ ln(1/λ)/‖D_−‖``;
-* the local (linearised) loss decay rate after convergence.
-
-Conventions: paper time ``t`` (gradient flow on the ½-mean loss).  The authors'
-code minimises the mean MSE (twice the loss), so one of their GD steps of size
-``η`` is paper time ``2η``.
-"""
+"""Measurements on trajectories behind the orthogonal chapter's claims (Boursier et al. 2022): crossing
+and phase times, alignment, distances to the saddle, the Lemma checks, the figure measurements."""
 
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
 
 import numpy as np
 import torch
 
-from ..errors import ParameterError
-from ..models import TwoLayer, balanced_init, forward, generator
-from ..track import cosine, first_crossing
-from ..trajectory import Trajectory
+from ...errors import ParameterError
+from ...models import TwoLayer, forward
+from ...measure import cosine, first_crossing, line_fit, plateaus
+from ...trajectory import Trajectory
+from .core import (alignment_directions, fit_vectors, key_vectors, limit_directions, limit_function,
+                   min_norm_squared, phase_times, s_sets)
 
 Tensor = torch.Tensor
-
-
-@dataclass(frozen=True)
-class KeyVectors:
-    """``D_+``, ``D_−`` (``(d,)``), their norms and ``r = ‖D_+‖/‖D_−‖``."""
-
-    D_plus: Tensor
-    D_minus: Tensor
-
-    @property
-    def norm_plus(self) -> float:
-        return float(torch.linalg.vector_norm(self.D_plus))
-
-    @property
-    def norm_minus(self) -> float:
-        return float(torch.linalg.vector_norm(self.D_minus))
-
-    @property
-    def r(self) -> float:
-        return self.norm_plus / self.norm_minus
-
-
-def check_orthogonal(X: Tensor, tol: float = 1e-12) -> None:
-    """Raise unless the rows of ``X (n, d)`` are pairwise orthogonal (Assumption 1)."""
-    G = X @ X.T
-    off = G - torch.diag(torch.diagonal(G))
-    if off.abs().max() > tol * G.diagonal().max():
-        raise ParameterError("inputs are not pairwise orthogonal (Assumption 1 of Boursier et al.)")
-
-
-def key_vectors(X: Tensor, y: Tensor) -> KeyVectors:
-    """``D_± = (1/n) Σ_{±y_k>0} y_k x_k`` for ``X (n, d)``, ``y (n,)``."""
-    n = X.shape[0]
-    pos, neg = (y > 0).to(X.dtype), (y < 0).to(X.dtype)
-    return KeyVectors(D_plus=(pos * y) @ X / n, D_minus=(neg * y) @ X / n)
-
-
-def s_sets(p: TwoLayer, X: Tensor, y: Tensor) -> tuple[Tensor, Tensor]:
-    """Masks ``(R..., m)`` of ``S_{+,1}`` and ``S_{−,1}`` at the network ``p`` (its init).
-
-    ``S_{+,1}``: ``a_j > 0`` and ``⟨w_j, x_k⟩ > 0`` for every ``y_k > 0``; mirror for ``S_{−,1}``.
-    """
-    act = (X @ p.W1.transpose(-1, -2)) > 0  # (R..., n, m)
-    on_pos = act[..., y > 0, :].all(-2)
-    on_neg = act[..., y < 0, :].all(-2)
-    return (p.a > 0) & on_pos, (p.a < 0) & on_neg
-
-
-def assumption3_failure_probability(m: int, n_plus: int, n_minus: int) -> float:
-    """Upper bound on P(S_{+,1} = ∅ or S_{−,1} = ∅) for Gaussian init and orthogonal
-    inputs: ``(1 − 2^{−n_+−1})^m + (1 − 2^{−n_−−1})^m``."""
-    return min(1.0, (1 - 2.0 ** (-n_plus - 1)) ** m + (1 - 2.0 ** (-n_minus - 1)) ** m)
-
-
-def _scaled_labels(X: Tensor, y: Tensor) -> tuple[Tensor, Tensor]:
-    sq = (X * X).sum(-1)
-    return y / sq.sqrt(), sq
-
-
-def min_norm_squared(X: Tensor, y: Tensor) -> float:
-    """``min{‖θ‖² : h_θ(x_k) = y_k ∀k} = 2(‖ỹ_+‖ + ‖ỹ_−‖)``, ``ỹ_k = y_k/‖x_k‖`` (orthogonal inputs)."""
-    yt, _ = _scaled_labels(X, y)
-    return 2 * float(torch.linalg.vector_norm(yt[y > 0]) + torch.linalg.vector_norm(yt[y < 0]))
-
-
-def min_f1_norm(X: Tensor, y: Tensor) -> float:
-    """Minimal ``Σ_j |a_j| ‖w_j‖`` over interpolators (= half of :func:`min_norm_squared`)."""
-    return min_norm_squared(X, y) / 2
-
-
-def limit_function(X: Tensor, y: Tensor, Z: Tensor) -> Tensor:
-    """The two-neuron limit ``h*`` evaluated at ``Z (N, d)`` → ``(N,)``."""
-    _, sq = _scaled_labels(X, y)
-    c = y / sq  # h*(x_k) = y_k exactly on orthogonal data
-    up = torch.relu(Z @ ((c * (y > 0)) @ X))
-    down = torch.relu(Z @ ((-c * (y < 0)) @ X))
-    return up - down
-
-
-def alignment_directions(kv: KeyVectors) -> tuple[Tensor, Tensor]:
-    """Phase-1 targets (Lemma 2): ``D_+/‖D_+‖`` for ``S_{+,1}`` and ``−D_−/‖D_−‖`` for ``S_{−,1}``."""
-    return kv.D_plus / kv.norm_plus, -kv.D_minus / kv.norm_minus
-
-
-def fit_vectors(X: Tensor, y: Tensor) -> tuple[Tensor, Tensor]:
-    """``v_± = Σ_{±y_k>0} |y_k| x_k/‖x_k‖²`` ``(d,)``: a neuron mass ``‖v_±‖`` along ``v_±`` fits
-    the ±-labels exactly (orthogonal inputs).  Equal to ``±n D_±`` for unit-norm inputs."""
-    _, sq = _scaled_labels(X, y)
-    c = y.abs() / sq
-    return (c * (y > 0)) @ X, (c * (y < 0)) @ X
-
-
-def limit_directions(X: Tensor, y: Tensor) -> tuple[Tensor, Tensor]:
-    """Unit directions of the two limit clusters, ``v_+/‖v_+‖`` and ``v_−/‖v_−‖``
-    (see :func:`fit_vectors`); for unit-norm inputs these are ``D_+/‖D_+‖`` and ``−D_−/‖D_−‖``,
-    the directions the neurons align with in phase 1."""
-    vp, vm = fit_vectors(X, y)
-    return vp / torch.linalg.vector_norm(vp), vm / torch.linalg.vector_norm(vm)
-
-
-def plateau_loss(y: Tensor, r_gt_1: bool = True) -> float:
-    """Loss ``1/(2n) Σ y_k²`` over the labels fitted last (negative ones if ``r > 1``):
-    the value at the intermediate strict saddle θ_S (paper units, ½-mean)."""
-    side = y < 0 if r_gt_1 else y > 0
-    return float((y[side] ** 2).sum() / (2 * y.numel()))
-
-
-@dataclass(frozen=True)
-class PhaseTimes:
-    """Theory's time scales (paper units) for init scale λ and ε."""
-
-    t_plus1: float   # end of alignment of S_{+,1}:  −ε ln λ / ‖D_+‖
-    t_minus1: float  # end of alignment of S_{−,1}:  −ε ln λ / ‖D_−‖
-    t2_scale: float  # positive labels fitted after ≈ ln(1/λ)/‖D_+‖
-    t3_scale: float  # negative labels fitted after ≈ ln(1/λ)/‖D_−‖
-    t2_bound: float  # Lemma 3: t_2 ≤ −(1 + 3ε) ln λ / ‖D_+‖
-    t3_bound: float  # Lemma 4: t_3 ≤ −(1 + 3rε) ln λ / ‖D_−‖
-
-
-def phase_times(kv: KeyVectors, lam: float, eps: float = 0.1) -> PhaseTimes:
-    """Phase times of Lemmas 2–4 for init scale ``lam`` (paper time)."""
-    L = -math.log(lam)
-    return PhaseTimes(eps * L / kv.norm_plus, eps * L / kv.norm_minus, L / kv.norm_plus, L / kv.norm_minus,
-                      (1 + 3 * eps) * L / kv.norm_plus, (1 + 3 * kv.r * eps) * L / kv.norm_minus)
-
-
-def local_rate(kv: KeyVectors, n_last: int) -> float:
-    """Asymptotic decay rate of ``ln L`` after convergence (Lemma 5; our derivation):
-    linearising around the limit, the slowest residual mode of the side fitted
-    last decays at ``‖D_−‖`` (``n_last ≥ 2``) or ``2‖D_−‖`` (``n_last = 1``), so
-    the loss at twice that."""
-    return 2 * kv.norm_minus * (2 if n_last == 1 else 1)
-
-
-def saddle_point(X: Tensor, y: Tensor, m_plus: int = 1) -> TwoLayer:
-    """A point of the saddle ``θ_S``: ``m_plus`` neurons along ``v_+`` (:func:`fit_vectors`) with
-    ``Σ ‖w_j‖² = ‖v_+‖`` (= ``n‖D_+‖`` on unit-norm inputs; balanced, a_j = ‖w_j‖), plus one zero neuron.
-    It fits the positive labels exactly and leaves the negative ones at 0."""
-    vp, _ = fit_vectors(X, y)
-    mass = float(torch.linalg.vector_norm(vp))          # Σ_j ‖w_j‖² needed to fit the positive labels
-    u = vp / mass
-    norm = math.sqrt(mass / m_plus)
-    W1 = torch.cat([norm * u.expand(m_plus, -1), torch.zeros(1, X.shape[1], dtype=X.dtype)])
-    a = torch.cat([torch.full((m_plus,), norm, dtype=X.dtype), torch.zeros(1, dtype=X.dtype)])
-    return TwoLayer(W1=W1, W2=a.unsqueeze(0))
-
-
-def escape_curvature(X: Tensor, y: Tensor, deltas: Tensor) -> tuple[Tensor, float]:
-    """Orthonormal inputs only.  Loss along the escape direction from θ_S: set the zero neuron to
-    ``w = δ(−D_−/‖D_−‖)``, ``a = −δ``.  Returns ``L(δ) − L(θ_S)`` ``(len(deltas),)`` and the
-    predicted slope against ``δ²``: ``−‖D_−‖`` (paper loss)."""
-    kv = key_vectors(X, y)
-    base = saddle_point(X, y)
-    v = -kv.D_minus / kv.norm_minus
-    out = []
-    for dlt in deltas:
-        p = base.clone()
-        p.W1[-1] = dlt * v
-        p.W2[0, -1] = -dlt
-        out.append(paper_loss(p, X, y))
-    return torch.stack(out) - paper_loss(base, X, y), -kv.norm_minus
-
-
-def paper_loss(p: TwoLayer, X: Tensor, y: Tensor) -> Tensor:
-    """``L = 1/(2n) Σ (h(x_k) − y_k)²`` per run ``(R...)``."""
-    return 0.5 * ((forward(p, X)[..., 0] - y) ** 2).mean(-1)
-
-
-# ---------------------------------------------------------------------------
-# Measurements on trajectories
-# ---------------------------------------------------------------------------
-
-def sweep_init(m: int, d: int, lams: Tensor, seeds: int, seed: int, dtype=torch.float64) -> TwoLayer:
-    """Balanced inits for a λ-sweep, runs ``(seeds, len(lams))``: for each seed one
-    draw ``(g_j, s_j)`` shared by every λ (``w_j = λ g_j``), as in the theorem's
-    ``λ → 0`` limit for a fixed draw."""
-    base = balanced_init(m, d, scale=1.0, gen=generator(seed), runs=(seeds,), dtype=dtype)
-    lam = lams.to(dtype).view(1, -1, 1, 1)
-    return base.map(lambda t: t.unsqueeze(1) * lam)
 
 
 def u_fitted(traj: Trajectory, mask: Tensor) -> Tensor:
@@ -219,37 +23,10 @@ def u_fitted(traj: Trajectory, mask: Tensor) -> Tensor:
     return ((traj.params.W1 ** 2).sum(-1) * mask.to(traj.params.W1.dtype)).sum(-1)
 
 
-def crossing_times(time: np.ndarray, series: Tensor, level: Tensor | float) -> np.ndarray:
-    """First time each run's ``series (T, R...)`` reaches ``≥ level`` (interpolated); nan if never."""
-    s = series.reshape(series.shape[0], -1).numpy()
-    lv = np.broadcast_to(np.asarray(level, dtype=float).reshape(-1) if np.ndim(level) else float(level), s.shape[1:])
-    out = np.full(s.shape[1], np.nan)
-    for r in range(s.shape[1]):
-        hit = np.nonzero(s[:, r] >= lv[r])[0]
-        if hit.size:
-            i = hit[0]
-            if i == 0:
-                out[r] = time[0]
-            else:
-                t0, t1, v0, v1 = time[i - 1], time[i], s[i - 1, r], s[i, r]
-                out[r] = t0 + (lv[r] - v0) * (t1 - t0) / (v1 - v0)
-    return out.reshape(series.shape[1:])
-
-
 def min_alignment(p: TwoLayer, mask: Tensor, direction: Tensor) -> Tensor:
     """``min_{j ∈ mask} cos(w_j, direction)`` per run ``(R...)`` (``+1`` for an empty mask)."""
     c = cosine(p.W1, direction)
     return torch.where(mask, c, torch.ones_like(c)).min(-1).values
-
-
-def slope(x: np.ndarray, y: np.ndarray) -> tuple[float, float]:
-    """Least-squares slope and intercept of ``y`` on ``x``; ``(nan, nan)`` if any value is not finite
-    (e.g. a crossing time that a run never reached)."""
-    if not (np.all(np.isfinite(np.asarray(x, float))) and np.all(np.isfinite(np.asarray(y, float)))):
-        return float("nan"), float("nan")
-    A = np.vstack([np.asarray(x, float), np.ones(len(x))]).T
-    (a, b), *_ = np.linalg.lstsq(A, np.asarray(y, float), rcond=None)
-    return float(a), float(b)
 
 
 def f1_cost(p: TwoLayer) -> Tensor:
@@ -341,8 +118,8 @@ def half_fit_times(traj: Trajectory, X: Tensor, y: Tensor) -> tuple[np.ndarray, 
     kv = key_vectors(X, y)
     Sp, Sm = s_sets(traj.at(0), X, y)
     n = X.shape[0]
-    return (crossing_times(traj.time, u_fitted(traj, Sp), 0.5 * n * kv.norm_plus),
-            crossing_times(traj.time, u_fitted(traj, Sm), 0.5 * n * kv.norm_minus))
+    return (first_crossing(traj.time, u_fitted(traj, Sp), 0.5 * n * kv.norm_plus, below=False),
+            first_crossing(traj.time, u_fitted(traj, Sm), 0.5 * n * kv.norm_minus, below=False))
 
 
 def loss_at(traj: Trajectory, times: np.ndarray) -> np.ndarray:
@@ -359,7 +136,7 @@ def loss_at(traj: Trajectory, times: np.ndarray) -> np.ndarray:
 
 def row_slopes(x: np.ndarray, Y: np.ndarray) -> np.ndarray:
     """Least-squares slope of each row of ``Y (rows, K)`` on ``x (K,)`` (nan if a value is missing)."""
-    return np.array([slope(x, row)[0] for row in np.asarray(Y, dtype=float)])
+    return np.array([line_fit(x, row).slope for row in np.asarray(Y, dtype=float)])
 
 
 def excess_norm(p: TwoLayer, X: Tensor, y: Tensor) -> Tensor:
@@ -397,14 +174,7 @@ def decay_rates(time: np.ndarray, loss: Tensor, window: tuple[float, float], min
     for r in range(L.shape[1]):
         win = (L[:, r] > lo) & (L[:, r] < hi)
         if win.sum() >= min_points:
-            out[r] = -slope(time[win], np.log(L[win, r]))[0]
-    return out.reshape(loss.shape[1:])
-
-
-def crossing_below(time: np.ndarray, loss: Tensor, level: float) -> np.ndarray:
-    """Per run, the first time the loss ``(T, R...)`` is ``≤ level`` (interpolated; nan if never)."""
-    L = loss.reshape(loss.shape[0], -1).numpy()
-    out = np.array([first_crossing(time, L[:, r], level) for r in range(L.shape[1])])
+            out[r] = -line_fit(time[win], np.log(L[win, r])).slope
     return out.reshape(loss.shape[1:])
 
 
@@ -438,9 +208,8 @@ def toy_timings(dense_loss: Tensor, iteration_scale: float = 1.0) -> dict[str, n
 
 def intermediate_plateaus(L: np.ndarray, above: float, below: float = 0.95, tol: float = 0.01,
                           min_len: int = 5) -> list[tuple[int, int]]:
-    """Plateaus (:func:`lrlib.track.plateaus`) of one loss series ``(T,)`` that start below
+    """Plateaus (:func:`lrlib.measure.plateaus`) of one loss series ``(T,)`` that start below
     ``below·L(0)`` (after the first drop) and end above ``above·L(T)`` (before the last one)."""
-    from ..track import plateaus
     L = np.asarray(L, dtype=float)
     return [pl for pl in plateaus(L, tol=tol, min_len=min_len)
             if pl[0] > 0 and L[pl[0]] < below * L[0] and L[pl[1]] > above * L[-1]]
@@ -529,7 +298,7 @@ def saddle_walk(traj: Trajectory, iterations: np.ndarray, above: float) -> dict:
     largest direction change (degrees) of the 10 largest neurons from ``i_b`` to just after the start
     of the longest plateau (nan without a plateau), and ``speedup``, the largest
     :func:`plateau_speedup` of its plateaus (nan without one)."""
-    from ..track import max_direction_change
+    from ...track import max_direction_change
     L = traj.loss.numpy()
     pls = intermediate_plateaus(L, above=above)
     main = max(pls, key=lambda ab: iterations[ab[1]] - iterations[ab[0]]) if pls else None
@@ -554,3 +323,128 @@ def plateau_speedup(L: np.ndarray, iterations: np.ndarray, plateau: tuple[int, i
         return float("nan")
     rate_out = (math.log(L[b]) - math.log(L[j])) / (iterations[j] - iterations[b])
     return rate_out / rate_in if rate_in > 0 else float("inf")
+
+
+def no_collapse_margin(traj: Trajectory, X: Tensor, y: Tensor, lams: Tensor, eps: float = 0.1,
+                       lam_max: float = 1e-8, flip: bool = False) -> np.ndarray:
+    """App. Lemma 9 on a λ-sweep ``traj`` (runs ``(rows, len(lams))``), per row: the smallest ratio
+    ``‖w_j(t)‖ / (c̲ λ^{1+ε}/2)`` over ``j ∈ S_{+,1}`` and snapshots ``t ≤ t_{+1}``, and
+    ``‖w_j(t)‖ / (c̲ λ^{1+rε}/2)`` over ``j ∈ S_{−,1}``, ``t ≤ t_{−1}``, over ``λ ≤ lam_max``, with
+    ``c̲ = min_j ‖w_j(0)‖/λ``. The lemma says it is > 1. ``flip=True`` uses the exponents
+    ``1 − ε`` and ``1 − rε`` instead (a perturbed bound, for a control)."""
+    kv = key_vectors(X, y)
+    p0 = traj.at(0)
+    Sp, Sm = s_sets(p0, X, y)
+    c_low = (p0.norms_in() / lams.view(1, -1, 1)).amin(-1)                   # (rows, lams)
+    norms = traj.params.norms_in()                                           # (T, rows, lams, m)
+    sgn = -1.0 if flip else 1.0
+    out = np.full(traj.runs[0], np.inf)
+    for li, lam in enumerate(lams.tolist()):
+        if lam > lam_max:
+            continue
+        pt = phase_times(kv, lam, eps)
+        for t_side, mask, expo in ((pt.t_plus1, Sp, 1 + sgn * eps), (pt.t_minus1, Sm, 1 + sgn * kv.r * eps)):
+            upto = traj.time <= t_side
+            nrm = torch.where(mask[:, li], norms[upto][:, :, li], torch.full_like(norms[upto][:, :, li], math.inf))
+            bound = c_low[:, li] * lam ** expo / 2
+            out = np.minimum(out, (nrm.amin(-1).amin(0) / bound).numpy())
+    return out
+
+
+def mass_times(traj: Trajectory, X: Tensor, y: Tensor, lams: Tensor, eps: float = 0.1) -> tuple[np.ndarray, np.ndarray]:
+    """Ends of phases 2 and 3 as Lemmas 3–4 state them, per run ``(rows, len(lams))``: the first times
+    ``u_+ ≥ n‖D_+‖ − λ^{ε/5}`` and ``u_− ≥ n‖D_−‖ − λ^{ε/29}`` (``S_{±,1}`` of the first snapshot;
+    nan if never)."""
+    kv = key_vectors(X, y)
+    Sp, Sm = s_sets(traj.at(0), X, y)
+    n = X.shape[0]
+    rows = traj.runs[0]
+    lv2 = (n * kv.norm_plus - lams ** (eps / 5)).expand(rows, -1)
+    lv3 = (n * kv.norm_minus - lams ** (eps / 29)).expand(rows, -1)
+    return (first_crossing(traj.time, u_fitted(traj, Sp), lv2.numpy(), below=False),
+            first_crossing(traj.time, u_fitted(traj, Sm), lv3.numpy(), below=False))
+
+
+def saddle_distance(traj: Trajectory, X: Tensor, y: Tensor) -> Tensor:
+    """``‖θ(t) − θ_S(t)‖/‖θ_S‖`` per snapshot and run ``(T, R...)``: ``θ_S(t)`` is a point of the saddle set
+    built from ``θ(t)`` (every ``S_{+,1}`` neuron, sets of the first snapshot, projected on ``v_+``
+    (:func:`fit_vectors`), all rescaled by one factor so that ``Σ‖w_j‖² = ‖v_+‖``, ``a_j = ‖w_j‖``; every
+    other neuron 0), and ``‖θ_S‖² = 2‖v_+‖``. An upper bound on the distance to the saddle set."""
+    vp, _ = fit_vectors(X, y)
+    mass = float(torch.linalg.vector_norm(vp))
+    u = vp / mass
+    Sp, _ = s_sets(traj.at(0), X, y)
+    W, a = traj.params.W1, traj.params.a                                     # (T, R..., m, d), (T, R..., m)
+    c = (W @ u).clamp_min(0) * Sp.to(W.dtype)                                # projections, 0 outside S_{+,1}
+    scale = torch.sqrt(mass / (c ** 2).sum(-1, keepdim=True).clamp_min(1e-300))
+    cs = c * scale
+    dW = ((W - cs.unsqueeze(-1) * u) ** 2).sum((-1, -2))
+    da = ((a - cs) ** 2).sum(-1)
+    return torch.sqrt(dW + da) / math.sqrt(2 * mass)
+
+
+def hd_measures(dense_loss: Tensor, W_paper: Tensor, eta: float, horizon: int = 200_000, ref: float = 1e-3,
+                window: tuple[float, float] = (60_000, 97_500), short: int = 20_000, num: int = 300) -> dict:
+    """Figures 6–7's measurements per run from a GD run of step ``eta`` on the mean MSE whose loss at every
+    step is ``dense_loss (steps+1, R)``; iterations are in units of the paper's step ``ref``, and the run
+    must reach ``horizon`` such iterations (the paper's). ``W_paper (R, m, d)``: the first layer at the
+    paper's horizon. Returns arrays over runs: ``exit`` (first iteration with ``L < 0.99 L(0)``),
+    ``n_plateaus`` and ``ratio`` (:func:`intermediate_plateaus` of the loss on ``num`` log-spaced steps up
+    to the horizon, ``above=10``; the loss at the start of the first one over the loss at the horizon),
+    ``on_saddle`` (a plateau overlaps ``window``), ``top2`` (:func:`top2_explained` of ``W_paper``),
+    ``drop`` (the last loss over ``L(0)``) and ``drop_short`` (the loss at ``short`` iterations over
+    ``L(0)``); and ``plateaus`` (the list per run), ``grid`` (step indices) and ``it`` (their iterations)."""
+    from ...trajectory import log_schedule
+    scale = eta / ref
+    h = int(round(horizon / scale))
+    if dense_loss.shape[0] <= h:
+        raise ParameterError(f"the run has {dense_loss.shape[0] - 1} steps, fewer than the horizon's {h}")
+    grid = log_schedule(h, num)
+    L = dense_loss[grid].numpy()
+    it = grid * scale
+    pls = [intermediate_plateaus(L[:, r], above=10) for r in range(L.shape[1])]
+    D = dense_loss.numpy()
+    return dict(
+        exit=drop_iteration(dense_loss[:h + 1], 0.99, scale),
+        n_plateaus=np.array([len(p) for p in pls]),
+        ratio=np.array([L[p[0][0], r] / L[-1, r] if p else np.nan for r, p in enumerate(pls)]),
+        on_saddle=np.array([any(it[a] <= window[1] and it[b] >= window[0] for a, b in p) for p in pls], dtype=float),
+        top2=top2_explained(W_paper).numpy(), drop=D[-1] / D[0], drop_short=D[int(round(short / scale))] / D[0],
+        plateaus=pls, grid=grid, it=it)
+
+
+def same_verdict(decl, a: dict, b: dict) -> np.ndarray:
+    """1 where the rule of the declaration ``decl`` gives the same verdict on the measurements ``a`` and
+    ``b`` (e.g. a run and its re-run with another step), seed by seed; else 0."""
+    from ...claims import grade_control
+    return (np.array(grade_control(decl, a)) == np.array(grade_control(decl, b))).astype(float)
+
+
+def dwell_time(time: np.ndarray, loss: Tensor, level: float, rel: float = 0.05) -> np.ndarray:
+    """Per run, the time the loss ``(T, R...)`` spends within ``±rel`` of ``level``: the number of snapshots
+    there times the snapshot spacing (uniform snapshots required)."""
+    gaps = np.diff(np.asarray(time, dtype=float))
+    if gaps.size == 0 or not np.allclose(gaps[:-1], gaps[0]):
+        raise ParameterError("dwell_time needs uniformly spaced snapshots (the last gap may be shorter)")
+    inside = ((loss / level - 1).abs() < rel).sum(0).numpy()
+    return inside * gaps[0]
+
+
+def ntk_interpolator(p0: TwoLayer, X: Tensor, y: Tensor, Z: Tensor) -> Tensor:
+    """The neural-tangent-kernel interpolator at the initialisation ``p0`` (one run, scalar output),
+    evaluated at ``Z (N, d)`` → ``(N,)``: the network linearised at ``p0`` and moved by the minimum-norm
+    parameter change that interpolates ``(X, y)``, ``h0(z) + J(z) J(X)ᵀ (J(X) J(X)ᵀ)⁻¹ (y − h0(X))`` — where
+    gradient descent on the linearised model converges from ``p0``."""
+    if p0.runs:
+        raise ParameterError("ntk_interpolator takes one run (no run axes)")
+
+    def f(W1: Tensor, W2: Tensor, inp: Tensor) -> Tensor:
+        return forward(TwoLayer(W1=W1, W2=W2, act=p0.act), inp)[:, 0]
+
+    def jac(inp: Tensor) -> Tensor:
+        return torch.cat([j.reshape(inp.shape[0], -1)
+                          for j in torch.func.jacrev(f, argnums=(0, 1))(p0.W1, p0.W2, inp)], 1)
+
+    JX, JZ = jac(X), jac(Z)
+    coef = torch.linalg.solve(JX @ JX.T, y - f(p0.W1, p0.W2, X))
+    return f(p0.W1, p0.W2, Z) + JZ @ (JX.T @ coef)

@@ -1,0 +1,115 @@
+"""Figure helpers of the orthogonal chapter (Boursier, Pillaud-Vivien & Flammarion 2022)."""
+
+from __future__ import annotations
+
+import matplotlib.pyplot as plt
+import numpy as np
+
+import torch
+
+from ..models import forward
+from . import FUNC, NEG, POS, THEORY, label_panels, panel_grid
+
+
+def lambda_panels(time: np.ndarray, losses: dict[float, np.ndarray], lams: np.ndarray, dwell: np.ndarray,
+                  plateau: float, threshold: float = 0.5):
+    """The λ figure: (a) the loss of one draw against paper time for each λ in ``losses`` ({λ: (T,)});
+    (b) the dwell at the plateau level (``dwell (seeds, len(lams))``, in units of 1/‖D₋‖) against λ,
+    with the ``threshold`` of the claim. Returns the figure."""
+    fig, axes = panel_grid(2, width=4.6, height=3.4)
+    cmap = plt.get_cmap("viridis")
+    for k, (lam, L) in enumerate(sorted(losses.items())):
+        axes[0].semilogy(time, L, color=cmap(k / max(len(losses) - 1, 1)), lw=1.2, label=f"$\\lambda$={lam:.0e}")
+    axes[0].axhline(plateau, color=THEORY, ls=":", lw=1)
+    axes[0].set(xlabel="paper time $t$", ylabel="loss $L$", ylim=(1e-8, 2), title="seed 0: the plateau shortens as λ grows")
+    axes[0].legend(fontsize="x-small", ncol=2)
+    for s in range(dwell.shape[0]):
+        axes[1].loglog(lams, np.maximum(dwell[s], 1e-2), "o-", color=POS if s == 0 else "0.6", alpha=0.8)
+    axes[1].axhline(threshold, color=NEG, ls="--", lw=1, label=f"claim: < {threshold:g} at λ = 0.1")
+    axes[1].set(xlabel="$\\lambda$", ylabel="time at the plateau level × $\\|D_-\\|$", title="dwell at the saddle (0 shown as 0.01)")
+    axes[1].legend(fontsize="x-small")
+    label_panels(axes)
+    return fig
+
+
+def neuron_animation(P: np.ndarray, a: np.ndarray, titles: list[str], *, dpi: int = 60, size: float = 3.6,
+                     interval: int = 150):
+    """An animation of the neurons over time, as HTML/JavaScript (``to_jshtml``: no ffmpeg needed).
+
+    ``P (F, m, 2)``: each neuron's 2-D coordinates per frame (its weights for 1-D inputs with a bias
+    coordinate, or a projection on two principal components); ``a (F, m)``: output weights (colour =
+    sign). Drawn in polar axes: angle = the neuron's direction, radius = ``log10`` of its norm (norms span
+    many decades from a small initialisation), shifted so that the smallest norm sits at radius 0.
+    Returns an :class:`IPython.display.HTML` object (the figure is closed)."""
+    from IPython.display import HTML
+    from matplotlib import animation
+
+    if P.ndim != 3 or P.shape[-1] != 2 or a.shape != P.shape[:2] or len(titles) != P.shape[0]:
+        raise ValueError("neuron_animation needs P (F, m, 2), a (F, m) and one title per frame")
+    norm = np.hypot(P[..., 0], P[..., 1])
+    logn = np.log10(np.maximum(norm, 1e-300))
+    lo = np.floor(logn[norm > 0].min()) if (norm > 0).any() else 0.0
+    r, th = np.maximum(logn - lo, 0), np.arctan2(P[..., 1], P[..., 0])
+    fig = plt.figure(figsize=(size, size), dpi=dpi)
+    ax = fig.add_subplot(projection="polar")
+    ax.set_ylim(0, r.max() * 1.05 + 1e-9)
+    ax.tick_params(labelsize="x-small")
+    colors = np.where(a > 0, POS, NEG)
+    sc = ax.scatter(th[0], r[0], s=12, c=colors[0])
+    title = ax.set_title(titles[0], fontsize="small")
+    fig.text(0.01, 0.01, f"radius: log10 norm + {-lo:.0f}", fontsize="x-small")
+
+    def update(k):
+        sc.set_offsets(np.c_[th[k], r[k]])
+        sc.set_color(colors[k])
+        title.set_text(titles[k])
+        return sc, title
+
+    anim = animation.FuncAnimation(fig, update, frames=P.shape[0], interval=interval, blit=False)
+    html = HTML(anim.to_jshtml(default_mode="once"))
+    plt.close(fig)
+    return html
+
+
+def glue_html(key: str, html) -> None:
+    """Glue an HTML object (an animation) into the book under ``key``, not displayed here; outside a
+    Jupyter Book build (no ``myst_nb``) it is displayed."""
+    try:
+        from myst_nb import glue as _glue
+    except ImportError:  # pragma: no cover - myst_nb ships with jupyter-book
+        from IPython.display import display
+        display(html)
+        return
+    _glue(key, html, display=False)
+
+
+def function_and_kinks(ax, grid, h, x, y, kinks, heights, *, ylim_neurons=None, title: str = ""):
+    """Boursier et al.'s 1-D panel: the network function ``h`` on ``grid`` (left axis,
+    green, with the data ``(x, y)``) and each neuron ``j`` as a star at its kink
+    ``−b_j/w_j`` with height ``a_j`` (right axis, coloured by sign)."""
+    ax.plot(grid, h, color=FUNC, lw=1.8, label="network $h_\\theta(x)$")
+    ax.scatter(x, y, color="k", zorder=5, s=25, label="data")
+    ax.set_xlabel("$x$")
+    ax.set_ylabel("$h_\\theta(x)$", color=FUNC)
+    ax.set_xlim(grid[0], grid[-1])
+    ax2 = ax.twinx()
+    ax2.grid(False)
+    inside = (kinks >= grid[0]) & (kinks <= grid[-1])
+    ax2.scatter(kinks[inside], heights[inside], marker="*", s=40,
+                c=[POS if h_ > 0 else NEG for h_ in heights[inside]], zorder=4)
+    ax2.set_ylabel("neuron $a_j$ at its kink", color=POS)
+    if ylim_neurons is not None:
+        ax2.set_ylim(*ylim_neurons)
+    ax.set_title(title)
+    return ax2
+
+
+def draw_1d_panels(nets, X, y, axes, grid, titles) -> None:
+    """The paper's 1-D panels: for each network (one run, inputs ``(x, 1)``), its function on ``grid``
+    and each neuron at its kink ``−w_{j,2}/w_{j,1}`` with height ``a_j`` (:func:`function_and_kinks`)."""
+    Z = torch.stack([grid, torch.ones_like(grid)], -1)
+    for ax, p, title in zip(axes, nets, titles):
+        w = p.W1.numpy()
+        kinks = -w[:, 1] / np.where(w[:, 0] == 0, np.nan, w[:, 0])
+        function_and_kinks(ax, grid.numpy(), forward(p, Z)[:, 0].numpy(), X[:, 0].numpy(), y.numpy(),
+                           kinks, p.a.numpy(), title=title)

@@ -1,0 +1,194 @@
+"""Boursier, Pillaud-Vivien & Flammarion (NeurIPS 2022): gradient flow of a
+two-layer ReLU network ``h(x) = Σ_j a_j σ(⟨w_j, x⟩)`` on the square loss
+``L = 1/(2n) Σ_k (h(x_k) − y_k)²`` with orthogonal inputs, balanced small init.
+
+Closed forms (the paper's displays, some rebuilt from its prose; every one is tested in
+``tests/test_theory_orthogonal.py``):
+
+* key vectors ``D_± = (1/n) Σ_{±y_k > 0} y_k x_k`` and ``r = ‖D_+‖/‖D_−‖``;
+* the neuron sets ``S_{±,1}`` (sign ±1 and active on every ±-label point at init);
+* the limit ``h*(x) = σ(Σ_{y_k>0} y_k⟨x_k,x⟩/‖x_k‖²) − σ(Σ_{y_k<0} |y_k|⟨x_k,x⟩/‖x_k‖²)``
+  and its parameter norm ``‖θ*‖² = 2(‖ỹ_+‖ + ‖ỹ_−‖)`` with ``ỹ_k = y_k/‖x_k‖``;
+* the plateau (strict saddle) loss ``1/(2n) Σ_{y_k<0} y_k²`` when ``r > 1``;
+* phase times ``t_{±1} = −ε ln λ / ‖D_±‖``; growth phases end after
+  ``≈ ln(1/λ)/‖D_+‖`` and ``≈ ln(1/λ)/‖D_−‖``;
+* the local (linearised) loss decay rate after convergence.
+
+Conventions: paper time ``t`` (gradient flow on the ½-mean loss).  The authors'
+code minimises the mean MSE (twice the loss), so one of their GD steps of size
+``η`` is paper time ``2η``.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import torch
+
+from ...errors import ParameterError
+from ...losses import half_mse
+from ...models import TwoLayer, forward
+
+Tensor = torch.Tensor
+
+
+@dataclass(frozen=True)
+class KeyVectors:
+    """``D_+``, ``D_−`` (``(d,)``), their norms and ``r = ‖D_+‖/‖D_−‖``."""
+
+    D_plus: Tensor
+    D_minus: Tensor
+
+    @property
+    def norm_plus(self) -> float:
+        return float(torch.linalg.vector_norm(self.D_plus))
+
+    @property
+    def norm_minus(self) -> float:
+        return float(torch.linalg.vector_norm(self.D_minus))
+
+    @property
+    def r(self) -> float:
+        return self.norm_plus / self.norm_minus
+
+
+def check_orthogonal(X: Tensor, tol: float = 1e-12) -> None:
+    """Raise unless the rows of ``X (n, d)`` are pairwise orthogonal (Assumption 1)."""
+    G = X @ X.T
+    off = G - torch.diag(torch.diagonal(G))
+    if off.abs().max() > tol * G.diagonal().max():
+        raise ParameterError("inputs are not pairwise orthogonal (Assumption 1 of Boursier et al.)")
+
+
+def key_vectors(X: Tensor, y: Tensor) -> KeyVectors:
+    """``D_± = (1/n) Σ_{±y_k>0} y_k x_k`` for ``X (n, d)``, ``y (n,)``."""
+    n = X.shape[0]
+    pos, neg = (y > 0).to(X.dtype), (y < 0).to(X.dtype)
+    return KeyVectors(D_plus=(pos * y) @ X / n, D_minus=(neg * y) @ X / n)
+
+
+def s_sets(p: TwoLayer, X: Tensor, y: Tensor) -> tuple[Tensor, Tensor]:
+    """Masks ``(R..., m)`` of ``S_{+,1}`` and ``S_{−,1}`` at the network ``p`` (its init).
+
+    ``S_{+,1}``: ``a_j > 0`` and ``⟨w_j, x_k⟩ > 0`` for every ``y_k > 0``; mirror for ``S_{−,1}``.
+    """
+    act = (X @ p.W1.transpose(-1, -2)) > 0  # (R..., n, m)
+    on_pos = act[..., y > 0, :].all(-2)
+    on_neg = act[..., y < 0, :].all(-2)
+    return (p.a > 0) & on_pos, (p.a < 0) & on_neg
+
+
+def assumption3_failure_probability(m: int, n_plus: int, n_minus: int) -> float:
+    """Upper bound on P(S_{+,1} = ∅ or S_{−,1} = ∅) for Gaussian init and orthogonal
+    inputs: ``(1 − 2^{−n_+−1})^m + (1 − 2^{−n_−−1})^m``."""
+    return min(1.0, (1 - 2.0 ** (-n_plus - 1)) ** m + (1 - 2.0 ** (-n_minus - 1)) ** m)
+
+
+def _scaled_labels(X: Tensor, y: Tensor) -> tuple[Tensor, Tensor]:
+    sq = (X * X).sum(-1)
+    return y / sq.sqrt(), sq
+
+
+def min_norm_squared(X: Tensor, y: Tensor) -> float:
+    """``min{‖θ‖² : h_θ(x_k) = y_k ∀k} = 2(‖ỹ_+‖ + ‖ỹ_−‖)``, ``ỹ_k = y_k/‖x_k‖`` (orthogonal inputs)."""
+    yt, _ = _scaled_labels(X, y)
+    return 2 * float(torch.linalg.vector_norm(yt[y > 0]) + torch.linalg.vector_norm(yt[y < 0]))
+
+
+def min_f1_norm(X: Tensor, y: Tensor) -> float:
+    """Minimal ``Σ_j |a_j| ‖w_j‖`` over interpolators (= half of :func:`min_norm_squared`)."""
+    return min_norm_squared(X, y) / 2
+
+
+def limit_function(X: Tensor, y: Tensor, Z: Tensor) -> Tensor:
+    """The two-neuron limit ``h*`` evaluated at ``Z (N, d)`` → ``(N,)``."""
+    _, sq = _scaled_labels(X, y)
+    c = y / sq  # h*(x_k) = y_k exactly on orthogonal data
+    up = torch.relu(Z @ ((c * (y > 0)) @ X))
+    down = torch.relu(Z @ ((-c * (y < 0)) @ X))
+    return up - down
+
+
+def alignment_directions(kv: KeyVectors) -> tuple[Tensor, Tensor]:
+    """Phase-1 targets (Lemma 2): ``D_+/‖D_+‖`` for ``S_{+,1}`` and ``−D_−/‖D_−‖`` for ``S_{−,1}``."""
+    return kv.D_plus / kv.norm_plus, -kv.D_minus / kv.norm_minus
+
+
+def fit_vectors(X: Tensor, y: Tensor) -> tuple[Tensor, Tensor]:
+    """``v_± = Σ_{±y_k>0} |y_k| x_k/‖x_k‖²`` ``(d,)``: a neuron mass ``‖v_±‖`` along ``v_±`` fits
+    the ±-labels exactly (orthogonal inputs).  Equal to ``±n D_±`` for unit-norm inputs."""
+    _, sq = _scaled_labels(X, y)
+    c = y.abs() / sq
+    return (c * (y > 0)) @ X, (c * (y < 0)) @ X
+
+
+def limit_directions(X: Tensor, y: Tensor) -> tuple[Tensor, Tensor]:
+    """Unit directions of the two limit clusters, ``v_+/‖v_+‖`` and ``v_−/‖v_−‖``
+    (see :func:`fit_vectors`); for unit-norm inputs these are ``D_+/‖D_+‖`` and ``−D_−/‖D_−‖``,
+    the directions the neurons align with in phase 1."""
+    vp, vm = fit_vectors(X, y)
+    return vp / torch.linalg.vector_norm(vp), vm / torch.linalg.vector_norm(vm)
+
+
+def plateau_loss(y: Tensor, r_gt_1: bool = True) -> float:
+    """Loss ``1/(2n) Σ y_k²`` over the labels fitted last (negative ones if ``r > 1``):
+    the value at the intermediate strict saddle θ_S (paper units, ½-mean)."""
+    side = y < 0 if r_gt_1 else y > 0
+    return float((y[side] ** 2).sum() / (2 * y.numel()))
+
+
+@dataclass(frozen=True)
+class PhaseTimes:
+    """Theory's time scales (paper units) for init scale λ and ε."""
+
+    t_plus1: float   # end of alignment of S_{+,1}:  −ε ln λ / ‖D_+‖
+    t_minus1: float  # end of alignment of S_{−,1}:  −ε ln λ / ‖D_−‖
+    t2_scale: float  # positive labels fitted after ≈ ln(1/λ)/‖D_+‖
+    t3_scale: float  # negative labels fitted after ≈ ln(1/λ)/‖D_−‖
+    t2_bound: float  # Lemma 3: t_2 ≤ −(1 + 3ε) ln λ / ‖D_+‖
+    t3_bound: float  # Lemma 4: t_3 ≤ −(1 + 3rε) ln λ / ‖D_−‖
+
+
+def phase_times(kv: KeyVectors, lam: float, eps: float = 0.1) -> PhaseTimes:
+    """Phase times of Lemmas 2–4 for init scale ``lam`` (paper time)."""
+    L = -math.log(lam)
+    return PhaseTimes(eps * L / kv.norm_plus, eps * L / kv.norm_minus, L / kv.norm_plus, L / kv.norm_minus,
+                      (1 + 3 * eps) * L / kv.norm_plus, (1 + 3 * kv.r * eps) * L / kv.norm_minus)
+
+
+def local_rate(kv: KeyVectors, n_last: int) -> float:
+    """Asymptotic decay rate of ``ln L`` after convergence (Lemma 5; our derivation):
+    linearising around the limit, the slowest residual mode of the side fitted
+    last decays at ``‖D_−‖`` (``n_last ≥ 2``) or ``2‖D_−‖`` (``n_last = 1``), so
+    the loss at twice that."""
+    return 2 * kv.norm_minus * (2 if n_last == 1 else 1)
+
+
+def saddle_point(X: Tensor, y: Tensor, m_plus: int = 1) -> TwoLayer:
+    """A point of the saddle ``θ_S``: ``m_plus`` neurons along ``v_+`` (:func:`fit_vectors`) with
+    ``Σ ‖w_j‖² = ‖v_+‖`` (= ``n‖D_+‖`` on unit-norm inputs; balanced, a_j = ‖w_j‖), plus one zero neuron.
+    It fits the positive labels exactly and leaves the negative ones at 0."""
+    vp, _ = fit_vectors(X, y)
+    mass = float(torch.linalg.vector_norm(vp))          # Σ_j ‖w_j‖² needed to fit the positive labels
+    u = vp / mass
+    norm = math.sqrt(mass / m_plus)
+    W1 = torch.cat([norm * u.expand(m_plus, -1), torch.zeros(1, X.shape[1], dtype=X.dtype)])
+    a = torch.cat([torch.full((m_plus,), norm, dtype=X.dtype), torch.zeros(1, dtype=X.dtype)])
+    return TwoLayer(W1=W1, W2=a.unsqueeze(0))
+
+
+def escape_curvature(X: Tensor, y: Tensor, deltas: Tensor) -> tuple[Tensor, float]:
+    """Orthonormal inputs only.  Loss along the escape direction from θ_S: set the zero neuron to
+    ``w = δ(−D_−/‖D_−‖)``, ``a = −δ``.  Returns ``L(δ) − L(θ_S)`` ``(len(deltas),)`` and the
+    predicted slope against ``δ²``: ``−‖D_−‖`` (paper loss)."""
+    kv = key_vectors(X, y)
+    base = saddle_point(X, y)
+    v = -kv.D_minus / kv.norm_minus
+    out = []
+    for dlt in deltas:
+        p = base.clone()
+        p.W1[-1] = dlt * v
+        p.W2[0, -1] = -dlt
+        out.append(half_mse()(forward(p, X), y))
+    return torch.stack(out) - half_mse()(forward(base, X), y), -kv.norm_minus
