@@ -85,15 +85,14 @@ import pandas as pd
 import matplotlib.pyplot as plt
 import torch
 
-from lrlib import nbparams
-from lrlib.claims import Ledger, fmt, headline
+from lrlib import chapter
+from lrlib.claims import fmt
 from lrlib.integrate import flow
 from lrlib.losses import Loss, half_mse
 from lrlib.measure import first_crossing
 from lrlib.models import TwoLayer, balanced_init, forward, generator, sweep_init
 from lrlib.plots import orthogonal as plot_orth
-from lrlib.plots import (NEG, POS, THEORY, glue, label_panels, mark_times,
-                         panel_grid, set_style)
+from lrlib.plots import NEG, POS, THEORY, glue, label_panels, mark_times, panel_grid
 from lrlib.synthetic import (correlated_testbed, nonorthogonal_1d, orthogonal_toy, orthonormal_testbed,
                              relu_teacher)
 from lrlib.theory import orthogonal as th
@@ -101,19 +100,11 @@ from lrlib.track import balancedness_drift, max_direction_change
 from lrlib.train import train
 from lrlib.trajectory import linear_schedule, log_schedule
 
-quick = nbparams.check_common(seed, quick, ledger_path)
-torch.set_num_threads(1)
-set_style()
-N_SEEDS = 2 if quick else 5
-ledger = Ledger.declared("orthogonal", n_seeds=N_SEEDS, base_seed=seed)
+# %%
+ch = chapter.start("orthogonal", seed, quick, ledger_path)
+quick, N_SEEDS, ledger, rate_of = ch.quick, ch.n_seeds, ch.ledger, ch.rate
 MEAN_MSE = Loss("square", "mean")   # the authors' code: mean (h - y)^2 = 2 L
-print(f"seed = {seed}, quick = {quick}, {N_SEEDS} seeds per experiment")
 print("theory runs:", half_mse().describe(), "| figure runs:", MEAN_MSE.describe())
-
-
-def rate_of(claim):
-    """The pass rate of a graded claim, as the ledger states it (for the text)."""
-    return headline(ledger.results[claim].verdicts)
 
 # %% [markdown]
 # ## The orthogonal toy example (Figures 2 and 3)
@@ -133,6 +124,8 @@ p_toy = balanced_init(m_toy, 2, scale=lam_toy, gen=generator(seed), runs=(N_SEED
 p_toy_big = balanced_init(m_toy, 2, scale=1.0, gen=generator(seed + 11), runs=(1,))   # control
 toy_all = train(th.cat_runs(p_toy, p_toy_big), X_toy, y_toy, loss=MEAN_MSE, lr=eta, steps=20_000,
                 record=linear_schedule(20_000, 50), time_scale=2.0, dense_loss=True)
+
+# %%
 toy, toy_big = th.sub_runs(toy_all, slice(0, N_SEEDS)), th.sub_runs(toy_all, slice(N_SEEDS, None))
 kv_toy = th.key_vectors(X_toy, y_toy)
 a3_toy = th.assumption3_counts(p_toy, X_toy, y_toy)
@@ -196,12 +189,16 @@ toy2 = train(p_toy, X_toy, y_toy, loss=MEAN_MSE, lr=2 * eta, steps=10_000, recor
              time_scale=2.0, dense_loss=True)
 tt2 = th.toy_timings(toy2.dense_loss, iteration_scale=2.0)
 step_toy = np.maximum(np.abs(tt2["exit1"] / tt["exit1"] - 1), np.abs(tt2["exit2"] / tt["exit2"] - 1))
+
+# %%
 pred_toy = th.phase_times(kv_toy, lam_toy)
 fig, ax = plt.subplots(figsize=(6.5, 3.4), constrained_layout=True)
 for r in range(N_SEEDS):
     ax.plot(np.arange(toy.dense_loss.shape[0]), toy.dense_loss[:, r].numpy(),
             color=POS if r == 0 else "0.7", lw=1.8 if r == 0 else 0.8, zorder=3 if r == 0 else 2,
             label="seed 0" if r == 0 else ("other seeds" if r == 1 else None))
+
+# %%
 ax.plot(np.arange(toy_big.dense_loss.shape[0]), toy_big.dense_loss[:, 0].numpy(), color="k", ls="--", lw=1,
         label="control: $\\lambda=1$")
 ax.axhline(0.5, color=THEORY, ls=":", lw=1, label="plateau level $\\frac{1}{n}\\sum_{y<0}y^2$")
@@ -209,6 +206,8 @@ mark_times(ax, {"$\\ln(1/\\lambda)/\\|D_+\\|$": pred_toy.t2_scale / (2 * eta),
                 "$\\ln(1/\\lambda)/\\|D_-\\|$": pred_toy.t3_scale / (2 * eta)})
 ax.set(xlabel="iteration (GD step $\\eta=10^{-3}$; paper time $=2\\eta\\cdot$iteration)",
        ylabel="mean-MSE loss $2L$", title="Figure 3 — loss of the toy runs", ylim=(-0.02, 1.1))
+
+# %%
 ax.legend(loc="lower left")
 glue("orthogonal-fig3", fig, display=False)
 ledger.grade("fig3.timings", **tt, s_plus=a3_toy[0], s_minus=a3_toy[1], step_gap=step_toy, control=tt_big)
@@ -270,18 +269,24 @@ kv = th.key_vectors(X_tb, y_tb)
 n_tb = X_tb.shape[0]
 lams = torch.tensor([1e-4, 1e-6, 1e-8, 1e-10, 1e-12], dtype=torch.float64)
 dt, T_sweep = 1e-2, 220.0
+
+# %%
 p_sw = sweep_init(50, 10, lams, seeds=N_SEEDS, seed=seed)
 p_pos = p_sw.map(lambda t: t[:1].clone())
 p_pos.W2.abs_()                                                              # every s_j = +1
 p_big = balanced_init(50, 10, scale=1.0, gen=generator(seed + 9), runs=(1, len(lams)))
 X_sw = X_tb.expand(N_SEEDS + 3, len(lams), *X_tb.shape).clone()
 X_sw[N_SEEDS + 1] = X_co                                                     # the non-orthogonal row
+
+# %%
 t0_sweep = time.perf_counter()
 sw_all = train(th.cat_runs(p_sw, p_pos, p_sw.map(lambda t: t[:1]), p_big), X_sw, y_tb, loss=half_mse(),
                lr=dt, steps=int(T_sweep / dt), record=linear_schedule(int(T_sweep / dt), 25))
 t_gd_sweep = time.perf_counter() - t0_sweep
 sw, sw_pos, sw_co, sw_big = (th.sub_runs(sw_all, slice(a, b)) for a, b in
                              ((0, N_SEEDS), (N_SEEDS, N_SEEDS + 1), (N_SEEDS + 1, N_SEEDS + 2), (N_SEEDS + 2, None)))
+
+# %%
 Sp, Sm = th.s_sets(p_sw, X_tb, y_tb)
 s_plus, s_minus = Sp[:, 0].sum(-1), Sm[:, 0].sum(-1)                         # the draw is shared by every λ
 print(f"|D+| = {kv.norm_plus:.4f}  |D-| = {kv.norm_minus:.4f}  r = {kv.r:.4f}")
@@ -312,6 +317,8 @@ for li in range(len(lams)):
     t2_gf, t3_gf = th.half_fit_times(gf, X_tb, y_tb)
     gf_rows.append({"λ": f"{lams[li].item():.0e}", "t₂½ GD": t2h[0, li], "t₂½ flow": float(t2_gf),
                     "t₃½ GD": t3h[0, li], "t₃½ flow": float(t3_gf), "flow gradient evaluations": gf.meta["grad_evals"]})
+
+# %%
 t_gf = time.perf_counter() - t0_gf
 gf_table = pd.DataFrame(gf_rows)
 flow_gap = float(np.max(np.abs(np.r_[gf_table["t₂½ GD"] / gf_table["t₂½ flow"],
@@ -338,6 +345,8 @@ pt = th.phase_times(kv, lams[i_lam].item())
 fig, (ax1, ax2) = plt.subplots(2, 1, figsize=(7, 5.2), sharex=True, constrained_layout=True)
 ax1.semilogy(sw.time, sw.loss[:, 0, i_lam].numpy(), color="k", lw=1.6, label="loss $L$")
 ax1.axhline(th.plateau_loss(y_tb), color=THEORY, ls=":", label="plateau $\\frac{1}{2n}\\sum_{y<0}y^2$")
+
+# %%
 mark_times(ax1, {"$t_{+1}$": pt.t_plus1, "$t_{-1}$": pt.t_minus1, "$\\ln(1/\\lambda)/\\|D_+\\|$": pt.t2_scale,
                  "$\\ln(1/\\lambda)/\\|D_-\\|$": pt.t3_scale})
 ax1.set(ylabel="$L$", ylim=(1e-12, 2), xlim=(0, 1.4 * pt.t3_scale), title="Figure 1 — the four phases (test bed, $\\lambda=10^{-10}$)")
@@ -345,6 +354,8 @@ for k, (lo, hi, name) in enumerate([(0, pt.t_minus1, "1: alignment"), (pt.t_minu
                                      (pt.t2_scale, pt.t3_scale, "3: plateau, then fit $y_-$"), (pt.t3_scale, T_sweep, "4: convergence")]):
     ax1.axvspan(lo, hi, color=["#eeeeee", "#dce9f5", "#f7e1e4", "#e3f1ee"][k], zorder=0)
     ax1.text((lo + hi) / 2, 3e-12 * 30 ** (k % 2), name, ha="center", fontsize="x-small")
+
+# %%
 ax1.legend(loc="center right")
 ax2.plot(sw.time, up_t[:, 0, i_lam].numpy(), color=POS, label="$u_+=\\sum_{S_{+,1}}\\|w_j\\|^2$")
 ax2.plot(sw.time, um_t[:, 0, i_lam].numpy(), color=NEG, label="$u_-=\\sum_{S_{-,1}}\\|w_j\\|^2$")
@@ -376,6 +387,8 @@ fin, fin_co = sw.final, sw_co.final
 excess, excess_co = th.excess_norm(fin, X_tb, y_tb), th.excess_norm(fin_co, X_co, y_tb)
 fgap, fgap_co = th.function_gap(fin, X_tb, y_tb, Zr), th.function_gap(fin_co, X_co, y_tb, Zr)
 clustered, outside = th.two_clusters(fin, X_tb, y_tb)
+
+# %%
 clustered_co, _ = th.two_clusters(fin_co, X_co, y_tb)
 sweep_tab = pd.DataFrame({"lambda": np.tile(lams.numpy(), N_SEEDS), "seed": np.repeat(range(N_SEEDS), len(lams)),
                           "final loss": sw.loss[-1].reshape(-1).numpy(), "rel. excess": excess.reshape(-1).numpy(),
@@ -391,6 +404,8 @@ ledger.grade("thm1.min-norm", excess_min=excess.amin(-1), excess_mono=th.decreas
              control=dict(excess_min=excess_co.amin(-1), excess_mono=th.decreasing(excess_co), excess_last=excess_co[:, -1]))
 ledger.grade("thm1.function-limit", gap_mono=th.decreasing(fgap, strict=False), gap_last=fgap[:, -1], **sweep_premises,
              control=dict(gap_mono=th.decreasing(fgap_co, strict=False), gap_last=fgap_co[:, -1]))
+
+# %%
 ledger.grade("thm1.two-clusters", clustered=clustered[:, -1], **sweep_premises,
              control=dict(clustered=clustered_co[:, -1]),
              note=f"share of ‖θ‖² outside the two clusters at λ = 1e-12: {fmt(outside[:, -1].min().item())}–"
@@ -492,24 +507,32 @@ s2 = th.row_slopes(logs[fit], t2h[:, fit]) * kv.norm_plus
 s3 = th.row_slopes(logs[fit], t3h[:, fit]) * kv.norm_minus
 plateau = th.loss_at(sw, (t2h + t3h) / 2)
 plateau_dev = np.max(np.abs(plateau[:, fit] / th.plateau_loss(y_tb) - 1), axis=-1)   # nan if a time is missing
+
+# %%
 t2b, t3b = th.half_fit_times(sw_big, X_tb, y_tb)
 plateau_big = th.loss_at(sw_big, (t2b + t3b) / 2).reshape(-1)                  # five large-init draws
 missed = int(np.isnan(t2h + t3h).sum())
 if missed:
     print(f"{missed} (seed, λ) run(s) did not reach a half-fit time within the run: their times and plateau are nan")
 fig, axes = panel_grid(2, width=4.2, height=3.2)
+
+# %%
 for s in range(N_SEEDS):
     axes[0].plot(logs, t2h[s], "o-", color=POS, alpha=0.6, label="$t_2^{1/2}$" if s == 0 else None)
     axes[0].plot(logs, t3h[s], "s-", color=NEG, alpha=0.6, label="$t_3^{1/2}$" if s == 0 else None)
 for sl, col, name in [(1 / kv.norm_plus, POS, "$1/\\|D_+\\|$"), (1 / kv.norm_minus, NEG, "$1/\\|D_-\\|$")]:
     base = np.nanmean((t2h if col == POS else t3h)[:, -1])
     axes[0].plot(logs, base + sl * (logs - logs[-1]), "--", color=THEORY, lw=1)
+
+# %%
 axes[0].set(xlabel="$\\ln(1/\\lambda)$", ylabel="paper time", title="half-fit times (dashed: theory slopes)")
 axes[0].legend()
 axes[1].semilogx(lams.numpy(), plateau.T, "o-", color="0.4", alpha=0.7)
 axes[1].axhline(th.plateau_loss(y_tb), color=THEORY, ls="--", label="$\\frac{1}{2n}\\sum_{y<0}y^2$")
 axes[1].set(xlabel="$\\lambda$", ylabel="loss midway between $t_2^{1/2}$ and $t_3^{1/2}$", title="plateau level")
 axes[1].legend()
+
+# %%
 glue("orthogonal-sweep", fig, display=False)
 ledger.grade("lemma3.t2-scaling", slope2=s2, **sweep_premises, control=dict(slope2=s2 / 2))
 ledger.grade("lemma4.t3-scaling", slope3=s3, **sweep_premises, control=dict(slope3=s3 / 2),
@@ -549,6 +572,8 @@ b2f = np.array([(1 - 0.3) * -math.log(v) / kv.norm_plus for v in lams[fit].tolis
 b3f = np.array([(1 - 0.3 * kv.r) * -math.log(v) / kv.norm_minus for v in lams[fit].tolist()])
 ledger.grade("lemma34.time-bounds", ratio2=(t2m[:, fit] / b2).max(-1), ratio3=(t3m[:, fit] / b3).max(-1),
              **sweep_premises, control=dict(ratio2=(t2m[:, fit] / b2f).max(-1), ratio3=(t3m[:, fit] / b3f).max(-1)))
+
+# %%
 dS = th.saddle_distance(sw, X_tb, y_tb).amin(0).numpy()                      # (seeds, lams)
 dS_big = th.saddle_distance(sw_big, X_tb, y_tb).amin(0).numpy()[0]
 ledger.grade("saddle.passes-near", dist_mono=th.decreasing(dS, strict=False), dist_last=dS[:, -1], **sweep_premises,
@@ -576,12 +601,16 @@ X_near, _ = correlated_testbed(tuple(y_tb.tolist()), rho=1e-8)              # in
 X_extra = torch.stack([X_tb, X_tb, X_near]).expand(N_SEEDS, 3, *X_tb.shape)
 swap = lambda p: p.map(lambda t: t.transpose(0, 1).contiguous())            # noqa: E731  (runs (seeds, k) ↔ (k, seeds))
 p_extra = swap(th.cat_runs(swap(sweep_init(50, 10, lams_up, seeds=N_SEEDS, seed=seed)), swap(p_sw.map(lambda t: t[:, li8:li8 + 1]))))
+
+# %%
 extra = train(p_extra, X_extra, y_tb, loss=half_mse(), lr=dt, steps=int(T_sweep / dt), record=linear_schedule(int(T_sweep / dt), 25))
 sw_up, near = th.sub_runs(extra, (slice(None), slice(0, 2))), th.sub_runs(extra, (slice(None), 2))
 dwell = th.dwell_time(sw.time, sw.loss, th.plateau_loss(y_tb)) * kv.norm_minus              # (seeds, lams)
 dwell_up = th.dwell_time(sw_up.time, sw_up.loss, th.plateau_loss(y_tb)) * kv.norm_minus
 ledger.grade("lambda.no-separation", dwell=dwell_up[:, -1], flow_gap=flow_gap, control=dict(dwell=dwell[:, 0]))
 lam_all = np.r_[lams.numpy(), lams_up.numpy()]
+
+# %%
 fig = plot_orth.lambda_panels(sw.time, {**{v: sw.loss[:, 0, i].numpy() for i, v in enumerate(lams.tolist())},
                                         **{v: sw_up.loss[:, 0, i].numpy() for i, v in enumerate(lams_up.tolist())}},
                               lam_all, np.c_[dwell, dwell_up], th.plateau_loss(y_tb))
@@ -663,12 +692,16 @@ rate_lin = np.array([[th.linearised_loss_rate(fin.map(lambda t: t[s, li]), X_tb)
                      for s in range(N_SEEDS)])
 r_pred = th.local_rate(kv, int((y_tb < 0).sum()))
 t_conv = first_crossing(sw.time, sw.loss, 1e-6)
+
+# %%
 s_conv = th.row_slopes(logs[fit], t_conv[:, fit]) * kv.norm_minus
 ledger.grade("lemma5.local-rate", rate_dev=np.max(np.abs(rate / r_pred - 1), axis=-1), **sweep_premises,
              control=dict(rate_dev=np.max(np.abs(rate / (2 * r_pred) - 1), axis=-1)),
              note=f"fitted rate / linearised rate 2λ_min(K)/n at the end point: {fmt(np.nanmin(rate / rate_lin))}–"
                   f"{fmt(np.nanmax(rate / rate_lin))}")
 ledger.grade("lemma12.convergence-time", slope_conv=s_conv, **sweep_premises, control=dict(slope_conv=s_conv / 2))
+
+# %%
 print(f"fit window: {RATE_WINDOW[0]:.0e} < L < {RATE_WINDOW[1]:.0e}; predicted rate 2‖D₋‖ = {r_pred:.4f}")
 print(f"lemma5.local-rate: {rate_of('lemma5.local-rate')}; lemma12.convergence-time: {rate_of('lemma12.convergence-time')}")
 pd.DataFrame(rate, index=[f"seed {s}" for s in range(N_SEEDS)], columns=[f"λ={v:.0e}" for v in lams.tolist()]).assign(
@@ -701,6 +734,8 @@ p4 = balanced_init(4, 10, scale=1e-6, gen=generator(seed + 7), runs=(N_SEEDS * n
 p_mc = balanced_init(4, 10, scale=1e-6, gen=generator(seed + 12), runs=(N_SEEDS, n_mc))
 narrow = train(th.cat_runs(p4, p_mc.map(lambda t: t.flatten(0, 1))), X_tb, y_tb, loss=half_mse(), lr=dt,
                steps=40_000, record=[0, 40_000])                           # both narrow experiments, one batch
+
+# %%
 stuck, L_mc = th.sub_runs(narrow, slice(0, N_SEEDS * n_per)), narrow.loss[-1, N_SEEDS * n_per:].view(N_SEEDS, n_mc)
 
 st = th.stuck_measures(p4, stuck.loss[-1], X_tb, y_tb, N_SEEDS)
@@ -729,6 +764,8 @@ conv_mc = (L_mc < 1e-10).numpy()
 frac = lambda sel: np.array([conv_mc[s][sel[s]].mean() if sel[s].any() else np.nan for s in range(N_SEEDS)])  # noqa: E731
 ledger.grade("assumption3.necessary", conv_viol=frac(~ok_mc), n_viol=(~ok_mc).sum(-1), flow_gap=flow_gap,
              control=dict(conv_viol=frac(ok_mc)))
+
+# %%
 print(f"over all seeds {int(conv_mc[~ok_mc].sum())} of {int((~ok_mc).sum())} violating draws converged; "
       f"assumption3.necessary: {rate_of('assumption3.necessary')}")
 pd.DataFrame({"violating draws": (~ok_mc).sum(-1), "of which converge": frac(~ok_mc),
@@ -763,12 +800,16 @@ steps4 = int(400 * 1e-3 / eta4 * 1000)
 p_no = balanced_init(60, 2, scale=1e-4 / math.sqrt(60), gen=generator(seed + 2), runs=(N_SEEDS,))
 no = train(p_no, X_no, y_no, loss=MEAN_MSE, lr=eta4, steps=steps4, record=400, time_scale=2.0, dense_loss=True)
 it_no = no.steps * eta4 / 1e-3                                              # in units of the paper's iterations
+
+# %%
 steps4_2 = int(100 * 1e-3 / (2 * eta4) * 1000)
 no2 = train(p_no, X_no, y_no, loss=MEAN_MSE, lr=2 * eta4, steps=steps4_2, record=[0, steps4_2], time_scale=2.0,
             dense_loss=True)
 half_no = th.drop_iteration(no.dense_loss, 0.5, eta4 / 1e-3)
 step_no = np.abs(th.drop_iteration(no2.dense_loss, 0.5, 2 * eta4 / 1e-3) / half_no - 1)
 walk_no = [th.saddle_walk(no.run(r), it_no, above=100) for r in range(N_SEEDS)]
+
+# %%
 no0, L_no = no.run(0), no.loss[:, 0].numpy()
 print(f"L0 = {L_no[0]:.4f}, final loss per seed = {np.array2string(no.loss[-1].numpy(), precision=3)}; "
       f"iteration of the half-drop, step η vs 2η: {half_no.round(0)} vs {(half_no * (1 + step_no)).round(0)}")
@@ -786,6 +827,8 @@ i_c = int(np.argmax(L_no < (L_no[0] + L_pl) / 2))
 i_d = main_pl[1] + int(np.argmax(L_no[main_pl[1]:] < np.sqrt(L_pl * max(L_no[-1], 1e-12))))
 idx_no = [0, walk_no[0]["i_b"], i_c, i_d, len(L_no) - 1]
 fig, axes = panel_grid(3, 2, width=3.8)
+
+# %%
 grid_no = torch.linspace(-2.5, 3.0, 200, dtype=torch.float64)
 plot_orth.draw_1d_panels([no0.at(i) for i in idx_no], X_no, y_no, axes[:5], grid_no,
                [f"iteration {it_no[i]:,.0f}" for i in idx_no])
@@ -794,6 +837,8 @@ axes[5].semilogy(it_no, L_no, color="k")
 axes[5].axvspan(it_no[main_pl[0]], it_no[main_pl[1]], color="#f7e1e4", label="plateau (seed 0)")
 for i in idx_no:
     axes[5].axvline(it_no[i], color=THEORY, ls=":", lw=1)
+
+# %%
 axes[5].set(xlabel="iteration (η = 1e-3 equivalent)", ylabel="mean-MSE loss", title="loss (grey: other seeds)")
 axes[5].legend()
 label_panels(axes)
@@ -823,12 +868,16 @@ fig, axes = panel_grid(2, width=4.4)
 grid_lz = torch.linspace(-2.5, 3.0, 200, dtype=torch.float64)
 plot_orth.draw_1d_panels([lazy.run(0).at(0), lazy.run(0).final], X_no, y_no, axes, grid_lz, ["initialisation", "end of training"])
 Z_lz = torch.stack([grid_lz, torch.ones_like(grid_lz)], -1)
+
+# %%
 h_ntk = torch.stack([th.ntk_interpolator(lazy.run(r).at(0), X_no, y_no, Z_lz) for r in range(N_SEEDS)])
 axes[1].plot(grid_lz.numpy(), h_ntk[0].numpy(), color=THEORY, ls="--", lw=1.2, label="NTK interpolator at init")
 axes[1].legend(fontsize="x-small", loc="lower left")
 label_panels(axes)
 fig.suptitle("Figure 5 — large initialisation ($\\lambda=10/\\sqrt{m}$): lazy regime")
 glue("orthogonal-fig5", fig, display=False)
+
+# %%
 mv_lazy, mv_rich = th.movement(lazy), th.movement(no)
 f1_lazy, f1_rich = th.f1_cost(lazy.final), th.f1_cost(no.final)
 step_lazy = (th.movement(lazy2) / mv_lazy - 1).abs()
@@ -863,12 +912,16 @@ turn_toy = np.array([max_direction_change(toy.run(r).at(idx_toy[r][1]), toy.run(
                      for r in range(N_SEEDS)])
 clusters = [th.kink_clusters(no.run(r).final) for r in range(N_SEEDS)]
 clusters_lazy = [th.kink_clusters(lazy.run(r).final)[0] for r in range(N_SEEDS)]
+
+# %%
 ledger.grade("fig4.saddles", n_plateaus=[len(w["plateaus"]) for w in walk_no], speedup=[w["speedup"] for w in walk_no],
              final=no.loss[-1], step_gap=step_no,
              control=dict(n_plateaus=[len(w["plateaus"]) for w in walk_lazy], speedup=[w["speedup"] for w in walk_lazy],
                           final=lazy.loss[-1]))
 ledger.grade("fig4.realign", turn_no=turn_no, turn_toy=turn_toy, step_gap=step_no,
              control=dict(turn_no=turn_toy, turn_toy=turn_toy))
+
+# %%
 ledger.grade("fig4.sparse", clusters=[c[0] for c in clusters], step_gap=step_no, control=dict(clusters=clusters_lazy),
              note=f"seed 0's kinks: {np.round(clusters[0][1], 2).tolist()}")
 ledger.grade("fig5.lazy", mv_lazy=mv_lazy, mv_rich=mv_rich, f1_lazy=f1_lazy, f1_rich=f1_rich, loss_lazy=lazy.loss[-1],
@@ -901,6 +954,8 @@ n_saddles = lambda tr, its, ws: np.array([sum(th.plateau_speedup(tr.loss[:, r].n
                                               for pl in w["plateaus"]) for r, w in enumerate(ws)])
 it_lazy = np.nan_to_num(first_crossing(lazy.steps.astype(float), lazy.loss, 1e-5), nan=4e5)
 it_rich = np.nan_to_num(first_crossing(it_no, no.loss, 1e-5), nan=4e5)
+
+# %%
 sad_lazy, sad_rich = n_saddles(lazy, lazy.steps.astype(float), walk_lazy), n_saddles(no, it_no, walk_no)
 ledger.grade("fig5.ntk", gap_ntk=gap_of(lazy), step_gap=step_lazy, control=dict(gap_ntk=gap_of(no)))
 ledger.grade("fig5.faster", it_lazy=it_lazy, it_rich=it_rich, saddles=sad_lazy, step_gap=step_lazy,
@@ -935,6 +990,8 @@ gen_hd = generator(seed + 4)
 teachers = [relu_teacher(75, 150, 6, gen=gen_hd) for _ in range(N_SEEDS)]
 X_hd, y_hd = torch.stack([t[0] for t in teachers]), torch.stack([t[1] for t in teachers])
 lam_hd = 1e-20 / math.sqrt(200 * 150)
+
+# %%
 p_hd = balanced_init(200, 150, scale=lam_hd, gen=generator(seed + 5), runs=(N_SEEDS,))
 long_hd = 1 if quick else 2                                                  # reduced size: the paper's horizon only
 hd = train(p_hd, X_hd, y_hd, loss=MEAN_MSE, lr=eta_hd, steps=long_hd * steps_hd,
@@ -949,6 +1006,8 @@ step_hd = np.full(N_SEEDS, np.nan) if quick else np.abs(m_hd2["exit"] / m_hd["ex
 p_hd_big = balanced_init(200, 150, scale=10 / math.sqrt(200 * 150), gen=generator(seed + 6))
 hd_big = train(p_hd_big, X_hd[0], y_hd[0], loss=MEAN_MSE, lr=eta_hd, steps=2000, record=[0, 2000],
                time_scale=2.0, dense_loss=True)
+
+# %%
 grid_hd, it_hd = m_hd["grid"], m_hd["it"]
 L_hd, L_big = hd.dense_loss[grid_hd].numpy(), hd_big.dense_loss[grid_hd[grid_hd <= 2000]].numpy()
 pl_hd, pl_big = m_hd["plateaus"], th.intermediate_plateaus(L_big, above=10)
@@ -962,6 +1021,8 @@ i_b6 = max(int(np.argmax(L_hd[:, 0] < 0.99 * L_hd[0, 0])) - 1, 1)
 i_c6 = pl_hd[0][0][0] if pl_hd[0] else len(grid_hd) // 2
 idx_hd = [hd.index_of_step(int(grid_hd[i])) for i in (0, i_b6, i_c6, len(grid_hd) - 1)]
 fig = plt.figure(figsize=(13, 3.6), constrained_layout=True)
+
+# %%
 for k, i in enumerate(idx_hd):
     ax = fig.add_subplot(1, 4, k + 1, projection="polar")
     P = (hd.at(i).W1[0] @ V.T).numpy()
@@ -970,6 +1031,8 @@ for k, i in enumerate(idx_hd):
                c=[POS if v > 0 else NEG for v in sgn])
     ax.set_title(f"({'abcd'[k]}) iteration {hd.steps[i] * eta_hd / 1e-3:,.0f}", fontsize="medium")
     ax.tick_params(labelsize="x-small")
+
+# %%
 fig.suptitle("Figure 6 — seed 0's neurons projected on the top-2 principal components of its W at 200 000 iterations (blue: $a_j>0$, red: $a_j<0$)")
 glue("orthogonal-fig6", fig, display=False)
 fr7 = np.linspace(0, hd.index_of_step(steps_hd), 12 if quick else 30).round().astype(int)
@@ -978,6 +1041,8 @@ plot_orth.glue_html("orthogonal-anim7", plot_orth.neuron_animation(
     [f"iteration {hd.steps[i] * eta_hd / 1e-3:,.0f}" for i in fr7]))
 
 ev = (torch.linalg.svdvals(W_paper) ** 2).numpy()
+
+# %%
 ev = ev / ev.sum()
 it_all = np.arange(hd.dense_loss.shape[0])[::20] * eta_hd / 1e-3
 fig, axes = panel_grid(2, width=4.4)
@@ -986,12 +1051,16 @@ axes[0].semilogy(it_all, hd.dense_loss[::20, 0].numpy(), color="k", label="seed 
 if hd2 is not None:
     axes[0].semilogy(np.arange(hd2.dense_loss.shape[0])[::10] * 2 * eta_hd / 1e-3, hd2.dense_loss[::10, 0].numpy(),
                      color=THEORY, ls="--", lw=1, label="seed 0, $\\eta=4\\cdot10^{-2}$")
+
+# %%
 axes[0].semilogy(it_hd[grid_hd <= 2000], L_big, color=NEG, ls=":", label="control: large init")
 for a_, b_ in pl_hd[0]:
     axes[0].axvspan(it_hd[a_], it_hd[b_], color="#f7e1e4")
 axes[0].axvline(75_000, color=THEORY, ls=":", lw=1)
 axes[0].axvline(200_000, color="0.5", ls="-", lw=0.6)
 axes[0].set(xlabel="iteration ($\\eta=10^{-3}$ equivalent)", ylabel="mean-MSE loss", title="training loss (grey: other seeds)")
+
+# %%
 axes[0].legend(fontsize="x-small")
 axes[1].bar(np.arange(1, 11), ev[:10], color=POS)
 axes[1].set(xlabel="principal component", ylabel="explained variance ratio", title=f"seed 0, top-2: {ev[:2].sum():.2f}")
@@ -1082,4 +1151,4 @@ print(f"first-saddle exit per seed: {m_hd['exit'].round(0)}; doubling the step m
 # requirement; where violating draws converge, it is not reproduced, a disagreement with the paper.
 
 # %%
-ledger.finish(ledger_path, strict=not quick and seed == 0)
+ch.finish()
