@@ -64,7 +64,7 @@
 # | modular addition (Fig. 6) | $p=20$, template $\hat x[\pm1,\pm3,\pm5]=10,5,2.5$, $H=18$, authors' init variances, momentum 0.9 and their step converted to our loss ($h=10^{-3}$), **$\alpha=0.1$** instead of $10^{-2}$, 5 seeds | $\kappa=3$: time scales like $1/\alpha$; $\alpha=10^{-2}$ needs $10^6$ steps, far outside the budget |
 # | FC step check | plain GD at $h=2\cdot10^{-3}$ from the same initialisations, up to 1.15× the second predicted jump; premise: first two drops within 1 % of the integrated flow's | a check that GD converges to what we integrate; 1 % is about twice GD's own $O(h\sigma_1)$ lag at that step and a third of the smallest tolerance $1/\eta_\alpha$ |
 # | transformer AGF (Fig. 5 overlay) | simulated from each seed's initialisation: utility flows of the dormant heads (RK45, direction and log-norm), cost step in closed form (Lemma E.2) | the heads' own jump times, with Eq. 7's levels; the cost step needs no solver |
-# | alignment speed (App. B.4) | one neuron per seed, each seed its own data, residual and direction; direction and log-norm integrated together (RK45, `rtol` $10^{-7}$) | batched over seeds; any $\alpha$ costs the same |
+# | alignment speed (App. B.4) | one neuron per seed, each seed its own data, residual and direction; direction and log-norm integrated together in the norm-free time of the adaptive rate (RK45, `rtol` $10^{-7}$), the plain flow's clock recovered by reweighting | batched over seeds; any $\alpha$ costs the same |
 # | ties | every neuron crossing its threshold in the same integration step activates together | the paper activates one at a time |
 # | return to dormancy (general AGF) | an active neuron whose norm falls below `dormant_tol` during cost minimisation | our choice: the simplest rule that lets a neuron leave the active set |
 
@@ -496,7 +496,12 @@ ledger.grade("thm.B2-scaling", b2=max(b2_err.values()), note=f"κ = 2: {fmt(b2_e
 # integrated together (direction and log-norm, so that $\alpha=10^{-64}$ is as easy as $10^{-4}$), and the fraction is
 # read on 2001 times up to each neuron's own time to norm 1. (An earlier version graded one draw, on a fixed time grid
 # that covered the time to norm 1 with only 3–17 points; the ledger records the change.) The control swaps the two
-# neurons, a model without the $\kappa=2$ mechanism. For $\kappa=3$ the direction keeps turning until the very end —
+# neurons, a model without the $\kappa=2$ mechanism.
+# App. B.4 also proposes a neuron-wise learning rate $\eta\|\theta_i\|^{2-\kappa}$ (like RMSProp or Adam): it removes the
+# norm from the directional dynamics, so a $\kappa=3$ neuron should align as fast as a $\kappa=2$ one. We grade it with
+# the $\kappa=2$ rule unchanged, against the same neuron without it. (Both are integrated as one norm-free system
+# whose clock is reweighted by $\|\theta\|^{2-\kappa}$ for the plain flow, so that $\alpha=10^{-64}$ with $\kappa=3$ is no harder
+# than $10^{-2}$.) For $\kappa=3$ the direction keeps turning until the very end —
 # the directional speed grows with the norm — so it is almost never within 0.1 rad of its final direction.
 
 # %%
@@ -510,8 +515,12 @@ ledger.grade("B4.alignment", r2=f2[2] / f2[0], f3min=f3.min(0), f30=f3[0],
              control=dict(r2=f3[2] / f3[0], f3min=f2.min(0), f30=f2[0]),
              note=f"seed 0: κ = 2 fractions {np.round(f2[:, 0], 3).tolist()}, κ = 3 {np.round(f3[:, 0], 3).tolist()}; qualitative "
                   f"trend (κ = 2 strictly decreasing, κ = 3 never below its α = 1e-2 value minus 0.05) per seed: {trend.tolist()}")
+fa = np.array([ms.align_fractions(ths, Xbs, Gbs, 4, "square", 3, a, adaptive=True) for a in al2])      # App. B.4's adaptive rate
+fc = np.array([ms.align_fractions(ths, Xbs, Gbs, 4, "square", 3, a) for a in al2])                     # the same, plain flow
+ledger.grade("B4.adaptive-rate", r3a=fa[2] / fa[0], control=dict(r3a=fc[2] / fc[0]),
+             note=f"κ = 3 with the adaptive rate, seed 0: {np.round(fa[:, 0], 3).tolist()} at α = {list(al2)}")
 pd.DataFrame({"κ = 2, α = " + f"{a:g}": f2[i] for i, a in enumerate(al2)} | {"κ = 3, α = " + f"{a:g}": f3[i] for i, a in enumerate(al3)}
-             | {"ratio κ = 2": f2[2] / f2[0]}).round(3)
+             | {"ratio κ = 2": f2[2] / f2[0], "ratio κ = 3, adaptive rate": fa[2] / fa[0]}).round(3)
 
 # %% [markdown]
 # ## Fully connected linear networks (Figure 4, Conjecture 4.1)
@@ -624,12 +633,20 @@ for j, (name, pr) in enumerate(preds4.items()):
 # Every level and spectrum of the commuting run sits on the reduced-rank solutions; the non-commuting plateaus
 # approach them only as $\alpha$ shrinks.
 
+# %% [markdown]
+# Lemma D.1 for one neuron (maximal normalised utility $\sigma_1/2$) and in its Stiefel form ($m=3$ neurons whose unit
+# vectors are orthonormal reach $\sum_{i\le3}\sigma_i/2$, by Riemannian ascent with a QR retraction), and App. B.3's conserved
+# quantity along the integrated flow.
+
 # %%
 Syx = setups4["non-commuting"][1] @ setups4["non-commuting"][0]
 Mt = torch.tensor(Syx)
 uD1, _ = ms.maximise_on_sphere(lambda th: th[:10] @ Mt @ th[10:], torch.randn(20, generator=generator(seed + 41), dtype=F64), lr=0.02, steps=3000)
 s1 = np.linalg.svd(Syx, compute_uv=False)[0]
 ledger.grade("lemma.D1", rel=abs(uD1 - s1 / 2) / (s1 / 2))
+s3 = np.linalg.svd(Syx, compute_uv=False)[:3].sum() / 2
+uD3, _ = ms.maximise_on_stiefel(Syx, 3, seed=seed)                                             # three orthonormal neurons
+ledger.grade("lemma.D1-stiefel", rel=abs(uD3 - s3) / s3)
 c4 = core.conserved(run4.params.map(lambda t: t[:, :2]), 2)                                  # the graded α only
 drift4 = float((c4 - c4[0]).abs().max() / (run4.params.map(lambda t: t[:, :2]).neuron_vectors()[-1] ** 2).sum(-1).max())
 ledger.grade("B3.conserved", drift=drift4)
@@ -950,6 +967,8 @@ for h_ in (2e-3, 1e-3):
     drift6.append(float((c6 - c6[0]).abs().max() / (tr_.params.neuron_vectors()[0] ** 2).sum(-1).max()))
 ledger.grade("B3.conserved-k3", ratio=drift6[0] / drift6[1], drift=drift6[0],
              note=f"drift over GF time 2: {fmt(drift6[0], 3)} at h = 2e-3, {fmt(drift6[1], 3)} at h = 1e-3")
+slack = [core.norm_bound_slack(run4.params, 2), core.norm_bound_slack(run6.params, 3)]
+ledger.grade("B3.inequality", worst=max(slack), note=f"largest slack: Figure 4 flow {slack[0]:.3g}, Figure 6 GD {slack[1]:.3g}")
 
 # %% [markdown]
 # **Phases (a rule change).** Theorem F.3's condition $s_u+s_v-s_w-s_x\equiv0$ is a property of the utility *maximiser*
@@ -998,7 +1017,7 @@ def rate(cid):
 print("\n".join(f"{c}: {rate(c)}" for c in (
     "fig3.drop-times", "fig3.levels", "fig3.order", "fig8.dormancy", "fig8.drop-times", "fig4.times-commuting",
     "fig4.times-non-commuting", "fig4.levels-commuting", "fig4.levels-non-commuting", "fig5.levels", "fig5.order",
-    "fig5.jump-bound", "fig6.order", "fig6.levels", "fig6.agf-vs-gd", "fig6.bounds", "thmF3.phase", "B4.alignment")))
+    "fig5.jump-bound", "fig6.order", "fig6.levels", "fig6.agf-vs-gd", "fig6.bounds", "thmF3.phase", "B4.alignment", "B4.adaptive-rate")))
 print(f"Figure 4 step check, GD vs integrated flow (first two drops, largest over α, per seed): h = 2e-3 "
       f"{np.round(gap4[2e-3], 4).tolist()}, h = 0.05 {np.round(gap4[0.05], 3).tolist()} (rows: commuting, non-commuting)")
 print(f"Figure 5, simulated AGF vs GD drops (not graded), largest relative difference per seed: "
@@ -1024,10 +1043,16 @@ print(f"out of premise (not graded), Figure 6: AGF vs GD largest drop-time error
 # far more than the 2 % premise allows when the step is doubled (printed above), so the simulated-AGF comparison (with its 25 % tolerance, whose origin is
 # stated in the ledger) and the jump bounds are *not graded* — the printed out-of-premise values are
 # observations, not evidence for or against AGF. The phase constraint of the cost step holds in the seeds
-# printed above.
+# printed above. App. B.4, over five draws: for $\kappa=2$ the alignment fraction falls with $\alpha$ in every draw, but the
+# declared "1/16 within a factor 2" holds only in the draws printed above (the $1/\log(1/\alpha)$ law is asymptotic and
+# its constant depends on the draw); plain $\kappa=3$ does not speed up, while with the adaptive rate its fraction at
+# $\alpha=10^{-64}$ falls well below that at $10^{-4}$ (table above), within the declared factor in the draws printed above.
 #
-# **Not done.** The authors' $\alpha=10^{-2}$ for modular addition (we use $0.1$; the order and levels do not depend
-# on $\alpha$, the time scale does, and we have not checked that nothing else does); a graded comparison of the
+# **Not done.** The authors' $\alpha=10^{-2}$ for modular addition (we use $0.1$: with $\kappa=3$ the time to each drop
+# grows like $1/\alpha$, so $10^{-2}$ needs ten times the $2.5\cdot10^4$ momentum steps of our run, for five seeds, plus the
+# simulated AGF over the same window — beyond this chapter's CPU budget; the order and levels do not depend on $\alpha$, the
+# time scale does, and we have not checked that nothing else does), and with it Theorem F.7 and Lemma F.6 (the cost
+# step's minimisers with $N\ge6$ aligned neurons, and $H\ge3p$); a graded comparison of the
 # transformer's simulated AGF with GD (drawn and printed only); the authors' exact random draws for
 # Figure 4; the ninth drop of Figure 4 (budget); and the CIFAR-10 ReLU experiment of the authors' code (no dataset offline).
 

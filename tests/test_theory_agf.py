@@ -539,3 +539,26 @@ def test_agf_heads_levels_order_and_scaling():
     assert r.loss_at(np.array([0.0, r.tau[2]]))[1] == pred.levels[2]
     with pytest.raises(ParameterError):
         transformer.agf_heads(V, K[:, :3], Q, Sig, 32, 1e-3)
+
+
+def test_maximise_on_stiefel_reaches_ky_fan_sum():
+    M = np.random.RandomState(3).randn(5, 4)
+    sv = np.linalg.svd(M, compute_uv=False)
+    for m in (1, 2, 3):
+        u, Th = ms.maximise_on_stiefel(M, m, steps=3000)
+        assert u == pytest.approx(sv[:m].sum() / 2, rel=1e-8)
+        np.testing.assert_allclose(Th.T @ Th, np.eye(m), atol=1e-12)
+    with pytest.raises(ParameterError):
+        ms.maximise_on_stiefel(M, 5)
+
+
+def test_norm_bound_slack_and_adaptive_alignment():
+    p = TwoLayer(W1=torch.tensor([[3.0, 0.0], [0.0, 0.1]], dtype=F64), W2=torch.tensor([[0.5, 2.0]], dtype=F64), act="square")
+    assert core.norm_bound_slack(p, 3) < 0 and core.norm_bound_slack(p, 2) <= 1e-15
+    g = generator(8)
+    X, G = torch.randn(2, 30, 4, generator=g, dtype=F64), torch.randn(2, 30, 2, generator=g, dtype=F64)
+    th = torch.randn(2, 6, generator=g, dtype=F64)
+    # κ = 3 plain flow: the fraction hardly moves with α; with the adaptive rate it falls like κ = 2's
+    plain = [ms.align_fractions(th, X, G, 4, "square", 3, a) for a in (1e-4, 1e-32)]
+    adapt = [ms.align_fractions(th, X, G, 4, "square", 3, a, adaptive=True) for a in (1e-4, 1e-32)]
+    assert np.all(adapt[1] < 0.6 * adapt[0]) and np.all(np.abs(plain[1] - plain[0]) < 0.05)

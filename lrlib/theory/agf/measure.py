@@ -73,6 +73,28 @@ def maximise_on_sphere(fn: Callable[[Tensor], Tensor], theta0: Tensor, *, lr: fl
     return float(fn(th)), th.detach()
 
 
+def maximise_on_stiefel(M: np.ndarray, m: int, *, lr: float = 0.1, steps: int = 4000,
+                        seed: int = 0) -> tuple[float, np.ndarray]:
+    """Total utility ``Σ_i a_iᵀ M w_i`` of ``m`` linear neurons whose stacked unit vectors ``θ_i = (w_i, a_i)``
+    form an orthonormal frame (Lemma D.1's Stiefel form; ``M (c, d)`` is ``−∇_β L(β_A)``), maximised by
+    Riemannian gradient ascent with a QR retraction from a random frame (numpy seed ``seed``).
+    Returns ``(max, frame (d + c, m))``; the maximum is ``Σ_{i≤m} σ_i(M)/2`` (Ky Fan)."""
+    M = np.asarray(M, dtype=float)
+    c, d = M.shape
+    if not 1 <= m <= min(c, d):
+        raise ParameterError(f"maximise_on_stiefel needs 1 <= m <= {min(c, d)}, got {m}")
+    B = np.zeros((d + c, d + c))
+    B[d:, :d], B[:d, d:] = M / 2, M.T / 2                       # θᵀBθ = aᵀMw
+    Th, _ = np.linalg.qr(np.random.RandomState(seed).randn(d + c, m))
+    step = lr / np.linalg.norm(M, 2)
+    for _ in range(steps):
+        G = 2 * B @ Th
+        G = G - Th @ (0.5 * (Th.T @ G + G.T @ Th))                 # tangent projection
+        Th, R = np.linalg.qr(Th + step * G)
+        Th = Th * np.sign(np.diag(R))
+    return float(np.trace(Th.T @ B @ Th)), Th
+
+
 def dln_vs_agf(X: np.ndarray, y: np.ndarray, alpha: float, time: np.ndarray,
                loss: np.ndarray) -> tuple[dln.DLNResult, float, np.ndarray, np.ndarray]:
     """GD on a diagonal linear network against closed-form AGF at the same ``alpha``.
@@ -121,20 +143,22 @@ def align_fraction(theta0: Tensor, X: Tensor, G: Tensor, d: int, act: str, kappa
 
 def align_fractions(theta0: Tensor, X: Tensor, G: Tensor, d: int, act: str, kappa: int, alpha: float, *,
                     angle: float = 0.1, n_grid: int = 2001, horizon: float = 200.0,
-                    rtol: float = 1e-7) -> np.ndarray:
+                    rtol: float = 1e-7, adaptive: bool = False) -> np.ndarray:
     """Fraction of the time a dormant neuron needs to reach ``‖θ‖ = 1`` that it spends more than
     ``angle`` radians from the direction it has at that moment (App. B.4), for ``R`` independent
     neurons at once.
 
     ``theta0 (R, D)``: directions (normalised here); ``X (R, n, d)``, ``G (R, n, k)``: each neuron's
     data and frozen residual gradient ``∇_f L(f_A)``; neuron ``r`` starts at ``alpha · θ̄0_r`` and follows
-    its utility flow ``dθ/dt = ∇U_r(θ)`` (Eq. 2, η = 1), integrated as the direction ``θ̄`` and the log-norm
-    ``ρ = log‖θ‖``: ``dθ̄/dt = e^{(κ−2)ρ} P⊥∇U_r(θ̄)``, ``dρ/dt = κ e^{(κ−2)ρ} U_r(θ̄)`` (``solve_ivp`` RK45,
-    ``rtol``; all O(1) whatever ``alpha``).  Past norm 1 a neuron's speed is ramped down to 0 at
-    ``ρ = 0.01`` (a continuous stop: no blow-up for ``κ > 2``, no step rejections); the integration stops when
-    every neuron has reached norm 1, or at ``horizon · log(1/α)`` (``κ = 2``) / ``horizon / α`` (otherwise).  The fraction is
-    read on ``n_grid`` uniform times in ``[0, T_r]`` (``T_r`` the neuron's crossing time, from the dense
-    output).  ``(R,)``; ``nan`` for a neuron that does not reach norm 1 by the horizon."""
+    its utility flow ``dθ/dt = ∇U_r(θ)`` (Eq. 2, η = 1).  Written as direction ``θ̄`` and log-norm
+    ``ρ = log‖θ‖`` it is ``dθ̄/dt = e^{(κ−2)ρ} P⊥∇U_r(θ̄)``, ``dρ/dt = κ e^{(κ−2)ρ} U_r(θ̄)``: the path is that of
+    the *norm-free* system ``dθ̄/dσ = P⊥∇U_r(θ̄)``, ``dρ/dσ = κU_r(θ̄)`` in the time ``dt = e^{−(κ−2)ρ} dσ``.  We
+    integrate the norm-free system (``solve_ivp`` RK45, ``rtol``; O(1) time scales whatever ``alpha``, so
+    ``α = 1e-64`` with ``κ = 3`` is as easy as ``1e-2``) up to each neuron's ``σ_r`` at norm 1 (from the dense
+    output; past norm 1 a neuron is ramped to rest by ``ρ = 0.01``; horizon ``horizon · log(1/α)``), and
+    read the fraction on ``n_grid`` uniform ``σ`` in ``[0, σ_r]`` weighted by ``e^{−(κ−2)ρ}`` (trapezoid), i.e.
+    as a fraction of ``t``.  ``adaptive``: App. B.4's neuron-wise learning rate ``η‖θ‖^{2−κ}``, whose flow *is*
+    the norm-free system (uniform weights).  ``(R,)``; ``nan`` for a neuron that does not reach norm 1."""
     from scipy.integrate import solve_ivp
 
     if theta0.ndim != 2 or X.ndim != 3 or G.ndim != 3 or not (theta0.shape[0] == X.shape[0] == G.shape[0]):
@@ -147,7 +171,7 @@ def align_fractions(theta0: Tensor, X: Tensor, G: Tensor, d: int, act: str, kapp
     R, D = theta0.shape
     sig, dsig = _ACT[act]
     Xn, Gn = X.numpy(), G.numpy()
-    t_max = horizon * math.log(1 / alpha) if kappa == 2 else horizon / alpha
+    power = 0.0 if adaptive else kappa - 2.0
 
     def rhs(_t, z):
         zz = z.reshape(R, D + 1)
@@ -158,9 +182,8 @@ def align_fractions(theta0: Tensor, X: Tensor, G: Tensor, d: int, act: str, kapp
         g = np.concatenate([-np.einsum("rn,rnd->rd", ga * dsig(pre), Xn), -np.einsum("rnk,rn->rk", Gn, sig(pre))], -1)
         tb = zz[:, :D]
         live = np.clip((0.01 - rho) / 0.01, 0.0, 1.0)                              # continuous stop at ρ = 0.01
-        scale = np.exp((kappa - 2) * np.minimum(rho, 0.0)) * live
-        dtb = scale[:, None] * (g - (g * tb).sum(-1, keepdims=True) * tb)
-        return np.concatenate([dtb, (kappa * scale * U)[:, None]], -1).reshape(-1)
+        dtb = live[:, None] * (g - (g * tb).sum(-1, keepdims=True) * tb)
+        return np.concatenate([dtb, (kappa * live * U)[:, None]], -1).reshape(-1)
 
     def done(_t, z):
         return float(z.reshape(R, D + 1)[:, D].min()) - 0.005
@@ -168,21 +191,22 @@ def align_fractions(theta0: Tensor, X: Tensor, G: Tensor, d: int, act: str, kapp
 
     th = theta0.numpy()
     z0 = np.concatenate([th / np.linalg.norm(th, axis=1, keepdims=True), np.full((R, 1), math.log(alpha))], -1).reshape(-1)
-    sol = solve_ivp(rhs, (0.0, t_max), z0, method="RK45", rtol=rtol, atol=1e-12, dense_output=True, events=done)
-    tg = np.linspace(0.0, sol.t[-1], 20 * n_grid)
+    sol = solve_ivp(rhs, (0.0, horizon * math.log(1 / alpha)), z0, method="RK45", rtol=rtol, atol=1e-12,
+                    dense_output=True, events=done)
     if sol.status < 0:
         raise RuntimeError(f"align_fractions: the integration failed ({sol.message})")
+    tg = np.linspace(0.0, sol.t[-1], 20 * n_grid)
     rho = sol.sol(tg).reshape(R, D + 1, -1)[:, D]                                 # (R, T)
     out = np.full(R, np.nan)
     for r in range(R):
-        T_r = first_crossing(tg, rho[r], 0.0, below=False)
-        if not np.isfinite(T_r):
+        S_r = first_crossing(tg, rho[r], 0.0, below=False)
+        if not np.isfinite(S_r):
             continue
-        ts = np.linspace(0.0, T_r, n_grid)
-        tb = sol.sol(ts).reshape(R, D + 1, -1)[r, :D].T                           # (n_grid, D)
-        tb = tb / np.linalg.norm(tb, axis=1, keepdims=True)
-        ang = np.arccos(np.clip(tb[:-1] @ tb[-1], -1, 1))
-        out[r] = float(np.mean(ang > angle))
+        zs = sol.sol(np.linspace(0.0, S_r, n_grid)).reshape(R, D + 1, -1)[r]     # (D + 1, n_grid)
+        tb = zs[:D].T / np.linalg.norm(zs[:D].T, axis=1, keepdims=True)
+        far = (np.arccos(np.clip(tb @ tb[-1], -1, 1)) > angle).astype(float)
+        wgt = np.exp(-power * (zs[D] - zs[D].max()))                              # dt/dσ up to a constant
+        out[r] = float(np.trapezoid(far * wgt) / np.trapezoid(wgt))
     return out
 
 
