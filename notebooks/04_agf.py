@@ -626,7 +626,7 @@ for j, (name, pr) in enumerate(preds4.items()):
 # What we see (the per-seed numbers are printed above; the verdicts are in the ledger at the end). The step check
 # comes first: GD at $h=2\cdot10^{-3}$ lands on the integrated flow (its first two drops within the printed fraction of a
 # per cent), so the integrated flow is the flow that GD approaches as $h\to0$, while GD at the earlier $h=0.05$ is off
-# it by the ten-odd per cent printed in the table above — the step, not AGF. With the step's lag removed, the flow's
+# it by several per cent (the table above; more for the commuting run, whose $\sigma_1$ is larger) — the step, not AGF. With the step's lag removed, the flow's
 # drop times are later than the recursion by what remains of AGF's own
 # $O(1/\eta_\alpha)$ corrections and the random initialisation; the errors fall from $\alpha=10^{-6}$ to $10^{-12}$ but
 # stay above $1/\eta_\alpha$ (the ledger's note gives the median error × $\eta_\alpha$, the constant of that scaling).
