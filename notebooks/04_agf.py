@@ -134,26 +134,7 @@ t_dense3 = np.arange(steps3 + 1) * h3
 print(f"{steps3} GD steps; AGF order {agf_inf.order}, levels {np.round(agf_inf.levels, 4)}")
 
 # %%
-fig, axes = panel_grid(2, width=4.8, height=3.6)
-cols = plt.cm.viridis(np.linspace(0, 0.9, len(alphas3)))
-for r, (a, c) in enumerate(zip(alphas3, cols)):
-    axes[0].loglog(t_dense3[1:] / -math.log(a), dense3[1:, r], color=c, lw=1.2, label=f"α = {a:g}")
-    for i in range(5):
-        axes[1].semilogx(run3.time[1:] / -math.log(a), beta3[1:, r, i], color=PALETTE[i % 6], lw=0.8, alpha=0.35 + 0.6 * r / 8)
-tt = np.geomspace(1e-2, 1e4, 2000)
-scale_inf = agf_inf.eta / -math.log(1e-100)
-axes[0].loglog(tt, agf_inf.loss_at(tt / scale_inf) + 1e-12, "k--", lw=1.5, label="AGF (α → 0)")
-kk = np.searchsorted(agf_inf.tau, tt / scale_inf, side="right") - 1
-for i in range(5):
-    axes[1].semilogx(tt, agf_inf.betas[kk, i], "--", color=PALETTE[i % 6], lw=1.5)
-    axes[1].axhline(bstar3[i], color=PALETTE[i % 6], ls=":", lw=0.8)
-axes[0].set(xlabel="accelerated time $t/(-\\log\\alpha)$", ylabel="training loss", ylim=(1e-6, 300), xlim=(1e-2, 1e4),
-            title="loss")
-axes[0].legend(fontsize="x-small", ncol=2)
-axes[1].set(xlabel="accelerated time $t/(-\\log\\alpha)$", ylabel="$\\beta_i$", xlim=(1e-2, 1e4),
-            title="coefficients (dashed: AGF; dotted: $\\beta^*$)")
-label_panels(axes)
-fig.suptitle("Figure 3 — diagonal linear network, d = 5, n = 20: GD approaches the AGF staircase as α → 0")
+fig = agf_plots.fig3(t_dense3, dense3, run3.time, beta3, alphas3, agf_inf, bstar3)
 glue("agf-fig3", fig, display=False)
 
 # %% [markdown]
@@ -266,29 +247,7 @@ err_gen = ms.relative_errors(gen_run.tau[1:], cf.tau[1:])
 ledger.grade("alg.general-vs-closed", same_order=float(gen_run.order == cf.order), t_err=err_gen.max(),
              l_err=np.max(np.abs(gen_run.levels[:-1] - cf.levels[:-1]) / cf.levels[:-1]))
 
-H2 = gen_run.hist
-fig, axes = panel_grid(2, width=4.6, height=3.4)
-ax = axes[0]
-for i in range(5):
-    dorm = H2["dormant"][:, i]
-    nrm = np.where(dorm, H2["norm"][:, i], np.nan)
-    ax.semilogy(H2["t"], nrm, color=PALETTE[i % 6], lw=1.0)
-    act = np.where(~dorm, np.maximum(H2["norm"][:, i], 1.0), np.nan)
-    ax.semilogy(H2["t"], act, color=PALETTE[i % 6], lw=3.5, label=f"neuron {i}")
-for k, tk in enumerate(gen_run.tau[1:], 1):
-    ax.axvline(tk, color="0.6", ls=":", lw=0.8)
-ax.axhline(1.0, color="k", lw=0.6)
-ax.set(xlabel="accelerated time $\\tau$", ylabel="$\\|\\theta_i\\|$ (dormant: thin; active: thick)",
-       title="dormant neurons grow, one at a time they jump", ylim=(1e-9, 5))
-ax.legend(fontsize="x-small", ncol=2)
-ax = axes[1]
-ax.step(gen_run.tau, gen_run.levels + 1e-12, where="post", color="k")
-for k, (tk, idx) in enumerate(zip(gen_run.tau[1:], gen_run.order), 1):
-    ax.annotate(f"{idx[0]} active", (tk, gen_run.levels[k] + 1e-12), fontsize="x-small", color=PALETTE[idx[0] % 6])
-ax.set(yscale="log", xlabel="accelerated time $\\tau$", ylabel="loss of the active network", title="cost minimisation after each jump",
-       ylim=(1e-2, 200))
-label_panels(axes)
-fig.suptitle("Figure 2 — AGF alternates utility maximisation (dormant) and cost minimisation (active): a real run")
+fig = agf_plots.fig2(gen_run)
 glue("agf-fig2", fig, display=False)
 
 # %% [markdown]

@@ -29,3 +29,21 @@ def test_fig5_draws_loss_and_projections_with_the_agf_staircase():
     ax = fig.axes[0]
     assert len(fig.axes) == 2 and any(line.get_label() == "simulated AGF (seed 0)" for line in ax.get_lines())
     plt.close(fig)
+
+
+def test_fig3_and_fig2_draw_two_panels():
+    from lrlib.theory.agf import dln
+
+    X, y, bstar = dln.fig3_data()
+    agf_inf = dln.agf(X, y, 1e-100)
+    t = np.linspace(0, 10, 30)
+    fig = agf_plots.fig3(t, np.ones((30, 2)), t, np.zeros((30, 2, 5)), np.array([0.5, 1e-4]), agf_inf, bstar)
+    assert len(fig.axes) == 2 and "Figure 3" in fig._suptitle.get_text()
+    plt.close(fig)
+
+    class Run:
+        tau, levels, order = np.array([0.0, 1.0, 2.0]), np.array([3.0, 1.0, 0.1]), [[0], [1]]
+        hist = {"t": np.linspace(0, 2, 10), "norm": np.full((10, 2), 0.5), "dormant": np.ones((10, 2), dtype=bool)}
+    fig = agf_plots.fig2(Run())
+    assert len(fig.axes) == 2 and "Figure 2" in fig._suptitle.get_text()
+    plt.close(fig)

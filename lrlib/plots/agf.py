@@ -70,3 +70,62 @@ def fig5(steps_dense, loss, steps_rec, proj, pred, bounds, agf_steps, agf_levels
     label_panels(axes)
     fig.suptitle(f"Figure 5 — linear transformer, in-context regression (d = 4, N = 32, 5 heads, {loss.shape[1]} seeds)")
     return fig
+
+
+def fig3(time_dense, loss_dense, time_rec, beta, alphas, agf_inf, beta_star):
+    """Figure 3: GD on the diagonal linear network from each ``alphas (A,)`` on the clock ``t/(−log α)``:
+    the loss ``loss_dense (T, A)`` at raw times ``time_dense`` against AGF's staircase ``agf_inf`` (a
+    :class:`~lrlib.theory.agf.dln.DLNResult` at a vanishing α), and the coefficients ``beta (T', A, d)`` at
+    ``time_rec`` against AGF's and ``beta_star (d,)``."""
+    fig, axes = panel_grid(2, width=4.8, height=3.6)
+    cols = plt.cm.viridis(np.linspace(0, 0.9, len(alphas)))
+    d = beta.shape[-1]
+    for r, (a, c) in enumerate(zip(alphas, cols)):
+        axes[0].loglog(time_dense[1:] / -np.log(a), loss_dense[1:, r], color=c, lw=1.2, label=f"α = {a:g}")
+        for i in range(d):
+            axes[1].semilogx(time_rec[1:] / -np.log(a), beta[1:, r, i], color=PALETTE[i % 6], lw=0.8,
+                             alpha=0.35 + 0.6 * r / len(alphas))
+    tt = np.geomspace(1e-2, 1e4, 2000)
+    scale = agf_inf.eta / -np.log(1e-100)
+    axes[0].loglog(tt, agf_inf.loss_at(tt / scale) + 1e-12, "k--", lw=1.5, label="AGF (α → 0)")
+    kk = np.searchsorted(agf_inf.tau, tt / scale, side="right") - 1
+    for i in range(d):
+        axes[1].semilogx(tt, agf_inf.betas[kk, i], "--", color=PALETTE[i % 6], lw=1.5)
+        axes[1].axhline(beta_star[i], color=PALETTE[i % 6], ls=":", lw=0.8)
+    axes[0].set(xlabel="accelerated time $t/(-\\log\\alpha)$", ylabel="training loss", ylim=(1e-6, 300), xlim=(1e-2, 1e4),
+                title="loss")
+    axes[0].legend(fontsize="x-small", ncol=2)
+    axes[1].set(xlabel="accelerated time $t/(-\\log\\alpha)$", ylabel="$\\beta_i$", xlim=(1e-2, 1e4),
+                title="coefficients (dashed: AGF; dotted: $\\beta^*$)")
+    label_panels(axes)
+    fig.suptitle("Figure 3 — diagonal linear network, d = 5, n = 20: GD approaches the AGF staircase as α → 0")
+    return fig
+
+
+def fig2(run):
+    """Figure 2 from a run of the general algorithm (:class:`~lrlib.theory.agf.core.AGFRun`): each
+    neuron's norm against accelerated time (thin while dormant, thick once active) and the loss of the
+    active network after each jump."""
+    H = run.hist
+    fig, axes = panel_grid(2, width=4.6, height=3.4)
+    ax = axes[0]
+    for i in range(H["norm"].shape[1]):
+        dorm = H["dormant"][:, i]
+        ax.semilogy(H["t"], np.where(dorm, H["norm"][:, i], np.nan), color=PALETTE[i % 6], lw=1.0)
+        ax.semilogy(H["t"], np.where(~dorm, np.maximum(H["norm"][:, i], 1.0), np.nan), color=PALETTE[i % 6], lw=3.5,
+                    label=f"neuron {i}")
+    for tk in run.tau[1:]:
+        ax.axvline(tk, color="0.6", ls=":", lw=0.8)
+    ax.axhline(1.0, color="k", lw=0.6)
+    ax.set(xlabel="accelerated time $\\tau$", ylabel="$\\|\\theta_i\\|$ (dormant: thin; active: thick)",
+           title="dormant neurons grow, one at a time they jump", ylim=(1e-9, 5))
+    ax.legend(fontsize="x-small", ncol=2)
+    ax = axes[1]
+    ax.step(run.tau, run.levels + 1e-12, where="post", color="k")
+    for k, (tk, idx) in enumerate(zip(run.tau[1:], run.order), 1):
+        ax.annotate(f"{idx[0]} active", (tk, run.levels[k] + 1e-12), fontsize="x-small", color=PALETTE[idx[0] % 6])
+    ax.set(yscale="log", xlabel="accelerated time $\\tau$", ylabel="loss of the active network",
+           title="cost minimisation after each jump", ylim=(1e-2, 200))
+    label_panels(axes)
+    fig.suptitle("Figure 2 — AGF alternates utility maximisation (dormant) and cost minimisation (active): a real run")
+    return fig
