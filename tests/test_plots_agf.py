@@ -47,3 +47,15 @@ def test_fig3_and_fig2_draw_two_panels():
     fig = agf_plots.fig2(Run())
     assert len(fig.axes) == 2 and "Figure 2" in fig._suptitle.get_text()
     plt.close(fig)
+
+
+def test_fig8_draws_six_panels():
+    from lrlib.theory.agf import dln
+
+    X, y, _ = dln.fig8_data()
+    pred = dln.agf(X, y, 1e-6)
+    T, A = 40, 2
+    u = np.full((T, A, 2), 0.1)
+    fig = agf_plots.fig8(u, u, u * u, np.array([0.1, 1e-4]), np.linspace(0, 50, T), np.ones((101, A)), 0.5, pred, 1e-6, X, y)
+    assert len(fig.axes) == 6 and "Figure 8" in fig._suptitle.get_text()
+    plt.close(fig)

@@ -129,3 +129,72 @@ def fig2(run):
     label_panels(axes)
     fig.suptitle("Figure 2 — AGF alternates utility maximisation (dormant) and cost minimisation (active): a real run")
     return fig
+
+
+def fig8(u, v, beta, alphas, time_rec, dense_loss, h, agf8, alpha_agf, X, y):
+    """Figure 8: GD on Pesme–Flammarion's 2-D example from each ``alphas (A,)``.  ``u, v, beta (T, A, 2)``
+    at the raw times ``time_rec``; ``dense_loss (steps+1, A)`` at every step of size ``h``; ``agf8`` the
+    closed-form AGF at ``alpha_agf`` (:func:`lrlib.theory.agf.dln.agf`); ``X, y`` the data (for the
+    landscape).  Panels: each coordinate in polar coordinates (log radius), accumulated utility, angle,
+    the path of β over the loss landscape, the loss."""
+    from ..theory.agf import dln
+
+    u8, v8, beta8, alphas8, X8, y8 = u, v, beta, alphas, X, y
+    fig = plt.figure(figsize=(14, 7.5), constrained_layout=True)
+    gs = fig.add_gridspec(2, 4)
+    axp = [fig.add_subplot(gs[0, i], projection="polar") for i in range(2)]
+    axS, axA = fig.add_subplot(gs[0, 2]), fig.add_subplot(gs[0, 3])
+    axC, axL = fig.add_subplot(gs[1, 0:2]), fig.add_subplot(gs[1, 2:4])
+    cols8 = plt.cm.viridis(np.linspace(0, 0.9, len(alphas8)))
+    for i in range(2):
+        for r, c in enumerate(cols8):
+            ang = np.arctan2(v8[:, r, i], u8[:, r, i])
+            rad = np.log10(np.hypot(u8[:, r, i], v8[:, r, i]))
+            axp[i].plot(ang, rad + 7, color=c, lw=1)
+        for a_ in (np.pi / 4, -np.pi / 4, np.pi / 2, -np.pi / 2, 3 * np.pi / 4, -3 * np.pi / 4):
+            axp[i].plot([a_, a_], [0, 8], color="0.7", lw=0.6, ls="--")
+        axp[i].set_rticks([1, 4, 7, 8])
+        axp[i].set_yticklabels(["1e-6", "1e-3", "1", "10"], fontsize="x-small")
+        axp[i].set_title(f"neuron {i}: $(u_{i}, v_{i})$, log radius", fontsize="small")
+    eta6 = dln.eta_alpha(alpha_agf)
+    tt8 = np.linspace(0, agf8.tau[-1] * 1.25, 800)
+    S_th = agf8.S_at(tt8)
+    for r, c in enumerate(cols8):
+        eta_r = dln.eta_alpha(alphas8[r])
+        nrm = np.hypot(u8[:, r], v8[:, r])
+        St = np.log(nrm / nrm[0]) / eta_r
+        for i, ls in ((0, "-"), (1, "--")):
+            axS.plot(time_rec / eta_r, St[:, i], color=c, ls=ls, lw=1)
+            axA.plot(time_rec / eta_r, np.arctan2(v8[:, r, i], u8[:, r, i]), color=c, ls=ls, lw=1)
+    for i, ls in ((0, "-"), (1, "--")):
+        axS.plot(tt8, np.abs(S_th[:, i]), color="k", ls=ls, lw=2, alpha=0.6)
+        axA.plot(tt8, np.where(np.abs(S_th[:, i]) > 0, -np.sign(S_th[:, i]) * np.pi / 4 * (S_th[:, i] != 0), 0) * -1, color="k", ls=ls, lw=2, alpha=0.6)
+    ticks = [agf8.tau[1], agf8.tau[2], 0.5 * (agf8.tau[2] + agf8.tau[3]), agf8.tau[3]]
+    for ax in (axS, axA):
+        ax.set_xticks(ticks)
+        ax.set_xticklabels(["$\\tau_1$", "$\\tau_2$", "mid", "$\\tau_3$"])
+        ax.set_xlim(0, tt8[-1])
+        ax.set_xlabel("accelerated time $t/\\eta_\\alpha$")
+    axS.set(ylabel="$\\tilde S_i$ (solid: 0, dashed: 1)", title=f"accumulated utility (black: AGF α = {alpha_agf:g})")
+    axA.set(ylabel="angle of $(u_i, v_i)$", title="angle; ±π/4 = active with sign ±", yticks=[-np.pi / 2, -np.pi / 4, 0, np.pi / 4, np.pi / 2],
+            yticklabels=["−π/2", "−π/4", "0", "π/4", "π/2"])
+    g0, g1 = np.meshgrid(np.linspace(-1.2, 1.2, 200), np.linspace(-0.5, 2.5, 200))
+    B = np.stack([g0, g1], -1)
+    Lgrid = 0.5 * np.mean((B @ X8.T - y8) ** 2, -1)
+    axC.contour(g0, g1, np.log(Lgrid + 1e-3), 25, cmap="Greys", linewidths=0.6)
+    for r, c in enumerate(cols8):
+        axC.plot(beta8[:, r, 0], beta8[:, r, 1], color=c, lw=1.3, label=f"α = {alphas8[r]:g}")
+    axC.scatter(agf8.betas[:, 0], agf8.betas[:, 1], color="k", zorder=5, s=25)
+    for k, b_ in enumerate(agf8.betas):
+        axC.annotate(f"$\\beta^{{({k})}}$", b_, textcoords="offset points", xytext=(5, 5))
+    axC.set(xlabel="$\\beta_0$", ylabel="$\\beta_1$", title="β on the loss landscape (dots: AGF saddles)")
+    axC.legend(fontsize="x-small")
+    for r, c in enumerate(cols8):
+        eta_r = dln.eta_alpha(alphas8[r])
+        axL.semilogy(np.arange(1, len(dense_loss)) * h / eta_r, dense_loss[1:, r], color=c, lw=1.2)
+    axL.semilogy(tt8, agf8.loss_at(tt8) + 1e-12, "k--", lw=1.5, label=f"AGF (α = {alpha_agf:g})")
+    axL.set(xlabel="accelerated time $t/\\eta_\\alpha$, $\\eta_\\alpha = -\\log(\\sqrt{2}\\alpha)$", ylabel="loss", xlim=(0, tt8[-1]), ylim=(1e-5, 5), title="loss")
+    axL.legend(fontsize="x-small")
+    label_panels([axp[0], axp[1], axS, axA, axC, axL])
+    fig.suptitle("Figure 8 — a coordinate returns to dormancy and reactivates with the opposite sign")
+    return fig
