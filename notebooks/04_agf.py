@@ -62,6 +62,9 @@
 # | transformer protocol (Fig. 5) | population loss (closed form, exact via a 16-point product design), $\alpha=10^{-3}$, $h=0.01$, 5 seeds; authors: batches of 8192 | same reason; the design's loss equals the closed form (unit test) |
 # | transformer init | every head parameter $\alpha\,\mathcal N(0,1)$, $V_h\ge0$ | the authors' code ("N(0, α)" read as a standard deviation) |
 # | modular addition (Fig. 6) | $p=20$, template $\hat x[\pm1,\pm3,\pm5]=10,5,2.5$, $H=18$, authors' init variances, momentum 0.9 and their step converted to our loss ($h=10^{-3}$), **$\alpha=0.1$** instead of $10^{-2}$, 5 seeds | $\kappa=3$: time scales like $1/\alpha$; $\alpha=10^{-2}$ needs $10^6$ steps, far outside the budget |
+# | FC step check | plain GD at $h=2\cdot10^{-3}$ from the same initialisations, up to 1.15× the second predicted jump; premise: first two drops within 1 % of the integrated flow's | a check that GD converges to what we integrate; 1 % is about twice GD's own $O(h\sigma_1)$ lag at that step and a third of the smallest tolerance $1/\eta_\alpha$ |
+# | transformer AGF (Fig. 5 overlay) | simulated from each seed's initialisation: utility flows of the dormant heads (RK45, direction and log-norm), cost step in closed form (Lemma E.2) | the heads' own jump times, with Eq. 7's levels; the cost step needs no solver |
+# | alignment speed (App. B.4) | one neuron per seed, each seed its own data, residual and direction; direction and log-norm integrated together in the norm-free time of the adaptive rate (RK45, `rtol` $10^{-7}$), the plain flow's clock recovered by reweighting | batched over seeds; any $\alpha$ costs the same |
 # | ties | every neuron crossing its threshold in the same integration step activates together | the paper activates one at a time |
 # | return to dormancy (general AGF) | an active neuron whose norm falls below `dormant_tol` during cost minimisation | our choice: the simplest rule that lets a neuron leave the active set |
 
@@ -86,6 +89,7 @@ from lrlib.losses import half_mse
 from lrlib.models import agf_init, generator
 from lrlib.models import forward as net_forward
 from lrlib.plots import PALETTE, POS, THEORY, glue, label_panels, panel_grid, set_style
+from lrlib.plots import agf as agf_plots
 from lrlib.theory.agf import core, dln, linear, modular, transformer
 from lrlib.theory.agf import measure as ms
 from lrlib.theory.agf import models as AM
@@ -130,27 +134,15 @@ t_dense3 = np.arange(steps3 + 1) * h3
 print(f"{steps3} GD steps; AGF order {agf_inf.order}, levels {np.round(agf_inf.levels, 4)}")
 
 # %%
-fig, axes = panel_grid(2, width=4.8, height=3.6)
-cols = plt.cm.viridis(np.linspace(0, 0.9, len(alphas3)))
-for r, (a, c) in enumerate(zip(alphas3, cols)):
-    axes[0].loglog(t_dense3[1:] / -math.log(a), dense3[1:, r], color=c, lw=1.2, label=f"α = {a:g}")
-    for i in range(5):
-        axes[1].semilogx(run3.time[1:] / -math.log(a), beta3[1:, r, i], color=PALETTE[i % 6], lw=0.8, alpha=0.35 + 0.6 * r / 8)
-tt = np.geomspace(1e-2, 1e4, 2000)
-scale_inf = agf_inf.eta / -math.log(1e-100)
-axes[0].loglog(tt, agf_inf.loss_at(tt / scale_inf) + 1e-12, "k--", lw=1.5, label="AGF (α → 0)")
-kk = np.searchsorted(agf_inf.tau, tt / scale_inf, side="right") - 1
-for i in range(5):
-    axes[1].semilogx(tt, agf_inf.betas[kk, i], "--", color=PALETTE[i % 6], lw=1.5)
-    axes[1].axhline(bstar3[i], color=PALETTE[i % 6], ls=":", lw=0.8)
-axes[0].set(xlabel="accelerated time $t/(-\\log\\alpha)$", ylabel="training loss", ylim=(1e-6, 300), xlim=(1e-2, 1e4),
-            title="loss")
-axes[0].legend(fontsize="x-small", ncol=2)
-axes[1].set(xlabel="accelerated time $t/(-\\log\\alpha)$", ylabel="$\\beta_i$", xlim=(1e-2, 1e4),
-            title="coefficients (dashed: AGF; dotted: $\\beta^*$)")
-label_panels(axes)
-fig.suptitle("Figure 3 — diagonal linear network, d = 5, n = 20: GD approaches the AGF staircase as α → 0")
-glue("agf-fig3", fig)
+fig = agf_plots.fig3(t_dense3, dense3, run3.time, beta3, alphas3, agf_inf, bstar3)
+glue("agf-fig3", fig, display=False)
+
+# %% [markdown]
+# ```{glue:figure} agf-fig3
+# :name: agf-fig3
+#
+# **Figure 3 of the paper.** Diagonal linear network ($d=5$, $n=20$) trained by GD from eight initialisation scales $\alpha$, on the accelerated clock $t/(-\log\alpha)$. (a) Loss, log–log: compare each coloured curve with the dashed AGF staircase ($\alpha\to0$) — the small-$\alpha$ curves should sit on it, the large-$\alpha$ ones be smooth. (b) Coefficients $\beta_i$ (solid: GD, darker = smaller $\alpha$; dashed: AGF; dotted: $\beta^*$): they switch on one at a time in AGF's order.
+# ```
 
 # %% [markdown]
 # Large $\alpha$ gives smooth, kernel-like curves; as $\alpha$ shrinks the curves become the staircase and
@@ -255,30 +247,15 @@ err_gen = ms.relative_errors(gen_run.tau[1:], cf.tau[1:])
 ledger.grade("alg.general-vs-closed", same_order=float(gen_run.order == cf.order), t_err=err_gen.max(),
              l_err=np.max(np.abs(gen_run.levels[:-1] - cf.levels[:-1]) / cf.levels[:-1]))
 
-H2 = gen_run.hist
-fig, axes = panel_grid(2, width=4.6, height=3.4)
-ax = axes[0]
-for i in range(5):
-    dorm = H2["dormant"][:, i]
-    nrm = np.where(dorm, H2["norm"][:, i], np.nan)
-    ax.semilogy(H2["t"], nrm, color=PALETTE[i % 6], lw=1.0)
-    act = np.where(~dorm, np.maximum(H2["norm"][:, i], 1.0), np.nan)
-    ax.semilogy(H2["t"], act, color=PALETTE[i % 6], lw=3.5, label=f"neuron {i}")
-for k, tk in enumerate(gen_run.tau[1:], 1):
-    ax.axvline(tk, color="0.6", ls=":", lw=0.8)
-ax.axhline(1.0, color="k", lw=0.6)
-ax.set(xlabel="accelerated time $\\tau$", ylabel="$\\|\\theta_i\\|$ (dormant: thin; active: thick)",
-       title="dormant neurons grow, one at a time they jump", ylim=(1e-9, 5))
-ax.legend(fontsize="x-small", ncol=2)
-ax = axes[1]
-ax.step(gen_run.tau, gen_run.levels + 1e-12, where="post", color="k")
-for k, (tk, idx) in enumerate(zip(gen_run.tau[1:], gen_run.order), 1):
-    ax.annotate(f"{idx[0]} active", (tk, gen_run.levels[k] + 1e-12), fontsize="x-small", color=PALETTE[idx[0] % 6])
-ax.set(yscale="log", xlabel="accelerated time $\\tau$", ylabel="loss of the active network", title="cost minimisation after each jump",
-       ylim=(1e-2, 200))
-label_panels(axes)
-fig.suptitle("Figure 2 — AGF alternates utility maximisation (dormant) and cost minimisation (active): a real run")
-glue("agf-fig2", fig)
+fig = agf_plots.fig2(gen_run)
+glue("agf-fig2", fig, display=False)
+
+# %% [markdown]
+# ```{glue:figure} agf-fig2
+# :name: agf-fig2
+#
+# **Figure 2 of the paper** (a schematic there; a real run of the general algorithm here, Fig. 3 data, $\alpha=10^{-8}$). (a) Each neuron's norm, log scale, against accelerated time: thin while dormant, thick once active; vertical lines are the jumps, the black line norm 1. (b) The loss of the active network after each cost minimisation, with the neuron that jumped. Compare the jump times with the closed form (claim `alg.general-vs-closed`).
+# ```
 
 # %% [markdown]
 # ## Return to dormancy (Figure 8)
@@ -308,64 +285,15 @@ agf8 = dln.agf(X8, y8, 1e-6)
 print("AGF (α = 1e-6):", np.round(agf8.tau, 4), "levels", np.round(agf8.levels, 4), "order", agf8.order)
 
 # %%
-fig = plt.figure(figsize=(14, 7.5), constrained_layout=True)
-gs = fig.add_gridspec(2, 4)
-axp = [fig.add_subplot(gs[0, i], projection="polar") for i in range(2)]
-axS, axA = fig.add_subplot(gs[0, 2]), fig.add_subplot(gs[0, 3])
-axC, axL = fig.add_subplot(gs[1, 0:2]), fig.add_subplot(gs[1, 2:4])
-cols8 = plt.cm.viridis(np.linspace(0, 0.9, len(alphas8)))
-for i in range(2):
-    for r, c in enumerate(cols8):
-        ang = np.arctan2(v8[:, r, i], u8[:, r, i])
-        rad = np.log10(np.hypot(u8[:, r, i], v8[:, r, i]))
-        axp[i].plot(ang, rad + 7, color=c, lw=1)
-    for a_ in (np.pi / 4, -np.pi / 4, np.pi / 2, -np.pi / 2, 3 * np.pi / 4, -3 * np.pi / 4):
-        axp[i].plot([a_, a_], [0, 8], color="0.7", lw=0.6, ls="--")
-    axp[i].set_rticks([1, 4, 7, 8])
-    axp[i].set_yticklabels(["1e-6", "1e-3", "1", "10"], fontsize="x-small")
-    axp[i].set_title(f"neuron {i}: $(u_{i}, v_{i})$, log radius", fontsize="small")
-eta6 = dln.eta_alpha(1e-6)
-tt8 = np.linspace(0, agf8.tau[-1] * 1.25, 800)
-S_th = agf8.S_at(tt8)
-for r, c in enumerate(cols8):
-    eta_r = dln.eta_alpha(alphas8[r])
-    nrm = np.hypot(u8[:, r], v8[:, r])
-    St = np.log(nrm / nrm[0]) / eta_r
-    for i, ls in ((0, "-"), (1, "--")):
-        axS.plot(run8.time / eta_r, St[:, i], color=c, ls=ls, lw=1)
-        axA.plot(run8.time / eta_r, np.arctan2(v8[:, r, i], u8[:, r, i]), color=c, ls=ls, lw=1)
-for i, ls in ((0, "-"), (1, "--")):
-    axS.plot(tt8, np.abs(S_th[:, i]), color="k", ls=ls, lw=2, alpha=0.6)
-    axA.plot(tt8, np.where(np.abs(S_th[:, i]) > 0, -np.sign(S_th[:, i]) * np.pi / 4 * (S_th[:, i] != 0), 0) * -1, color="k", ls=ls, lw=2, alpha=0.6)
-ticks = [agf8.tau[1], agf8.tau[2], 0.5 * (agf8.tau[2] + agf8.tau[3]), agf8.tau[3]]
-for ax in (axS, axA):
-    ax.set_xticks(ticks)
-    ax.set_xticklabels(["$\\tau_1$", "$\\tau_2$", "mid", "$\\tau_3$"])
-    ax.set_xlim(0, tt8[-1])
-    ax.set_xlabel("accelerated time $t/\\eta_\\alpha$")
-axS.set(ylabel="$\\tilde S_i$ (solid: 0, dashed: 1)", title="accumulated utility (black: AGF α = 1e-6)")
-axA.set(ylabel="angle of $(u_i, v_i)$", title="angle; ±π/4 = active with sign ±", yticks=[-np.pi / 2, -np.pi / 4, 0, np.pi / 4, np.pi / 2],
-        yticklabels=["−π/2", "−π/4", "0", "π/4", "π/2"])
-g0, g1 = np.meshgrid(np.linspace(-1.2, 1.2, 200), np.linspace(-0.5, 2.5, 200))
-B = np.stack([g0, g1], -1)
-Lgrid = 0.5 * np.mean((B @ X8.T - y8) ** 2, -1)
-axC.contour(g0, g1, np.log(Lgrid + 1e-3), 25, cmap="Greys", linewidths=0.6)
-for r, c in enumerate(cols8):
-    axC.plot(beta8[:, r, 0], beta8[:, r, 1], color=c, lw=1.3, label=f"α = {alphas8[r]:g}")
-axC.scatter(agf8.betas[:, 0], agf8.betas[:, 1], color="k", zorder=5, s=25)
-for k, b_ in enumerate(agf8.betas):
-    axC.annotate(f"$\\beta^{{({k})}}$", b_, textcoords="offset points", xytext=(5, 5))
-axC.set(xlabel="$\\beta_0$", ylabel="$\\beta_1$", title="β on the loss landscape (dots: AGF saddles)")
-axC.legend(fontsize="x-small")
-for r, c in enumerate(cols8):
-    eta_r = dln.eta_alpha(alphas8[r])
-    axL.semilogy(np.arange(steps8 + 1)[1:] * h8 / eta_r, run8.dense_loss[1:, r].numpy(), color=c, lw=1.2)
-axL.semilogy(tt8, agf8.loss_at(tt8) + 1e-12, "k--", lw=1.5, label="AGF (α = 1e-6)")
-axL.set(xlabel="accelerated time $t/\\eta_\\alpha$, $\\eta_\\alpha = -\\log(\\sqrt{2}\\alpha)$", ylabel="loss", xlim=(0, tt8[-1]), ylim=(1e-5, 5), title="loss")
-axL.legend(fontsize="x-small")
-label_panels([axp[0], axp[1], axS, axA, axC, axL])
-fig.suptitle("Figure 8 — a coordinate returns to dormancy and reactivates with the opposite sign")
-glue("agf-fig8", fig)
+fig = agf_plots.fig8(u8, v8, beta8, alphas8, run8.time, run8.dense_loss.numpy(), h8, agf8, 1e-6, X8, y8)
+glue("agf-fig8", fig, display=False)
+
+# %% [markdown]
+# ```{glue:figure} agf-fig8
+# :name: agf-fig8
+#
+# **Figure 8 of the paper.** Pesme–Flammarion's 2-D example, GD from five $\alpha$ (colours). (a, b) Each coordinate $(u_i,v_i)$ in polar coordinates with log radius; (c) accumulated utility $\tilde S_i$ and (d) the angle against accelerated time, black: AGF at $\alpha=10^{-6}$ — look for coordinate 0's $\tilde S$ returning to 0 at the midpoint between $\tau_2$ and $\tau_3$ and its angle flipping sign; (e) the path of $\beta$ over the loss landscape, dots: AGF's saddles; (f) the loss with AGF's staircase.
+# ```
 
 # %% [markdown]
 # **Does the step change the result?** GD stands in for the flow here, so every Figure 8 claim carries a
@@ -467,20 +395,35 @@ ledger.grade("thm.B2-scaling", b2=max(b2_err.values()), note=f"κ = 2: {fmt(b2_e
 # then: for $\kappa=2$ it should fall like $1/\log(1/\alpha)$, for $\kappa=3$ stay put. Our criterion, fixed before the
 # first run, is "the $\kappa=2$ fraction at $10^{-64}$ is $1/16$ of that at $10^{-4}$ within a factor 2"; the weaker,
 # qualitative trend — the $\kappa=2$ fraction falls with $\alpha$, the $\kappa=3$ one does not — is shown beside it as a
-# note, not graded. It is one random draw of data, residual and direction (five cost too much in the build);
-# the control swaps the two neurons, a model without the $\kappa=2$ mechanism. For $\kappa=3$ the direction keeps turning until the very end —
+# note, not graded. Each seed draws its own data, residual and direction; the five neurons of one $\alpha$ are
+# integrated together (direction and log-norm, so that $\alpha=10^{-64}$ is as easy as $10^{-4}$), and the fraction is
+# read on 2001 times up to each neuron's own time to norm 1. (An earlier version graded one draw, on a fixed time grid
+# that covered the time to norm 1 with only 3–17 points; the ledger records the change.) The control swaps the two
+# neurons, a model without the $\kappa=2$ mechanism.
+# App. B.4 also proposes a neuron-wise learning rate $\eta\|\theta_i\|^{2-\kappa}$ (like RMSProp or Adam): it removes the
+# norm from the directional dynamics, so a $\kappa=3$ neuron should align as fast as a $\kappa=2$ one. We grade it with
+# the $\kappa=2$ rule unchanged, against the same neuron without it. (Both are integrated as one norm-free system
+# whose clock is reweighted by $\|\theta\|^{2-\kappa}$ for the plain flow, so that $\alpha=10^{-64}$ with $\kappa=3$ is no harder
+# than $10^{-2}$.) For $\kappa=3$ the direction keeps turning until the very end —
 # the directional speed grows with the norm — so it is almost never within 0.1 rad of its final direction.
 
 # %%
+gens_b = [generator(seed + r + 5) for r in range(N_SEEDS)]                    # seed r: its own data, residual, direction
+Xbs, Gbs, ths = (torch.stack([torch.randn(*shape, generator=g, dtype=F64) for g in gens_b]) for shape in ((30, 4), (30, 2), (6,)))
 al2, al3 = (1e-4, 1e-16, 1e-64), (1e-2, 1e-4, 1e-8)
-f2 = [ms.align_fraction(th0, Xb, Gb, 4, "linear", 2, a, angle=0.1) for a in al2]
-f3 = [ms.align_fraction(th0, Xb, Gb, 4, "square", 3, a, angle=0.1) for a in al3]
-print("κ = 2:", np.round(f2, 3), " κ = 3:", np.round(f3, 3))
-ledger.grade("B4.alignment", r2=f2[2] / f2[0], f3min=min(f3), f30=f3[0],
-             control=dict(r2=f3[2] / f3[0], f3min=min(f2), f30=f2[0]),
-             note=f"κ = 2 fractions {np.round(f2, 3).tolist()}, κ = 3 fractions {np.round(f3, 3).tolist()}; qualitative trend "
-                  f"(κ = 2 strictly decreasing, κ = 3 never below its α = 1e-2 value minus 0.05): "
-                  f"{bool(f2[0] > f2[1] > f2[2] and min(f3) >= f3[0] - 0.05)}")
+f2 = np.array([ms.align_fractions(ths, Xbs, Gbs, 4, "linear", 2, a, angle=0.1) for a in al2])      # (3, S)
+f3 = np.array([ms.align_fractions(ths, Xbs, Gbs, 4, "square", 3, a, angle=0.1) for a in al3])
+trend = (f2[0] > f2[1]) & (f2[1] > f2[2]) & (f3.min(0) >= f3[0] - 0.05)
+ledger.grade("B4.alignment", r2=f2[2] / f2[0], f3min=f3.min(0), f30=f3[0],
+             control=dict(r2=f3[2] / f3[0], f3min=f2.min(0), f30=f2[0]),
+             note=f"seed 0: κ = 2 fractions {np.round(f2[:, 0], 3).tolist()}, κ = 3 {np.round(f3[:, 0], 3).tolist()}; qualitative "
+                  f"trend (κ = 2 strictly decreasing, κ = 3 never below its α = 1e-2 value minus 0.05) per seed: {trend.tolist()}")
+fa = np.array([ms.align_fractions(ths, Xbs, Gbs, 4, "square", 3, a, adaptive=True) for a in al2])      # App. B.4's adaptive rate
+fc = np.array([ms.align_fractions(ths, Xbs, Gbs, 4, "square", 3, a) for a in al2])                     # the same, plain flow
+ledger.grade("B4.adaptive-rate", r3a=fa[2] / fa[0], control=dict(r3a=fc[2] / fc[0]),
+             note=f"κ = 3 with the adaptive rate, seed 0: {np.round(fa[:, 0], 3).tolist()} at α = {list(al2)}")
+pd.DataFrame({"κ = 2, α = " + f"{a:g}": f2[i] for i, a in enumerate(al2)} | {"κ = 3, α = " + f"{a:g}": f3[i] for i, a in enumerate(al3)}
+             | {"ratio κ = 2": f2[2] / f2[0], "ratio κ = 3, adaptive rate": fa[2] / fa[0]}).round(3)
 
 # %% [markdown]
 # ## Fully connected linear networks (Figure 4, Conjecture 4.1)
@@ -520,30 +463,34 @@ print(f"flow to t = {steps4 * h4:.0f}: {run4.meta['grad_evals']} gradient evalua
       {k: np.round(v.tau[1:7], 3) for k, v in preds4.items()})
 
 # %%
-fig, axes = panel_grid(2, 2, width=4.8, height=3.3)
 tmax = run4.time[-1] / etas4[1]
-for j, (name, pr) in enumerate(preds4.items()):
-    tt4 = np.geomspace(1e-2, tmax, 1500)
-    ax = axes[2 * j]
-    for ia, (a, ls, lw) in enumerate(zip(alphas4[:2], (":", "-"), (1.0, 1.5))):
-        ax.loglog(run4.time[1:] / etas4[ia], L4[1:, ia, j, 0], color=POS, ls=ls, lw=lw, label=f"flow, α = {a:g} (seed 0)")
-    ax.loglog(tt4, pr.loss_at(tt4) + 1e-12, "k--", lw=1.2, label="Conjecture 4.1")
-    for lv in pr.levels[:-1]:
-        ax.axhline(lv, color=THEORY, ls=":", lw=0.7)
-    for tk in pr.tau[1:]:
-        if tk < tmax:
-            ax.axvline(tk, color="0.6", ls="--", lw=0.6)
-    ax.set(xlabel="accelerated time $t/(-\\log\\alpha)$", ylabel="loss", title=f"{name}: loss", ylim=(1e-6, 50), xlim=(1e-2, tmax))
-    ax.legend(fontsize="x-small")
-    ax = axes[2 * j + 1]
-    for i in range(10):
-        ax.semilogx(run4.time[1:] / etas4[1], sv4[1:, 1, j, 0, i], color=plt.cm.tab10(i), lw=1.2)
-        ax.semilogx(tt4, pr.sv_at(tt4)[:, i], color=plt.cm.tab10(i), ls="--", lw=0.9)
-    ax.set(xlabel="accelerated time $t/(-\\log\\alpha)$", ylabel="singular values of $AW$",
-           title=f"{name}: spectrum, α = 1e-12, seed 0 (dashed: β^(k))", xlim=(1e-2, tmax))
-label_panels(axes)
-fig.suptitle("Figure 4 — fully connected linear network, c = d = H = 10: gradient flow against Conjecture 4.1")
-glue("agf-fig4", fig)
+fig = agf_plots.fig4(run4.time, L4, sv4, etas4, alphas4, preds4, tmax)
+glue("agf-fig4", fig, display=False)
+
+# %% [markdown]
+# ```{glue:figure} agf-fig4
+# :name: agf-fig4
+#
+# **Figure 4 of the paper.** Fully connected linear network, $c=d=H=10$, integrated gradient flow (seed 0) against AGF's prediction (Conjecture 4.1, dashed black: its loss staircase; dashed vertical: its jump times). Top row commuting $\Sigma_{xx}$ (proved case), bottom row non-commuting (the open part). Left: loss at $\alpha=10^{-6}$ (dotted) and $10^{-12}$ (solid) on the accelerated clock — compare the drops with the vertical lines; the gap shrinks as $\alpha$ does. Right: singular values of $AW$ at $\alpha=10^{-12}$ (solid) against the reduced-rank solutions (dashed).
+# ```
+
+# %% [markdown]
+# **Step check: is the integrated flow the flow GD approaches?** A short re-run by plain GD from the same
+# initialisations (both graded $\alpha$, both variants, every seed), up to 1.15× the later second predicted jump, at
+# $h=2\cdot10^{-3}$ (the premise of the Figure 4 claims: its first two drops within 1 % of the integrated flow's) and,
+# for comparison, at the earlier version's $h=0.05$.
+
+# %%
+t_chk4 = 1.15 * max(pr.tau[2] for pr in preds4.values()) * etas4[1]
+gd_drops4 = {}
+for h_ in (0.05, 2e-3):
+    n_ = int(t_chk4 / h_)
+    gd_ = train(p4.map(lambda t: t[:2]), X4.unsqueeze(1), Y4.unsqueeze(1), loss=LOSS, lr=h_, steps=n_, record=[0, n_],
+                dense_loss=True, progress=False)
+    gd_drops4[h_] = ms.fc_drops(np.arange(n_ + 1) * h_, gd_.dense_loss.numpy(), etas4[:2], preds4, 2)   # (2 variants, 2 α, S, 2)
+flow_drops4 = ms.fc_drops(run4.time, L4[:, :2], etas4[:2], preds4, 2)
+gap4 = {h_: ms.relative_errors(d_, flow_drops4).max(axis=(1, 3)) for h_, d_ in gd_drops4.items()}          # (2 variants, S)
+pd.DataFrame({f"{name}: GD h = {h_:g} vs flow": gap4[h_][j] for h_ in gap4 for j, name in enumerate(preds4)}).round(4)
 
 # %% [markdown]
 # Drop times and plateaus against the conjecture, at both $\alpha$ and for each seed. The tolerance is
@@ -570,21 +517,29 @@ for j, (name, pr) in enumerate(preds4.items()):
     K = int((pr.tau[1:] < tmax / 1.1).sum())
     et, el = fig4_errors(j, pr, K)
     tol = dict(eta6=etas4[0], eta12=etas4[1])
-    ledger.grade(f"fig4.times-{name}", e6=et[0], e12=et[1], **tol, control=dict(e6=et[2], e12=et[2], **tol),
-                 note=f"first {K} drops; median error × η_α: α = 1e-6 {np.median(et[0]) * etas4[0]:.2f}, "
+    ledger.grade(f"fig4.times-{name}", e6=et[0], e12=et[1], **tol, step_gap=gap4[2e-3][j], control=dict(e6=et[2], e12=et[2], **tol),
+                 note=f"GD at h = 0.05 is off the flow by {np.round(gap4[0.05][j], 3).tolist()}; first {K} drops; median error × η_α: α = 1e-6 {np.median(et[0]) * etas4[0]:.2f}, "
                       f"α = 1e-12 {np.median(et[1]) * etas4[1]:.2f}")
-    ledger.grade(f"fig4.levels-{name}", l6=el[0], l12=el[1], **tol, control=dict(l6=el[2], l12=el[2], **tol),
+    ledger.grade(f"fig4.levels-{name}", l6=el[0], l12=el[1], **tol, step_gap=gap4[2e-3][j], control=dict(l6=el[2], l12=el[2], **tol),
                  note=f"first {K - 1} plateaus")
     print(f"{name}: {K} drops; largest drop-time error per seed: α = 1e-6 {np.round(et[0], 3)}, α = 1e-12 {np.round(et[1], 3)} "
           f"(1/η_α = {1 / etas4[0]:.3f}, {1 / etas4[1]:.3f}); level/spectrum: {np.round(el[0], 3)}, {np.round(el[1], 3)}")
 
 # %% [markdown]
-# What we see (the per-seed numbers are printed above; the verdicts are in the ledger at the end): with the
-# step's lag removed, the flow's drop times are later than the recursion by what remains of AGF's own
+# What we see (the per-seed numbers are printed above; the verdicts are in the ledger at the end). The step check
+# comes first: GD at $h=2\cdot10^{-3}$ lands on the integrated flow (its first two drops within the printed fraction of a
+# per cent), so the integrated flow is the flow that GD approaches as $h\to0$, while GD at the earlier $h=0.05$ is off
+# it by several per cent (the table above; more for the commuting run, whose $\sigma_1$ is larger) — the step, not AGF. With the step's lag removed, the flow's
+# drop times are later than the recursion by what remains of AGF's own
 # $O(1/\eta_\alpha)$ corrections and the random initialisation; the errors fall from $\alpha=10^{-6}$ to $10^{-12}$ but
 # stay above $1/\eta_\alpha$ (the ledger's note gives the median error × $\eta_\alpha$, the constant of that scaling).
 # Every level and spectrum of the commuting run sits on the reduced-rank solutions; the non-commuting plateaus
 # approach them only as $\alpha$ shrinks.
+
+# %% [markdown]
+# Lemma D.1 for one neuron (maximal normalised utility $\sigma_1/2$) and in its Stiefel form ($m=3$ neurons whose unit
+# vectors are orthonormal reach $\sum_{i\le3}\sigma_i/2$, by Riemannian ascent with a QR retraction), and App. B.3's conserved
+# quantity along the integrated flow.
 
 # %%
 Syx = setups4["non-commuting"][1] @ setups4["non-commuting"][0]
@@ -592,6 +547,9 @@ Mt = torch.tensor(Syx)
 uD1, _ = ms.maximise_on_sphere(lambda th: th[:10] @ Mt @ th[10:], torch.randn(20, generator=generator(seed + 41), dtype=F64), lr=0.02, steps=3000)
 s1 = np.linalg.svd(Syx, compute_uv=False)[0]
 ledger.grade("lemma.D1", rel=abs(uD1 - s1 / 2) / (s1 / 2))
+s3 = np.linalg.svd(Syx, compute_uv=False)[:3].sum() / 2
+uD3, _ = ms.maximise_on_stiefel(Syx, 3, seed=seed)                                             # three orthonormal neurons
+ledger.grade("lemma.D1-stiefel", rel=abs(uD3 - s3) / s3)
 c4 = core.conserved(run4.params.map(lambda t: t[:, :2]), 2)                                  # the graded α only
 drift4 = float((c4 - c4[0]).abs().max() / (run4.params.map(lambda t: t[:, :2]).neuron_vectors()[-1] ** 2).sum(-1).max())
 ledger.grade("B3.conserved", drift=drift4)
@@ -603,7 +561,10 @@ ledger.grade("B3.conserved", drift=drift4)
 # $\eta_\alpha=1/\alpha$). AGF: heads align with the eigenvectors $v_k$ one by one (Lemma E.1,
 # $\bar U^*_k=N\lambda_k^2/(3\sqrt3)$), the $k$-th learns $A_k=1/(\mathrm{tr}\Sigma+(N+1)\lambda_k)$ (Lemma E.2), the levels are
 # Eq. 7, and the $k$-th jump comes no earlier than $\sqrt3/(\eta_\alpha N\lambda_k^2\mu^{(k-1)})$ after the previous one,
-# $\mu^{(k-1)}$ the largest dormant norm then. GD on the exact population loss $\mathcal L(\Gamma)$ (closed form; the
+# $\mu^{(k-1)}$ the largest dormant norm then. AGF's jump times depend on the initialisation ($\kappa=3$: the heads turn
+# while they grow), so we simulate it from each seed's initialisation (`transformer.agf_heads`: each dormant head follows
+# its utility flow, integrated as direction and log-norm, until the first reaches norm 1; the cost step is taken in closed
+# form, Lemma E.2, so its levels are Eq. 7's). GD on the exact population loss $\mathcal L(\Gamma)$ (closed form; the
 # recorded loss is the 16-point design's plus its constant), $\alpha=10^{-3}$, $h=0.01$, over seeds. The heads
 # enter `train` as tied pairs of square neurons (`lrlib.theory.agf.models`).
 
@@ -625,7 +586,9 @@ Gam5 = AM.heads_gamma(run5.params).numpy()                                      
 proj5 = np.einsum("ik,trij,jk->trk", pred5.v, Gam5, pred5.v)                                  # v_kᵀ Γ v_k (T, R, 4)
 Vh, Kh, Qh = AM.heads_of(run5.params)
 head_norm5 = torch.sqrt(Vh ** 2 + (Kh ** 2).sum(-1) + (Qh ** 2).sum(-1)).numpy()               # (T, R, 5)
-print("levels", np.round(pred5.levels, 5), "A_k", np.round(pred5.A, 5))
+agf5 = [transformer.agf_heads(V5[r].numpy(), K5[r].numpy(), Q5[r].numpy(), Sig5, 32, alpha5) for r in range(N_SEEDS)]
+agf5_steps = np.array([a.tau / alpha5 / h5 for a in agf5])                                    # (S, 5) τ → GD steps
+print("levels", np.round(pred5.levels, 5), "A_k", np.round(pred5.A, 5), "; AGF jumps (seed 0, steps)", np.round(agf5_steps[0, 1:]).astype(int))
 
 # %%
 s_idx = np.arange(steps5 + 1)
@@ -643,26 +606,15 @@ for r in range(N_SEEDS):
     ctl_bounds5.append(c_r)
     drops5.append(dr)
 bounds5, ctl_bounds5, drops5 = np.array(bounds5), np.array(ctl_bounds5), np.array(drops5)
-fig, axes = panel_grid(2, width=5.0, height=3.5)
-for r in range(N_SEEDS):
-    axes[0].loglog(s_idx[1:], L5[1:, r], color=PALETTE[r % 6], lw=1.2, label=f"GD seed {r}")
-    for i in range(4):
-        axes[1].semilogx(run5.steps[1:], proj5[1:, r, i], color=plt.cm.tab10(i), lw=1.0, alpha=1 if r == 0 else 0.4)
-for lv in pred5.levels:
-    axes[0].axhline(lv, color=THEORY, ls=":", lw=0.8)
-for b in bounds5[0]:
-    axes[0].axvline(b, color="0.5", ls="--", lw=0.8)
-for i, A in enumerate(pred5.A):
-    axes[1].axhline(A, color=plt.cm.tab10(i), ls=":", lw=0.8)
-    axes[1].annotate("", xy=(bounds5[0, i], A), xytext=(bounds5[0, i], 0), arrowprops=dict(arrowstyle="->", color=plt.cm.tab10(i), lw=0.8))
-axes[0].set(xlabel="GD step (GF time t = 0.01 × step)", ylabel="population loss", title="loss (dotted: Eq. 7; dashed: bounds, seed 0)",
-            xlim=(100, steps5), ylim=(0.1, 1.2))
-axes[0].legend(fontsize="x-small")
-axes[1].set(xlabel="GD step (GF time t = 0.01 × step)", ylabel="$v_k^\\top \\Gamma v_k$",
-            title="$\\Gamma=\\sum_h V_hK_hQ_h^\\top$ on $v_k$ (dotted: $A_k$; arrows: bounds)", xlim=(100, steps5), ylim=(-0.005, 0.12))
-label_panels(axes)
-fig.suptitle(f"Figure 5 — linear transformer, in-context regression (d = 4, N = 32, 5 heads, α = 1e-3, {N_SEEDS} seeds)")
-glue("agf-fig5", fig)
+fig = agf_plots.fig5(s_idx, L5, run5.steps, proj5, pred5, bounds5[0], agf5_steps[0], agf5[0].levels, steps5)
+glue("agf-fig5", fig, display=False)
+
+# %% [markdown]
+# ```{glue:figure} agf-fig5
+# :name: agf-fig5
+#
+# **Figure 5 of the paper.** Attention-only linear transformer ($d=4$, $N=32$, 5 heads, $\alpha=10^{-3}$), GD on the population loss, all seeds. (a) Loss against GD step, log–log: dotted lines are Eq. 7's levels, dashed vertical lines the jump lower bounds (seed 0), the dashed black staircase is AGF simulated from seed 0's initialisation — compare its jumps with GD's drops. (b) $v_k^\top\Gamma v_k$ for each eigenvector (seed 0 opaque): each rises to $A_k$ (dotted) after its arrow (the bound).
+# ```
 
 # %%
 # step premise: the same seeds at twice the step, up to 1.3× the latest first drop (GD's error is O(h): the
@@ -675,6 +627,8 @@ drop1_2h = np.array([ms.drop_times(2 * np.arange(steps5b + 1.0), run5b.dense_los
                      for r in range(N_SEEDS)])
 step_gap5 = ms.relative_errors(drop1_2h, drops5[:, 0])
 print("first drop (steps of h) at h:", np.round(drops5[:, 0]), "at 2h:", np.round(drop1_2h), "relative change", np.round(step_gap5, 4))
+print("simulated AGF's jumps against GD's drops, largest relative difference per seed (not graded):",
+      np.round(np.nanmax(ms.relative_errors(drops5, agf5_steps[:, 1:]), axis=1), 4))
 
 # %% [markdown]
 # **Plateau values, not closest approach (a rule change).** An earlier version graded the levels of Figures 5
@@ -802,7 +756,14 @@ for j, st in enumerate(snap_steps):
         ax.legend(fontsize="x-small", loc="lower left")
 label_panels(fig.axes)
 fig.suptitle(f"Figure 6 — modular addition, p = 20, H = 18, α = {alpha6}: frequencies 1, 3, 5 learned in turn (seed 0)")
-glue("agf-fig6", fig)
+glue("agf-fig6", fig, display=False)
+
+# %% [markdown]
+# ```{glue:figure} agf-fig6
+# :name: agf-fig6
+#
+# **Figure 6 of the paper** (a–c). Modular addition, $p=20$, $H=18$, $\alpha=0.1$. (a) Loss against GD step, all seeds, with Eq. 9's levels (dotted), the drop lower bounds (dashed vertical) and the simulated AGF of seed 0 (dashed black staircase). (b) Output power per frequency (seed 0; dashed: AGF; dotted: target): frequencies 1, 3, 5 should appear in that order. (c) One prediction against its target at four times, with the frequencies the large neurons carry.
+# ```
 
 # %%
 fig, axes = panel_grid(3, width=4.4, height=3.3)
@@ -828,7 +789,14 @@ for i in range(H6):
 ax.set_title("phases of $\\hat w_i[\\xi_i]$ (radius: frequency rank)", fontsize="small")
 label_panels([axes[0], axes[1], ax])
 fig.suptitle("Figure 6 (d) — the learned neurons: single-frequency waveforms")
-glue("agf-fig6d", fig)
+glue("agf-fig6d", fig, display=False)
+
+# %% [markdown]
+# ```{glue:figure} agf-fig6d
+# :name: agf-fig6d
+#
+# **Figure 6 (d) of the paper.** The neurons of seed 0 at the end of the run: rows $w_i$ coloured by dominant frequency, their power spectra (each row should be one frequency), and the phase of $\hat w_i$ at that frequency.
+# ```
 
 # %% [markdown]
 # **Step premise.** GD with heavy-ball momentum stands in for the flow. We rerun every seed at twice the step,
@@ -902,6 +870,8 @@ for h_ in (2e-3, 1e-3):
     drift6.append(float((c6 - c6[0]).abs().max() / (tr_.params.neuron_vectors()[0] ** 2).sum(-1).max()))
 ledger.grade("B3.conserved-k3", ratio=drift6[0] / drift6[1], drift=drift6[0],
              note=f"drift over GF time 2: {fmt(drift6[0], 3)} at h = 2e-3, {fmt(drift6[1], 3)} at h = 1e-3")
+slack = [core.norm_bound_slack(run4.params, 2), core.norm_bound_slack(run6.params, 3)]
+ledger.grade("B3.inequality", worst=max(slack), note=f"largest slack: Figure 4 flow {slack[0]:.3g}, Figure 6 GD {slack[1]:.3g}")
 
 # %% [markdown]
 # **Phases (a rule change).** Theorem F.3's condition $s_u+s_v-s_w-s_x\equiv0$ is a property of the utility *maximiser*
@@ -950,7 +920,11 @@ def rate(cid):
 print("\n".join(f"{c}: {rate(c)}" for c in (
     "fig3.drop-times", "fig3.levels", "fig3.order", "fig8.dormancy", "fig8.drop-times", "fig4.times-commuting",
     "fig4.times-non-commuting", "fig4.levels-commuting", "fig4.levels-non-commuting", "fig5.levels", "fig5.order",
-    "fig5.jump-bound", "fig6.order", "fig6.levels", "fig6.agf-vs-gd", "fig6.bounds", "thmF3.phase", "B4.alignment")))
+    "fig5.jump-bound", "fig6.order", "fig6.levels", "fig6.agf-vs-gd", "fig6.bounds", "thmF3.phase", "B4.alignment", "B4.adaptive-rate")))
+print(f"Figure 4 step check, GD vs integrated flow (first two drops, largest over α, per seed): h = 2e-3 "
+      f"{np.round(gap4[2e-3], 4).tolist()}, h = 0.05 {np.round(gap4[0.05], 3).tolist()} (rows: commuting, non-commuting)")
+print(f"Figure 5, simulated AGF vs GD drops (not graded), largest relative difference per seed: "
+      f"{np.round(np.nanmax(ms.relative_errors(drops5, agf5_steps[:, 1:]), axis=1), 4).tolist()}")
 print(f"out of premise (not graded), Figure 6: AGF vs GD largest drop-time error per seed {np.round(err6, 3).tolist()}; "
       f"GD drops / bounds, smallest per seed {np.round(np.min(drops6 / bound6[None, :], axis=1), 2).tolist()}; "
       f"a 2× step moves the first two drops by {np.round(step_gap6, 3).tolist()}")
@@ -963,17 +937,26 @@ print(f"out of premise (not graded), Figure 6: AGF vs GD largest drop-time error
 # $O(1/\eta_\alpha)$, with a constant above the $1/\eta_\alpha$ tolerance we fixed before the first run — for the diagonal
 # network and for both fully connected variants, the proved commuting one included, so the open part of
 # Conjecture 4.1 behaves like the proved part. An earlier version of this chapter compared GD at $h=0.05$ with
-# Conjecture 4.1 and attributed its lag to AGF; most of that lag was GD's step, which is why Figures 3–4 are
-# now graded on the integrated flow. For $\kappa=3$: the transformer's jump bounds, levels and order hold under a
+# Conjecture 4.1 and attributed its lag to AGF; most of that lag was GD's step (GD at $h=0.05$ is off the flow by the
+# amount printed above), which is why Figures 3–4 are now graded on the integrated flow, and Figure 4's claims carry
+# the premise that GD at $h=2\cdot10^{-3}$ lands on it (printed above, and met or not per seed in the ledger). The
+# transformer's simulated AGF (its own jump times, from each seed's initialisation) meets GD's drops to the printed
+# relative difference — shown, not graded (we added it after the claims were declared). For $\kappa=3$: the transformer's jump bounds, levels and order hold under a
 # step premise that is met; for modular addition at the authors' converted step, GD's drop times move by
 # far more than the 2 % premise allows when the step is doubled (printed above), so the simulated-AGF comparison (with its 25 % tolerance, whose origin is
 # stated in the ledger) and the jump bounds are *not graded* — the printed out-of-premise values are
 # observations, not evidence for or against AGF. The phase constraint of the cost step holds in the seeds
-# printed above.
+# printed above. App. B.4, over five draws: for $\kappa=2$ the alignment fraction falls with $\alpha$ in every draw, but the
+# declared "1/16 within a factor 2" holds only in the draws printed above (the $1/\log(1/\alpha)$ law is asymptotic and
+# its constant depends on the draw); plain $\kappa=3$ does not speed up, while with the adaptive rate its fraction at
+# $\alpha=10^{-64}$ falls well below that at $10^{-4}$ (table above), within the declared factor in the draws printed above.
 #
-# **Not done.** The authors' $\alpha=10^{-2}$ for modular addition (we use $0.1$; the order and levels do not depend
-# on $\alpha$, the time scale does, and we have not checked that nothing else does); a simulated AGF for the
-# transformer (we draw its levels and bounds, not an AGF step curve); the authors' exact random draws for
+# **Not done.** The authors' $\alpha=10^{-2}$ for modular addition (we use $0.1$: with $\kappa=3$ the time to each drop
+# grows like $1/\alpha$, so $10^{-2}$ needs ten times the $2.5\cdot10^4$ momentum steps of our run, for five seeds, plus the
+# simulated AGF over the same window — beyond this chapter's CPU budget; the order and levels do not depend on $\alpha$, the
+# time scale does, and we have not checked that nothing else does), and with it Theorem F.7 and Lemma F.6 (the cost
+# step's minimisers with $N\ge6$ aligned neurons, and $H\ge3p$); a graded comparison of the
+# transformer's simulated AGF with GD (drawn and printed only); the authors' exact random draws for
 # Figure 4; the ninth drop of Figure 4 (budget); and the CIFAR-10 ReLU experiment of the authors' code (no dataset offline).
 
 # %% [markdown]

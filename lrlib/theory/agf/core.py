@@ -274,3 +274,10 @@ def utility_flow(theta0: Tensor, X: Tensor, G: Tensor, d: int, act: str, t_eval:
     if stop_norm is not None and sol.status == 1:
         out = np.concatenate([out, sol.y_events[0][:1]])
     return out
+
+
+def norm_bound_slack(p: TwoLayer, kappa: float) -> float:
+    """App. B.3's bound ``‖θ_i‖² ≥ |c_i| / max(1, κ−1)`` (``c_i`` of :func:`conserved`) over every neuron,
+    snapshot and run of ``p``: the largest ``(|c_i|/max(1, κ−1) − ‖θ_i‖²) / ‖θ_i‖²`` (≤ 0 when it holds)."""
+    n2 = p.norms_out() ** 2 + p.norms_in() ** 2
+    return float(((conserved(p, kappa).abs() / max(1.0, kappa - 1) - n2) / n2).max())

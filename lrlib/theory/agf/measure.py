@@ -13,6 +13,8 @@ from ...track import first_crossing
 from . import core, dln
 
 Tensor = torch.Tensor
+_ACT = {"linear": (lambda z: z, lambda z: np.ones_like(z)), "square": (lambda z: z * z, lambda z: 2 * z),
+        "relu": (lambda z: np.maximum(z, 0.0), lambda z: (z > 0).astype(z.dtype))}   # σ, σ′ (numpy)
 
 
 def drop_times(time: np.ndarray, loss: np.ndarray, levels: np.ndarray) -> np.ndarray:
@@ -21,6 +23,18 @@ def drop_times(time: np.ndarray, loss: np.ndarray, levels: np.ndarray) -> np.nda
     levels = np.asarray(levels, dtype=float)
     mids = 0.5 * (levels[:-1] + levels[1:])
     return np.array([first_crossing(time, loss, m) for m in mids])
+
+
+def fc_drops(time: np.ndarray, loss: np.ndarray, etas: np.ndarray, preds: dict, K: int) -> np.ndarray:
+    """The first ``K`` mid-level drop times, in accelerated time, of fully connected runs batched as
+    ``loss (T, α, variant, seed)`` (raw flow ``time (T,)``, ``etas (α,)`` the η_α of each α) against each
+    variant's prediction ``preds`` (a dict, in the order of the variant axis, of objects with ``levels``).
+    ``(variant, α, seed, K)``; ``nan`` where a drop is not reached."""
+    loss = np.asarray(loss)
+    if loss.ndim != 4 or loss.shape[1] != len(etas) or loss.shape[2] != len(preds):
+        raise ParameterError(f"fc_drops needs loss (T, {len(etas)}, {len(preds)}, S), got {loss.shape}")
+    return np.array([[[drop_times(time / eta, loss[:, ia, j, r], pr.levels[:K + 1]) for r in range(loss.shape[3])]
+                      for ia, eta in enumerate(etas)] for j, pr in enumerate(preds.values())])
 
 
 def plateau_values(time: np.ndarray, loss: np.ndarray, tau: np.ndarray) -> np.ndarray:
@@ -57,6 +71,28 @@ def maximise_on_sphere(fn: Callable[[Tensor], Tensor], theta0: Tensor, *, lr: fl
         th = th.detach() + lr * (g - (g @ th.detach()) * th.detach())
         th = th / th.norm()
     return float(fn(th)), th.detach()
+
+
+def maximise_on_stiefel(M: np.ndarray, m: int, *, lr: float = 0.1, steps: int = 4000,
+                        seed: int = 0) -> tuple[float, np.ndarray]:
+    """Total utility ``Σ_i a_iᵀ M w_i`` of ``m`` linear neurons whose stacked unit vectors ``θ_i = (w_i, a_i)``
+    form an orthonormal frame (Lemma D.1's Stiefel form; ``M (c, d)`` is ``−∇_β L(β_A)``), maximised by
+    Riemannian gradient ascent with a QR retraction from a random frame (numpy seed ``seed``).
+    Returns ``(max, frame (d + c, m))``; the maximum is ``Σ_{i≤m} σ_i(M)/2`` (Ky Fan)."""
+    M = np.asarray(M, dtype=float)
+    c, d = M.shape
+    if not 1 <= m <= min(c, d):
+        raise ParameterError(f"maximise_on_stiefel needs 1 <= m <= {min(c, d)}, got {m}")
+    B = np.zeros((d + c, d + c))
+    B[d:, :d], B[:d, d:] = M / 2, M.T / 2                       # θᵀBθ = aᵀMw
+    Th, _ = np.linalg.qr(np.random.RandomState(seed).randn(d + c, m))
+    step = lr / np.linalg.norm(M, 2)
+    for _ in range(steps):
+        G = 2 * B @ Th
+        G = G - Th @ (0.5 * (Th.T @ G + G.T @ Th))                 # tangent projection
+        Th, R = np.linalg.qr(Th + step * G)
+        Th = Th * np.sign(np.diag(R))
+    return float(np.trace(Th.T @ B @ Th)), Th
 
 
 def dln_vs_agf(X: np.ndarray, y: np.ndarray, alpha: float, time: np.ndarray,
@@ -99,22 +135,79 @@ def plateau_spectrum_errors(time: np.ndarray, sv: np.ndarray, tau: np.ndarray, s
 
 
 def align_fraction(theta0: Tensor, X: Tensor, G: Tensor, d: int, act: str, kappa: int, alpha: float, *,
-                   angle: float = 0.1, n_grid: int = 20001, horizon: float = 200.0) -> float:
-    """Fraction of the time a dormant neuron needs to reach ``‖θ‖ = 1`` that it spends more than
-    ``angle`` radians from the direction it has at that moment (App. B.4).
+                   angle: float = 0.1, n_grid: int = 2001, horizon: float = 200.0) -> float:
+    """One neuron's :func:`align_fractions` (``theta0 (D,)``, ``X (n, d)``, ``G (n, k)``): a float."""
+    return float(align_fractions(theta0.unsqueeze(0), X.unsqueeze(0), G.unsqueeze(0), d, act, kappa, alpha,
+                                 angle=angle, n_grid=n_grid, horizon=horizon)[0])
 
-    The neuron starts at ``alpha · θ0/‖θ0‖`` (``θ0 (D,)``) and follows the utility flow
-    (:func:`core.utility_flow`, frozen residual ``G``, input dim ``d``, activation ``act``) on a
-    uniform grid of ``n_grid`` points up to ``horizon · log(1/α)`` (``κ = 2``) or ``horizon / α``
-    (otherwise) gradient-flow time.  Returns ``nan`` if norm 1 is not reached by then."""
-    t_max = horizon * math.log(1 / alpha) if kappa == 2 else horizon / alpha
-    tg = np.linspace(0, t_max, n_grid)
-    th = core.utility_flow(alpha * theta0 / theta0.norm(), X, G, d, act, tg, stop_norm=1.0)
-    nrm = np.linalg.norm(th, axis=1)
-    if nrm[-1] < 1 - 1e-6:
-        return float("nan")
-    ang = np.arccos(np.clip((th[:-1] / nrm[:-1, None]) @ (th[-1] / nrm[-1]), -1, 1))
-    return float(np.mean(ang > angle))
+
+def align_fractions(theta0: Tensor, X: Tensor, G: Tensor, d: int, act: str, kappa: int, alpha: float, *,
+                    angle: float = 0.1, n_grid: int = 2001, horizon: float = 200.0,
+                    rtol: float = 1e-7, adaptive: bool = False) -> np.ndarray:
+    """Fraction of the time a dormant neuron needs to reach ``‖θ‖ = 1`` that it spends more than
+    ``angle`` radians from the direction it has at that moment (App. B.4), for ``R`` independent
+    neurons at once.
+
+    ``theta0 (R, D)``: directions (normalised here); ``X (R, n, d)``, ``G (R, n, k)``: each neuron's
+    data and frozen residual gradient ``∇_f L(f_A)``; neuron ``r`` starts at ``alpha · θ̄0_r`` and follows
+    its utility flow ``dθ/dt = ∇U_r(θ)`` (Eq. 2, η = 1).  Written as direction ``θ̄`` and log-norm
+    ``ρ = log‖θ‖`` it is ``dθ̄/dt = e^{(κ−2)ρ} P⊥∇U_r(θ̄)``, ``dρ/dt = κ e^{(κ−2)ρ} U_r(θ̄)``: the path is that of
+    the *norm-free* system ``dθ̄/dσ = P⊥∇U_r(θ̄)``, ``dρ/dσ = κU_r(θ̄)`` in the time ``dt = e^{−(κ−2)ρ} dσ``.  We
+    integrate the norm-free system (``solve_ivp`` RK45, ``rtol``; O(1) time scales whatever ``alpha``, so
+    ``α = 1e-64`` with ``κ = 3`` is as easy as ``1e-2``) up to each neuron's ``σ_r`` at norm 1 (from the dense
+    output; past norm 1 a neuron is ramped to rest by ``ρ = 0.01``; horizon ``horizon · log(1/α)``), and
+    read the fraction on ``n_grid`` uniform ``σ`` in ``[0, σ_r]`` weighted by ``e^{−(κ−2)ρ}`` (trapezoid), i.e.
+    as a fraction of ``t``.  ``adaptive``: App. B.4's neuron-wise learning rate ``η‖θ‖^{2−κ}``, whose flow *is*
+    the norm-free system (uniform weights).  ``(R,)``; ``nan`` for a neuron that does not reach norm 1."""
+    from scipy.integrate import solve_ivp
+
+    if theta0.ndim != 2 or X.ndim != 3 or G.ndim != 3 or not (theta0.shape[0] == X.shape[0] == G.shape[0]):
+        raise ParameterError(f"align_fractions needs theta0 (R, D), X (R, n, d), G (R, n, k); got "
+                             f"{tuple(theta0.shape)}, {tuple(X.shape)}, {tuple(G.shape)}")
+    if not 0 < alpha < 1:
+        raise ParameterError(f"align_fractions needs 0 < alpha < 1, got {alpha}")
+    if act not in _ACT:
+        raise ParameterError(f"align_fractions supports the activations {sorted(_ACT)}, got {act!r}")
+    R, D = theta0.shape
+    sig, dsig = _ACT[act]
+    Xn, Gn = X.numpy(), G.numpy()
+    power = 0.0 if adaptive else kappa - 2.0
+
+    def rhs(_t, z):
+        zz = z.reshape(R, D + 1)
+        w, a, rho = zz[:, :d], zz[:, d:D], zz[:, D]
+        pre = np.einsum("rnd,rd->rn", Xn, w)
+        ga = np.einsum("rnk,rk->rn", Gn, a)                                       # ⟨G_n, a⟩
+        U = -np.einsum("rn,rn->r", ga, sig(pre))
+        g = np.concatenate([-np.einsum("rn,rnd->rd", ga * dsig(pre), Xn), -np.einsum("rnk,rn->rk", Gn, sig(pre))], -1)
+        tb = zz[:, :D]
+        live = np.clip((0.01 - rho) / 0.01, 0.0, 1.0)                              # continuous stop at ρ = 0.01
+        dtb = live[:, None] * (g - (g * tb).sum(-1, keepdims=True) * tb)
+        return np.concatenate([dtb, (kappa * live * U)[:, None]], -1).reshape(-1)
+
+    def done(_t, z):
+        return float(z.reshape(R, D + 1)[:, D].min()) - 0.005
+    done.terminal, done.direction = True, 1                                     # (every ρ ≥ 0.005)
+
+    th = theta0.numpy()
+    z0 = np.concatenate([th / np.linalg.norm(th, axis=1, keepdims=True), np.full((R, 1), math.log(alpha))], -1).reshape(-1)
+    sol = solve_ivp(rhs, (0.0, horizon * math.log(1 / alpha)), z0, method="RK45", rtol=rtol, atol=1e-12,
+                    dense_output=True, events=done)
+    if sol.status < 0:
+        raise RuntimeError(f"align_fractions: the integration failed ({sol.message})")
+    tg = np.linspace(0.0, sol.t[-1], 20 * n_grid)
+    rho = sol.sol(tg).reshape(R, D + 1, -1)[:, D]                                 # (R, T)
+    out = np.full(R, np.nan)
+    for r in range(R):
+        S_r = first_crossing(tg, rho[r], 0.0, below=False)
+        if not np.isfinite(S_r):
+            continue
+        zs = sol.sol(np.linspace(0.0, S_r, n_grid)).reshape(R, D + 1, -1)[r]     # (D + 1, n_grid)
+        tb = zs[:D].T / np.linalg.norm(zs[:D].T, axis=1, keepdims=True)
+        far = (np.arccos(np.clip(tb @ tb[-1], -1, 1)) > angle).astype(float)
+        wgt = np.exp(-power * (zs[D] - zs[D].max()))                              # dt/dσ up to a constant
+        out[r] = float(np.trapezoid(far * wgt) / np.trapezoid(wgt))
+    return out
 
 
 def staircase_drop_times(tau: np.ndarray, levels: np.ndarray, ref_levels: np.ndarray) -> np.ndarray:

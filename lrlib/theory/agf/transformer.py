@@ -22,6 +22,8 @@ from dataclasses import dataclass
 import numpy as np
 import torch
 
+from ...errors import ParameterError
+
 Tensor = torch.Tensor
 
 
@@ -120,3 +122,74 @@ def design(Sigma: np.ndarray, N: int) -> tuple[np.ndarray, np.ndarray, float]:
     y = np.einsum("ni,ij,nj->n", Zg, C, Xg)
     const = 0.5 * (np.trace(Sigma) - np.trace(C.T @ Mzz @ C @ Sigma))
     return np.concatenate([Zg, Xg], 1), y, float(const)
+
+
+@dataclass
+class HeadsAGF:
+    """Simulated AGF of the heads (:func:`agf_heads`): ``tau (K+1,)`` jump times in accelerated time
+    ``τ = α t`` (``tau[0] = 0``), ``levels (K+1,)`` the loss after each jump, ``order`` the head that
+    jumped at each jump."""
+
+    tau: np.ndarray
+    levels: np.ndarray
+    order: list[int]
+
+    def loss_at(self, times: np.ndarray) -> np.ndarray:
+        k = np.searchsorted(self.tau, np.asarray(times, dtype=float), side="right") - 1
+        return self.levels[np.clip(k, 0, len(self.levels) - 1)]
+
+
+def agf_heads(V0: np.ndarray, K0: np.ndarray, Q0: np.ndarray, Sigma: np.ndarray, N: int, alpha: float, *,
+              rtol: float = 1e-8) -> HeadsAGF:
+    """AGF (Algorithm 1) for the heads ``V0 (H,)``, ``K0, Q0 (H, d)`` of one initialisation of scale ``alpha``.
+
+    Utility maximisation: every dormant head follows its utility flow ``dθ/dt = ∇U_h(θ)``,
+    ``U_h = V_h K_hᵀ G Q_h`` with ``G = −∇_Γ L(Γ_A)`` frozen, integrated as direction and log-norm (κ = 3,
+    ``solve_ivp`` RK45) until the first dormant head reaches norm 1 (the jump).  Cost minimisation is
+    taken in closed form: after jump ``k`` the active heads realise ``Γ^{(k)} = Σ_{i≤k} A_i v_i v_iᵀ``
+    (Lemma E.2, which assumes the jumping head is aligned with ``v_k``), so the levels are Eq. 7's and the
+    jump times are what this simulation adds.  ``min(H, d)`` jumps."""
+    from scipy.integrate import solve_ivp
+
+    V0, K0, Q0 = (np.asarray(a, dtype=float) for a in (V0, K0, Q0))
+    if V0.ndim != 1 or K0.shape != Q0.shape or K0.shape != (len(V0), len(Sigma)):
+        raise ParameterError(f"agf_heads needs V0 (H,), K0, Q0 (H, d) with d = {len(Sigma)}; got "
+                             f"{V0.shape}, {K0.shape}, {Q0.shape}")
+    H, d = K0.shape
+    D = 1 + 2 * d
+    pred = predict(Sigma, N)
+    Mzz, _ = moments(Sigma, N)
+    theta = np.concatenate([V0[:, None], K0, Q0], 1)
+    nrm = np.linalg.norm(theta, axis=1)
+    tb, rho = theta / nrm[:, None], np.log(nrm)
+    dormant = np.ones(H, dtype=bool)
+    t, tau, order = 0.0, [0.0], []
+    for k in range(min(H, d)):
+        Gm = N * Sigma @ Sigma - Mzz @ pred.gamma(k) @ Sigma            # −∇_Γ L(Γ^{(k)})
+        live = dormant.astype(float)
+
+        def rhs(_t, z):
+            zz = z.reshape(H, D + 1)
+            v, kk, q, r = zz[:, 0], zz[:, 1:1 + d], zz[:, 1 + d:D], zz[:, D]
+            kg, gq = kk @ Gm, q @ Gm.T                                   # Kᵀ G (as rows), G Q
+            U = v * np.einsum("hi,hi->h", kg, q)
+            g = np.concatenate([np.einsum("hi,hi->h", kg, q)[:, None], v[:, None] * gq, v[:, None] * kg], 1)
+            u = zz[:, :D]
+            s = np.exp(np.minimum(r, 0.0)) * live
+            return np.concatenate([s[:, None] * (g - (g * u).sum(1, keepdims=True) * u), (3 * s * U)[:, None]], 1).reshape(-1)
+
+        def jump(_t, z):
+            return float(np.max(np.where(dormant, z.reshape(H, D + 1)[:, D], -np.inf)))
+        jump.terminal, jump.direction = True, 1
+
+        z0 = np.concatenate([tb, rho[:, None]], 1).reshape(-1)
+        sol = solve_ivp(rhs, (t, t + 1e4 / alpha), z0, method="RK45", rtol=rtol, atol=1e-12, events=jump)
+        if sol.status != 1:
+            raise RuntimeError(f"agf_heads: no head reached norm 1 ({sol.message})")
+        zz = sol.y_events[0][0].reshape(H, D + 1)
+        tb, rho, t = zz[:, :D] / np.linalg.norm(zz[:, :D], axis=1, keepdims=True), zz[:, D], float(sol.t_events[0][0])
+        i = int(np.argmax(np.where(dormant, rho, -np.inf)))
+        dormant[i] = False
+        tau.append(alpha * t)
+        order.append(i)
+    return HeadsAGF(np.array(tau), pred.levels[:len(tau)], order)

@@ -1,0 +1,61 @@
+"""lrlib.plots.agf: the AGF chapter's figure helpers draw from small fake arrays and return their figure."""
+
+import matplotlib
+
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt  # noqa: E402
+import numpy as np  # noqa: E402
+
+from lrlib.plots import agf as agf_plots  # noqa: E402
+from lrlib.theory.agf import linear, transformer  # noqa: E402
+
+
+def test_fig4_draws_two_rows_of_loss_and_spectrum():
+    preds = {k: linear.conjecture(*linear.fig4_setup(seed=0, d=4, commuting=c)) for k, c in (("a", True), ("b", False))}
+    T = 50
+    time = np.geomspace(1e-3, 100, T)
+    loss = np.ones((T, 3, 2, 2))
+    sv = np.ones((T, 3, 2, 2, 4))
+    fig = agf_plots.fig4(time, loss, sv, np.array([10.0, 20.0, 2.0]), np.array([1e-5, 1e-9, 0.1]), preds, 5.0)
+    assert len(fig.axes) == 4 and "Figure 4" in fig._suptitle.get_text()
+    plt.close(fig)
+
+
+def test_fig5_draws_loss_and_projections_with_the_agf_staircase():
+    pred = transformer.predict(transformer.fig5_sigma(seed=0), 32)
+    steps = np.arange(1001)
+    fig = agf_plots.fig5(steps, np.ones((1001, 2)), steps[::10], np.zeros((101, 2, 4)), pred, np.array([100, 200, 300, 400]),
+                         np.array([0, 150, 250, 350, 450]), pred.levels, 1000)
+    ax = fig.axes[0]
+    assert len(fig.axes) == 2 and any(line.get_label() == "simulated AGF (seed 0)" for line in ax.get_lines())
+    plt.close(fig)
+
+
+def test_fig3_and_fig2_draw_two_panels():
+    from lrlib.theory.agf import dln
+
+    X, y, bstar = dln.fig3_data()
+    agf_inf = dln.agf(X, y, 1e-100)
+    t = np.linspace(0, 10, 30)
+    fig = agf_plots.fig3(t, np.ones((30, 2)), t, np.zeros((30, 2, 5)), np.array([0.5, 1e-4]), agf_inf, bstar)
+    assert len(fig.axes) == 2 and "Figure 3" in fig._suptitle.get_text()
+    plt.close(fig)
+
+    class Run:
+        tau, levels, order = np.array([0.0, 1.0, 2.0]), np.array([3.0, 1.0, 0.1]), [[0], [1]]
+        hist = {"t": np.linspace(0, 2, 10), "norm": np.full((10, 2), 0.5), "dormant": np.ones((10, 2), dtype=bool)}
+    fig = agf_plots.fig2(Run())
+    assert len(fig.axes) == 2 and "Figure 2" in fig._suptitle.get_text()
+    plt.close(fig)
+
+
+def test_fig8_draws_six_panels():
+    from lrlib.theory.agf import dln
+
+    X, y, _ = dln.fig8_data()
+    pred = dln.agf(X, y, 1e-6)
+    T, A = 40, 2
+    u = np.full((T, A, 2), 0.1)
+    fig = agf_plots.fig8(u, u, u * u, np.array([0.1, 1e-4]), np.linspace(0, 50, T), np.ones((101, A)), 0.5, pred, 1e-6, X, y)
+    assert len(fig.axes) == 6 and "Figure 8" in fig._suptitle.get_text()
+    plt.close(fig)
