@@ -30,10 +30,10 @@ from typing import Sequence, TypeVar
 import numpy as np
 import torch
 
-from ..errors import ParameterError
-from ..losses import Loss
-from ..models import TwoLayer, balanced_init, forward, random_signs
-from ..trajectory import Trajectory
+from ...errors import ParameterError
+from ...losses import Loss
+from ...models import TwoLayer, balanced_init, forward, random_signs
+from ...trajectory import Trajectory
 
 Tensor = torch.Tensor
 F64 = torch.float64
