@@ -40,18 +40,22 @@
 # rule. Statements that hold by construction or are invariants of the dynamics are graded separately,
 # as consistency checks.
 #
-# **Conventions.** The paper's loss is a *sum* $\mathcal L=\sum_i \ell(y_i,f(x_i))$ with
-# $\ell(y,\hat y)=e^{-y\hat y}$ (or $2\log(1+e^{-y\hat y})$), minimised by gradient flow; GD step $k$
-# with step $\eta$ is time $t=\eta k$. The paper defines no other loss and says of every experiment
-# only "gradient descent with step size $\eta=2\cdot10^{-3}$", so read literally its experiments use
-# the sum. We follow it for the theory runs, the toy (Figure 6) and Figures 7–9. For MNIST the sum
-# cannot be what the paper ran at our data scale: with 2000 images in $[0,1]$, GD on the sum with
-# $\eta=2\cdot10^{-3}$ diverges within a few steps (measured below, in the MNIST section), so every MNIST
-# verdict would be *not reproduced*. We therefore run MNIST on the **mean**
-# $\frac1n\sum_i e^{-y_if(x_i)}$: GD on the mean with step $\eta$ is GD on the sum with step $\eta/n$,
-# the same gradient-flow path with time rescaled by $n$, and it recovers the paper's time scales.
+# **Conventions: one loss for every experiment.** The paper's theory is stated for the *sum*
+# $\mathcal L=\sum_i \ell(y_i,f(x_i))$ with $\ell(y,\hat y)=e^{-y\hat y}$ (or $2\log(1+e^{-y\hat y})$), minimised
+# by gradient flow; of every experiment it says only "gradient descent with step size $\eta=2\cdot10^{-3}$".
+# The experiments cannot have used the sum at that step on MNIST: GD on the summed loss with
+# $\eta=2\cdot10^{-3}$ on 2000 centred images diverges within a few steps (measured below, in the MNIST
+# section), while the paper's MNIST time scales (alignment by about iteration 2000, loss drop at about
+# 3000) are those of GD on the **mean** $\frac1n\sum_i e^{-y_if(x_i)}$ (GD on the mean with step $\eta$ is GD on
+# the sum with step $\eta/n$: the same gradient-flow path, time rescaled by $n$). The MNIST numbers are the
+# only ones in the paper that tell the two reductions apart, so we read its experiments as using the mean
+# and use the mean for **every** experiment: the toy (Figure 6), Figures 7–9, MNIST and Figures 12–13.
+# Where it is cheap (the toy and Figures 7–9) we also run the sum and print which verdicts change: only
+# the "close to zero" half of Figure 6 (see there). The theorem's own checks (the theory section) keep the
+# sum, the setting in which its constants ($t_1$, $T$, $\alpha$) are written; time there is $t=\eta k$.
 # The figure runs reproduce the paper's own GD experiments; the theory runs, where GD stands in for the
-# flow, carry a step-convergence premise (the graded quantity barely moves when $\eta$ is halved).
+# flow, carry a step-convergence premise (the graded quantity barely moves when $\eta$ is halved), or use
+# the adaptive flow integrator.
 
 # %% [markdown]
 # **Choices the paper leaves open**
@@ -60,7 +64,10 @@
 # |---|---|---|
 # | MNIST images | the first 1000 training images of each digit (committed subset), pixels in $[0,1]$, centred by the mean of the selected images | the paper gives no count; 2000 images keep a rerun to a minute; centring makes $x_+=-x_-$ exactly |
 # | labels | $1\to+1$, $0\to-1$; $3\to+1$, $8\to-1$; $1\to+1$, $7\to-1$ | the heatmap lists digit 1 first; the problem is symmetric |
-# | MNIST loss | exponential, mean over points; float32 | see Conventions |
+# | loss of the experiments | exponential, **mean** over points, for the toy, Figs. 7–9, MNIST and Figs. 12–13 (float64 for the toy and Figs. 7–9, float32 for MNIST); the toy and Figs. 7–9 are also run on the sum, printed beside | the paper's MNIST time scales fix the mean, see Conventions |
+| loss of the theory checks | exponential, **sum** (the theorem's setting) | the constants $t_1$, $T$, $\alpha$ are written for it |
+| $\varepsilon$ of the theory runs | $10^{-24}$ (float64) | chosen from the horizon formula so that $T\approx0.4$ exceeds the alignment times ($\approx0.2$–$0.3$); at $10^{-10}$ every run aligned after $T$ |
+| windows of the $O(1/t)$ rate and the low-rank bound | adaptive flow of the summed loss to $t=1000$ on data with $\mu\approx0.95$ (rate) and on data whose $x_+$, $x_-$ are $120°$ apart (low rank) | the rate bound must itself fall by orders of magnitude; the rank bound must not hold just because $x_+\approx-x_-$ |
 # | MNIST iterations | 8000 (images of panel 4 at the last iterate) | the two phases are complete by then |
 # | toy data (Fig. 6) | a family declared before the run: per seed 3 positives at angles uniform in $[5°,45°]$, radii uniform in $[0.8,1.2]$, and 3 negatives at angles uniform in $[135°,175°]$, radii uniform in $[0.4,0.8]$ | the paper only draws its toy; all points lie in a half-plane ($\mathcal S_{\rm dead}\neq\emptyset$) and Assumption 1 holds for every draw; the shorter negative class is fitted later, the mechanism behind two loss drops |
 # | seeds | 5 seeds, batched, for every synthetic experiment; MNIST is one seed in the build (its pass rates come from the published 5-seed sweep) | the paper's counts are one instance |
@@ -88,6 +95,7 @@ from lrlib.models import TwoLayer, forward, gaussian_init, generator, random_sig
 from lrlib.plots import NEG, POS, THEORY, glue, label_panels, panel_grid, set_style
 from lrlib.theory import alignment as al
 from lrlib.errors import DivergenceError
+from lrlib.integrate import flow
 from lrlib.track import balancedness_drift, drops, first_crossing, stable_rank
 from lrlib.train import train
 from lrlib.trajectory import linear_schedule
@@ -98,8 +106,8 @@ set_style()
 N_SEEDS = 2 if quick else 5               # seeds of every batched experiment (runs 0..N-1)
 ledger = Ledger.declared("alignment", n_seeds=N_SEEDS, base_seed=seed)
 EXP_SUM = Loss("exponential", "sum")      # the paper's loss
-EXP_MEAN = Loss("exponential", "mean")    # MNIST figures (see Conventions)
-print("theory and toy runs:", EXP_SUM.describe(), "| MNIST runs:", EXP_MEAN.describe())
+EXP_MEAN = Loss("exponential", "mean")    # every experiment (see Conventions)
+print("experiments:", EXP_MEAN.describe(), "| theory checks:", EXP_SUM.describe())
 
 # %% [markdown]
 # ## The mechanism (Figures 1 and 2), computed
@@ -152,7 +160,7 @@ print(f"toy data: mu = {g_toy.mu:.4f}, S_dead non-empty: {bool(cones['S_dead'].a
 # %% [markdown]
 # ## A 2-D toy example (Figure 6)
 # Appendix A.1: $h=50$, $[W]_{ij},v_j\sim\mathcal N(0,\alpha^2)$ with $\alpha=10^{-6}$ (not balanced),
-# GD on $W$ and $v$ with $\eta=2\cdot10^{-3}$ on the summed exponential loss, 30 000 iterations. Since the
+# GD on $W$ and $v$ with $\eta=2\cdot10^{-3}$ on the mean exponential loss (Conventions), 30 000 iterations. Since the
 # initialisation is not balanced, $V_\pm(t)$ is read from $\operatorname{sign}v_j(t)$ at each snapshot.
 # The paper: after alignment "the loss experiences two sharp decreases before it gets close to zero".
 #
@@ -176,8 +184,10 @@ print(f"toy data: mu = {g_toy.mu:.4f}, S_dead non-empty: {bool(cones['S_dead'].a
 # %%
 steps_toy = 30_000
 p6 = gaussian_init(50, 2, std_in=1e-6, std_out=1e-6, gen=generator(seed), runs=(2 * N_SEEDS,))
-toy_all = train(p6, torch.cat([X_fam, X_mir]), y_toy, loss=EXP_SUM, lr=2e-3, steps=steps_toy,
+toy_all = train(p6, torch.cat([X_fam, X_mir]), y_toy, loss=EXP_MEAN, lr=2e-3, steps=steps_toy,
                 record=linear_schedule(steps_toy, 100))                  # runs: N_SEEDS family draws, then their controls
+toy_sum = train(p6, torch.cat([X_fam, X_mir]), y_toy, loss=EXP_SUM, lr=2e-3, steps=steps_toy,
+                record=linear_schedule(steps_toy, 100))                  # the same runs on the summed loss
 toy = toy_all.run(0)
 ok_t = al.settled(toy.params, X_toy, y_toy).all(-1).numpy()
 i_al = int(np.argmax(ok_t)) if ok_t.any() else len(toy) - 1
@@ -219,11 +229,19 @@ print("drops per seed:", n_drops[:N_SEEDS], "| control (mirrored negatives):", n
 print("mu per draw:", [round(al.mu(X, y_toy), 3) for X in X_fam])
 ledger.grade("fig6.two-drops", drops=n_drops[:N_SEEDS], final_ratio=fin_ratio[:N_SEEDS],
              control=dict(drops=n_drops[N_SEEDS:], final_ratio=fin_ratio[N_SEEDS:]))
+L_sum = toy_sum.loss.numpy()
+n_drops_sum = np.array([len(drops(toy_sum.steps, L_sum[:, r])) for r in range(N_SEEDS)])
+print("summed loss instead: drops", n_drops_sum, "| final ratio", (L_sum[-1] / L_sum[0])[:N_SEEDS].round(4),
+      "| the same rule passes", int(((n_drops_sum == 2) & (L_sum[-1, :N_SEEDS] / L_sum[0, :N_SEEDS] < 0.01)).sum()), "of", N_SEEDS)
 
 # %% [markdown]
 # The printed counts are the whole result: the number of drops in each seed's draw of the family and in
 # its mirrored control (grey curve in panel (d) for the first seed); the ledger turns them into the pass
-# rate over the draws.
+# rate over the draws. On the mean loss the two drops are there but at 30 000 iterations the loss is still
+# a few percent of its start, so the "close to zero" half fails; on the summed loss (printed, the same GD
+# step, so $n=6$ times faster) the same rule passes. This is the one verdict of the chapter that the choice
+# of reduction changes; we grade the mean (Conventions) and declared the expectation from an exploratory run
+# of both (recorded in the claim's history).
 
 # %% [markdown]
 # ## The effect of $\mu$ (Figures 7, 8, 9)
@@ -245,14 +263,19 @@ thetas_mu = {"fig7": 0.1, "fig8": 0.001, "fig9": 0.0, "ctrl": 0.5}
 X_mu = {name: al.two_point_data(th)[0] for name, th in thetas_mu.items()}
 y2 = al.two_point_data(0.1)[1]
 p2 = gaussian_init(50, 2, std_in=1e-6, std_out=1e-6, gen=generator(seed + 10), runs=(len(thetas_mu) * N_SEEDS,))
-tr_mu = train(p2, torch.cat([X.expand(N_SEEDS, 2, 2) for X in X_mu.values()]), y2, loss=EXP_SUM, lr=2e-3,
-              steps=steps_mu, record=rec_mu)
+X_mu_all = torch.cat([X.expand(N_SEEDS, 2, 2) for X in X_mu.values()])
+tr_mu = train(p2, X_mu_all, y2, loss=EXP_MEAN, lr=2e-3, steps=steps_mu, record=rec_mu)
+tr_mu_sum = train(p2, X_mu_all, y2, loss=EXP_SUM, lr=2e-3, steps=steps_mu, record=rec_mu)   # the sum, printed
 runs_mu = {name: (X_mu[name], y2, tr_mu.run(slice(k * N_SEEDS, (k + 1) * N_SEEDS))) for k, name in enumerate(thetas_mu)}
 
 counts = {name: {k: al.live_outside_s_plus(tr.at(tr.index_of_step(k)), X2, y2).numpy() for k in (7000, 21_000)}
           for name, (X2, y2, tr) in runs_mu.items()}
 for name, cts in counts.items():
     print(name, {k: v.tolist() for k, v in cts.items()})
+for k, name in enumerate(thetas_mu):
+    t_ = tr_mu_sum.run(slice(k * N_SEEDS, (k + 1) * N_SEEDS))
+    print("summed loss:", name, {s_: al.live_outside_s_plus(t_.at(t_.index_of_step(s_)), X_mu[name], y2).tolist()
+                                 for s_ in (7000, 21_000)})
 
 for name, mu_txt in zip(["fig7", "fig8", "fig9"], ["\\sin 0.1", "\\sin 0.001", "0"]):
     X2, y2, tr = runs_mu[name]
@@ -475,21 +498,24 @@ ledger.grade("a5.both-fit", final=max(both_["final"], first_["final"]),
 # $W=\varepsilon W_0$, $[W_0]_{ij}\sim\mathcal N(0,1/D)$, $v_j=\pm\|w_j\|$, float64, and GD with
 # $\eta=0.01/(nX_{\max})$ (at most 1% of direction change per step) standing in for the flow; time is
 # $t=\eta k$. Data: $n=16$ points in $\mathbb R^{10}$, $\pm e_1+0.3\,g$ with $g\sim\mathcal N(0,I)$, redrawn until
-# $\mu>0$ (Assumption 1); $h=50$, $\varepsilon=10^{-10}$, 5 initialisations (the seeds). The paper's
-# admissible $\varepsilon$ (eq. 28) is astronomically small, so we check the *statements* at a practical
-# $\varepsilon$ — and grade the alignment-time bound only where the run stays inside the theorem's regime:
-# the alignment must end within the horizon $T=\log(1/(\sqrt h\,\varepsilon))/(4nX_{\max})$ of the
-# small-output phase (Lemma 1). Step convergence: the same initialisations are re-run to $t=2$ at $\eta$ and
+# $\mu>0$ (Assumption 1); $h=50$, $\varepsilon=10^{-24}$, 5 initialisations (the seeds). The paper's
+# admissible $\varepsilon$ (eq. 28) is astronomically small; we grade the alignment-time bound only where the
+# run stays inside the theorem's regime: the alignment must end within the horizon
+# $T=\log(1/(\sqrt h\,\varepsilon))/(4nX_{\max})$ of the small-output phase (Lemma 1). An earlier version ran
+# $\varepsilon=10^{-10}$, where $T=0.167$ and every run aligned later ($t_1=0.18$–$0.27$): outside the regime.
+# The alignment time does not depend on $\varepsilon$ to leading order while $T$ grows like $\log(1/\varepsilon)$, so
+# we chose $\varepsilon=10^{-24}$ from the formula alone ($T\approx0.4$; float64 represents it without
+# trouble) and declared the run before making it. Step convergence: the same initialisations are re-run to $t=2$ at $\eta$ and
 # $\eta/2$, and each theory claim's premise bounds how much its quantity moves.
 
 # %%
 gen_t = generator(seed + 20)
 X_t, y_t = al.synthetic_separable(16, 10, 0.3, gen_t)
 g_t = al.geometry(X_t, y_t)
-eps_t, R_t = 1e-10, N_SEEDS
+eps_t, R_t = 1e-24, N_SEEDS
 p_t = al.balanced_theory_init(50, 10, eps_t, gen_t, runs=(R_t,))
 eta_t = 0.01 / (g_t.n * g_t.X_max)
-steps_t = int((3.0 if quick else 6.0) / eta_t)
+steps_t = int((10.0 if quick else 14.0) / eta_t)      # the fit starts near t ≈ log(1/ε)/8 ≈ 7
 th_run = train(p_t, X_t, y_t, loss=EXP_SUM, lr=eta_t, steps=steps_t, record=linear_schedule(steps_t, 10))
 t_fix = 2.0                                       # step-convergence re-runs: t in [0, 2] at eta and eta/2
 short = {k: train(p_t, X_t, y_t, loss=EXP_SUM, lr=eta_t / k, steps=int(round(t_fix * k / eta_t)),
@@ -584,55 +610,63 @@ ledger.grade("lemma2", gap=max(float((al.lemma2_gap(torch.full_like(yh, s_), yh,
 # With $t_2^\pm$ the first time $\max_{i\in I_\pm}|f(x_i)|>1/4$ and $t_2=\max(t_2^+,t_2^-)$, the theorem
 # bounds $\mathcal L(t)\le\mathcal L(t_2)/(\mathcal L(t_2)\,\alpha\,(t-t_2)+1)$ with
 # $\alpha=(\mu X_{\min})^2/(32X_{\max})$, and after $t_1$
-# $\|W\|_F^2\le2\|W\|_2^2+4\sqrt h\,\varepsilon W_{\max}^2$, so the stable rank ends $\le2$. With our data $\alpha$
-# is so small that over the run the bound falls only by `bound_drop` (in the ledger) below
-# $\mathcal L(t_2)$, while the loss falls by orders of magnitude: the inequality then only says that the loss
-# has not grown. We declared this case *inconclusive* (bound drop below one half; an earlier version of
-# this chapter graded the inequality alone and called it reproduced); the control, a curve
-# decaying at half the theorem's rate, must still be rejected by the inequality. For the low-rank bound we
-# declared as control the same initialisation scale on data violating Assumption 1 — ten orthonormal points
-# with alternating labels ($\mu=0$). The bound held there too (printed below: no violation, final stable
-# rank $\le2$): the fastest-growing neurons dominate $W$ whether or not the neurons aligned as the theorem
-# describes, so at our horizon the check cannot test the theorem's mechanism. We therefore file it as a
-# consistency check of the inequality on the theory runs, not as a reproduction (the reclassification was
-# made after this control passed).
+# $\|W\|_F^2\le2\|W\|_2^2+4\sqrt h\,\varepsilon W_{\max}^2$, so the stable rank ends $\le2$.
+#
+# *The rate.* On the data above $\mu\approx0.01$, so $\alpha$ is so small that over any affordable run the bound
+# stays within 1% of $\mathcal L(t_2)$ while the loss falls by orders of magnitude: the inequality would only
+# say that the loss has not grown (an earlier version of this chapter graded exactly that; the claim keeps an
+# *inconclusive* verdict for such a window, bound drop below one half). We therefore grade it where the bound
+# is informative: data of the same family with spread $0.05$ ($\mu\approx0.95$, $\alpha\approx0.02$), 5
+# initialisations at $\varepsilon=10^{-24}$, integrated by the adaptive flow (no step to choose; its premise: the
+# final loss moves by less than 1% when the tolerance is tightened tenfold) up to $t=1000$, where the bound
+# has fallen to a few percent of $\mathcal L(t_2)$ (printed: the bound drop). Control: a curve decaying at half the theorem's rate.
+#
+# *The low rank.* On the data above $x_+\approx-x_-$, so every live neuron ends near $\pm x_+$ and a stable
+# rank near 1 is automatic; an earlier control on orthonormal data ($\mu=0$, kept below as a printed
+# history) passed too, and that check is filed as a consistency check of the inequality. The theorem's
+# low-rank statement is graded on data whose class sums are $120°$ apart (so $W$ has two directions and
+# its stable rank can approach 2), with a large initialisation ($\varepsilon=1$, no alignment phase) as control.
 
 # %%
-f_t = forward(P, X_t)[..., 0]                                               # (T, R, n)
-alpha_t = al.alpha_rate(g_t)
-ratio_min, bound_drop, ratio_ctl = np.zeros(R_t), np.zeros(R_t), np.zeros(R_t)
-for r in range(R_t):
-    t2 = max(first_crossing(th_run.time, -f_t[:, r, y_t * s_ > 0].abs().amax(-1).numpy(), -0.25) for s_ in (1, -1))
-    i2 = th_run.index_of_step(int(math.ceil(t2 / eta_t)))
-    L2, t_after = th_run.loss[i2, r].item(), th_run.time[i2:]
-    bound = al.loss_bound(L2, th_run.time[i2], t_after, alpha_t)
-    ratio_min[r] = np.min(bound / th_run.loss[i2:, r].numpy())
-    bound_drop[r] = 1 - bound[-1] / L2
-    ratio_ctl[r] = np.min(bound / al.loss_bound(L2, th_run.time[i2], t_after, alpha_t / 2))
-loss_gap = al.rel_gap(short[2].loss[-1].numpy(), short[1].loss[-1].numpy())
-ledger.grade("thm1.loss-rate", ratio_min=ratio_min, bound_drop=bound_drop, loss_gap=loss_gap,
-             control=dict(ratio_min=ratio_ctl, bound_drop=bound_drop))
+X_r, y_r = al.synthetic_separable(16, 10, 0.05, generator(seed + 80))
+g_r = al.geometry(X_r, y_r)
+p_r = al.balanced_theory_init(50, 10, eps_t, generator(seed + 81), runs=(R_t,))
+lr_f, steps_f = 1e-3, int((200 if quick else 1000) / 1e-3)     # flow time t = lr_f · step, up to t = 1000
+rec_f = np.unique(np.concatenate([[0], np.geomspace(1, steps_f, 200).astype(int)]))
+rate = {rt: flow(p_r, X_r, y_r, loss=EXP_SUM, lr=lr_f, steps=steps_f, record=rec_f, rtol=rt, atol=1e-40)
+        for rt in (1e-6, 1e-7)}
+lr_ck = al.loss_rate_check(rate[1e-6], X_r, y_r, g_r)
+ledger.grade("thm1.loss-rate", ratio_min=lr_ck["ratio_min"], bound_drop=lr_ck["bound_drop"],
+             loss_gap=al.rel_gap(rate[1e-7].loss[-1].numpy(), rate[1e-6].loss[-1].numpy()),
+             t1=al.alignment_times(rate[1e-6], X_r, y_r), T=al.horizon(g_r, 50, eps_t),
+             control=dict(ratio_min=lr_ck["ratio_ctl"], bound_drop=lr_ck["bound_drop"]))
+print(f"mu = {g_r.mu:.3f}, alpha = {al.alpha_rate(g_r):.4f}, t2 = {lr_ck['t2'].round(2)}, "
+      f"bound drop {lr_ck['bound_drop'].round(4)}, L(t_end)/L(0) {(rate[1e-6].loss[-1] / rate[1e-6].loss[0]).numpy()}")
 
-
-def low_rank_check(run, p0, eps, t1):
-    """Snapshots after t₁ (the whole run where t₁ is nan) violating ‖W‖_F² ≤ 2‖W‖₂² + 4√h ε W_max²,
-    and the final stable rank, per run."""
-    sr, s2 = stable_rank(run.params.W1)                                      # (T, R)
-    W_max = (p0.norms_in() / eps).amax(-1)
-    after = torch.as_tensor(run.time)[:, None] >= torch.as_tensor(np.nan_to_num(t1, nan=0.0))[None, :]
-    viol = ((sr * s2 > 2 * s2 + 4 * math.sqrt(p0.W1.shape[-2]) * eps * W_max ** 2) & after).sum(0)
-    return viol.numpy(), sr[-1].numpy()
-
-
-X_o, y_o = torch.eye(10, dtype=torch.float64), torch.tensor([1.0, -1.0] * 5, dtype=torch.float64)
-p_o = al.balanced_theory_init(50, 10, eps_t, generator(seed + 21), runs=(R_t,))
-steps_o = int((3.0 if quick else 6.0) / 1e-3)                                # eta = 0.01/(n X_max) = 1e-3
-o_run = train(p_o, X_o, y_o, loss=EXP_SUM, lr=1e-3, steps=steps_o, record=linear_schedule(steps_o, 10))
-viol, sr_fin = low_rank_check(th_run, p_t, eps_t, t1_emp)
-viol_o, sr_fin_o = low_rank_check(o_run, p_o, eps_t, al.alignment_times(o_run, X_o, y_o))
+# %%
+viol, sr_fin = al.low_rank_check(th_run, p_t, eps_t, t1_emp)
 sr_gap = al.rel_gap(stable_rank(short[2].final.W1)[0].numpy(), stable_rank(short[1].final.W1)[0].numpy())
 ledger.grade("thm1.low-rank", viol=viol, sr_final=sr_fin, sr_gap=sr_gap)
-print(f"orthonormal data (mu = 0): violations {viol_o.tolist()}, final stable rank {sr_fin_o.round(3).tolist()}")
+X_o, y_o = torch.eye(10, dtype=torch.float64), torch.tensor([1.0, -1.0] * 5, dtype=torch.float64)
+p_o = al.balanced_theory_init(50, 10, 1e-10, generator(seed + 21), runs=(R_t,))   # history: the first control
+o_run = train(p_o, X_o, y_o, loss=EXP_SUM, lr=1e-3, steps=6000, record=linear_schedule(6000, 10))
+viol_o, sr_fin_o = al.low_rank_check(o_run, p_o, 1e-10, al.alignment_times(o_run, X_o, y_o))
+print(f"orthonormal data (mu = 0, eps = 1e-10): violations {viol_o.tolist()}, final stable rank {sr_fin_o.round(3).tolist()}")
+
+# %%
+X_2d, y_2d = al.two_direction_separable(16, 10, 120.0, 0.1, generator(seed + 82))
+g_2d = al.geometry(X_2d, y_2d)
+p_small = al.balanced_theory_init(50, 10, eps_t, generator(seed + 83), runs=(R_t,))
+p_large = al.balanced_theory_init(50, 10, 1.0, generator(seed + 84), runs=(R_t,))        # the control
+p_2d = TwoLayer(W1=torch.cat([p_small.W1, p_large.W1]), W2=torch.cat([p_small.W2, p_large.W2]))
+tr_2d = flow(p_2d, X_2d, y_2d, loss=EXP_SUM, lr=lr_f, steps=steps_f, record=rec_f, atol=1e-40)
+t1_2d = al.alignment_times(tr_2d, X_2d, y_2d)
+viol_s, sr_s = al.low_rank_check(tr_2d.run(slice(0, R_t)), p_small, eps_t, t1_2d[:R_t])
+viol_l, sr_l = al.low_rank_check(tr_2d.run(slice(R_t, 2 * R_t)), p_large, 1.0, t1_2d[R_t:])
+ledger.grade("thm1.low-rank-two-dir", viol=viol_s, sr_final=sr_s, t1=t1_2d[:R_t], T=al.horizon(g_2d, 50, eps_t),
+             xpm_cos=float(al._cos(g_2d.x_plus, -g_2d.x_minus)), control=dict(viol=viol_l, sr_final=sr_l))
+print(f"mu = {g_2d.mu:.3f}, cos(x+, -x-) = {float(al._cos(g_2d.x_plus, -g_2d.x_minus)):.3f}; final stable rank "
+      f"{sr_s.round(3)} (eps = 1e-24), {sr_l.round(3)} (eps = 1, control)")
 
 # %% [markdown]
 # ### How $t_1$ scales with $\mu$ and $n$
