@@ -11,17 +11,79 @@ import torch
 from ...models import TwoLayer, forward
 from ...track import first_crossing, stable_rank
 from ...trajectory import Trajectory
-from .core import DataGeometry, alpha_rate, loss_bound
+from ...losses import Loss
+from .core import (DataGeometry, _cos, alpha_rate, approx_direction_velocity, cone_membership,
+                   direction_velocity, loss_bound)
 
 Tensor = torch.Tensor
 
 
-def fitting_times(traj: Trajectory, X: Tensor, y: Tensor) -> np.ndarray:
-    """``t₂ = max(t₂⁺, t₂⁻)`` per run ``(R,)``, ``t₂^±`` the first time ``max_{i∈I±}|f(x_i)| > 1/4``
-    (linear interpolation between snapshots; NaN when never reached)."""
+def fitting_times(traj: Trajectory, X: Tensor, y: Tensor, *, per_class: bool = False) -> np.ndarray:
+    """``t₂ = max(t₂⁺, t₂⁻)`` per run ``(R,)`` (or ``(R, 2)`` = ``[t₂⁺, t₂⁻]`` with ``per_class``),
+    ``t₂^±`` the first time ``max_{i∈I±}|f(x_i)| > 1/4`` (linear interpolation between
+    snapshots; NaN when never reached)."""
     f = forward(traj.params, X)[..., 0]                                      # (T, R, n)
-    return np.array([max(first_crossing(traj.time, -f[:, r, y * s > 0].abs().amax(-1).numpy(), -0.25)
-                         for s in (1, -1)) for r in range(f.shape[1])])
+    t2 = np.array([[first_crossing(traj.time, -f[:, r, y * s > 0].abs().amax(-1).numpy(), -0.25)
+                    for s in (1, -1)] for r in range(f.shape[1])])
+    return t2 if per_class else t2.max(-1)
+
+
+def lemma1_bound(g: DataGeometry, h: int, eps: float | np.ndarray, W_max: float | np.ndarray):
+    """Lemma 1: the direction error up to ``T`` is at most ``4 ε n √h X_max² W_max²``."""
+    return 4 * eps * g.n * math.sqrt(h) * g.X_max ** 2 * W_max ** 2
+
+
+def simplified_deviation(traj: Trajectory, X: Tensor, y: Tensor, loss: Loss) -> np.ndarray:
+    """``(T, R)``: max over neurons of ‖d/dt(w_j/‖w_j‖) − sign(v_j) P_{w_j} x_a(w_j)‖ at each snapshot
+    (exact velocity of the flow of ``loss`` by autograd; Lemma 1's left-hand side)."""
+    out = []
+    for i in range(len(traj)):
+        p = traj.at(i)
+        d = direction_velocity(p, X, y, loss) - approx_direction_velocity(p, X, y)
+        out.append(torch.linalg.vector_norm(d, dim=-1).amax(-1).numpy())
+    return np.array(out)
+
+
+def refined_alignment_min(traj: Trajectory, X: Tensor, y: Tensor, t1: np.ndarray, t2pm: np.ndarray,
+                          offset: np.ndarray | float) -> tuple[np.ndarray, np.ndarray]:
+    """Per run: min over both signs of cos(w_j, x±) over ``j ∈ Ṽ±`` (``v_j`` of that sign and in
+    S± at ``t₁``) and the snapshots with ``t₁ + offset ≤ t ≤ t₂±`` (``offset`` may be ``−inf``: from
+    the start), and the shorter window length ``t₂± − (t₁ + offset)``."""
+    P = traj.params
+    time = np.asarray(traj.time)
+    cm = cone_membership(P.W1, X, y)                                         # (T, R, m)
+    x_pm = {1: X[y > 0].sum(0), -1: X[y < 0].sum(0)}
+    R = P.W1.shape[1]
+    offset = np.broadcast_to(np.asarray(offset, float), (R,))
+    cos_min, window = np.full(R, np.inf), np.full(R, np.inf)
+    for r in range(R):
+        i1 = int(np.searchsorted(time, t1[r]))
+        for k, (s, cone) in enumerate(((1, "S_plus"), (-1, "S_minus"))):
+            start = max(t1[r] + offset[r], 0.0) if np.isfinite(offset[r]) else 0.0
+            window[r] = min(window[r], t2pm[r, k] - start)
+            V = cm[cone][i1, r] & (torch.sign(P.a[0, r]) == s)
+            sel = (time >= start) & (time <= t2pm[r, k])
+            if V.any() and sel.any():
+                c = _cos(P.W1[sel][:, r][:, V], x_pm[s])
+                cos_min[r] = min(cos_min[r], float(c.min()))
+    return cos_min, window
+
+
+def lemma13_ratio(traj: Trajectory, X: Tensor, y: Tensor, g: DataGeometry, t1: np.ndarray,
+                  sign: int = -1) -> np.ndarray:
+    """Per run: min over both signs of ``Σ_{Ṽ±}‖w_j(t₁)‖² / (exp(sign·4 n X_max t₁) Σ_{Ṽ±}‖w_j(0)‖²)``
+    (Lemma 13 with ``sign = −1``; ``+1`` is the perturbed prediction of the control)."""
+    P = traj.params
+    time = np.asarray(traj.time)
+    cm = cone_membership(P.W1, X, y)
+    out = np.full(P.W1.shape[1], np.inf)
+    for r in range(P.W1.shape[1]):
+        i1 = int(np.searchsorted(time, t1[r]))
+        for s, cone in ((1, "S_plus"), (-1, "S_minus")):
+            V = cm[cone][i1, r] & (torch.sign(P.a[0, r]) == s)
+            m1, m0 = float((P.W1[i1, r][V] ** 2).sum()), float((P.W1[0, r][V] ** 2).sum())
+            out[r] = min(out[r], m1 / (math.exp(sign * 4 * g.n * g.X_max * t1[r]) * m0))
+    return out
 
 
 def loss_rate_check(traj: Trajectory, X: Tensor, y: Tensor, g: DataGeometry) -> dict[str, np.ndarray]:
