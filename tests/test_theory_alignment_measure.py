@@ -63,3 +63,21 @@ def test_loss_rate_check_on_the_bound_itself():
     assert 0 < out["bound_drop"][0] < 1
     assert out["ratio_ctl"][0] < 1
     assert out["t2"][0] == pytest.approx(1.0, abs=0.1)
+
+
+def test_simplified_deviation_matches_autograd_on_balanced_state():
+    from lrlib.losses import Loss
+    X, y = al.synthetic_separable(8, 5, 0.3, generator(2))
+    p = al.balanced_theory_init(20, 5, 0.05, generator(3), runs=(2,))
+    W1s = p.W1[None]
+    tr = _traj(W1s, p.W2[None], [0.0], [[1.0, 1.0]])
+    dev = al.simplified_deviation(tr, X, y)[0]
+    d = al.direction_velocity(p, X, y, Loss("exponential", "sum")) - al.approx_direction_velocity(p, X, y)
+    assert np.allclose(dev, torch.linalg.vector_norm(d, dim=-1).amax(-1).numpy(), rtol=1e-8)
+    assert (dev > 0).all()
+
+
+def test_lemma1_bound_is_linear_in_eps():
+    X, y = al.synthetic_separable(8, 5, 0.3, generator(2))
+    g = al.geometry(X, y)
+    assert al.lemma1_bound(g, 50, 2e-6, 1.5) == pytest.approx(2 * al.lemma1_bound(g, 50, 1e-6, 1.5))
