@@ -9,4 +9,4 @@ from .core import _active, _cos, _project, _unit_rows  # noqa: F401
 from .data import two_direction_separable  # noqa: F401
 from . import measure  # noqa: F401,E402
 from .measure import (fitting_times, lemma1_bound, lemma13_ratio, loss_rate_check, low_rank_check,  # noqa: F401,E402
-                      refined_alignment_min, simplified_deviation)
+                      refined_alignment_min, simplified_deviation, dwell_ratio, init_activation_mc)

@@ -124,3 +124,48 @@ def low_rank_check(traj: Trajectory, p0: TwoLayer, eps: float, t1: np.ndarray) -
     after = torch.as_tensor(traj.time)[:, None] >= torch.as_tensor(np.nan_to_num(t1, nan=0.0))[None, :]
     viol = ((sr * s2 > 2 * s2 + 4 * math.sqrt(p0.W1.shape[-2]) * eps * W_max ** 2) & after).sum(0)
     return viol.numpy(), sr[-1].numpy()
+
+
+def dwell_ratio(time: np.ndarray, active: Tensor, settled: Tensor, dt_bound) -> np.ndarray:
+    """Per run ``(R,)``: max over neurons and over the maximal intervals of constant activation pattern
+    that start before the neuron is settled of (interval length) / ``dt_bound(n_a)``.
+
+    ``active`` ``(T, R, n, m)`` bool, ``settled`` ``(T, R, m)`` bool, ``dt_bound`` maps the number of
+    active points ``n_a ≥ 1`` to the paper's Δt. An interval ends at the first snapshot with another
+    pattern or at the first settled snapshot, whichever comes first (0 when never unsettled)."""
+    time = np.asarray(time)
+    act = active.numpy()
+    st = settled.numpy()
+    T, R, n, m = act.shape
+    out = np.zeros(R)
+    for r in range(R):
+        for j in range(m):
+            pat = act[:, r, :, j]
+            start = 0
+            for k in range(1, T + 1):
+                if k == T or st[k, r, j] or (pat[k] != pat[start]).any():
+                    if not st[start, r, j]:
+                        n_a = int(pat[start].sum())
+                        if n_a > 0:
+                            out[r] = max(out[r], (time[min(k, T - 1)] - time[start]) / dt_bound(n_a))
+                    if k == T or st[k, r, j]:
+                        break
+                    start = k
+    return out
+
+
+def init_activation_mc(X: Tensor, y: Tensor, gen: torch.Generator, draws: int, m: int,
+                       bias: Tensor | None = None, spread: float = 0.3) -> tuple[float, float]:
+    """Monte Carlo of the random-init argument: ``w ~ N(0, I/D)`` (or ``bias + spread·g`` when ``bias``
+    is given). Returns the z scores ``(p̂_one − 1/2)/se`` (a neuron activates some positive point) and
+    ``(p̂_none − 2⁻ᵐ)/se`` (none of ``m`` neurons does), each over ``draws`` draws."""
+    D = X.shape[-1]
+    g = torch.randn((draws, m, D), generator=gen, dtype=X.dtype)
+    W = g / math.sqrt(D) if bias is None else bias + spread * g
+    hit = ((W @ X[y > 0].T) > 0).any(-1)                                    # (draws, m)
+    p1 = float(hit[:, 0].double().mean())
+    p0 = float((~hit).all(-1).double().mean())
+    se1 = max(math.sqrt(p1 * (1 - p1) / draws), 1 / draws)
+    q = 2.0 ** -m
+    se0 = max(math.sqrt(q * (1 - q) / draws), 1 / draws)
+    return (p1 - 0.5) / se1, (p0 - q) / se0
