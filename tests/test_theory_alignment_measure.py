@@ -81,3 +81,24 @@ def test_lemma1_bound_is_linear_in_eps():
     X, y = al.synthetic_separable(8, 5, 0.3, generator(2))
     g = al.geometry(X, y)
     assert al.lemma1_bound(g, 50, 2e-6, 1.5) == pytest.approx(2 * al.lemma1_bound(g, 50, 1e-6, 1.5))
+
+
+def test_dwell_ratio_counts_only_unsettled_intervals():
+    T, n, m = 6, 2, 1
+    act = torch.zeros(T, 1, n, m, dtype=torch.bool)
+    act[:3, 0, 0, 0] = True                # pattern (1, 0) on t = 0, 1, 2, then (1, 1)
+    act[:, 0, 0, 0] = True
+    act[3:, 0, 1, 0] = True
+    settled = torch.zeros(T, 1, m, dtype=torch.bool)
+    settled[4:] = True                     # settled from t = 4
+    r = al.dwell_ratio(np.arange(T, dtype=float), act, settled, lambda n_a: 2.0 * n_a)
+    assert r[0] == pytest.approx(3 / 2)    # interval [0, 3) with n_a = 1; [3, 4) with n_a = 2 gives 1/4
+
+
+def test_init_activation_mc_gaussian_and_biased():
+    X, y = al.synthetic_separable(8, 5, 0.3, generator(2))
+    z1, z0 = al.init_activation_mc(X, y, generator(4), 4000, 3)
+    assert z1 > 0 and z0 < 0
+    away = -X[y > 0].sum(0) / X[y > 0].sum(0).norm()
+    z1b, z0b = al.init_activation_mc(X, y, generator(4), 4000, 3, bias=away)
+    assert z1b < -3 and z0b > 3
