@@ -30,7 +30,6 @@ export TQDM_DISABLE := 1
 
 BUILD_DIR   := _build
 JCACHE      := $(BUILD_DIR)/.jupyter_cache
-CACHE_KEY   := $(BUILD_DIR)/.lrlib-cache-key
 
 # $(call step,TITLE,COMMAND): a banner, the command, and the seconds it took.
 # COMMAND must not contain a comma (put it in a variable instead).
@@ -81,18 +80,14 @@ venv: $(PY)
 check-notebooks:
 	$(call step,test 1/6: notebook pairs (scripts/check_notebooks.py),$(PY) scripts/check_notebooks.py)
 
-# pytest exits 5 when it collects no test: that must fail, not pass silently.
+# pytest exits 5 when it collects no test: that must fail, not pass silently (scripts/pytest_step.py).
 # The chapter reruns (tests/test_notebook_rerun.py, marked slow) are a step of their own.
-UNIT_CMD = rc=0; $(PYTEST) tests -q -p no:cacheprovider -m "not slow" || rc=$$?; \
-	if [ $$rc -eq 5 ]; then echo "make test: pytest collected no tests in tests/ (exit 5): the unit tests are missing." >&2; exit 1; fi; \
-	exit $$rc
+UNIT_CMD = $(PY) scripts/pytest_step.py "the unit tests" -- tests -q -p no:cacheprovider -m "not slow"
 unit:
 	$(call step,test 2/6: unit tests (pytest -m "not slow" tests),$(UNIT_CMD))
 
 # Every chapter rerun with seed 1 at reduced size as a seed sweep (tests/test_notebook_rerun.py).
-RERUNS_CMD = rc=0; $(PYTEST) tests -q -p no:cacheprovider -m slow || rc=$$?; \
-	if [ $$rc -eq 5 ]; then echo "make test: pytest collected no slow tests in tests/ (exit 5): the chapter reruns are missing." >&2; exit 1; fi; \
-	exit $$rc
+RERUNS_CMD = $(PY) scripts/pytest_step.py "the chapter reruns" -- tests -q -p no:cacheprovider -m slow
 chapter-reruns:
 	$(call step,test 3/6: chapter reruns (pytest -m slow),$(RERUNS_CMD))
 
@@ -101,10 +96,8 @@ chapter-reruns:
 # (LRLIB_QUICK=1, read by lrlib.nbparams.check_common): the book build below executes
 # every chapter at full scale and checks its verdicts, so running the full scale here
 # too would only double CI time.
-NBVAL_CMD = shopt -s nullglob; nbs=(notebooks/*.ipynb); \
-	if [ $${\#nbs[@]} -eq 0 ]; then echo "make test: no notebooks in notebooks/" >&2; exit 1; fi; \
-	LRLIB_QUICK=1 $(PYTEST) --nbval-lax --nbval-current-env --nbval-cell-timeout=1800 -p no:cacheprovider \
-	  --rootdir=$(CURDIR) "$${nbs[@]}"
+NBVAL_CMD = $(PY) scripts/pytest_step.py "the notebooks" --env LRLIB_QUICK=1 -- --nbval-lax --nbval-current-env \
+	--nbval-cell-timeout=1800 -p no:cacheprovider --rootdir=$(CURDIR) 'notebooks/[0-9][0-9]_*.ipynb'
 nbval:
 	$(call step,test 4/6: nbval on notebooks/*.ipynb,$(NBVAL_CMD))
 
@@ -123,16 +116,8 @@ site-test:
 	$(call step,test 6/6: the built site in headless Chromium (scripts/site_check.py),$(PY) scripts/site_check.py --html $(BUILD_DIR)/html --out $(BUILD_DIR)/site-test)
 
 # --------------------------------------------------------------------------------
-# The jupyter-cache keys a notebook on its code cells only: a change in lrlib/, in a claims file,
-# in the data or in a pinned version would not re-execute anything. Key the cache on
-# a hash of those too, and start over when it changes. Sphinx's own environment
-# (.doctrees) goes with it: otherwise Sphinx would not even re-read the unchanged
-# notebooks, and the old outputs would stay in the book.
-KEY_CMD = { find lrlib -type f ! -path '*/__pycache__/*' ! -name '*.pyc' -print0 2>/dev/null \
-	    | LC_ALL=C sort -z | xargs -0 -r sha256sum; \
-	  for f in data/SHA256SUMS requirements.txt notebooks/*.claims.yaml; do \
-	    if [ -f "$$f" ]; then sha256sum "$$f"; else echo "absent $$f"; fi; done; } \
-	| sha256sum | cut -d' ' -f1
+# The jupyter-cache keys a notebook on its code cells only: scripts/book_cache.py keys it on
+# lrlib/, the claims files, the data checksums and the pins too, and clears it when they change.
 
 # The chapters run single-threaded: execute them $(JOBS) at a time into the book's execution
 # cache before the build, which then finds them there (jupyter-book alone executes them one
@@ -141,14 +126,7 @@ JOBS     ?= $(shell nproc 2>/dev/null || echo 2)
 EXEC_CMD = $(PY) scripts/execute_chapters.py --cache $(JCACHE) --jobs $(JOBS) notebooks/[0-9][0-9]_*.ipynb
 
 book-cache:
-	@key=$$($(KEY_CMD)); \
-	if [ ! -f $(CACHE_KEY) ] || [ "$$(cat $(CACHE_KEY))" != "$$key" ]; then \
-	  if [ -d $(JCACHE) ] || [ -d $(BUILD_DIR)/.doctrees ]; then \
-	    echo "book: lrlib/, data/SHA256SUMS or requirements.txt changed since the last build: clearing the execution cache"; \
-	  fi; \
-	  rm -rf $(JCACHE) $(BUILD_DIR)/.doctrees; \
-	  mkdir -p $(BUILD_DIR); echo "$$key" > $(CACHE_KEY); \
-	fi
+	@$(PY) scripts/book_cache.py $(BUILD_DIR)
 
 # --------------------------------------------------------------------------------
 # make rerun CHAPTER=<key> SEED=<n> [QUICK=1]: one chapter, another seed: a one-run seed sweep

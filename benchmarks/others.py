@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import json
 import math
 import os
 import re
 import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 
@@ -114,3 +116,26 @@ def chapters(select: list[str] | None = None, quick: bool = False) -> dict:
                          load_after=list(os.getloadavg()), error_tail=tail))
         print(f"  chapter {nb.stem}: {wall:.0f} s ({'ok' if proc.returncode == 0 else 'FAILED'})", flush=True)
     return dict(quick=quick, rows=rows, total_s=sum(r["wall_s"] for r in rows))
+
+
+def book(jobs: int = 2) -> dict:
+    """The book's execution as ``make book`` does it from an empty ``_build/``: every chapter at
+    full size through ``scripts/execute_chapters.py`` (``jobs`` at once, one thread each), into a
+    fresh execution cache; per chapter its seconds and the seconds under each of its sections."""
+    nbs = [str(p) for p in chapter_notebooks()]
+    env = dict(os.environ, TQDM_DISABLE="1", PYTHONPATH=f"{ROOT}{os.pathsep}{os.environ.get('PYTHONPATH', '')}")
+    env.pop("LRLIB_QUICK", None)
+    with tempfile.TemporaryDirectory() as tmp:
+        timings = Path(tmp) / "timings.json"
+        cmd = [sys.executable, str(ROOT / "scripts" / "execute_chapters.py"), "--cache", str(Path(tmp) / "cache"),
+               "--jobs", str(jobs), "--timings", str(timings), *nbs]
+        t0 = time.perf_counter()
+        proc = subprocess.run(cmd, env=env, capture_output=True, text=True)
+        wall = time.perf_counter() - t0
+        if not timings.is_file():
+            raise RuntimeError(f"execute_chapters failed: {proc.stderr[-2000:]}")
+        doc = json.loads(timings.read_text())
+    rows = [dict(chapter=Path(name).stem, seconds=v["seconds"], sections=v["sections"])
+            for name, v in sorted(doc["chapters"].items())]
+    return dict(jobs=jobs, wall_s=round(wall, 1), execution_wall_s=doc["wall_s"], failed=doc["failed"], rows=rows,
+                cpu_s=round(sum(r["seconds"] for r in rows), 1))

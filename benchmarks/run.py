@@ -3,7 +3,9 @@
     .venv/bin/python benchmarks/run.py                      # per-step, integrator, batched seeds (~5 min)
     .venv/bin/python benchmarks/run.py --chapters           # ... and every chapter at full scale (long)
     .venv/bin/python benchmarks/run.py --chapters 01 agf    # ... and only these chapters (NN or key)
-    .venv/bin/python benchmarks/run.py --only steps         # only some sections: steps, integrator, seeds
+    .venv/bin/python benchmarks/run.py --only steps         # only some sections: steps, integrator, seeds, book
+    .venv/bin/python benchmarks/run.py --only book          # the book's execution, as `make book` (~10 min)
+    .venv/bin/python benchmarks/run.py --only steps --chapters --quick-chapters   # reduced-size reruns
 
 Sections that are not run keep their previous entry in results.json (each section has its own
 date, machine load and settings).  The tables are also written into book/performance.md
@@ -28,7 +30,8 @@ import torch  # noqa: E402
 from benchmarks import others, report, steps  # noqa: E402
 
 RESULTS = ROOT / "benchmarks" / "results.json"
-SECTIONS = ("steps", "integrator", "seeds")
+SECTIONS = ("steps", "integrator", "seeds", "book")
+DEFAULT = ("steps", "integrator", "seeds")        # `book` executes every chapter: asked for by name
 
 
 def machine() -> dict:
@@ -62,6 +65,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--only", nargs="+", choices=SECTIONS, default=None, help="run only these sections")
     ap.add_argument("--repeat", type=int, default=3, help="timed repetitions per step case, best kept (default 3)")
     ap.add_argument("--scale", type=float, default=1.0, help="fraction of each step case's steps (default 1)")
+    ap.add_argument("--record-ci", nargs=3, metavar=("SECONDS", "COMMIT", "DATE"), default=None,
+                    help="record the duration of a fresh-clone .ci/run as the CI service reported it")
     ap.add_argument("--threads", type=int, default=1,
                     help="torch threads (default 1, as the chapters use; the matmul ceiling uses the same)")
     args = ap.parse_args(argv)
@@ -69,12 +74,20 @@ def main(argv: list[str] | None = None) -> int:
         ap.error("--repeat and --threads must be ≥ 1 and --scale > 0")
     torch.set_num_threads(args.threads)
     results = json.loads(RESULTS.read_text()) if RESULTS.exists() else {}
-    todo = args.only or list(SECTIONS)
+    if args.record_ci:
+        sec, commit, date = args.record_ci
+        results["ci"] = dict(seconds=float(sec), commit=commit, date=date,
+                             source="duration of `.ci/run` on a fresh clone, as reported by the CI service")
+        _save(results)
+        report.write_pages(results)
+        print(f"recorded CI: {float(sec):.0f} s for {commit}")
+        return 0
+    todo = args.only or list(DEFAULT)
     print(f"lrlib benchmarks: {', '.join(todo)}{' + chapters' if args.chapters is not None else ''}; "
           f"load average {os.getloadavg()[0]:.2f} on {os.cpu_count()} CPUs", flush=True)
 
     jobs = dict(steps=lambda: steps.run(scale=args.scale, repeat=args.repeat),
-                integrator=others.integrator, seeds=others.seeds)
+                integrator=others.integrator, seeds=others.seeds, book=others.book)
     for name in todo:
         print(f"- {name} ...", flush=True)
         load0 = os.getloadavg()
@@ -86,10 +99,11 @@ def main(argv: list[str] | None = None) -> int:
         if not nbs:
             ap.error(f"no chapter matches {args.chapters}")
         load0, rows = os.getloadavg(), []
+        key = "chapters_quick" if args.quick_chapters else "chapters"
         for nb in nbs:                                   # save after each chapter: they take minutes
             rows += others.chapters([nb.stem], quick=args.quick_chapters)["rows"]
-            results["chapters"] = _stamp(dict(quick=args.quick_chapters, rows=rows,
-                                              total_s=sum(r["wall_s"] for r in rows)), load0)
+            results[key] = _stamp(dict(quick=args.quick_chapters, rows=rows,
+                                       total_s=sum(r["wall_s"] for r in rows)), load0)
             _save(results)
 
     text = report.tables(results)

@@ -31,6 +31,12 @@ class StepCase:
     batch_size: int | None = None
 
 
+def _toy():
+    from benchmarks.problems import toy_problem
+
+    return toy_problem(seed=0)
+
+
 def _small():
     X, y = orthonormal_testbed()
     return balanced_init(50, 10, scale=1e-6, gen=generator(0)), X, y
@@ -54,6 +60,7 @@ def _mnist():
 
 
 CASES = [
+    StepCase("toy", "orthogonal toy n=2, d=2, m=60 (float64, GD, mean MSE)", _toy, Loss("square", "mean"), 1e-3, 6000),
     StepCase("small", "orthonormal test bed n=6, d=10, m=50 (float64, GD)", _small, half_mse(), 1e-2, 4000),
     StepCase("medium", "ReLU teacher n=75, d=150, m=200 (float64, GD)", _medium, Loss("square", "mean"), 1e-2, 1500),
     StepCase("cifar", "CIFAR setting 3: batch 32 of 2000×1024, m=250, k=2, CE, SGD μ=0.9 (float32)", _cifar,
@@ -81,6 +88,26 @@ def matmul_rate(dtype: torch.dtype, size: int = 1024, repeat: int = 5) -> float:
         A @ B
         best = min(best, time.perf_counter() - t0)
     return 2.0 * size ** 3 / best / 1e9
+
+
+def dispatch_probe(repeat: int = 5, n: int = 20_000) -> dict:
+    """The machine's cost of one tiny operation, the unit that small shapes pay per step:
+    µs per ``torch.add(a, b, out=c)`` on one-element float64 tensors, and per ``numpy.add``
+    on one-element arrays (best of ``repeat`` loops of ``n`` calls)."""
+    import numpy as np
+
+    a, b, c = (torch.ones(1, dtype=torch.float64) for _ in range(3))
+    x, y, z = (np.ones(1) for _ in range(3))
+
+    def loop_torch():
+        for _ in range(n):
+            torch.add(a, b, out=c)
+
+    def loop_numpy():
+        for _ in range(n):
+            np.add(x, y, out=z)
+
+    return dict(torch_op_us=1e6 * _best(loop_torch, repeat) / n, numpy_op_us=1e6 * _best(loop_numpy, repeat) / n)
 
 
 def _dpred(loss: Loss, pred: torch.Tensor, y: torch.Tensor) -> torch.Tensor:
@@ -167,6 +194,7 @@ def _best(fn: Callable[[], None], repeat: int) -> float:
 def run(scale: float = 1.0, repeat: int = 3, only: set[str] | None = None) -> dict:
     """Per-step timings of every case: µs/step of lrlib and of the floor, GFLOP/s, % of matmul."""
     rates = {str(dt).replace("torch.", ""): matmul_rate(dt) for dt in (torch.float64, torch.float32)}
+    probe = dispatch_probe()
     rows = []
     for c in CASES:
         if only and c.key not in only:
@@ -191,4 +219,5 @@ def run(scale: float = 1.0, repeat: int = 3, only: set[str] | None = None) -> di
             ratio_to_floor=t_lr / t_fl, autograd_us_per_step=1e6 * t_ag / steps, autograd_ratio_to_floor=t_ag / t_fl, gflop_per_step=fl / 1e9, gflops=gflops,
             floor_gflops=fl * steps / t_fl / 1e9, matmul_gflops=rates[dtype], share_of_matmul=gflops / rates[dtype],
         ))
-    return dict(matmul_gflops=rates, threads=torch.get_num_threads(), repeat=repeat, scale=scale, cases=rows)
+    return dict(matmul_gflops=rates, dispatch=probe, threads=torch.get_num_threads(), repeat=repeat, scale=scale,
+                cases=rows)

@@ -1,130 +1,18 @@
-"""Trackers: pure functions ``Trajectory → tidy pandas.DataFrame``.
-
-Every frame is in long form, one row per (snapshot, run, neuron[, …]), with
-columns ``step`` (optimiser step), ``time`` (gradient-flow time) and ``run``
-(flat index over the run dimensions), ready for ``seaborn.relplot``.
-All quantities are computed vectorised over snapshots, runs and neurons.
-"""
+"""Measurements of a network's first layer and of a trajectory's parameters: the stable rank,
+pairwise cosines of the neurons, how far the largest neurons turned, and the drift of the
+balancedness ``|a_j|² − ‖w_j‖²``. Series and vector measurements (first crossings, drop times,
+cosines, activation masks, line fits) are :mod:`lrlib.measure`'s."""
 
 from __future__ import annotations
 
-from typing import Mapping
-
 import numpy as np
-import pandas as pd
 import torch
 
-from .models import TwoLayer, preactivations
+from .measure import active, cosine, drops, first_crossing, plateaus  # noqa: F401  (re-exported until the chapters import lrlib.measure)
+from .models import TwoLayer
 from .trajectory import Trajectory
 
 Tensor = torch.Tensor
-
-
-def _flat_runs(t: Tensor, T: int, tail: int) -> Tensor:
-    """Reshape ``(T, R..., *tail_dims)`` to ``(T, R, *tail_dims)`` with R = ∏R..."""
-    shape = t.shape
-    lead = shape[1:len(shape) - tail]
-    return t.reshape(T, int(np.prod(lead)) if lead else 1, *shape[len(shape) - tail:])
-
-
-def tidy(traj: Trajectory, values: Mapping[str, Tensor], extra: Mapping[str, Tensor] | None = None) -> pd.DataFrame:
-    """Build a long frame from per-neuron arrays ``(T, R..., m)``.
-
-    ``extra`` holds per-run arrays ``(T, R...)`` or per-neuron constants ``(R..., m)``
-    broadcast to every row.  Columns: step, time, run, neuron, *values.
-    """
-    T = len(traj)
-    cols = {k: _flat_runs(v, T, 1) for k, v in values.items()}
-    first = next(iter(cols.values()))
-    _, R, m = first.shape
-    out = {
-        "step": np.repeat(traj.steps, R * m),
-        "time": np.repeat(traj.time, R * m),
-        "run": np.tile(np.repeat(np.arange(R), m), T),
-        "neuron": np.tile(np.arange(m), T * R),
-    }
-    for k, v in cols.items():
-        out[k] = v.reshape(-1).numpy()
-    runs = tuple(traj.loss.shape[1:])
-    for k, v in (extra or {}).items():
-        if tuple(v.shape) == (T, *runs):          # per run
-            v = v.reshape(T, R, 1)
-        elif tuple(v.shape) == (*runs, m):        # per neuron, constant in time
-            v = v.reshape(1, R, m)
-        else:
-            raise ValueError(f"extra {k!r} has shape {tuple(v.shape)}; expected (T, R...) = {(T, *runs)} "
-                             f"or (R..., m) = {(*runs, m)}")
-        out[k] = torch.broadcast_to(v, (T, R, m)).reshape(-1).numpy()
-    return pd.DataFrame(out)
-
-
-def loss_frame(traj: Trajectory) -> pd.DataFrame:
-    """Loss at every snapshot: columns step, time, run, loss."""
-    T = len(traj)
-    L = _flat_runs(traj.loss.unsqueeze(-1), T, 1)[..., 0]  # (T, R)
-    R = L.shape[1]
-    return pd.DataFrame({
-        "step": np.repeat(traj.steps, R), "time": np.repeat(traj.time, R),
-        "run": np.tile(np.arange(R), T), "loss": L.reshape(-1).numpy(),
-    })
-
-
-def neuron_norms(traj: Trajectory, with_bias: bool = True) -> pd.DataFrame:
-    """Per-neuron norms: ``norm_in`` ‖w_j‖, ``norm_out`` ‖W2[:, j]‖, their product,
-    ``sign`` of the output weight (scalar output) and ``a`` (scalar output)."""
-    p = traj.params
-    vals = {"norm_in": p.norms_in(with_bias), "norm_out": p.norms_out()}
-    vals["norm_product"] = vals["norm_in"] * vals["norm_out"]
-    if p.out_dim == 1:
-        vals["a"] = p.a
-        vals["sign"] = torch.sign(p.a)
-    return tidy(traj, vals)
-
-
-def cosine(u: Tensor, v: Tensor, eps: float = 0.0) -> Tensor:
-    """Cosine between ``u (..., D)`` and ``v (..., D)`` along the last axis (0 for a zero vector)."""
-    nu = torch.linalg.vector_norm(u, dim=-1)
-    nv = torch.linalg.vector_norm(v, dim=-1)
-    den = nu * nv
-    return torch.where(den > eps, (u * v).sum(-1) / den.clamp_min(torch.finfo(den.dtype).tiny), torch.zeros_like(den))
-
-
-def cosines_to(traj: Trajectory, directions: Mapping[str, Tensor], with_bias: bool = True) -> pd.DataFrame:
-    """cos(w_j, u) for each named direction ``u`` (``(D,)`` or ``(R..., D)``).
-
-    Columns: step, time, run, neuron, direction, cos, angle (radians).
-    """
-    w = traj.params.incoming(with_bias)  # (T, R..., m, D)
-    frames = []
-    for name, u in directions.items():
-        u = u.to(w.dtype)
-        c = cosine(w, u.unsqueeze(-2) if u.dim() > 1 else u)
-        f = tidy(traj, {"cos": c})
-        f.insert(4, "direction", name)
-        frames.append(f)
-    df = pd.concat(frames, ignore_index=True)
-    df["angle"] = np.arccos(df["cos"].clip(-1, 1))
-    return df
-
-
-def activation_patterns(params: TwoLayer, X: Tensor) -> Tensor:
-    """Boolean ``(…, m, n)``: is neuron ``j`` active (pre-activation > 0) on point ``k``."""
-    return (preactivations(params, X) > 0).transpose(-1, -2)
-
-
-def activation_frame(traj: Trajectory, X: Tensor) -> pd.DataFrame:
-    """Per (snapshot, run, neuron): the activation pattern as a bit string over the
-    points (``'1'`` = active) and the number of active points."""
-    act = activation_patterns(traj.params, X)  # (T, R..., m, n)
-    n = act.shape[-1]
-    weights = (2 ** torch.arange(n - 1, -1, -1)) if n <= 62 else None
-    vals = {"n_active": act.sum(-1).to(torch.float64)}
-    df = tidy(traj, vals)
-    flat = _flat_runs(act, len(traj), 2).reshape(-1, n)
-    if weights is not None:
-        codes = (flat.long() * weights).sum(-1).numpy()
-        df["pattern"] = [format(int(c), f"0{n}b") for c in codes]
-    return df
 
 
 def cosine_similarity_matrix(vectors: Tensor) -> Tensor:
@@ -140,86 +28,12 @@ def stable_rank(W: Tensor) -> tuple[Tensor, Tensor]:
     return (s ** 2).sum(-1) / spec2.clamp_min(torch.finfo(W.dtype).tiny), spec2
 
 
-def rank_frame(traj: Trajectory, with_bias: bool = False) -> pd.DataFrame:
-    """Stable rank and squared spectral norm of the first layer at every snapshot
-    (columns step, time, run, stable_rank, spectral_sq, frobenius_sq, loss)."""
-    W = traj.params.incoming(with_bias)
-    sr, s2 = stable_rank(W)
-    df = loss_frame(traj)
-    T = len(traj)
-    df["stable_rank"] = _flat_runs(sr.unsqueeze(-1), T, 1).reshape(-1).numpy()
-    df["spectral_sq"] = _flat_runs(s2.unsqueeze(-1), T, 1).reshape(-1).numpy()
-    df["frobenius_sq"] = df["stable_rank"] * df["spectral_sq"]
-    return df
-
-
-def first_crossing(time: np.ndarray, values: np.ndarray, level: float, below: bool = True) -> float:
-    """First time ``values`` crosses ``level`` (linear interpolation); ``nan`` if never.
-
-    ``values`` is ``(T,)``; ``below=True`` looks for ``values ≤ level``.
-    """
-    v = np.asarray(values, dtype=float)
-    hit = v <= level if below else v >= level
-    if not hit.any():
-        return float("nan")
-    i = int(np.argmax(hit))
-    if i == 0:
-        return float(time[0])
-    t0, t1, v0, v1 = time[i - 1], time[i], v[i - 1], v[i]
-    return float(t0 + (level - v0) * (t1 - t0) / (v1 - v0)) if v1 != v0 else float(t1)
-
-
-def plateaus(values: np.ndarray, tol: float = 0.01, min_len: int = 5) -> list[tuple[int, int]]:
-    """Index ranges ``(start, end)`` (both inclusive) of a positive series ``(T,)`` (e.g. a loss at log-spaced
-    snapshots) where ``log values`` changes by less than ``tol`` per snapshot for at least
-    ``min_len`` consecutive snapshots."""
-    flat = np.abs(np.diff(np.log(np.asarray(values, dtype=float)))) < tol
-    out, start = [], None
-    for i, f in enumerate(np.append(flat, False)):
-        if f and start is None:
-            start = i
-        elif not f and start is not None:
-            if i - start >= min_len:
-                out.append((start, i))
-            start = None
-    return out
-
-
 def max_direction_change(p_from: TwoLayer, p_to: TwoLayer, top: int = 10) -> float:
     """Largest angle (degrees) between the incoming vectors at two times, over the ``top``
     neurons of largest norm at ``p_to`` (one run)."""
     w0, w1 = p_from.incoming(), p_to.incoming()
     big = torch.topk(torch.linalg.vector_norm(w1, dim=-1), min(top, w1.shape[-2])).indices
     return float(torch.rad2deg(torch.arccos(cosine(w0[big], w1[big]).clamp(-1, 1))).max())
-
-
-def relative_movement(traj: Trajectory) -> float:
-    """``‖θ_T − θ_0‖ / ‖θ_0‖`` over all parameters (the lazy-regime diagnostic)."""
-    th0 = torch.cat([t[0].reshape(-1) for t in traj.params])
-    th1 = torch.cat([t[-1].reshape(-1) for t in traj.params])
-    return float(torch.linalg.vector_norm(th1 - th0) / torch.linalg.vector_norm(th0))
-
-
-def drops(steps: np.ndarray, values: np.ndarray, rel: float = 0.1) -> list[int]:
-    """Indices of the separate sharp decreases of a positive series (e.g. a loss).
-
-    The decrease rate ``r = −Δ log values / Δ steps`` is computed between snapshots; a drop is a
-    local maximum of ``r`` above ``rel · max r``; two maxima count as separate drops only if
-    ``r`` dips below half the smaller one between them.  Returns the index (into ``r``, i.e. the
-    snapshot interval) of each drop's peak.
-    """
-    v = np.log(np.asarray(values, dtype=float))
-    r = -np.diff(v) / np.diff(np.asarray(steps, dtype=float))
-    cand = [i for i in range(len(r)) if r[i] > rel * r.max()
-            and (i == 0 or r[i] > r[i - 1]) and (i == len(r) - 1 or r[i] >= r[i + 1])]
-    peaks: list[int] = []
-    for i in cand:
-        if peaks and r[peaks[-1]:i + 1].min() >= 0.5 * min(r[peaks[-1]], r[i]):
-            if r[i] > r[peaks[-1]]:
-                peaks[-1] = i          # same drop: keep the higher peak
-            continue
-        peaks.append(i)
-    return peaks
 
 
 def balancedness_drift(traj: Trajectory, relative_to: str = "final") -> Tensor:

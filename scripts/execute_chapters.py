@@ -10,6 +10,10 @@ finds every chapter in the cache and only renders it.
 A chapter that raises stops this script with the notebook's traceback (exit 1). A
 chapter already in the cache with the same code is not executed again.
 
+With ``--timings FILE`` it also writes, per executed chapter, its seconds and the seconds
+spent under each of its ``##`` sections (from the cells' execution timestamps), for
+``benchmarks/run.py`` and the performance page.
+
 Usage: ``python scripts/execute_chapters.py --cache _build/.jupyter_cache --jobs 2 notebooks/0*.ipynb``
 """
 
@@ -17,12 +21,36 @@ from __future__ import annotations
 
 import argparse
 import concurrent.futures as cf
+import datetime as dt
+import json
 import sys
 import time
 from pathlib import Path
 
 
-def _execute(path: str, timeout: int) -> tuple[str, object, float, str | None]:
+def section_seconds(nb) -> dict[str, float]:
+    """Seconds of cell execution under each ``##`` heading of an executed notebook (cells before
+    the first heading count as ``setup``), from nbclient's ``metadata.execution`` timestamps;
+    the timestamps are removed from the cells."""
+    out: dict[str, float] = {}
+    section = "setup"
+    for cell in nb.cells:
+        if cell.cell_type == "markdown":
+            for line in cell.source.splitlines():
+                if line.startswith("## "):
+                    section = line[3:].strip()
+                    break
+            continue
+        ex = cell.get("metadata", {}).pop("execution", None)
+        if not ex or "iopub.execute_input" not in ex or "shell.execute_reply" not in ex:
+            continue
+        t0 = dt.datetime.fromisoformat(ex["iopub.execute_input"].replace("Z", "+00:00"))
+        t1 = dt.datetime.fromisoformat(ex["shell.execute_reply"].replace("Z", "+00:00"))
+        out[section] = out.get(section, 0.0) + max(0.0, (t1 - t0).total_seconds())
+    return {k: round(v, 2) for k, v in out.items()}
+
+
+def _execute(path: str, timeout: int, timing: bool = False) -> tuple[str, object, float, str | None]:
     """Execute one notebook in its folder; returns (path, executed notebook, seconds, error text)."""
     import nbformat
     from jupyter_cache.executors.utils import single_nb_execution
@@ -30,7 +58,7 @@ def _execute(path: str, timeout: int) -> tuple[str, object, float, str | None]:
     nb = nbformat.read(path, as_version=4)
     t0 = time.time()
     res = single_nb_execution(nb, cwd=str(Path(path).parent), timeout=timeout, allow_errors=False,
-                              meta_override=True)
+                              meta_override=True, record_timing=timing)
     err = None if res.err is None else (res.exc_string or repr(res.err))
     return path, nb, res.time if res.time else time.time() - t0, err
 
@@ -41,6 +69,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--cache", required=True, help="the execution cache folder (_config.yml: execute.cache)")
     ap.add_argument("--jobs", type=int, default=2, help="notebooks executed at once (default 2)")
     ap.add_argument("--timeout", type=int, default=1800, help="seconds per cell (default 1800)")
+    ap.add_argument("--timings", default=None, help="write per-chapter and per-section seconds to this JSON file")
     a = ap.parse_args(argv)
     if a.jobs < 1:
         ap.error("--jobs must be >= 1")
@@ -65,10 +94,10 @@ def main(argv: list[str] | None = None) -> int:
     if not todo:
         return 0
     print(f"execute_chapters: executing {len(todo)} notebook(s) on {min(a.jobs, len(todo))} process(es)", flush=True)
-    failed = []
+    failed, timings = [], {}
     t0 = time.time()
     with cf.ProcessPoolExecutor(max_workers=min(a.jobs, len(todo))) as pool:
-        futures = [pool.submit(_execute, p, a.timeout) for p in todo]
+        futures = [pool.submit(_execute, p, a.timeout, a.timings is not None) for p in todo]
         for fut in cf.as_completed(futures):
             path, nb, seconds, err = fut.result()
             name = Path(path).name
@@ -76,11 +105,17 @@ def main(argv: list[str] | None = None) -> int:
                 failed.append(name)
                 print(f"execute_chapters: {name}: FAILED after {seconds:.0f}s\n{err}", file=sys.stderr, flush=True)
                 continue
+            if a.timings is not None:
+                timings[name] = dict(seconds=round(seconds, 1), sections=section_seconds(nb))
             stage = cache.add_nb_to_project(path)
             cache.cache_notebook_bundle(CacheBundleIn(nb, stage.uri, data={"execution_seconds": seconds}),
                                         check_validity=False, overwrite=True)
             print(f"execute_chapters: {name}: executed in {seconds:.0f}s", flush=True)
-    print(f"execute_chapters: done in {time.time() - t0:.0f}s" + (f"; failed: {', '.join(failed)}" if failed else ""))
+    wall = time.time() - t0
+    print(f"execute_chapters: done in {wall:.0f}s" + (f"; failed: {', '.join(failed)}" if failed else ""))
+    if a.timings is not None:
+        Path(a.timings).write_text(json.dumps(dict(wall_s=round(wall, 1), jobs=a.jobs, chapters=timings,
+                                                   failed=failed), indent=1, ensure_ascii=False))
     return 1 if failed else 0
 
 

@@ -52,3 +52,21 @@ def test_function_and_kinks_returns_the_twin_axes():
     assert ax2.get_ylim() == (-1, 1) and ax.get_title() == "f" and ax.get_xlim() == (-2, 2)
     stars = ax2.collections[0].get_offsets()
     assert np.array_equal(np.asarray(stars), [[-1.0, 0.3], [0.5, -0.2]])    # the kink at 5 is off the grid
+
+
+def test_book_time_figure_draws_each_chapter_and_says_when_not_measured():
+    import matplotlib.pyplot as plt
+
+    from lrlib.plots.benchmarks import book_time_figure
+
+    book = dict(wall_s=500.0, rows=[dict(chapter="01_a", seconds=300.0, sections={"setup": 10.0, "Fig 2": 200.0, "x": 90.0}),
+                                    dict(chapter="02_b", seconds=100.0, sections={"setup": 100.0})])
+    fig = book_time_figure(book, top=1)
+    ax = fig.axes[0]
+    assert [t.get_text() for t in ax.get_yticklabels()] == ["01_a", "02_b"]
+    widths = sorted(round(p.get_width()) for p in ax.patches)
+    assert widths == [100, 100, 200]          # 01_a: Fig 2 + other (setup + x); 02_b: setup
+    plt.close(fig)
+    empty = book_time_figure(None)
+    assert "not measured" in empty.axes[0].texts[0].get_text()
+    plt.close(empty)

@@ -1,6 +1,6 @@
 """Seaborn helpers in one house style, and gluing figures into the book.
 
-Plots never compute theory or train: they take frames from :mod:`lrlib.track`
+Plots never compute theory or train: they take measurements from :mod:`lrlib.measure`, :mod:`lrlib.track`
 and numbers from :mod:`lrlib.theory`.
 """
 

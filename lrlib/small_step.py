@@ -1,0 +1,143 @@
+"""Full-batch GD on small shapes in numpy: the training loop's dispatch-free step.
+
+On the book's small problems (the orthogonal test bed: 6 points, 10 features, 50 neurons —
+about 14 kFLOP a step) a step of :func:`lrlib.train.train` is bound by the ~25 torch dispatches
+of :func:`lrlib.grads.backprop`, not by arithmetic. This module takes the same closed-form
+gradients (see :mod:`lrlib.grads` for the formulas) in about ten numpy calls and updates the
+parameters **in place through numpy views of the torch tensors**, so that the rest of the loop
+(snapshots, checks, the recorded losses) is unchanged. It agrees with the torch step to rounding
+(``tests/test_small_step.py``); ``train(..., kernel="torch")`` turns it off.
+
+Covered: full-batch GD with or without momentum, activations ``relu`` and ``linear``, losses
+``square`` and ``exponential`` (any reduction and scale), any trainable subset, runs batched
+along leading dimensions, CPU tensors, and sizes up to :data:`MAX_WORK` multiply-adds per
+matrix product (above it torch's matmul is as fast and the dispatch cost is negligible).
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Iterable
+
+import numpy as np
+import torch
+
+from .losses import Loss
+from .models import TwoLayer, forward
+
+Tensor = torch.Tensor
+
+#: Largest ``runs · n · m · max(d, k)`` (multiply-adds of the largest product of a step) for
+#: which the numpy step is used; measured crossover on the book's machines (benchmarks/).
+MAX_WORK = 1 << 18
+ACTS = ("relu", "linear")
+LOSSES = ("square", "exponential")
+
+
+def eligible(p: TwoLayer, X: Tensor, loss: Loss, *, batch_size: int | None, closed_form: bool) -> bool:
+    """Whether :class:`SmallGD` covers this run (and it is small enough to gain)."""
+    if batch_size is not None or not closed_form or p.act not in ACTS or loss.name not in LOSSES:
+        return False
+    if X.device.type != "cpu" or X.dtype not in (torch.float32, torch.float64) or X.requires_grad:
+        return False
+    if X.dim() > 2 and tuple(X.shape[:-2]) != tuple(p.runs):
+        return False
+    if any(not t.is_contiguous() or t.requires_grad or t.dtype != X.dtype for t in p.tensors().values()):
+        return False
+    n, d = X.shape[-2], X.shape[-1]
+    m, k = p.W1.shape[-2], p.W2.shape[-2]
+    return math.prod(p.runs) * n * m * max(d, k) <= MAX_WORK
+
+
+class SmallGD:
+    """One network's full-batch GD in numpy, updating ``p``'s tensors in place.
+
+    Parameters
+    ----------
+    p : the network being trained (its tensors must be contiguous CPU tensors; they are
+        updated in place through numpy views).
+    X : inputs ``(n, d)`` or ``(R..., n, d)``; y : targets as :class:`~lrlib.losses.Loss` takes them.
+    loss : a square or exponential :class:`~lrlib.losses.Loss`.
+    trainable : the parameter names that move; momentum : heavy-ball coefficient (torch's SGD).
+    """
+
+    def __init__(self, p: TwoLayer, X: Tensor, y: Tensor, loss: Loss, trainable: Iterable[str], momentum: float = 0.0):
+        self.act, self.loss, self.momentum = p.act, loss, float(momentum)
+        self.views = {k: t.numpy() for k, t in p.tensors().items()}        # share memory with p
+        self.trainable = tuple(trainable)
+        self.X = X.detach().numpy()
+        n = X.shape[-2]
+        self.c = loss.scale / n if loss.reduction == "mean" else loss.scale
+        pred_shape = forward(p, X[..., :1, :]).shape
+        if loss.name == "square":        # targets as (…, n, k), the way lrlib.losses.residual reads them
+            k = pred_shape[-1]
+            has_k_axis = y.dim() >= 2 and y.shape[-2] == n and y.shape[-1] == k
+            Y = y if has_k_axis or k != 1 else y.unsqueeze(-1)
+        else:                            # exponential: labels (…, n)
+            Y = y
+        self.Y = Y.detach().to(X.dtype).numpy()
+        self.bufs = {k: np.zeros_like(self.views[k]) for k in self.trainable} if momentum else {}
+
+    def _reduce(self, per_point: np.ndarray) -> np.ndarray:
+        s = per_point.sum(-1)
+        return self.loss.scale * (s / per_point.shape[-1] if self.loss.reduction == "mean" else s)
+
+    def gradients(self, need_loss: bool) -> tuple[Tensor | None, dict[str, np.ndarray]]:
+        """The loss ``(R...)`` at the current parameters (``None`` unless ``need_loss``) and the
+        gradients of the trainable parameters (numpy, shaped like them). Overflow is not
+        warned about: a diverging run is caught by the training loop's checks, as with torch."""
+        with np.errstate(over="ignore", invalid="ignore"):
+            return self._gradients(need_loss)
+
+    def _gradients(self, need_loss: bool) -> tuple[Tensor | None, dict[str, np.ndarray]]:
+        v = self.views
+        W1, W2 = v["W1"], v["W2"]
+        pre = self.X @ np.swapaxes(W1, -1, -2)
+        if "b1" in v:
+            pre += v["b1"][..., None, :]
+        h = np.maximum(pre, 0) if self.act == "relu" else pre
+        out = h @ np.swapaxes(W2, -1, -2)
+        if "b2" in v:
+            out += v["b2"][..., None, :]
+        L = None
+        if self.loss.name == "square":
+            r = out - self.Y
+            if need_loss:
+                L = self._reduce((r * r).sum(-1))
+            dout = r * (2 * self.c)
+        else:
+            e = np.exp(-self.Y * out[..., 0])
+            if need_loss:
+                L = self._reduce(e)
+            dout = (-self.c * self.Y * e)[..., None]
+        g = {}
+        if "W2" in self.trainable:
+            g["W2"] = np.swapaxes(dout, -1, -2) @ h
+        if "b2" in self.trainable:
+            g["b2"] = dout.sum(-2)
+        if "W1" in self.trainable or "b1" in self.trainable:
+            dpre = dout @ W2
+            if self.act == "relu":
+                dpre *= pre > 0
+            if "W1" in self.trainable:
+                g["W1"] = np.swapaxes(dpre, -1, -2) @ self.X
+            if "b1" in self.trainable:
+                g["b1"] = dpre.sum(-2)
+        return (None if L is None else torch.from_numpy(np.asarray(L))), g
+
+    def apply(self, g: dict[str, np.ndarray], lr: float) -> None:
+        """The step ``θ ← θ − lr · g`` (with momentum: ``v ← μ v + g``, ``θ ← θ − lr · v``), in place."""
+        with np.errstate(over="ignore", invalid="ignore"):
+            self._apply(g, lr)
+
+    def _apply(self, g: dict[str, np.ndarray], lr: float) -> None:
+        for name, gk in g.items():
+            if self.momentum:
+                buf = self.bufs[name]
+                buf *= self.momentum
+                buf += gk
+                gk = buf
+            self.views[name] -= lr * gk
+
+
+__all__ = ["MAX_WORK", "eligible", "SmallGD"]

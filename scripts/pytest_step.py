@@ -1,0 +1,56 @@
+"""Run pytest as a step of ``make test``; collecting no test is a failure, not a pass.
+
+    python scripts/pytest_step.py "the unit tests" -- tests -q -m "not slow"
+    python scripts/pytest_step.py "the notebooks" --env LRLIB_QUICK=1 -- --nbval-lax 'notebooks/[0-9][0-9]_*.ipynb'
+
+Arguments after ``--`` go to pytest; those with a glob character are expanded here, and a
+pattern that matches no file stops the step with a message (pytest would say "file not
+found"). pytest's exit code 5 (no test collected) becomes 1, with a message naming WHAT.
+"""
+
+from __future__ import annotations
+
+import glob
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+
+def expand(args: list[str]) -> list[str]:
+    out = []
+    for a in args:
+        if not a.startswith("-") and any(c in a for c in "*?["):
+            hits = sorted(glob.glob(a))
+            if not hits:
+                raise SystemExit(f"pytest_step: no file matches {a!r}")
+            out += hits
+        else:
+            out.append(a)
+    return out
+
+
+def main(argv: list[str] | None = None) -> int:
+    argv = list(sys.argv[1:] if argv is None else argv)
+    if "--" not in argv or argv.index("--") < 1:
+        raise SystemExit("usage: pytest_step.py WHAT [--env NAME=VALUE ...] -- PYTEST ARGS...")
+    i = argv.index("--")
+    head, args = argv[:i], expand(argv[i + 1:])
+    what, env = head[0], dict(os.environ)
+    rest = head[1:]
+    while rest:
+        if rest[0] != "--env" or len(rest) < 2 or "=" not in rest[1]:
+            raise SystemExit(f"pytest_step: unexpected {rest[0]!r} (use --env NAME=VALUE)")
+        k, v = rest[1].split("=", 1)
+        env[k] = v
+        rest = rest[2:]
+    pytest = Path(sys.executable).with_name("pytest")
+    rc = subprocess.call([str(pytest), *args], env=env)
+    if rc == 5:
+        print(f"make test: pytest collected no tests for {what} (exit 5): they are missing.", file=sys.stderr)
+        return 1
+    return rc
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,58 @@
+"""Tests for the Makefile's helpers in scripts/: pytest_step.py (collecting no test fails the
+step) and book_cache.py (the execution cache is cleared when what the chapters depend on changes)."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(REPO / "scripts"))
+
+import book_cache  # noqa: E402
+import pytest_step  # noqa: E402
+
+
+def test_no_collected_test_fails_the_step(tmp_path, capsys):
+    (tmp_path / "test_nothing.py").write_text("x = 1\n")
+    assert pytest_step.main(["the things", "--", str(tmp_path), "-q", "-p", "no:cacheprovider"]) == 1
+    assert "collected no tests for the things" in capsys.readouterr().err
+    (tmp_path / "test_one.py").write_text("def test_ok():\n    assert True\n")
+    assert pytest_step.main(["the things", "--env", "LRLIB_X=1", "--", str(tmp_path), "-q", "-p", "no:cacheprovider"]) == 0
+
+
+def test_a_glob_that_matches_nothing_is_an_error(tmp_path):
+    with pytest.raises(SystemExit, match="no file matches"):
+        pytest_step.main(["x", "--", str(tmp_path / "*.ipynb")])
+    with pytest.raises(SystemExit, match="usage"):
+        pytest_step.main(["--", "tests"])
+
+
+def test_book_cache_is_cleared_when_the_key_changes(tmp_path, monkeypatch):
+    build = tmp_path / "_build"
+    (build / ".jupyter_cache").mkdir(parents=True)
+    (build / ".doctrees").mkdir()
+    keys = iter(["a", "a", "b"])
+    monkeypatch.setattr(book_cache, "cache_key", lambda: next(keys))
+    book_cache.main([str(build)])                       # no key yet: start over
+    assert not (build / ".jupyter_cache").exists() and (build / ".lrlib-cache-key").read_text().strip() == "a"
+    (build / ".jupyter_cache").mkdir()
+    book_cache.main([str(build)])                       # same key: kept
+    assert (build / ".jupyter_cache").exists()
+    book_cache.main([str(build)])                       # another key: cleared
+    assert not (build / ".jupyter_cache").exists()
+
+
+def test_cache_key_follows_lrlib_and_claims_files(tmp_path):
+    for rel in ("lrlib/a.py", "data/SHA256SUMS", "requirements.txt", "notebooks/01_x.claims.yaml"):
+        (tmp_path / rel).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / rel).write_text("1")
+    k0 = book_cache.cache_key(tmp_path)
+    (tmp_path / "notebooks" / "01_x.claims.yaml").write_text("2")
+    k1 = book_cache.cache_key(tmp_path)
+    (tmp_path / "lrlib" / "a.py").write_text("2")
+    assert len({k0, k1, book_cache.cache_key(tmp_path)}) == 3
+    (tmp_path / "notebooks" / "01_x.py").write_text("the notebook itself: keyed by jupyter-cache")
+    assert book_cache.cache_key(tmp_path) == book_cache.cache_key(tmp_path)
