@@ -96,7 +96,8 @@ from lrlib.plots import alignment as alplots
 from lrlib.theory import alignment as al
 from lrlib.errors import DivergenceError
 from lrlib.integrate import flow
-from lrlib.track import balancedness_drift, drops, first_crossing, stable_rank
+from lrlib.measure import drops, first_crossing, line_fit
+from lrlib.track import balancedness_drift, stable_rank
 from lrlib.train import train
 from lrlib.trajectory import linear_schedule
 
@@ -760,11 +761,10 @@ dev_all = al.simplified_deviation(tr_eps, X_t, y_t)                             
 
 # %%
 log_inv = np.log(1 / (math.sqrt(50) * eps_grid))
-fit = [np.polyfit(log_inv, t2_eps[:, r], 1) for r in range(R_t)]
-r2 = np.array([1 - np.sum((t2_eps[:, r] - np.polyval(f, log_inv)) ** 2) / np.sum((t2_eps[:, r] - t2_eps[:, r].mean()) ** 2)
-               for r, f in enumerate(fit)])
+fit = [line_fit(log_inv, t2_eps[:, r]) for r in range(R_t)]
+r2 = np.array([f.r2 for f in fit])
 x_min_norm = min(g_t.x_plus.norm().item(), g_t.x_minus.norm().item())
-slope_ratio = np.array([f[0] for f in fit]) * x_min_norm
+slope_ratio = np.array([f.slope for f in fit]) * x_min_norm
 lo = (t2_eps / T_eps[:, None]).min(0)
 ledger.grade("eps.t2-log", r2=r2, slope_ratio=slope_ratio, lo=lo, control=dict(r2=r2, slope_ratio=slope_ratio / 2, lo=lo))
 print(f"t2 (median over seeds) per eps: {np.median(t2_eps, 1).round(3).tolist()}; T: {T_eps.round(3).tolist()}; "
@@ -777,7 +777,7 @@ dev_t2 = upto(t2_eps)
 W_max0 = p_one.norms_in().amax(-1).numpy()                                       # W0 = W/eps
 bound1 = al.lemma1_bound(g_t, 50, eps_grid[:, None], W_max0[None, :])
 eps_ok = float((eps_grid.max() <= 1 / (4 * math.sqrt(50) * g_t.X_max * W_max0 ** 2)).all())
-slope_dev = lambda dev: np.array([np.polyfit(np.log(eps_grid), np.log(dev[:, r]), 1)[0] for r in range(R_t)])
+slope_dev = lambda dev: np.array([line_fit(np.log(eps_grid), np.log(dev[:, r])).slope for r in range(R_t)])
 ledger.grade("eps.lemma1-error", within=(dev_T / bound1).max(0), slope=slope_dev(dev_T), eps_ok=eps_ok,
              control=dict(within=(dev_t2 / bound1).max(0), slope=slope_dev(dev_t2), eps_ok=eps_ok))
 fig = alplots.eps_sweep(log_inv, t2_eps, T_eps, 1 / x_min_norm, eps_grid, dev_T, bound1)

@@ -9,7 +9,8 @@ import numpy as np
 import torch
 
 from ...models import TwoLayer, forward
-from ...track import first_crossing, stable_rank
+from ...measure import first_crossing
+from ...track import stable_rank
 from ...trajectory import Trajectory
 from .core import DataGeometry, _cos, _project, alpha_rate, cone_membership, loss_bound
 
