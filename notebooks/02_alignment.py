@@ -86,12 +86,11 @@ import numpy as np
 import pandas as pd
 import torch
 
-from lrlib import nbparams
-from lrlib.claims import Ledger
+from lrlib import chapter
 from lrlib.data import mnist_pair
 from lrlib.losses import Loss
 from lrlib.models import TwoLayer, forward, gaussian_init, generator, random_signs
-from lrlib.plots import glue, set_style
+from lrlib.plots import glue
 from lrlib.plots import alignment as alplots
 from lrlib.theory import alignment as al
 from lrlib.errors import DivergenceError
@@ -101,11 +100,8 @@ from lrlib.track import balancedness_drift, stable_rank
 from lrlib.train import train
 from lrlib.trajectory import linear_schedule
 
-quick = nbparams.check_common(seed, quick, ledger_path)
-torch.set_num_threads(1)
-set_style()
-N_SEEDS = 2 if quick else 5               # seeds of every batched experiment (runs 0..N-1)
-ledger = Ledger.declared("alignment", n_seeds=N_SEEDS, base_seed=seed)
+ch = chapter.start("alignment", seed, quick, ledger_path)   # checks, one torch thread, style, declared ledger
+quick, N_SEEDS, ledger = ch.quick, ch.n_seeds, ch.ledger     # N_SEEDS: runs of every batched experiment
 EXP_SUM = Loss("exponential", "sum")      # the paper's loss
 EXP_MEAN = Loss("exponential", "mean")    # every experiment (see Conventions)
 print("experiments:", EXP_MEAN.describe(), "| theory checks:", EXP_SUM.describe())
@@ -880,4 +876,4 @@ ledger.grade("thm1.t1-scaling", mono=mono, slope=slopes, within=within(bd_mu, bd
 # own run fails if a control passes or a pass rate leaves its declared expectation.
 
 # %%
-ledger.finish(ledger_path, strict=not quick and seed == 0)
+ch.finish()
