@@ -40,18 +40,22 @@
 # rule. Statements that hold by construction or are invariants of the dynamics are graded separately,
 # as consistency checks.
 #
-# **Conventions.** The paper's loss is a *sum* $\mathcal L=\sum_i \ell(y_i,f(x_i))$ with
-# $\ell(y,\hat y)=e^{-y\hat y}$ (or $2\log(1+e^{-y\hat y})$), minimised by gradient flow; GD step $k$
-# with step $\eta$ is time $t=\eta k$. The paper defines no other loss and says of every experiment
-# only "gradient descent with step size $\eta=2\cdot10^{-3}$", so read literally its experiments use
-# the sum. We follow it for the theory runs, the toy (Figure 6) and Figures 7–9. For MNIST the sum
-# cannot be what the paper ran at our data scale: with 2000 images in $[0,1]$, GD on the sum with
-# $\eta=2\cdot10^{-3}$ diverges within a few steps (measured below, in the MNIST section), so every MNIST
-# verdict would be *not reproduced*. We therefore run MNIST on the **mean**
-# $\frac1n\sum_i e^{-y_if(x_i)}$: GD on the mean with step $\eta$ is GD on the sum with step $\eta/n$,
-# the same gradient-flow path with time rescaled by $n$, and it recovers the paper's time scales.
+# **Conventions: one loss for every experiment.** The paper's theory is stated for the *sum*
+# $\mathcal L=\sum_i \ell(y_i,f(x_i))$ with $\ell(y,\hat y)=e^{-y\hat y}$ (or $2\log(1+e^{-y\hat y})$), minimised
+# by gradient flow; of every experiment it says only "gradient descent with step size $\eta=2\cdot10^{-3}$".
+# The experiments cannot have used the sum at that step on MNIST: GD on the summed loss with
+# $\eta=2\cdot10^{-3}$ on 2000 centred images diverges within a few steps (measured below, in the MNIST
+# section), while the paper's MNIST time scales (alignment by about iteration 2000, loss drop at about
+# 3000) are those of GD on the **mean** $\frac1n\sum_i e^{-y_if(x_i)}$ (GD on the mean with step $\eta$ is GD on
+# the sum with step $\eta/n$: the same gradient-flow path, time rescaled by $n$). The MNIST numbers are the
+# only ones in the paper that tell the two reductions apart, so we read its experiments as using the mean
+# and use the mean for **every** experiment: the toy (Figure 6), Figures 7–9, MNIST and Figures 12–13.
+# Where it is cheap (the toy and Figures 7–9) we also run the sum and print which verdicts change: only
+# the "close to zero" half of Figure 6 (see there). The theorem's own checks (the theory section) keep the
+# sum, the setting in which its constants ($t_1$, $T$, $\alpha$) are written; time there is $t=\eta k$.
 # The figure runs reproduce the paper's own GD experiments; the theory runs, where GD stands in for the
-# flow, carry a step-convergence premise (the graded quantity barely moves when $\eta$ is halved).
+# flow, carry a step-convergence premise (the graded quantity barely moves when $\eta$ is halved), or use
+# the adaptive flow integrator.
 
 # %% [markdown]
 # **Choices the paper leaves open**
@@ -60,8 +64,11 @@
 # |---|---|---|
 # | MNIST images | the first 1000 training images of each digit (committed subset), pixels in $[0,1]$, centred by the mean of the selected images | the paper gives no count; 2000 images keep a rerun to a minute; centring makes $x_+=-x_-$ exactly |
 # | labels | $1\to+1$, $0\to-1$; $3\to+1$, $8\to-1$; $1\to+1$, $7\to-1$ | the heatmap lists digit 1 first; the problem is symmetric |
-# | MNIST loss | exponential, mean over points; float32 | see Conventions |
-# | MNIST iterations | 8000 (images of panel 4 at the last iterate) | the two phases are complete by then |
+# | loss of the experiments | exponential, **mean** over points, for the toy, Figs. 7–9, MNIST and Figs. 12–13 (float64 for the toy and Figs. 7–9, float32 for MNIST); the toy and Figs. 7–9 are also run on the sum, printed beside | the paper's MNIST time scales fix the mean, see Conventions |
+# | loss of the theory checks | exponential, **sum** (the theorem's setting) | the constants $t_1$, $T$, $\alpha$ are written for it |
+# | $\varepsilon$ of the theory runs | $10^{-24}$ (float64) | chosen from the horizon formula so that $T\approx0.4$ exceeds the alignment times ($\approx0.2$–$0.3$); at $10^{-10}$ every run aligned after $T$ |
+# | windows of the $O(1/t)$ rate and the low-rank bound | adaptive flow of the summed loss to $t=1000$ on data with $\mu\approx0.95$ (rate) and on data whose $x_+$, $x_-$ are $120°$ apart (low rank) | the rate bound must itself fall by orders of magnitude; the rank bound must not hold just because $x_+\approx-x_-$ |
+# | MNIST iterations | 8000, not the paper's 15 000 (its panel of mean neurons is drawn at iteration 15 000); panel (e) and the "final" stable rank are read at iteration 8000 | the three pairs at 8000 GD steps on 2000 images are about two thirds of the chapter's CPU time, and the MNIST claims are graded over a sweep of five base seeds that must stay within its time budget; 15 000 would nearly double that. The two phases are complete by 8000 for every pair, but we have not checked that the stable rank of 3 vs 8 has converged by then: the low-rank verdict is a verdict at iteration 8000 |
 # | toy data (Fig. 6) | a family declared before the run: per seed 3 positives at angles uniform in $[5°,45°]$, radii uniform in $[0.8,1.2]$, and 3 negatives at angles uniform in $[135°,175°]$, radii uniform in $[0.4,0.8]$ | the paper only draws its toy; all points lie in a half-plane ($\mathcal S_{\rm dead}\neq\emptyset$) and Assumption 1 holds for every draw; the shorter negative class is fitted later, the mechanism behind two loss drops |
 # | seeds | 5 seeds, batched, for every synthetic experiment; MNIST is one seed in the build (its pass rates come from the published 5-seed sweep) | the paper's counts are one instance |
 # | negative controls | one counterfactual per reproduction claim (named in the claims table), run in the build at reduced size | a check must be able to fail |
@@ -76,30 +83,28 @@ ledger_path = ""    # write the claims ledger to this JSON file (empty string: n
 import math
 
 import numpy as np
-import matplotlib.pyplot as plt
 import pandas as pd
 import torch
 
-from lrlib import nbparams
-from lrlib.claims import Ledger
+from lrlib import chapter
 from lrlib.data import mnist_pair
 from lrlib.losses import Loss
 from lrlib.models import TwoLayer, forward, gaussian_init, generator, random_signs
-from lrlib.plots import NEG, POS, THEORY, glue, label_panels, panel_grid, set_style
+from lrlib.plots import glue
+from lrlib.plots import alignment as alplots
 from lrlib.theory import alignment as al
 from lrlib.errors import DivergenceError
-from lrlib.track import balancedness_drift, drops, first_crossing, stable_rank
+from lrlib.integrate import flow
+from lrlib.measure import drops, first_crossing, line_fit
+from lrlib.track import balancedness_drift, stable_rank
 from lrlib.train import train
 from lrlib.trajectory import linear_schedule
 
-quick = nbparams.check_common(seed, quick, ledger_path)
-torch.set_num_threads(1)
-set_style()
-N_SEEDS = 2 if quick else 5               # seeds of every batched experiment (runs 0..N-1)
-ledger = Ledger.declared("alignment", n_seeds=N_SEEDS, base_seed=seed)
+ch = chapter.start("alignment", seed, quick, ledger_path)   # checks, one torch thread, style, declared ledger
+quick, N_SEEDS, ledger = ch.quick, ch.n_seeds, ch.ledger     # N_SEEDS: runs of every batched experiment
 EXP_SUM = Loss("exponential", "sum")      # the paper's loss
-EXP_MEAN = Loss("exponential", "mean")    # MNIST figures (see Conventions)
-print("theory and toy runs:", EXP_SUM.describe(), "| MNIST runs:", EXP_MEAN.describe())
+EXP_MEAN = Loss("exponential", "mean")    # every experiment (see Conventions)
+print("experiments:", EXP_MEAN.describe(), "| theory checks:", EXP_SUM.describe())
 
 # %% [markdown]
 # ## The mechanism (Figures 1 and 2), computed
@@ -125,34 +130,31 @@ fine = torch.linspace(0, 2 * math.pi, 721, dtype=torch.float64)[:-1]
 dirs = torch.stack([fine.cos(), fine.sin()], -1)
 cones = al.cone_membership(dirs, X_toy, y_toy)
 
-fig, ax = plt.subplots(figsize=(4.2, 4.2), constrained_layout=True)
-ax.plot(circle[:, 0], circle[:, 1], color="0.8", lw=0.8)
-ax.quiver(circle[:, 0], circle[:, 1], field[:, 0], field[:, 1], color=POS, angles="xy", scale_units="xy", scale=4, width=0.004)
-for x, lab in zip(X_f1, y_f1):
-    ax.scatter(*x, color=POS if lab > 0 else NEG, s=60, marker="o" if lab > 0 else "s", zorder=4)
-ax.set(aspect="equal", title="Figure 1 — sign(v) $P_w x_a(w)$ for $v>0$ (circle: $x_1$ positive)", xticks=[], yticks=[])
-glue("alignment-fig1", fig)
-
-fig, ax = plt.subplots(figsize=(4.6, 4.6), constrained_layout=True)
-for name, col in [("S_plus", POS), ("S_minus", NEG), ("S_dead", "0.3"), ("other", "0.85")]:
-    sel = cones[name]
-    ax.scatter(dirs[sel, 0], dirs[sel, 1], s=6, color=col, label={"S_plus": "$\\mathcal{S}_+$", "S_minus": "$\\mathcal{S}_-$",
-                                                                  "S_dead": "$\\mathcal{S}_{dead}$", "other": "other"}[name])
-for x, lab in zip(X_toy, y_toy):
-    ax.scatter(*(0.8 * x), color=POS if lab > 0 else NEG, s=40, marker="o" if lab > 0 else "s", zorder=4)
-for v, col, nm in [(g_toy.x_plus, POS, "$x_+$"), (g_toy.x_minus, NEG, "$x_-$")]:
-    u = 0.6 * v / v.norm()
-    ax.annotate("", xy=u.tolist(), xytext=(0, 0), arrowprops=dict(color=col, width=1.5, headwidth=7))
-    ax.text(*(1.15 * u).tolist(), nm, color=col)
-ax.set(aspect="equal", title="Figure 2 — the cones of the toy data", xticks=[], yticks=[])
-ax.legend(loc="lower center", ncol=4, fontsize="small", markerscale=2)
-glue("alignment-fig2", fig)
+glue("alignment-fig1", alplots.direction_field(circle, field, X_f1, y_f1), display=False)
+glue("alignment-fig2", alplots.cones(dirs, cones, X_toy, y_toy, g_toy.x_plus, g_toy.x_minus), display=False)
 print(f"toy data: mu = {g_toy.mu:.4f}, S_dead non-empty: {bool(cones['S_dead'].any())}")
+
+# %% [markdown]
+# ```{glue:figure} alignment-fig1
+# :name: alignment-fig1
+#
+# **Figure 1 of the paper.** The simplified direction field $\operatorname{sign}(v)P_wx_a(w)$ of a positive neuron on the
+# unit circle (blue: the positive point $x_1$; red: the negatives). Compare with the paper: the arrows point
+# towards $x_1$ where it is active and away from the active negatives.
+# ```
+#
+# ```{glue:figure} alignment-fig2
+# :name: alignment-fig2
+#
+# **Figure 2 of the paper, on the first toy draw.** Every direction of the plane coloured by its cone:
+# $\mathcal S_+$ (blue), $\mathcal S_-$ (red), $\mathcal S_{\rm dead}$ (dark grey), other (light grey); arrows: $x_\pm$.
+# Compare: $x_+\in\mathcal S_+$, $x_-\in\mathcal S_-$, and $\mathcal S_{\rm dead}$ is non-empty (printed above).
+# ```
 
 # %% [markdown]
 # ## A 2-D toy example (Figure 6)
 # Appendix A.1: $h=50$, $[W]_{ij},v_j\sim\mathcal N(0,\alpha^2)$ with $\alpha=10^{-6}$ (not balanced),
-# GD on $W$ and $v$ with $\eta=2\cdot10^{-3}$ on the summed exponential loss, 30 000 iterations. Since the
+# GD on $W$ and $v$ with $\eta=2\cdot10^{-3}$ on the mean exponential loss (Conventions), 30 000 iterations. Since the
 # initialisation is not balanced, $V_\pm(t)$ is read from $\operatorname{sign}v_j(t)$ at each snapshot.
 # The paper: after alignment "the loss experiences two sharp decreases before it gets close to zero".
 #
@@ -176,40 +178,27 @@ print(f"toy data: mu = {g_toy.mu:.4f}, S_dead non-empty: {bool(cones['S_dead'].a
 # %%
 steps_toy = 30_000
 p6 = gaussian_init(50, 2, std_in=1e-6, std_out=1e-6, gen=generator(seed), runs=(2 * N_SEEDS,))
-toy_all = train(p6, torch.cat([X_fam, X_mir]), y_toy, loss=EXP_SUM, lr=2e-3, steps=steps_toy,
+toy_all = train(p6, torch.cat([X_fam, X_mir]), y_toy, loss=EXP_MEAN, lr=2e-3, steps=steps_toy,
                 record=linear_schedule(steps_toy, 100))                  # runs: N_SEEDS family draws, then their controls
+toy_sum = train(p6, torch.cat([X_fam, X_mir]), y_toy, loss=EXP_SUM, lr=2e-3, steps=steps_toy,
+                record=linear_schedule(steps_toy, 100))                  # the same runs on the summed loss
 toy = toy_all.run(0)
 ok_t = al.settled(toy.params, X_toy, y_toy).all(-1).numpy()
 i_al = int(np.argmax(ok_t)) if ok_t.any() else len(toy) - 1
-
-
-def draw_neurons(ax, p, X, y, title):
-    w = p.W1 / p.norms_in().max()
-    for x, lab in zip(X, y):
-        ax.scatter(*(x / X.norm(dim=-1).max()).tolist(), color=POS if lab > 0 else NEG, s=50,
-                   marker="o" if lab > 0 else "s", edgecolor="k", zorder=5)
-    for wj, vj in zip(w, p.a):
-        col = POS if vj > 0 else NEG
-        ax.plot([0, wj[0]], [0, wj[1]], color=col, lw=0.6, alpha=0.6)
-        ax.scatter(wj[0], wj[1], color=col, s=8, marker="^")
-    ax.set(aspect="equal", xlim=(-1.1, 1.1), ylim=(-1.1, 1.1), xticks=[], yticks=[], title=title)
-
-
 sr_t, s2_t = stable_rank(toy.params.W1)
-fig, axes = panel_grid(4, width=3.3, height=3.3)
-for ax, i, name in zip(axes, [0, i_al, len(toy) - 1], ["initialisation", "end of alignment", "end of training"]):
-    draw_neurons(ax, toy.at(i), X_toy, y_toy, f"{name}, it. {toy.steps[i]:,}")
-ax = axes[3]
-ax.semilogy(toy.steps, toy.loss.numpy(), color="k", label="loss")
-ax.semilogy(toy.steps, toy_all.loss[:, N_SEEDS].numpy(), color="0.6", lw=1, label="loss, control (mirrored)")
-ax.semilogy(toy.steps, s2_t.numpy(), color=THEORY, label="$\\|W\\|_2^2$")
-ax.semilogy(toy.steps, sr_t.numpy(), color="0.5", ls="--", label="stable rank")
-ax.axvline(toy.steps[i_al], color=THEORY, ls=":", lw=1)
-ax.set(xlabel="iteration", title="training curves")
-ax.legend(fontsize="small")
-label_panels(axes)
-fig.suptitle("Figure 6 — 2-D toy: alignment, then growth")
-glue("alignment-fig6", fig)
+fig = alplots.toy_panels(toy, X_toy, y_toy, i_al, toy_all.loss[:, N_SEEDS].numpy(), sr_t.numpy(), s2_t.numpy())
+glue("alignment-fig6", fig, display=False)
+
+# %% [markdown]
+# ```{glue:figure} alignment-fig6
+# :name: alignment-fig6
+#
+# **Figure 6 of the paper, first draw of the toy family.** (a–c) Neurons (blue: $v_j>0$, red: $v_j<0$) at
+# initialisation, at the end of alignment and at the end; (d) the loss (black; grey: the mirrored control),
+# $\|W\|_2^2$ and the stable rank against the iteration. Compare: at (b) every neuron is in $\mathcal S_+$,
+# $\mathcal S_-$ or $\mathcal S_{\rm dead}$; in (d) two separate drops of the black curve, one of the grey.
+# ```
+
 
 # %%
 L_all = toy_all.loss.numpy()                                              # (T, 2·N_SEEDS)
@@ -219,11 +208,19 @@ print("drops per seed:", n_drops[:N_SEEDS], "| control (mirrored negatives):", n
 print("mu per draw:", [round(al.mu(X, y_toy), 3) for X in X_fam])
 ledger.grade("fig6.two-drops", drops=n_drops[:N_SEEDS], final_ratio=fin_ratio[:N_SEEDS],
              control=dict(drops=n_drops[N_SEEDS:], final_ratio=fin_ratio[N_SEEDS:]))
+L_sum = toy_sum.loss.numpy()
+n_drops_sum = np.array([len(drops(toy_sum.steps, L_sum[:, r])) for r in range(N_SEEDS)])
+print("summed loss instead: drops", n_drops_sum, "| final ratio", (L_sum[-1] / L_sum[0])[:N_SEEDS].round(4),
+      "| the same rule passes", int(((n_drops_sum == 2) & (L_sum[-1, :N_SEEDS] / L_sum[0, :N_SEEDS] < 0.01)).sum()), "of", N_SEEDS)
 
 # %% [markdown]
 # The printed counts are the whole result: the number of drops in each seed's draw of the family and in
 # its mirrored control (grey curve in panel (d) for the first seed); the ledger turns them into the pass
-# rate over the draws.
+# rate over the draws. On the mean loss the two drops are there but at 30 000 iterations the loss is still
+# a few percent of its start, so the "close to zero" half fails; on the summed loss (printed, the same GD
+# step, so $n=6$ times faster) the same rule passes. This is the one verdict of the chapter that the choice
+# of reduction changes; we grade the mean (Conventions) and declared the expectation from an exploratory run
+# of both (recorded in the claim's history).
 
 # %% [markdown]
 # ## The effect of $\mu$ (Figures 7, 8, 9)
@@ -237,6 +234,9 @@ ledger.grade("fig6.two-drops", drops=n_drops[:N_SEEDS], final_ratio=fin_ratio[:N
 # iterations 7000 and 21 000, the non-dead $v_j>0$ neurons outside $\mathcal S_+$. Controls: for Figure 7
 # the orthogonal runs (Assumption 1 fails, stragglers must be counted); for Figure 8 well-separated data
 # ($\theta=0.5$), batched with the others; for Figure 9 the runs of Figure 7.
+# All on the mean loss (Conventions); the same runs on the summed loss are printed beside the counts
+# (Figure 7: no straggler at 7000 under either reduction; Figure 8: on the sum a seed can have no straggler left
+# at 7000, since the sum runs $n=2$ times faster — compare the printed counts).
 
 # %%
 steps_mu = 30_000
@@ -245,26 +245,51 @@ thetas_mu = {"fig7": 0.1, "fig8": 0.001, "fig9": 0.0, "ctrl": 0.5}
 X_mu = {name: al.two_point_data(th)[0] for name, th in thetas_mu.items()}
 y2 = al.two_point_data(0.1)[1]
 p2 = gaussian_init(50, 2, std_in=1e-6, std_out=1e-6, gen=generator(seed + 10), runs=(len(thetas_mu) * N_SEEDS,))
-tr_mu = train(p2, torch.cat([X.expand(N_SEEDS, 2, 2) for X in X_mu.values()]), y2, loss=EXP_SUM, lr=2e-3,
-              steps=steps_mu, record=rec_mu)
+X_mu_all = torch.cat([X.expand(N_SEEDS, 2, 2) for X in X_mu.values()])
+tr_mu = train(p2, X_mu_all, y2, loss=EXP_MEAN, lr=2e-3, steps=steps_mu, record=rec_mu)
+tr_mu_sum = train(p2, X_mu_all, y2, loss=EXP_SUM, lr=2e-3, steps=steps_mu, record=rec_mu)   # the sum, printed
 runs_mu = {name: (X_mu[name], y2, tr_mu.run(slice(k * N_SEEDS, (k + 1) * N_SEEDS))) for k, name in enumerate(thetas_mu)}
 
 counts = {name: {k: al.live_outside_s_plus(tr.at(tr.index_of_step(k)), X2, y2).numpy() for k in (7000, 21_000)}
           for name, (X2, y2, tr) in runs_mu.items()}
 for name, cts in counts.items():
     print(name, {k: v.tolist() for k, v in cts.items()})
+for k, name in enumerate(thetas_mu):
+    t_ = tr_mu_sum.run(slice(k * N_SEEDS, (k + 1) * N_SEEDS))
+    print("summed loss:", name, {s_: al.live_outside_s_plus(t_.at(t_.index_of_step(s_)), X_mu[name], y2).tolist()
+                                 for s_ in (7000, 21_000)})
 
 for name, mu_txt in zip(["fig7", "fig8", "fig9"], ["\\sin 0.1", "\\sin 0.001", "0"]):
     X2, y2, tr = runs_mu[name]
     r = int(np.argmax(counts[name][7000]))      # show the seed with the most stragglers at 7000
-    fig, axes = panel_grid(4, width=2.9, height=2.9)
-    for ax, step in zip(axes, [0, 7000, 21_000, steps_mu]):
-        draw_neurons(ax, tr.run(r).at(tr.index_of_step(step)), X2, y2, f"iteration {step:,}")
-        if step in (7000, 21_000):
-            ax.text(-1.05, -1.0, f"outside $\\mathcal{{S}}_+$: {counts[name][step][r]}", fontsize="small")
-    label_panels(axes)
-    fig.suptitle(f"Figure {name[3]} — two positive points, $\\mu={mu_txt}$ (seed {r} of {N_SEEDS}: most stragglers at 7000)")
-    glue(f"alignment-{name}", fig)
+    title = f"Figure {name[3]} — two positive points, $\\mu={mu_txt}$ (seed {r} of {N_SEEDS}: most stragglers at 7000)"
+    fig = alplots.two_point_panels(tr.run(r), X2, y2, {k: counts[name][k][r] for k in (7000, 21_000)},
+                                   [0, 7000, 21_000, steps_mu], title)
+    glue(f"alignment-{name}", fig, display=False)
+
+# %% [markdown]
+# ```{glue:figure} alignment-fig7
+# :name: alignment-fig7
+#
+# **Figure 7 of the paper ($\mu=\sin0.1$).** Neurons at iterations 0, 7000, 21 000, 30 000 for the seed with
+# the most stragglers at 7000 (count in the panels). Compare: every live blue neuron between the two points
+# ($\mathcal S_+$) by iteration 7000.
+# ```
+#
+# ```{glue:figure} alignment-fig8
+# :name: alignment-fig8
+#
+# **Figure 8 of the paper ($\mu=\sin0.001$).** As Figure 7. Compare: live blue neurons still outside
+# $\mathcal S_+$ at 7000 (the count in panel b).
+# ```
+#
+# ```{glue:figure} alignment-fig9
+# :name: alignment-fig9
+#
+# **Figure 9 of the paper (orthogonal data, $\mu=0$).** As Figure 7. Compare: neurons stay aligned with $x_1$ or
+# $x_2$ alone (outside $\mathcal S_+$), and the ones that grow are those in $\mathcal S_+$; the norm ratio is printed above.
+# ```
+
 
 # %%
 ledger.grade("fig7.fast", c7=counts["fig7"][7000], control=dict(c7=counts["fig9"][7000]))
@@ -339,49 +364,38 @@ def run_mnist(pos, neg, n=n_img, alpha=1e-6):
 
 def mnist_figure(X, y, traj, pos, neg, key, fig_no):
     bands = al.class_alignment(traj, X, y)
-    sr, s2 = stable_rank(traj.params.W1)
-    fig = plt.figure(figsize=(13, 6.4), constrained_layout=True)
-    gs = fig.add_gridspec(2, 3)
-    ax = fig.add_subplot(gs[0, 0])
-    order = torch.argsort(-y, stable=True)
-    G = (X[order] @ X[order].T).numpy()
-    lim = np.quantile(np.abs(G), 0.99)
-    im = ax.imshow(G, cmap="RdBu_r", vmin=-lim, vmax=lim, interpolation="nearest")
-    fig.colorbar(im, ax=ax, shrink=0.8)
-    ax.set(title=f"(a) Gram matrix, digit {pos} then {neg}", xticks=[], yticks=[])
-    for k, (side, col) in enumerate([("+", POS), ("-", NEG)]):
-        ax = fig.add_subplot(gs[0, 1 + k])
-        mean_c, lo, hi = bands[side]
-        ax.plot(traj.steps, mean_c, color=col, label=f"$\\cos(\\bar w_{side}, x_{side})$")
-        ax.fill_between(traj.steps, lo, hi, color=col, alpha=0.25, label="min–max over $V_" + side + "$")
-        ax.set(xlabel="iteration", ylim=(-1, 1.05), title=f"({'bc'[k]}) alignment, $V_{side}$ (digit {pos if side == '+' else neg})")
-        ax.legend(loc="lower right", fontsize="small")
-    ax = fig.add_subplot(gs[1, 0:2])
-    ax.semilogy(traj.steps, traj.loss.numpy(), color="k", label="loss")
-    ax.semilogy(traj.steps, s2.numpy(), color=THEORY, label="$\\|W\\|_2^2$")
-    ax.semilogy(traj.steps, sr.numpy(), color="0.5", ls="--", label="stable rank $\\|W\\|_F^2/\\|W\\|_2^2$")
-    ax.set(xlabel="iteration (GD, $\\eta=2\\cdot10^{-3}$)", title="(d) training curves")
-    ax.legend(fontsize="small", loc="lower right")
-    ax = fig.add_subplot(gs[1, 2])
-    fin = traj.final
-    tiles = []
-    for sgn in (1, -1):
-        mask = torch.sign(fin.a) == sgn
-        w_mean = fin.W1[mask].mean(0)
-        x_mean = X[y == sgn].mean(0)
-        tiles.append(np.hstack([(v / v.abs().max()).reshape(28, 28).numpy() for v in (w_mean, x_mean)]))
-    ax.imshow(np.vstack(tiles), cmap="gray")
-    ax.set(title=f"(e) $\\bar w_+$, $\\bar x_+$ (top); $\\bar w_-$, $\\bar x_-$ (bottom), it. {traj.steps[-1]:,}",
-           xticks=[], yticks=[])
-    fig.suptitle(f"Figure {fig_no} — centred MNIST, digits {pos} (+1) vs {neg} (−1), {len(y)} images")
-    glue(key, fig)
-    return bands, sr.numpy(), s2.numpy()
+    sr, s2 = (v.numpy() for v in stable_rank(traj.params.W1))
+    glue(key, alplots.mnist_panels(X, y, traj, pos, neg, bands, sr, s2, fig_no), display=False)
+    return bands, sr, s2
 
 
 mn = {}
 for pos, neg, key, fig_no in [(1, 0, "alignment-fig5", 5), (3, 8, "alignment-fig10", 10), (1, 7, "alignment-fig11", 11)]:
     X, y, tr = run_mnist(pos, neg)
     mn[(pos, neg)] = (X, y, tr, *mnist_figure(X, y, tr, pos, neg, key, fig_no))
+
+# %% [markdown]
+# ```{glue:figure} alignment-fig5
+# :name: alignment-fig5
+#
+# **Figure 5 of the paper (digits 1 vs 0, first seed).** (a) Gram matrix sorted by label; (b, c) alignment
+# $\cos(\bar w_\pm,x_\pm)$ with the min–max band over $V_\pm$; (d) loss, $\|W\|_2^2$, stable rank; (e) mean neurons
+# next to the class means. Compare: alignment near 1 before the loss falls (iterations in the table below),
+# then a slight decrease of the alignment, and a stable rank ending near 1.
+# ```
+#
+# ```{glue:figure} alignment-fig10
+# :name: alignment-fig10
+#
+# **Figure 10 of the paper (digits 3 vs 8).** As Figure 5; compare the same order of events.
+# ```
+#
+# ```{glue:figure} alignment-fig11
+# :name: alignment-fig11
+#
+# **Figure 11 of the paper (digits 1 vs 7).** As Figure 5; compare the same order of events.
+# ```
+
 
 # %%
 def mnist_measures(X, y, tr):
@@ -443,18 +457,26 @@ for name, tr in schemes.items():
     changes[name] = (tr.steps / per_epoch, np.array([float(v) for v in nc]), np.array([float(v) for v in dc]), tr.loss.numpy())
 
 for (name, (ep, nc, dc, L)), fig_no in zip(changes.items(), (12, 13)):
-    fig, ax = plt.subplots(figsize=(6, 3.6), constrained_layout=True)
-    ax.loglog(ep[1:], np.abs(nc[1:]), color=POS, label="norm change $\\sum_j 2\\langle-\\nabla_{w_j}L, w_j\\rangle$")
-    ax.loglog(ep[1:], dc[1:], color=NEG, label="direction change $\\sum_j\\|P_{w_j}(-\\nabla_{w_j}L)\\|/\\|w_j\\|$")
-    ax2 = ax.twinx()
-    ax2.semilogx(ep[1:], L[1:], color="k", ls="--", lw=1)
-    ax2.set_ylabel("training loss (dashed)")
-    ax2.grid(False)
-    ax.set(xlabel="epoch", title=f"Figure {fig_no} — SGD on digits 0/1, {name}")
-    ax.legend(fontsize="x-small", loc="lower left")
-    glue(f"alignment-fig{fig_no}", fig)
+    fig = alplots.scheme_changes(ep, nc, dc, L, f"Figure {fig_no} — SGD on digits 0/1, {name}")
+    glue(f"alignment-fig{fig_no}", fig, display=False)
 
+# %% [markdown]
+# ```{glue:figure} alignment-fig12
+# :name: alignment-fig12
+#
+# **Figure 12 of the paper (both layers trained).** Norm change (blue) and direction change (red) per epoch,
+# log–log, loss dashed. Compare: early on the direction change dominates by orders of magnitude while the norms
+# do not grow (the ratio in the table below).
+# ```
+#
+# ```{glue:figure} alignment-fig13
+# :name: alignment-fig13
+#
+# **Figure 13 of the paper (first layer only, $v=\pm1$ fixed).** As Figure 12. Compare: no early phase in which
+# only the directions move.
+# ```
 
+# %%
 tp = {}
 for name, (ep, nc, dc, L) in changes.items():
     i, ratio = al.two_phase_ratio(nc, dc)
@@ -475,21 +497,24 @@ ledger.grade("a5.both-fit", final=max(both_["final"], first_["final"]),
 # $W=\varepsilon W_0$, $[W_0]_{ij}\sim\mathcal N(0,1/D)$, $v_j=\pm\|w_j\|$, float64, and GD with
 # $\eta=0.01/(nX_{\max})$ (at most 1% of direction change per step) standing in for the flow; time is
 # $t=\eta k$. Data: $n=16$ points in $\mathbb R^{10}$, $\pm e_1+0.3\,g$ with $g\sim\mathcal N(0,I)$, redrawn until
-# $\mu>0$ (Assumption 1); $h=50$, $\varepsilon=10^{-10}$, 5 initialisations (the seeds). The paper's
-# admissible $\varepsilon$ (eq. 28) is astronomically small, so we check the *statements* at a practical
-# $\varepsilon$ — and grade the alignment-time bound only where the run stays inside the theorem's regime:
-# the alignment must end within the horizon $T=\log(1/(\sqrt h\,\varepsilon))/(4nX_{\max})$ of the
-# small-output phase (Lemma 1). Step convergence: the same initialisations are re-run to $t=2$ at $\eta$ and
+# $\mu>0$ (Assumption 1); $h=50$, $\varepsilon=10^{-24}$, 5 initialisations (the seeds). The paper's
+# admissible $\varepsilon$ (eq. 28) is astronomically small; we grade the alignment-time bound only where the
+# run stays inside the theorem's regime: the alignment must end within the horizon
+# $T=\log(1/(\sqrt h\,\varepsilon))/(4nX_{\max})$ of the small-output phase (Lemma 1). An earlier version ran
+# $\varepsilon=10^{-10}$, where $T=0.167$ and every run aligned later ($t_1=0.18$–$0.27$): outside the regime.
+# The alignment time does not depend on $\varepsilon$ to leading order while $T$ grows like $\log(1/\varepsilon)$, so
+# we chose $\varepsilon=10^{-24}$ from the formula alone ($T\approx0.4$; float64 represents it without
+# trouble) and declared the run before making it. Step convergence: the same initialisations are re-run to $t=2$ at $\eta$ and
 # $\eta/2$, and each theory claim's premise bounds how much its quantity moves.
 
 # %%
 gen_t = generator(seed + 20)
 X_t, y_t = al.synthetic_separable(16, 10, 0.3, gen_t)
 g_t = al.geometry(X_t, y_t)
-eps_t, R_t = 1e-10, N_SEEDS
+eps_t, R_t = 1e-24, N_SEEDS
 p_t = al.balanced_theory_init(50, 10, eps_t, gen_t, runs=(R_t,))
 eta_t = 0.01 / (g_t.n * g_t.X_max)
-steps_t = int((3.0 if quick else 6.0) / eta_t)
+steps_t = int((10.0 if quick else 14.0) / eta_t)      # the fit starts near t ≈ log(1/ε)/8 ≈ 7
 th_run = train(p_t, X_t, y_t, loss=EXP_SUM, lr=eta_t, steps=steps_t, record=linear_schedule(steps_t, 10))
 t_fix = 2.0                                       # step-convergence re-runs: t in [0, 2] at eta and eta/2
 short = {k: train(p_t, X_t, y_t, loss=EXP_SUM, lr=eta_t / k, steps=int(round(t_fix * k / eta_t)),
@@ -580,59 +605,195 @@ ledger.grade("lemma2", gap=max(float((al.lemma2_gap(torch.full_like(yh, s_), yh,
                                for s_ in (1.0, -1.0) for k in ("exponential", "logistic2")))
 
 # %% [markdown]
+# **Figure 4 from a real trajectory.** The paper draws the activation-pattern timeline of one neuron as a
+# schematic: a $v_j>0$ neuron outside $\mathcal S_+\cup\mathcal S_{\rm dead}$ keeps changing its pattern — it only
+# gains positive points and loses negative ones (eq. 7/8) — until it lands in $\mathcal S_+$ or $\mathcal S_{\rm dead}$.
+# We draw it for the neuron of the first theory run that changes its pattern most often.
+
+# %%
+j4 = int(n_changes[0].argmax())
+win4 = th_run.time <= 2 * t1_emp[0]
+fig = alplots.activation_timeline(th_run.time[win4], actp[win4, 0, :, j4].numpy(), y_t.numpy(), t1_emp[0],
+                                  title=f"Figure 4 — neuron {j4} (v > 0: {bool(vpos[0, 0, j4])}), first theory run")
+glue("alignment-fig4", fig, display=False)
+
+# %% [markdown]
+# ```{glue:figure} alignment-fig4
+# :name: alignment-fig4
+#
+# **Figure 4 of the paper, from a trajectory.** One row per data point (blue: positive, red: negative); a bar
+# where the point activates the neuron, grey lines at the pattern changes, dashed: $t_1$. Compare with the
+# paper's schematic: changes only in the allowed direction (gaining points of the neuron's own class, losing
+# the others), at most $n$ of them, and none after the neuron is settled.
+# ```
+
+# %% [markdown]
+# **Refined alignment and Lemma 13.** After $t_1$ the paper shows that inside $\mathcal S_+$ the neurons keep
+# turning towards $x_+$: $\cos(w_j,x_+)\ge1/4$ for every $j\in\tilde{\mathcal V}_+$ (the $v_j>0$ neurons in
+# $\mathcal S_+$ at $t_1$) on $[t_1+6/(\sqrt\mu n_+X_{\min}),\,t_2^+]$ (mirror for $x_-$); the control takes the
+# same minimum from $t=0$. Lemma 13 bounds the mass those neurons can lose during alignment,
+# $\sum_{\tilde{\mathcal V}_\pm}\|w_j(t_1)\|^2\ge e^{-4nX_{\max}t_1}\sum_{\tilde{\mathcal V}_\pm}\|w_j(0)\|^2$; its control
+# flips the sign of the exponent.
+
+# %%
+t2pm_t = al.fitting_times(th_run, X_t, y_t, per_class=True)                    # (R, 2): t2+, t2-
+off_t = 6 / (math.sqrt(g_t.mu) * int((y_t > 0).sum()) * g_t.X_min)
+cos_min, window = al.refined_alignment_min(th_run, X_t, y_t, t1_emp, t2pm_t, off_t)
+cos_min0, _ = al.refined_alignment_min(th_run, X_t, y_t, t1_emp, t2pm_t, -np.inf)
+ledger.grade("thm1.refined-alignment", cos_min=cos_min, window=window, control=dict(cos_min=cos_min0, window=window))
+ledger.grade("lemma13", ratio=al.lemma13_ratio(th_run, X_t, y_t, g_t, t1_emp),
+             control=dict(ratio=al.lemma13_ratio(th_run, X_t, y_t, g_t, t1_emp, sign=+1)))
+print(f"refined alignment: window starts {off_t:.2f} after t1, t2± = {t2pm_t.round(2).tolist()}, "
+      f"min cos {cos_min.round(3)} (from t = 0: {cos_min0.round(3)})")
+
+# %% [markdown]
+# **Dwell time and the random initialisation.** The proof's engine: a neuron not yet in its cone or
+# $\mathcal S_{\rm dead}$ cannot keep its activation pattern longer than $\Delta t=4/(\min\{\zeta,\xi\}\sqrt\mu X_{\min}n_a)$
+# (graded on the theory runs against its control, the bound divided by $10^5$). And the paper's argument for a
+# Gaussian $W_0$: a neuron activates some positive point with probability $\ge1/2$, so none of $m$ does with
+# probability $\le2^{-m}$ (Monte Carlo, $m=4$; control: an initialisation pointing away from the positives).
+
+# %%
+dt_bound = lambda z: (lambda n_a: 4 / (min(z, g_t.xi_lower) * math.sqrt(g_t.mu) * g_t.X_min * n_a))
+dwell = np.array([al.dwell_ratio(th_run.time, actp[:, r:r + 1], settled[:, r:r + 1], dt_bound(al.zeta(g_t.zeta1, z2[r])))[0]
+                  for r in range(R_t)])
+ledger.grade("dwell-time", ratio=dwell, t1_gap=al.rel_gap(t1_h[2], t1_h[1]), control=dict(ratio=dwell * 1e5))
+mc = np.array([al.init_activation_mc(X_t, y_t, generator(seed + 100 + r), 20_000, 4) for r in range(R_t)])
+away = -g_t.x_plus / g_t.x_plus.norm()
+mc_ctl = np.array([al.init_activation_mc(X_t, y_t, generator(seed + 110 + r), 20_000, 4, bias=away) for r in range(R_t)])
+ledger.grade("init-probability", p_one=mc[:, 0], p_none=mc[:, 1], control=dict(p_one=mc_ctl[:, 0], p_none=mc_ctl[:, 1]))
+print(f"longest constant-pattern interval over Δt: {dwell}; Monte Carlo z scores (one, none of 4): {mc.round(1).tolist()}")
+
+# %% [markdown]
 # ### Theorem 1, part 2: the $O(1/t)$ rate and the low-rank bias
 # With $t_2^\pm$ the first time $\max_{i\in I_\pm}|f(x_i)|>1/4$ and $t_2=\max(t_2^+,t_2^-)$, the theorem
 # bounds $\mathcal L(t)\le\mathcal L(t_2)/(\mathcal L(t_2)\,\alpha\,(t-t_2)+1)$ with
 # $\alpha=(\mu X_{\min})^2/(32X_{\max})$, and after $t_1$
-# $\|W\|_F^2\le2\|W\|_2^2+4\sqrt h\,\varepsilon W_{\max}^2$, so the stable rank ends $\le2$. With our data $\alpha$
-# is so small that over the run the bound falls only by `bound_drop` (in the ledger) below
-# $\mathcal L(t_2)$, while the loss falls by orders of magnitude: the inequality then only says that the loss
-# has not grown. We declared this case *inconclusive* (bound drop below one half; an earlier version of
-# this chapter graded the inequality alone and called it reproduced); the control, a curve
-# decaying at half the theorem's rate, must still be rejected by the inequality. For the low-rank bound we
-# declared as control the same initialisation scale on data violating Assumption 1 — ten orthonormal points
-# with alternating labels ($\mu=0$). The bound held there too (printed below: no violation, final stable
-# rank $\le2$): the fastest-growing neurons dominate $W$ whether or not the neurons aligned as the theorem
-# describes, so at our horizon the check cannot test the theorem's mechanism. We therefore file it as a
-# consistency check of the inequality on the theory runs, not as a reproduction (the reclassification was
-# made after this control passed).
+# $\|W\|_F^2\le2\|W\|_2^2+4\sqrt h\,\varepsilon W_{\max}^2$, so the stable rank ends $\le2$.
+#
+# *The rate.* On the data above $\mu\approx0.01$, so $\alpha$ is so small that over any affordable run the bound
+# stays within 1% of $\mathcal L(t_2)$ while the loss falls by orders of magnitude: the inequality would only
+# say that the loss has not grown (an earlier version of this chapter graded exactly that; the claim keeps an
+# *inconclusive* verdict for such a window, bound drop below one half). We therefore grade it where the bound
+# is informative: data of the same family with spread $0.05$ ($\mu\approx0.95$, $\alpha\approx0.02$), 5
+# initialisations at $\varepsilon=10^{-24}$, integrated by the adaptive flow (no step to choose; its premise: the
+# final loss moves by less than 1% when the tolerance is tightened tenfold) up to $t=1000$, where the bound
+# has fallen to a few percent of $\mathcal L(t_2)$ (printed: the bound drop). Control: a curve decaying at half the theorem's rate.
+#
+# *The low rank.* On the data above $x_+\approx-x_-$, so every live neuron ends near $\pm x_+$ and a stable
+# rank near 1 is automatic; an earlier control on orthonormal data ($\mu=0$, kept below as a printed
+# history) passed too, and that check is filed as a consistency check of the inequality. The theorem's
+# low-rank statement is graded on data whose class sums are $120°$ apart (so $W$ has two directions and
+# its stable rank can approach 2), with a large initialisation ($\varepsilon=1$, no alignment phase) as control.
 
 # %%
-f_t = forward(P, X_t)[..., 0]                                               # (T, R, n)
-alpha_t = al.alpha_rate(g_t)
-ratio_min, bound_drop, ratio_ctl = np.zeros(R_t), np.zeros(R_t), np.zeros(R_t)
-for r in range(R_t):
-    t2 = max(first_crossing(th_run.time, -f_t[:, r, y_t * s_ > 0].abs().amax(-1).numpy(), -0.25) for s_ in (1, -1))
-    i2 = th_run.index_of_step(int(math.ceil(t2 / eta_t)))
-    L2, t_after = th_run.loss[i2, r].item(), th_run.time[i2:]
-    bound = al.loss_bound(L2, th_run.time[i2], t_after, alpha_t)
-    ratio_min[r] = np.min(bound / th_run.loss[i2:, r].numpy())
-    bound_drop[r] = 1 - bound[-1] / L2
-    ratio_ctl[r] = np.min(bound / al.loss_bound(L2, th_run.time[i2], t_after, alpha_t / 2))
-loss_gap = al.rel_gap(short[2].loss[-1].numpy(), short[1].loss[-1].numpy())
-ledger.grade("thm1.loss-rate", ratio_min=ratio_min, bound_drop=bound_drop, loss_gap=loss_gap,
-             control=dict(ratio_min=ratio_ctl, bound_drop=bound_drop))
+X_r, y_r = al.synthetic_separable(16, 10, 0.05, generator(seed + 80))
+g_r = al.geometry(X_r, y_r)
+p_r = al.balanced_theory_init(50, 10, eps_t, generator(seed + 81), runs=(R_t,))
+lr_f, steps_f = 1e-3, int((100 if quick else 1000) / 1e-3)     # flow time t = lr_f · step, up to t = 1000
+rec_f = np.unique(np.concatenate([[0], np.geomspace(1, steps_f, 200).astype(int)]))
+rate = {rt: flow(p_r, X_r, y_r, loss=EXP_SUM, lr=lr_f, steps=steps_f, record=rec_f, rtol=rt, atol=1e-40)
+        for rt in (1e-6, 1e-7)}
+lr_ck = al.loss_rate_check(rate[1e-6], X_r, y_r, g_r)
+ledger.grade("thm1.loss-rate", ratio_min=lr_ck["ratio_min"], bound_drop=lr_ck["bound_drop"],
+             loss_gap=al.rel_gap(rate[1e-7].loss[-1].numpy(), rate[1e-6].loss[-1].numpy()),
+             t1=al.alignment_times(rate[1e-6], X_r, y_r), T=al.horizon(g_r, 50, eps_t),
+             control=dict(ratio_min=lr_ck["ratio_ctl"], bound_drop=lr_ck["bound_drop"]))
+print(f"mu = {g_r.mu:.3f}, alpha = {al.alpha_rate(g_r):.4f}, t2 = {lr_ck['t2'].round(2)}, "
+      f"bound drop {lr_ck['bound_drop'].round(4)}, L(t_end)/L(0) {(rate[1e-6].loss[-1] / rate[1e-6].loss[0]).numpy()}")
 
-
-def low_rank_check(run, p0, eps, t1):
-    """Snapshots after t₁ (the whole run where t₁ is nan) violating ‖W‖_F² ≤ 2‖W‖₂² + 4√h ε W_max²,
-    and the final stable rank, per run."""
-    sr, s2 = stable_rank(run.params.W1)                                      # (T, R)
-    W_max = (p0.norms_in() / eps).amax(-1)
-    after = torch.as_tensor(run.time)[:, None] >= torch.as_tensor(np.nan_to_num(t1, nan=0.0))[None, :]
-    viol = ((sr * s2 > 2 * s2 + 4 * math.sqrt(p0.W1.shape[-2]) * eps * W_max ** 2) & after).sum(0)
-    return viol.numpy(), sr[-1].numpy()
-
-
-X_o, y_o = torch.eye(10, dtype=torch.float64), torch.tensor([1.0, -1.0] * 5, dtype=torch.float64)
-p_o = al.balanced_theory_init(50, 10, eps_t, generator(seed + 21), runs=(R_t,))
-steps_o = int((3.0 if quick else 6.0) / 1e-3)                                # eta = 0.01/(n X_max) = 1e-3
-o_run = train(p_o, X_o, y_o, loss=EXP_SUM, lr=1e-3, steps=steps_o, record=linear_schedule(steps_o, 10))
-viol, sr_fin = low_rank_check(th_run, p_t, eps_t, t1_emp)
-viol_o, sr_fin_o = low_rank_check(o_run, p_o, eps_t, al.alignment_times(o_run, X_o, y_o))
+# %%
+viol, sr_fin = al.low_rank_check(th_run, p_t, eps_t, t1_emp)
 sr_gap = al.rel_gap(stable_rank(short[2].final.W1)[0].numpy(), stable_rank(short[1].final.W1)[0].numpy())
 ledger.grade("thm1.low-rank", viol=viol, sr_final=sr_fin, sr_gap=sr_gap)
-print(f"orthonormal data (mu = 0): violations {viol_o.tolist()}, final stable rank {sr_fin_o.round(3).tolist()}")
+X_o, y_o = torch.eye(10, dtype=torch.float64), torch.tensor([1.0, -1.0] * 5, dtype=torch.float64)
+p_o = al.balanced_theory_init(50, 10, 1e-10, generator(seed + 21), runs=(R_t,))   # history: the first control
+o_run = train(p_o, X_o, y_o, loss=EXP_SUM, lr=1e-3, steps=6000, record=linear_schedule(6000, 10))
+viol_o, sr_fin_o = al.low_rank_check(o_run, p_o, 1e-10, al.alignment_times(o_run, X_o, y_o))
+print(f"orthonormal data (mu = 0, eps = 1e-10): violations {viol_o.tolist()}, final stable rank {sr_fin_o.round(3).tolist()}")
+
+# %%
+X_2d, y_2d = al.two_direction_separable(16, 10, 120.0, 0.1, generator(seed + 82))
+g_2d = al.geometry(X_2d, y_2d)
+p_small = al.balanced_theory_init(50, 10, eps_t, generator(seed + 83), runs=(R_t,))
+p_large = al.balanced_theory_init(50, 10, 1.0, generator(seed + 84), runs=(R_t,))        # the control
+p_2d = TwoLayer(W1=torch.cat([p_small.W1, p_large.W1]), W2=torch.cat([p_small.W2, p_large.W2]))
+tr_2d = flow(p_2d, X_2d, y_2d, loss=EXP_SUM, lr=lr_f, steps=steps_f, record=rec_f, atol=1e-40)
+t1_2d = al.alignment_times(tr_2d, X_2d, y_2d)
+viol_s, sr_s = al.low_rank_check(tr_2d.run(slice(0, R_t)), p_small, eps_t, t1_2d[:R_t])
+viol_l, sr_l = al.low_rank_check(tr_2d.run(slice(R_t, 2 * R_t)), p_large, 1.0, t1_2d[R_t:])
+ledger.grade("thm1.low-rank-two-dir", viol=viol_s, sr_final=sr_s, t1=t1_2d[:R_t], T=al.horizon(g_2d, 50, eps_t),
+             xpm_cos=float(al._cos(g_2d.x_plus, -g_2d.x_minus)), control=dict(viol=viol_l, sr_final=sr_l))
+print(f"mu = {g_2d.mu:.3f}, cos(x+, -x-) = {float(al._cos(g_2d.x_plus, -g_2d.x_minus)):.3f}; final stable rank "
+      f"{sr_s.round(3)} (eps = 1e-24), {sr_l.round(3)} (eps = 1, control)")
+
+# %% [markdown]
+# ### The initialisation scale: fitting time and the error of the simplified dynamics
+# Lemma 1 and Theorem 1 tie everything to $\varepsilon$: up to the horizon $T=\log(1/(\sqrt h\varepsilon))/(4nX_{\max})$ the
+# directions follow the simplified dynamics $\operatorname{sign}(v_j)P_{w_j}x_a(w_j)$ up to an error
+# $\le4\varepsilon n\sqrt hX_{\max}^2W_{\max}^2$ (Lemmas 1, 3), and the loss is fitted at $t_2=\Theta(\log(1/(\sqrt h\varepsilon))/n)$.
+# We keep each theory initialisation ($W_0$ and the signs) and scale it by six values
+# $\varepsilon=10^{-4},10^{-8},\dots,10^{-24}$ (20 decades), all 30 runs in one batch of the adaptive flow on the
+# data of the theory runs. An aligned balanced neuron grows at rate $\|x_\pm\|$, so the simplified dynamics
+# predict the slope $1/\min\|x_\pm\|$ of $t_2$ against $\log(1/\varepsilon)$ — the paper's $\Theta(1/n)$ made explicit;
+# the claim asks for a straight line ($R^2\ge0.99$), that slope within 15%, and $t_2\ge T$. The error claim
+# measures the exact direction velocity against the simplified one at every snapshot up to $T$. It is computed
+# in closed form on the balanced state, $\|P_{w_j}\sum_i y_i\,\mathrm{expm1}(-y_if_i)\,1[\langle x_i,w_j\rangle>0]\,x_i\|$: our first
+# version differentiated the integrated state by autograd and measured the integrator's own loss of balance
+# (relative $10^{-6}$, so a deviation near $10^{-6}$ for every $\varepsilon$, $10^{14}$ times the bound at $\varepsilon=10^{-24}$)
+# instead of the lemma's error; the correction was made after that result and is recorded with the claim.
+
+# %%
+eps_grid = 10.0 ** -np.arange(4, 17 if quick else 25, 4)                          # 1e-4 ... 1e-24
+E = len(eps_grid)
+p_one = al.balanced_theory_init(50, 10, 1.0, generator(seed + 90), runs=(R_t,))  # W0 per initialisation
+scale = torch.as_tensor(eps_grid).repeat_interleave(R_t)                          # runs: (eps, seed)
+p_eps = TwoLayer(W1=p_one.W1.repeat(E, 1, 1) * scale[:, None, None], W2=p_one.W2.repeat(E, 1, 1) * scale[:, None, None])
+T_eps = np.array([al.horizon(g_t, 50, e) for e in eps_grid])
+steps_eps = 5000 if quick else 8000                                              # to t = 8, past every t2
+rec_eps = np.union1d(linear_schedule(steps_eps, 20), np.round(T_eps / 1e-3).astype(int))
+tr_eps = flow(p_eps, X_t, y_t, loss=EXP_SUM, lr=1e-3, steps=steps_eps, record=rec_eps, atol=1e-40)
+t2_eps = al.fitting_times(tr_eps, X_t, y_t).reshape(E, R_t)
+dev_all = al.simplified_deviation(tr_eps, X_t, y_t)                               # (T, E·R)
+
+# %%
+log_inv = np.log(1 / (math.sqrt(50) * eps_grid))
+fit = [line_fit(log_inv, t2_eps[:, r]) for r in range(R_t)]
+r2 = np.array([f.r2 for f in fit])
+x_min_norm = min(g_t.x_plus.norm().item(), g_t.x_minus.norm().item())
+slope_ratio = np.array([f.slope for f in fit]) * x_min_norm
+lo = (t2_eps / T_eps[:, None]).min(0)
+ledger.grade("eps.t2-log", r2=r2, slope_ratio=slope_ratio, lo=lo, control=dict(r2=r2, slope_ratio=slope_ratio / 2, lo=lo))
+print(f"t2 (median over seeds) per eps: {np.median(t2_eps, 1).round(3).tolist()}; T: {T_eps.round(3).tolist()}; "
+      f"slope x min|x±| = {slope_ratio.round(3)}, R2 = {r2.round(5)}")
+
+# %%
+upto = lambda t_end: np.array([[dev_all[tr_eps.time <= t_end[e, r], e * R_t + r].max() for r in range(R_t)] for e in range(E)])
+dev_T = upto(np.repeat(T_eps[:, None], R_t, 1))                                  # (E, R)
+dev_t2 = upto(t2_eps)
+W_max0 = p_one.norms_in().amax(-1).numpy()                                       # W0 = W/eps
+bound1 = al.lemma1_bound(g_t, 50, eps_grid[:, None], W_max0[None, :])
+eps_ok = float((eps_grid.max() <= 1 / (4 * math.sqrt(50) * g_t.X_max * W_max0 ** 2)).all())
+slope_dev = lambda dev: np.array([line_fit(np.log(eps_grid), np.log(dev[:, r])).slope for r in range(R_t)])
+ledger.grade("eps.lemma1-error", within=(dev_T / bound1).max(0), slope=slope_dev(dev_T), eps_ok=eps_ok,
+             control=dict(within=(dev_t2 / bound1).max(0), slope=slope_dev(dev_t2), eps_ok=eps_ok))
+fig = alplots.eps_sweep(log_inv, t2_eps, T_eps, 1 / x_min_norm, eps_grid, dev_T, bound1)
+glue("alignment-eps", fig, display=False)
+print(f"deviation up to T: log-log slope against eps {slope_dev(dev_T).round(2)}; largest ratio to the Lemma 1 bound "
+      f"{(dev_T / bound1).max(0)}; up to t2 (control): slope {slope_dev(dev_t2).round(2)}")
+
+# %% [markdown]
+# ```{glue:figure} alignment-eps
+# :name: alignment-eps
+#
+# **The initialisation scale (Lemmas 1, 3; Theorem 1's $t_2$).** (a) The fitting time $t_2$ of each
+# initialisation against $\log(1/(\sqrt h\varepsilon))$ over 20 decades of $\varepsilon$, with the horizon $T$ (dashed)
+# and the slope $1/\min\|x_\pm\|$ of the simplified dynamics (dotted); compare the points with the dotted slope
+# (measured slope × $\min\|x_\pm\|$ printed above, 1 predicted) and check they stay above
+# $T$. (b) The largest deviation of the exact direction dynamics from the simplified ones up to $T$, against
+# $\varepsilon$, with Lemma 1's bound (dashed); compare the slopes (measured log–log slopes printed above; the
+# bound's is 1) and check every point stays below the bound.
+# ```
 
 # %% [markdown]
 # ### How $t_1$ scales with $\mu$ and $n$
@@ -672,20 +833,21 @@ slopes = np.array([np.polyfit(np.log(mu_s), np.log(t1_mu[:, r]), 1)[0] for r in 
 mu_tab = pd.DataFrame(dict(mu=mu_s, t1_median=np.median(t1_mu, 1), t1_max=t1_mu.max(1), bound_min=bd_mu.min(1)))
 n_tab = pd.DataFrame(dict(n=[4, 16, 64], t1_median=np.median(t1_n, 1), t1_max=t1_n.max(1), bound_min=bd_n.min(1)))
 k_mu = np.polyfit(np.log(mu_tab.mu), np.log(mu_tab.t1_median), 1)[0]
-fig, axes = panel_grid(2, width=4.2, height=3.2)
-axes[0].loglog(mu_tab.mu, mu_tab.t1_median, "o-", color=POS, label="measured $t_1$ (median)")
-axes[0].loglog(mu_tab.mu, mu_tab.t1_median.iloc[0] * np.sqrt(mu_tab.mu.iloc[0] / mu_tab.mu), "--", color=THEORY, label="$\\propto 1/\\sqrt{\\mu}$")
-axes[0].set(xlabel="$\\mu$", ylabel="$t_1$", title=f"two points: slope of the medians {k_mu:.2f}")
-axes[0].legend(fontsize="small")
-axes[1].semilogx(n_tab.n, n_tab.t1_median, "o-", color=NEG)
-axes[1].set(xlabel="$n$", ylabel="$t_1$", title="synthetic family")
-label_panels(axes)
-glue("alignment-t1-scaling", fig)
+glue("alignment-t1-scaling", alplots.t1_scaling(mu_tab, n_tab, k_mu), display=False)
 print(f"log-log slope of the median t1 against mu: {k_mu:.2f} (1/sqrt(mu) would give -0.5); "
       f"per initialisation {slopes.round(2)}; median t1 at n = 4, 16, 64: {n_tab.t1_median.round(3).tolist()}")
 print(f"step convergence at theta = 0.1: t1 at eta {t1_mu[thetas.index(0.1)].round(2).tolist()}, "
       f"at eta/2 {t1_half.round(2).tolist()}")
 pd.concat([mu_tab, n_tab])
+
+# %% [markdown]
+# ```{glue:figure} alignment-t1-scaling
+# :name: alignment-t1-scaling
+#
+# **Theorem 1's $t_1=O(\log n/\sqrt\mu)$ (Appendix A.2).** (a) Median measured $t_1$ against $\mu$ on the two-point
+# family (log–log) with a $1/\sqrt\mu$ line; (b) against $n$ on the synthetic family. Compare the slope in (a)
+# (printed in the panel title) with $-0.5$, and the measured $t_1$ with the bounds in the table (four orders larger).
+# ```
 
 # %%
 mono = np.all(np.diff(t1_mu, axis=0) >= 0, axis=0).astype(float)             # μ decreases down the table
@@ -714,4 +876,4 @@ ledger.grade("thm1.t1-scaling", mono=mono, slope=slopes, within=within(bd_mu, bd
 # own run fails if a control passes or a pass rate leaves its declared expectation.
 
 # %%
-ledger.finish(ledger_path, strict=not quick and seed == 0)
+ch.finish()

@@ -30,10 +30,11 @@ from typing import Sequence, TypeVar
 import numpy as np
 import torch
 
-from ..errors import ParameterError
-from ..losses import Loss
-from ..models import TwoLayer, balanced_init, forward, random_signs
-from ..trajectory import Trajectory
+from ...errors import ParameterError
+from ...measure import cosine
+from ...losses import Loss
+from ...models import TwoLayer, balanced_init, forward, random_signs
+from ...trajectory import Trajectory
 
 Tensor = torch.Tensor
 F64 = torch.float64
@@ -48,9 +49,7 @@ def _unit_rows(Z: Tensor) -> Tensor:
     return Z / torch.linalg.vector_norm(Z, dim=-1, keepdim=True)
 
 
-def _cos(u: Tensor, v: Tensor) -> Tensor:
-    """Cosine along the last axis (broadcasting); NaN for a zero vector."""
-    return (u * v).sum(-1) / (torch.linalg.vector_norm(u, dim=-1) * torch.linalg.vector_norm(v, dim=-1))
+_cos = cosine  # the shared measurement (0 for a zero vector); the name stays for this package's callers
 
 
 def mu(X: Tensor, y: Tensor) -> float:

@@ -1,0 +1,206 @@
+"""Figure helpers of the alignment chapter (Min, Mallada & Vidal 2024)."""
+
+from __future__ import annotations
+
+import numpy as np
+import torch
+
+from . import NEG, POS, THEORY, label_panels, panel_grid
+
+
+def eps_sweep(log_inv, t2, T, slope_pred, eps, dev, bound):
+    """Two panels: (a) t₂ against log(1/(√h ε)) per initialisation, with the horizon T and a line
+    of slope ``slope_pred`` through the median; (b) the deviation from the simplified dynamics up
+    to T against ε (log–log), with Lemma 1's bound. ``t2``, ``dev``, ``bound``: ``(E, R)``."""
+    fig, axes = panel_grid(2, width=4.3, height=3.3)
+    ax = axes[0]
+    ax.plot(log_inv, t2, "o-", color=POS, lw=0.8, ms=3, alpha=0.7)
+    ax.plot(log_inv, T, "--", color="k", lw=1, label="horizon $T$")
+    med = np.median(t2, 1)
+    ax.plot(log_inv, med[-1] + slope_pred * (log_inv - log_inv[-1]), ":", color=THEORY, lw=1.5,
+            label="slope $1/\\min\\|x_\\pm\\|$")
+    ax.set(xlabel="$\\log(1/(\\sqrt{h}\\,\\varepsilon))$", ylabel="$t_2$", title="fitting time")
+    ax.legend(fontsize="small")
+    ax = axes[1]
+    ax.loglog(eps, dev, "o-", color=NEG, lw=0.8, ms=3, alpha=0.7)
+    ax.loglog(eps, bound, "--", color="k", lw=1, label="Lemma 1 bound")
+    ax.set(xlabel="$\\varepsilon$", ylabel="max deviation for $t\\leq T$", title="error of the simplified dynamics")
+    ax.legend(fontsize="small")
+    label_panels(axes)
+    return fig
+
+
+def activation_timeline(time, active, y, t1, title=""):
+    """Fig 4 from a trajectory: one row per data point (positives blue, negatives red), a bar where the
+    point activates the neuron; ``active`` ``(T, n)`` bool, ``y`` ``(n,)``; ``t1`` marked."""
+    import matplotlib.pyplot as plt
+
+    order = np.argsort(-np.asarray(y), kind="stable")
+    fig, ax = plt.subplots(figsize=(6.4, 0.25 * len(y) + 1.4), constrained_layout=True)
+    time = np.asarray(time)
+    for row, i in enumerate(order):
+        a = np.asarray(active[:, i], bool)
+        col = POS if y[i] > 0 else NEG
+        ax.fill_between(time, row - 0.4, row + 0.4, where=a, color=col, step="post", lw=0)
+    ch = np.flatnonzero(np.any(np.asarray(active[1:]) != np.asarray(active[:-1]), axis=1)) + 1
+    for k in ch:
+        ax.axvline(time[k], color="0.7", lw=0.5, zorder=0)
+    ax.axvline(t1, color=THEORY, ls="--", lw=1.2, label="$t_1$ (every neuron settled)")
+    ax.set(yticks=range(len(order)), yticklabels=[f"$x_{{{i + 1}}}$ ({'+' if y[i] > 0 else '−'})" for i in order],
+           xlabel="time $t$", title=title, ylim=(-0.6, len(order) - 0.4))
+    ax.tick_params(axis="y", labelsize="x-small")
+    ax.legend(fontsize="small", loc="upper right")
+    return fig
+
+
+def direction_field(circle, field, X, y):
+    """Figure 1: the simplified direction field ``field`` ``(k, 2)`` on the unit circle ``circle`` for a
+    positive neuron, with the data ``X`` ``(n, 2)`` (blue circles positive, red squares negative)."""
+    import matplotlib.pyplot as plt
+
+    fig, ax = plt.subplots(figsize=(4.2, 4.2), constrained_layout=True)
+    ax.plot(circle[:, 0], circle[:, 1], color="0.8", lw=0.8)
+    ax.quiver(circle[:, 0], circle[:, 1], field[:, 0], field[:, 1], color=POS, angles="xy", scale_units="xy",
+              scale=4, width=0.004)
+    for x, lab in zip(X, y):
+        ax.scatter(*x, color=POS if lab > 0 else NEG, s=60, marker="o" if lab > 0 else "s", zorder=4)
+    ax.set(aspect="equal", title="Figure 1 — sign(v) $P_w x_a(w)$ for $v>0$ (circle: $x_1$ positive)",
+           xticks=[], yticks=[])
+    return fig
+
+
+def cones(dirs, masks, X, y, x_plus, x_minus):
+    """Figure 2: directions ``dirs`` ``(k, 2)`` coloured by cone (``masks`` from ``cone_membership``),
+    the data and the arrows of ``x₊``, ``x₋``."""
+    import matplotlib.pyplot as plt
+
+    fig, ax = plt.subplots(figsize=(4.6, 4.6), constrained_layout=True)
+    labels = {"S_plus": "$\\mathcal{S}_+$", "S_minus": "$\\mathcal{S}_-$", "S_dead": "$\\mathcal{S}_{dead}$", "other": "other"}
+    for name, col in [("S_plus", POS), ("S_minus", NEG), ("S_dead", "0.3"), ("other", "0.85")]:
+        sel = masks[name]
+        ax.scatter(dirs[sel, 0], dirs[sel, 1], s=6, color=col, label=labels[name])
+    for x, lab in zip(X, y):
+        ax.scatter(*(0.8 * x), color=POS if lab > 0 else NEG, s=40, marker="o" if lab > 0 else "s", zorder=4)
+    for v, col, nm in [(x_plus, POS, "$x_+$"), (x_minus, NEG, "$x_-$")]:
+        u = 0.6 * v / v.norm()
+        ax.annotate("", xy=u.tolist(), xytext=(0, 0), arrowprops=dict(color=col, width=1.5, headwidth=7))
+        ax.text(*(1.15 * u).tolist(), nm, color=col)
+    ax.set(aspect="equal", title="Figure 2 — the cones of the toy data", xticks=[], yticks=[])
+    ax.legend(loc="lower center", ncol=4, fontsize="small", markerscale=2)
+    return fig
+
+
+def draw_neurons(ax, p, X, y, title):
+    """2-D neurons ``w_j/max_k‖w_k‖`` (blue v_j > 0, red v_j < 0) and the data scaled to the unit disc."""
+    w = p.W1 / p.norms_in().max()
+    for x, lab in zip(X, y):
+        ax.scatter(*(x / X.norm(dim=-1).max()).tolist(), color=POS if lab > 0 else NEG, s=50,
+                   marker="o" if lab > 0 else "s", edgecolor="k", zorder=5)
+    for wj, vj in zip(w, p.a):
+        col = POS if vj > 0 else NEG
+        ax.plot([0, wj[0]], [0, wj[1]], color=col, lw=0.6, alpha=0.6)
+        ax.scatter(wj[0], wj[1], color=col, s=8, marker="^")
+    ax.set(aspect="equal", xlim=(-1.1, 1.1), ylim=(-1.1, 1.1), xticks=[], yticks=[], title=title)
+
+
+def toy_panels(toy, X, y, i_al, control_loss, sr, s2):
+    """Figure 6: neurons at initialisation, at the end of alignment (snapshot ``i_al``) and at the end;
+    loss (and the control's), ‖W‖₂² and stable rank."""
+    fig, axes = panel_grid(4, width=3.3, height=3.3)
+    for ax, i, name in zip(axes, [0, i_al, len(toy) - 1], ["initialisation", "end of alignment", "end of training"]):
+        draw_neurons(ax, toy.at(i), X, y, f"{name}, it. {toy.steps[i]:,}")
+    ax = axes[3]
+    ax.semilogy(toy.steps, toy.loss.numpy(), color="k", label="loss")
+    ax.semilogy(toy.steps, control_loss, color="0.6", lw=1, label="loss, control (mirrored)")
+    ax.semilogy(toy.steps, s2, color=THEORY, label="$\\|W\\|_2^2$")
+    ax.semilogy(toy.steps, sr, color="0.5", ls="--", label="stable rank")
+    ax.axvline(toy.steps[i_al], color=THEORY, ls=":", lw=1)
+    ax.set(xlabel="iteration", title="training curves")
+    ax.legend(fontsize="small")
+    label_panels(axes)
+    fig.suptitle("Figure 6 — 2-D toy: alignment, then growth")
+    return fig
+
+
+def two_point_panels(tr, X, y, counts, steps, title):
+    """Figures 7–9: neurons of one run ``tr`` at ``steps``; ``counts`` ``{step: number outside S₊}``."""
+    fig, axes = panel_grid(len(steps), width=2.9, height=2.9)
+    for ax, step in zip(axes, steps):
+        draw_neurons(ax, tr.at(tr.index_of_step(step)), X, y, f"iteration {step:,}")
+        if step in counts:
+            ax.text(-1.05, -1.0, f"outside $\\mathcal{{S}}_+$: {counts[step]}", fontsize="small")
+    label_panels(axes)
+    fig.suptitle(title)
+    return fig
+
+
+def mnist_panels(X, y, traj, pos, neg, bands, sr, s2, fig_no):
+    """Figures 5, 10, 11: Gram matrix, alignment bands of V±, training curves, mean neurons and class
+    means as images."""
+    import matplotlib.pyplot as plt
+
+    fig = plt.figure(figsize=(13, 6.4), constrained_layout=True)
+    gs = fig.add_gridspec(2, 3)
+    ax = fig.add_subplot(gs[0, 0])
+    order = torch.argsort(-y, stable=True)
+    G = (X[order] @ X[order].T).numpy()
+    lim = np.quantile(np.abs(G), 0.99)
+    im = ax.imshow(G, cmap="RdBu_r", vmin=-lim, vmax=lim, interpolation="nearest")
+    fig.colorbar(im, ax=ax, shrink=0.8)
+    ax.set(title=f"(a) Gram matrix, digit {pos} then {neg}", xticks=[], yticks=[])
+    for k, (side, col) in enumerate([("+", POS), ("-", NEG)]):
+        ax = fig.add_subplot(gs[0, 1 + k])
+        mean_c, lo, hi = bands[side]
+        ax.plot(traj.steps, mean_c, color=col, label=f"$\\cos(\\bar w_{side}, x_{side})$")
+        ax.fill_between(traj.steps, lo, hi, color=col, alpha=0.25, label="min–max over $V_" + side + "$")
+        ax.set(xlabel="iteration", ylim=(-1, 1.05),
+               title=f"({'bc'[k]}) alignment, $V_{side}$ (digit {pos if side == '+' else neg})")
+        ax.legend(loc="lower right", fontsize="small")
+    ax = fig.add_subplot(gs[1, 0:2])
+    ax.semilogy(traj.steps, traj.loss.numpy(), color="k", label="loss")
+    ax.semilogy(traj.steps, s2, color=THEORY, label="$\\|W\\|_2^2$")
+    ax.semilogy(traj.steps, sr, color="0.5", ls="--", label="stable rank $\\|W\\|_F^2/\\|W\\|_2^2$")
+    ax.set(xlabel="iteration (GD, $\\eta=2\\cdot10^{-3}$)", title="(d) training curves")
+    ax.legend(fontsize="small", loc="lower right")
+    ax = fig.add_subplot(gs[1, 2])
+    fin = traj.final
+    tiles = []
+    for sgn in (1, -1):
+        w_mean = fin.W1[torch.sign(fin.a) == sgn].mean(0)
+        x_mean = X[y == sgn].mean(0)
+        tiles.append(np.hstack([(v / v.abs().max()).reshape(28, 28).numpy() for v in (w_mean, x_mean)]))
+    ax.imshow(np.vstack(tiles), cmap="gray")
+    ax.set(title=f"(e) $\\bar w_+$, $\\bar x_+$ (top); $\\bar w_-$, $\\bar x_-$ (bottom), it. {traj.steps[-1]:,}",
+           xticks=[], yticks=[])
+    fig.suptitle(f"Figure {fig_no} — centred MNIST, digits {pos} (+1) vs {neg} (−1), {len(y)} images")
+    return fig
+
+
+def scheme_changes(ep, nc, dc, L, title):
+    """Figures 12–13: norm change and direction change per epoch (log–log), loss on a twin axis."""
+    import matplotlib.pyplot as plt
+
+    fig, ax = plt.subplots(figsize=(6, 3.6), constrained_layout=True)
+    ax.loglog(ep[1:], np.abs(nc[1:]), color=POS, label="norm change $\\sum_j 2\\langle-\\nabla_{w_j}L, w_j\\rangle$")
+    ax.loglog(ep[1:], dc[1:], color=NEG, label="direction change $\\sum_j\\|P_{w_j}(-\\nabla_{w_j}L)\\|/\\|w_j\\|$")
+    ax2 = ax.twinx()
+    ax2.semilogx(ep[1:], L[1:], color="k", ls="--", lw=1)
+    ax2.set_ylabel("training loss (dashed)")
+    ax2.grid(False)
+    ax.set(xlabel="epoch", title=title)
+    ax.legend(fontsize="x-small", loc="lower left")
+    return fig
+
+
+def t1_scaling(mu_tab, n_tab, k_mu):
+    """t₁ against μ (log–log, with a 1/√μ line) and against n."""
+    fig, axes = panel_grid(2, width=4.2, height=3.2)
+    axes[0].loglog(mu_tab.mu, mu_tab.t1_median, "o-", color=POS, label="measured $t_1$ (median)")
+    axes[0].loglog(mu_tab.mu, mu_tab.t1_median.iloc[0] * np.sqrt(mu_tab.mu.iloc[0] / mu_tab.mu), "--", color=THEORY,
+                   label="$\\propto 1/\\sqrt{\\mu}$")
+    axes[0].set(xlabel="$\\mu$", ylabel="$t_1$", title=f"two points: slope of the medians {k_mu:.2f}")
+    axes[0].legend(fontsize="small")
+    axes[1].semilogx(n_tab.n, n_tab.t1_median, "o-", color=NEG)
+    axes[1].set(xlabel="$n$", ylabel="$t_1$", title="synthetic family")
+    label_panels(axes)
+    return fig

@@ -1,0 +1,172 @@
+"""Theorem 1 part 2 measurements on trajectories: the fitting time ``t₂``, the O(1/t) loss bound
+checked after it, and the low-rank inequality after ``t₁``."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import torch
+
+from ...models import TwoLayer, forward
+from ...measure import first_crossing
+from ...track import stable_rank
+from ...trajectory import Trajectory
+from .core import DataGeometry, _cos, _project, alpha_rate, cone_membership, loss_bound
+
+Tensor = torch.Tensor
+
+
+def fitting_times(traj: Trajectory, X: Tensor, y: Tensor, *, per_class: bool = False) -> np.ndarray:
+    """``t₂ = max(t₂⁺, t₂⁻)`` per run ``(R,)`` (or ``(R, 2)`` = ``[t₂⁺, t₂⁻]`` with ``per_class``),
+    ``t₂^±`` the first time ``max_{i∈I±}|f(x_i)| > 1/4`` (linear interpolation between
+    snapshots; NaN when never reached)."""
+    f = forward(traj.params, X)[..., 0]                                      # (T, R, n)
+    t2 = np.array([[first_crossing(traj.time, -f[:, r, y * s > 0].abs().amax(-1).numpy(), -0.25)
+                    for s in (1, -1)] for r in range(f.shape[1])])
+    return t2 if per_class else t2.max(-1)
+
+
+def lemma1_bound(g: DataGeometry, h: int, eps: float | np.ndarray, W_max: float | np.ndarray):
+    """Lemma 1: the direction error up to ``T`` is at most ``4 ε n √h X_max² W_max²``."""
+    return 4 * eps * g.n * math.sqrt(h) * g.X_max ** 2 * W_max ** 2
+
+
+def simplified_deviation(traj: Trajectory, X: Tensor, y: Tensor) -> np.ndarray:
+    """``(T, R)``: Lemma 1's left-hand side for the summed **exponential** loss on the balanced state,
+    max over neurons of ``‖d/dt(w_j/‖w_j‖) − sign(v_j) P_{w_j} x_a(w_j)‖ = ‖P_{w_j} Σ_i y_i expm1(−y_i f_i)
+    1[⟨x_i, w_j⟩ > 0] x_i‖`` at each snapshot.
+
+    Under the flow from a balanced init ``|v_j| = ‖w_j‖`` holds exactly, so the exact direction
+    velocity is ``sign(v_j) P_{w_j} Σ_i (−ℓ′_i) 1[·] x_i``; the closed form avoids two numerical
+    artefacts of differentiating the integrated state: the integrator's O(rtol) loss of balance
+    (which would add ~rtol·‖x_a‖ for every ε) and the cancellation in ``e^{−yf} − 1`` for tiny
+    ``f`` (``expm1`` keeps it)."""
+    out = []
+    for i in range(len(traj)):
+        p = traj.at(i)
+        f = forward(p, X)[..., 0]                                             # (R, n)
+        c = y * torch.expm1(-y * f)                                           # −ℓ′ − y, (R, n)
+        act = (X @ p.W1.transpose(-1, -2) > 0).to(X.dtype)                    # (R, n, m)
+        e = torch.einsum("rn,rnm,nd->rmd", c, act, X)                         # (R, m, D)
+        d = _project(p.W1, e)
+        out.append(torch.linalg.vector_norm(d, dim=-1).amax(-1).numpy())
+    return np.array(out)
+
+
+def refined_alignment_min(traj: Trajectory, X: Tensor, y: Tensor, t1: np.ndarray, t2pm: np.ndarray,
+                          offset: np.ndarray | float) -> tuple[np.ndarray, np.ndarray]:
+    """Per run: min over both signs of cos(w_j, x±) over ``j ∈ Ṽ±`` (``v_j`` of that sign and in
+    S± at ``t₁``) and the snapshots with ``t₁ + offset ≤ t ≤ t₂±`` (``offset`` may be ``−inf``: from
+    the start), and the shorter window length ``t₂± − (t₁ + offset)``."""
+    P = traj.params
+    time = np.asarray(traj.time)
+    cm = cone_membership(P.W1, X, y)                                         # (T, R, m)
+    x_pm = {1: X[y > 0].sum(0), -1: X[y < 0].sum(0)}
+    R = P.W1.shape[1]
+    offset = np.broadcast_to(np.asarray(offset, float), (R,))
+    cos_min, window = np.full(R, np.inf), np.full(R, np.inf)
+    for r in range(R):
+        i1 = int(np.searchsorted(time, t1[r]))
+        for k, (s, cone) in enumerate(((1, "S_plus"), (-1, "S_minus"))):
+            start = max(t1[r] + offset[r], 0.0) if np.isfinite(offset[r]) else 0.0
+            window[r] = min(window[r], t2pm[r, k] - start)
+            V = cm[cone][i1, r] & (torch.sign(P.a[0, r]) == s)
+            sel = (time >= start) & (time <= t2pm[r, k])
+            if V.any() and sel.any():
+                c = _cos(P.W1[sel][:, r][:, V], x_pm[s])
+                cos_min[r] = min(cos_min[r], float(c.min()))
+    return cos_min, window
+
+
+def lemma13_ratio(traj: Trajectory, X: Tensor, y: Tensor, g: DataGeometry, t1: np.ndarray,
+                  sign: int = -1) -> np.ndarray:
+    """Per run: min over both signs of ``Σ_{Ṽ±}‖w_j(t₁)‖² / (exp(sign·4 n X_max t₁) Σ_{Ṽ±}‖w_j(0)‖²)``
+    (Lemma 13 with ``sign = −1``; ``+1`` is the perturbed prediction of the control)."""
+    P = traj.params
+    time = np.asarray(traj.time)
+    cm = cone_membership(P.W1, X, y)
+    out = np.full(P.W1.shape[1], np.inf)
+    for r in range(P.W1.shape[1]):
+        i1 = int(np.searchsorted(time, t1[r]))
+        for s, cone in ((1, "S_plus"), (-1, "S_minus")):
+            V = cm[cone][i1, r] & (torch.sign(P.a[0, r]) == s)
+            m1, m0 = float((P.W1[i1, r][V] ** 2).sum()), float((P.W1[0, r][V] ** 2).sum())
+            out[r] = min(out[r], m1 / (math.exp(sign * 4 * g.n * g.X_max * t1[r]) * m0))
+    return out
+
+
+def loss_rate_check(traj: Trajectory, X: Tensor, y: Tensor, g: DataGeometry) -> dict[str, np.ndarray]:
+    """Per run: ``ratio_min`` = min over snapshots at or after ``t₂`` of bound/L, ``bound_drop`` =
+    1 − bound(t_end)/L(t₂), and ``ratio_ctl`` = the same min for a curve decaying at half the rate
+    (the control). ``t₂`` is taken at the first snapshot at or after it."""
+    alpha = alpha_rate(g)
+    t2s = fitting_times(traj, X, y)
+    out = {k: np.full(len(t2s), np.nan) for k in ("ratio_min", "bound_drop", "ratio_ctl", "t2")}
+    time = np.asarray(traj.time)
+    for r, t2 in enumerate(t2s):
+        if not np.isfinite(t2):
+            continue
+        i2 = int(np.searchsorted(time, t2))
+        L = traj.loss[i2:, r].numpy()
+        bound = loss_bound(float(L[0]), time[i2], time[i2:], alpha)
+        out["ratio_min"][r] = np.min(bound / L)
+        out["bound_drop"][r] = 1 - bound[-1] / L[0]
+        out["ratio_ctl"][r] = np.min(bound / loss_bound(float(L[0]), time[i2], time[i2:], alpha / 2))
+        out["t2"][r] = t2
+    return out
+
+
+def low_rank_check(traj: Trajectory, p0: TwoLayer, eps: float, t1: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Per run: snapshots at or after ``t₁`` (the whole run where ``t₁`` is NaN) violating
+    ``‖W‖_F² ≤ 2‖W‖₂² + 4√h ε W_max²`` (``W_max = max_j ‖w_j(0)‖/ε``), and the final stable rank."""
+    sr, s2 = stable_rank(traj.params.W1)                                     # (T, R)
+    W_max = (p0.norms_in() / eps).amax(-1)
+    after = torch.as_tensor(traj.time)[:, None] >= torch.as_tensor(np.nan_to_num(t1, nan=0.0))[None, :]
+    viol = ((sr * s2 > 2 * s2 + 4 * math.sqrt(p0.W1.shape[-2]) * eps * W_max ** 2) & after).sum(0)
+    return viol.numpy(), sr[-1].numpy()
+
+
+def dwell_ratio(time: np.ndarray, active: Tensor, settled: Tensor, dt_bound) -> np.ndarray:
+    """Per run ``(R,)``: max over neurons and over the maximal intervals of constant activation pattern
+    that start before the neuron is settled of (interval length) / ``dt_bound(n_a)``.
+
+    ``active`` ``(T, R, n, m)`` bool, ``settled`` ``(T, R, m)`` bool, ``dt_bound`` maps the number of
+    active points ``n_a ≥ 1`` to the paper's Δt. An interval ends at the first snapshot with another
+    pattern or at the first settled snapshot, whichever comes first (0 when never unsettled)."""
+    time = np.asarray(time)
+    act = active.numpy()
+    st = settled.numpy()
+    T, R, n, m = act.shape
+    out = np.zeros(R)
+    for r in range(R):
+        for j in range(m):
+            pat = act[:, r, :, j]
+            start = 0
+            for k in range(1, T + 1):
+                if k == T or st[k, r, j] or (pat[k] != pat[start]).any():
+                    if not st[start, r, j]:
+                        n_a = int(pat[start].sum())
+                        if n_a > 0:
+                            out[r] = max(out[r], (time[min(k, T - 1)] - time[start]) / dt_bound(n_a))
+                    if k == T or st[k, r, j]:
+                        break
+                    start = k
+    return out
+
+
+def init_activation_mc(X: Tensor, y: Tensor, gen: torch.Generator, draws: int, m: int,
+                       bias: Tensor | None = None, spread: float = 0.3) -> tuple[float, float]:
+    """Monte Carlo of the random-init argument: ``w ~ N(0, I/D)`` (or ``bias + spread·g`` when ``bias``
+    is given). Returns the z scores ``(p̂_one − 1/2)/se`` (a neuron activates some positive point) and
+    ``(p̂_none − 2⁻ᵐ)/se`` (none of ``m`` neurons does), each over ``draws`` draws."""
+    D = X.shape[-1]
+    g = torch.randn((draws, m, D), generator=gen, dtype=X.dtype)
+    W = g / math.sqrt(D) if bias is None else bias + spread * g
+    hit = ((W @ X[y > 0].T) > 0).any(-1)                                    # (draws, m)
+    p1 = float(hit[:, 0].double().mean())
+    p0 = float((~hit).all(-1).double().mean())
+    se1 = max(math.sqrt(p1 * (1 - p1) / draws), 1 / draws)
+    q = 2.0 ** -m
+    se0 = max(math.sqrt(q * (1 - q) / draws), 1 / draws)
+    return (p1 - 0.5) / se1, (p0 - q) / se0

@@ -1,0 +1,104 @@
+"""Tests for lrlib.theory.alignment.data and .measure (the Theorem 1 part 2 measurements)."""
+
+import math
+
+import numpy as np
+import pytest
+import torch
+
+from lrlib.errors import ParameterError
+from lrlib.models import TwoLayer, generator
+from lrlib.theory import alignment as al
+from lrlib.trajectory import Trajectory
+
+
+def test_two_direction_separable_geometry():
+    X, y = al.two_direction_separable(16, 10, 120.0, 0.1, generator(1))
+    assert X.shape == (16, 10) and X.dtype == torch.float64
+    assert (y[:8] == 1).all() and (y[8:] == -1).all()
+    g = al.geometry(X, y)
+    assert g.mu > 0
+    assert float(al._cos(g.x_plus, -g.x_minus)) < 0.8          # not antipodal, unlike synthetic_separable
+
+
+def test_two_direction_separable_errors():
+    with pytest.raises(ParameterError):
+        al.two_direction_separable(16, 10, 80.0, 0.1, generator(1))
+    with pytest.raises(ParameterError):
+        al.two_direction_separable(1, 10, 120.0, 0.1, generator(1))
+
+
+def _traj(W1s, W2s, time, loss):
+    """A hand-built trajectory: W1s (T, R, m, D), W2s (T, R, 1, m)."""
+    params = TwoLayer(W1=W1s, W2=W2s)
+    return Trajectory(params=params, steps=np.arange(len(time)), time=np.asarray(time, float),
+                      loss=torch.as_tensor(loss, dtype=torch.float64), meta={})
+
+
+def test_low_rank_check_rank_one_and_random():
+    gen = generator(3)
+    u = torch.randn(10, generator=gen, dtype=torch.float64)
+    rank1 = torch.outer(torch.rand(50, generator=gen, dtype=torch.float64) + 0.1, u)     # (m, D)
+    rand = torch.randn(50, 10, generator=gen, dtype=torch.float64)
+    W1 = torch.stack([rank1, rand])[None]                                            # (1, 2, m, D)
+    p0 = TwoLayer(W1=W1[0] * 1e-30, W2=torch.ones(2, 1, 50, dtype=torch.float64))
+    tr = _traj(W1, torch.ones(1, 2, 1, 50, dtype=torch.float64), [0.0], [[1.0, 1.0]])
+    viol, sr = al.low_rank_check(tr, p0, 1e-30, np.array([0.0, 0.0]))
+    assert viol.tolist() == [0, 1]
+    assert sr[0] == pytest.approx(1.0) and sr[1] > 2
+
+
+def test_loss_rate_check_on_the_bound_itself():
+    X = torch.tensor([[1.0, 0.0], [-1.0, 0.0]], dtype=torch.float64)
+    y = torch.tensor([1.0, -1.0], dtype=torch.float64)
+    g = al.geometry(X, y)
+    t = np.linspace(0, 10, 101)
+    scale = torch.as_tensor(np.where(t < 1, 0.1, 1.0))                             # |f| crosses 1/4 at t = 1
+    W1 = scale[:, None, None, None] * torch.tensor([[[1.0, 0.0], [-1.0, 0.0]]], dtype=torch.float64)
+    W2 = scale[:, None, None, None] * torch.ones(1, 1, 2, dtype=torch.float64) * torch.tensor([1.0, -1.0])
+    L = al.loss_bound(2.0, 1.0, t, al.alpha_rate(g))
+    L[t < 1] = 2.0
+    out = al.loss_rate_check(_traj(W1, W2, t, L[:, None]), X, y, g)
+    assert out["ratio_min"][0] == pytest.approx(1.0)
+    assert 0 < out["bound_drop"][0] < 1
+    assert out["ratio_ctl"][0] < 1
+    assert out["t2"][0] == pytest.approx(1.0, abs=0.1)
+
+
+def test_simplified_deviation_matches_autograd_on_balanced_state():
+    from lrlib.losses import Loss
+    X, y = al.synthetic_separable(8, 5, 0.3, generator(2))
+    p = al.balanced_theory_init(20, 5, 0.05, generator(3), runs=(2,))
+    W1s = p.W1[None]
+    tr = _traj(W1s, p.W2[None], [0.0], [[1.0, 1.0]])
+    dev = al.simplified_deviation(tr, X, y)[0]
+    d = al.direction_velocity(p, X, y, Loss("exponential", "sum")) - al.approx_direction_velocity(p, X, y)
+    assert np.allclose(dev, torch.linalg.vector_norm(d, dim=-1).amax(-1).numpy(), rtol=1e-8)
+    assert (dev > 0).all()
+
+
+def test_lemma1_bound_is_linear_in_eps():
+    X, y = al.synthetic_separable(8, 5, 0.3, generator(2))
+    g = al.geometry(X, y)
+    assert al.lemma1_bound(g, 50, 2e-6, 1.5) == pytest.approx(2 * al.lemma1_bound(g, 50, 1e-6, 1.5))
+
+
+def test_dwell_ratio_counts_only_unsettled_intervals():
+    T, n, m = 6, 2, 1
+    act = torch.zeros(T, 1, n, m, dtype=torch.bool)
+    act[:3, 0, 0, 0] = True                # pattern (1, 0) on t = 0, 1, 2, then (1, 1)
+    act[:, 0, 0, 0] = True
+    act[3:, 0, 1, 0] = True
+    settled = torch.zeros(T, 1, m, dtype=torch.bool)
+    settled[4:] = True                     # settled from t = 4
+    r = al.dwell_ratio(np.arange(T, dtype=float), act, settled, lambda n_a: 2.0 * n_a)
+    assert r[0] == pytest.approx(3 / 2)    # interval [0, 3) with n_a = 1; [3, 4) with n_a = 2 gives 1/4
+
+
+def test_init_activation_mc_gaussian_and_biased():
+    X, y = al.synthetic_separable(8, 5, 0.3, generator(2))
+    z1, z0 = al.init_activation_mc(X, y, generator(4), 4000, 3)
+    assert z1 > 0 and z0 < 0
+    away = -X[y > 0].sum(0) / X[y > 0].sum(0).norm()
+    z1b, z0b = al.init_activation_mc(X, y, generator(4), 4000, 3, bias=away)
+    assert z1b < -3 and z0b > 3
