@@ -17,8 +17,11 @@ Time: step ``s`` is gradient-flow time ``t = s · lr · time_scale``.  Use
 ``½ mean (f − y)²``.
 
 Momentum follows PyTorch's SGD: ``v ← μ v + g``, ``θ ← θ − lr v``.
-Mini-batches: a fresh permutation of the data each epoch from the run's seed;
-the last, smaller batch of an epoch is kept; every run sees the same indices.
+Mini-batches: a fresh permutation of the data each epoch from ``seed``; the last,
+smaller batch of an epoch is kept.  With one ``seed`` every run sees the same indices;
+with one seed per run (``seed`` a sequence as long as the runs) each run draws its own
+order, as independent reruns would (run ``r`` then sees exactly the batches that a
+single-run call with ``seed[r]`` sees).
 """
 
 from __future__ import annotations
@@ -52,6 +55,51 @@ def _diverged(L: Tensor, max_loss: float) -> bool:
     return bool((~torch.isfinite(L)).any() or (L > max_loss).any())
 
 
+class _BatchOrders:
+    """The mini-batch indices: one permutation per epoch, shared by all runs (one seed)
+    or drawn per run (one seed per run)."""
+
+    def __init__(self, seeds: list[int], runs: tuple[int, ...], n: int, batch_size: int):
+        self.gens = [generator(s) for s in seeds]
+        self.runs, self.n, self.b = runs, n, batch_size
+        self.perm, self.cursor = None, n
+
+    def next_indices(self) -> Tensor:
+        """``(b,)`` shared indices, or ``(R, b)`` per-run indices (runs flattened)."""
+        if self.cursor >= self.n:
+            perms = [torch.randperm(self.n, generator=g) for g in self.gens]
+            self.perm = perms[0] if len(perms) == 1 else torch.stack(perms)
+            self.cursor = 0
+        idx = self.perm[..., self.cursor:self.cursor + self.b]
+        self.cursor += self.b
+        return idx
+
+    def batch(self, X: Tensor, y: Tensor, y_axis: int) -> tuple[Tensor, Tensor]:
+        idx = self.next_indices()
+        if idx.dim() == 1:
+            return X.index_select(X.dim() - 2, idx), y.index_select(y.dim() + y_axis, idx)
+        R, k = len(self.runs), idx.shape[-1]
+        idx = idx.reshape(*self.runs, k)
+        Xr = X.expand(*self.runs, *X.shape[-2:])
+        Xb = Xr.gather(R, idx[..., None].expand(*self.runs, k, X.shape[-1]))
+        tail = y.shape[y.dim() + y_axis:]                  # (n,) or (n, c)
+        yr = y.expand(*self.runs, *tail)
+        yi = idx if len(tail) == 1 else idx[..., None].expand(*self.runs, k, tail[1])
+        return Xb, yr.gather(R, yi)
+
+
+def _batch_orders(seed, runs: tuple[int, ...], n: int, batch_size: int | None) -> _BatchOrders | None:
+    if batch_size is None:
+        return None
+    if np.isscalar(seed):
+        return _BatchOrders([int(seed)], runs, n, batch_size)
+    seeds = [int(v) for v in seed]
+    if len(seeds) != int(np.prod(runs)):
+        raise ParameterError(f"seed: give one int, or one per run ({int(np.prod(runs))} runs {tuple(runs)}); "
+                             f"got {len(seeds)}")
+    return _BatchOrders(seeds, runs, n, batch_size)
+
+
 def train(
     p0: TwoLayer,
     X: Tensor,
@@ -63,7 +111,7 @@ def train(
     momentum: float = 0.0,
     batch_size: int | None = None,
     record: int | Sequence[int] | np.ndarray = 200,
-    seed: int = 0,
+    seed: int | Sequence[int] = 0,
     time_scale: float = 1.0,
     trainable: Iterable[str] = PARAM_NAMES,
     dense_loss: bool = False,
@@ -83,7 +131,8 @@ def train(
     loss: the :class:`~lrlib.losses.Loss` (its convention is stored in ``meta``).
     lr, steps, momentum, batch_size: the optimiser (``batch_size=None``: full batch).
     record: number of log-spaced snapshots, or explicit step indices.
-    seed: seeds the mini-batch order (the init has its own generator).
+    seed: seeds the mini-batch order (the init has its own generator): one int (all runs
+        share the order) or one int per run, in the runs' flattened order (each run its own).
     time_scale: gradient-flow time per unit of ``lr`` (see module docstring).
     trainable: which of ``W1, b1, W2, b2`` move (others stay at init).
     dense_loss: also keep the loss at every step (full batch only).
@@ -104,8 +153,7 @@ def train(
     bufs = {n: torch.zeros_like(t) for n, t in leaves.items()} if momentum else {}
     n = X.shape[-2]
     y_axis = point_axis(y, n)
-    gen = generator(seed)
-    perm, cursor = None, n
+    orders = _batch_orders(seed, p.runs, n, batch_size)
     closed_form = grad_fn is None and not autograd and grads.supported(p, loss)
 
     rec_set = set(int(s) for s in sched)
@@ -164,12 +212,7 @@ def train(
                 if L_full is not None:
                     check(s, L_full, "the full-data")
                 if not last:
-                    if cursor >= n:
-                        perm, cursor = torch.randperm(n, generator=gen), 0
-                    idx = perm[cursor:cursor + batch_size]
-                    cursor += batch_size
-                    Xb = X.index_select(X.dim() - 2, idx)
-                    yb = y.index_select(y.dim() + y_axis, idx)
+                    Xb, yb = orders.batch(X, y, y_axis)
                     L_batch, g = gradients(Xb, yb, checked)
                     if checked:
                         check(s, L_batch, "the mini-batch")
@@ -190,7 +233,8 @@ def train(
 
     info = dict(
         loss=loss.describe(), loss_name=loss.name, reduction=loss.reduction, loss_scale=loss.scale,
-        lr=lr, momentum=momentum, batch_size=batch_size, steps=int(steps), seed=seed,
+        lr=lr, momentum=momentum, batch_size=batch_size, steps=int(steps),
+        seed=seed if np.isscalar(seed) else [int(v) for v in seed],
         dtype=str(X.dtype).replace("torch.", ""), time_scale=time_scale, trainable=list(trainable),
     )
     info.update(meta or {})

@@ -387,9 +387,9 @@ def test_vector_output_and_cross_entropy_train():
 # K independent seeds trained in one batched lrlib.train call give the same trajectories
 # as K separate calls (up to rounding): full-batch GD, momentum, and mini-batch SGD.
 #
-# lrlib.train draws ONE mini-batch order per call (from ``seed``) and every run of a batch
-# sees it; per-run sampling is not supported, so the SGD comparison uses the same
-# ``seed`` for the K separate runs (each seed still has its own initialisation).
+# With one ``seed`` every run of a batch sees the same mini-batch order, so the SGD
+# comparison uses that ``seed`` for the K separate runs (each still has its own
+# initialisation); with one seed per run (test below) each run has its own order.
 
 K = 8
 
@@ -438,3 +438,38 @@ def test_k_seeds_batched_equal_k_separate_runs(case):
     # the seeds are really different runs (a broadcast of one run would also "agree")
     assert not torch.allclose(finals[0], finals[1])
     assert not torch.allclose(batched.params.W1[-1], batched.params.W1[0])
+
+
+@pytest.mark.parametrize("targets", ["labels", "vectors"])
+def test_per_run_batch_seeds_equal_separate_runs(targets):
+    """``seed`` = one int per run: run ``r`` of the batched call is the single run with ``seed[r]``
+    (its own mini-batch order), and the orders really differ between runs."""
+    g = generator(97)
+    X = torch.randn(11, 5, generator=g, dtype=torch.float64)
+    if targets == "labels":
+        y = torch.randint(0, 3, (11,), generator=g)
+        make = lambda s: gaussian_init(7, 5, 3, std_in=0.2, std_out=0.2, bias_in=True, gen=generator(s))
+        loss = Loss("cross_entropy")
+    else:
+        y = torch.randn(11, 2, generator=g, dtype=torch.float64)
+        make = lambda s: gaussian_init(7, 5, 2, std_in=0.2, std_out=0.2, gen=generator(s))
+        loss = half_mse()
+    kw = dict(loss=loss, lr=0.1, momentum=0.9, steps=25, batch_size=4, record=[0, 9, 25], progress=False)
+    p_all, singles = _seeds_batched(make, 3)
+    seeds = [5, 6, 7]
+    batched = train(p_all, X, y, seed=seeds, **kw)
+    assert batched.meta["seed"] == seeds
+    for r, p in enumerate(singles):
+        one = train(p, X, y, seed=seeds[r], **kw)
+        torch.testing.assert_close(batched.run(r).params.W1, one.params.W1, rtol=1e-10, atol=1e-13)
+        torch.testing.assert_close(batched.run(r).loss, one.loss, rtol=1e-10, atol=1e-15)
+    shared = train(p_all, X, y, seed=5, **kw)
+    assert torch.equal(shared.run(0).params.W1, batched.run(0).params.W1)
+    assert not torch.allclose(shared.run(1).params.W1[-1], batched.run(1).params.W1[-1])
+
+
+def test_per_run_batch_seeds_must_match_runs():
+    p_all, _ = _seeds_batched(lambda s: gaussian_init(4, 3, std_in=0.1, std_out=0.1, gen=generator(s)), 3)
+    X, y = torch.randn(6, 3, dtype=torch.float64), torch.randn(6, dtype=torch.float64)
+    with pytest.raises(ParameterError, match="one per run"):
+        train(p_all, X, y, loss=half_mse(), lr=0.1, steps=2, batch_size=2, seed=[1, 2], progress=False)
