@@ -411,3 +411,30 @@ def test_median_at_and_first_step_reaching():
     vals = torch.tensor([[1.0, 5.0, 0.0], [2.0, 5.0, 0.0], [3.0, 9.0, 0.0], [4.0, 9.0, 0.0]])
     out = rc.first_step_reaching(steps, vals, torch.tensor([2.5, 9.0, 1.0]))
     np.testing.assert_array_equal(out, [20, 20, 0])                       # never reached → steps[0]
+
+
+def test_merge_direction_weighted_is_first_order_exact_and_leader_is_not():
+    """Two nearly parallel neurons (angle ε): the ‖θ‖²-weighted direction keeps the group's output to
+    O(ε²), the leader's direction only to O(ε); both give the paper's norm √(Σ‖θ‖²)."""
+    g = generator(3)
+    X = torch.randn(40, 5, generator=g, dtype=F64)
+    p = rc.race_init(1, 5, 1.0, g, dtype=F64)
+    p.b1 = torch.tensor([0.3], dtype=F64)
+    th = rc.theta(p)[0]
+    errs = {}
+    for eps in (1e-2, 5e-3):
+        d = torch.randn(th.shape, generator=generator(4), dtype=F64)
+        d = d - (d @ th) / (th @ th) * th
+        th2 = (th + eps * th.norm() * d / d.norm()) * 0.8          # a smaller member, rotated by ≈ ε
+        W = torch.stack([th, th2])
+        q = TwoLayer(W1=W[:, :5], b1=W[:, 5], W2=W[:, 6:].T.contiguous(), b2=p.b2)
+        for direction in rc.MERGE_DIRECTIONS:
+            merged, k = rc.merge(q, 0.99, direction)
+            assert k == 1
+            assert torch.isclose(rc.theta(merged)[0].norm(), rc.theta(q).norm(dim=-1).pow(2).sum().sqrt())
+            errs[direction, eps] = float((forward(merged, X) - forward(q, X)).abs().max())
+    assert errs["weighted", 5e-3] < errs["weighted", 1e-2] / 3             # ~ε²: a quarter
+    assert errs["leader", 5e-3] > errs["leader", 1e-2] / 3                 # ~ε: a half
+    assert errs["weighted", 1e-2] < errs["leader", 1e-2] / 5
+    with pytest.raises(ParameterError):
+        rc.merge(q, 0.99, "mean")

@@ -14,7 +14,7 @@ from .measure import (  # noqa: F401
     median_at, n_parameters, power_law_like, rule_agreement, shuffled, snapshot_stats, spearman, top_alignment,
     top_overlap, top_share,
 )
-from .merging import merge, merge_groups, merge_rows, split_all, split_neuron, theta  # noqa: F401
+from .merging import MERGE_DIRECTIONS, merge, merge_groups, merge_rows, split_all, split_neuron, theta  # noqa: F401
 from .neuron import (  # noqa: F401
     PHI1, PHI2, align_to_own_m1, angle_gap, appendix_g, autograd_polar, class_sums, conserved, cos_delta,
     effective_error_mean, error_vectors, gamma, gating, growth_rates, identity_error, phi, phi_drive, phi_ratio,

@@ -37,15 +37,34 @@ def merge_groups(p: TwoLayer, threshold: float = 0.999) -> Tensor:
     return label
 
 
-def merge(p: TwoLayer, threshold: float = 0.999) -> tuple[TwoLayer, int]:
-    """Merge each group of :func:`merge_groups` into one neuron θ = θ̂_leader √(Σ‖θ‖²) (exact for
-    parallel θ by 2-homogeneity).  Returns the merged network and its number of neurons."""
+MERGE_DIRECTIONS = ("weighted", "leader")
+
+
+def merge(p: TwoLayer, threshold: float = 0.999, direction: str = "weighted") -> tuple[TwoLayer, int]:
+    """Merge each group of :func:`merge_groups` into one neuron of norm √(Σ‖θ‖²) (the paper's
+    effective norm, §4.5).  Its direction (the paper defines the merge only for exactly parallel
+    θ, where every choice agrees):
+
+    ``"weighted"`` — the ‖θ‖²-weighted mean of the members' unit vectors, i.e. the direction of
+    Σ ‖θ_β‖ θ_β.  A neuron θ = n u computes n² f_u (2-homogeneity), so the group computes
+    Σ n_β² f_{u_β} = (Σ n_β²) f_ū + O(spread²): this direction keeps the group's function to
+    first order in the members' angular spread.
+    ``"leader"`` — the direction of the group's largest member (first order off by the
+    members' mean deviation from it).
+
+    Exact for parallel θ (2-homogeneity).  Returns the merged network and its number of neurons."""
+    if direction not in MERGE_DIRECTIONS:
+        raise ParameterError(f"merge: direction must be one of {MERGE_DIRECTIONS}, got {direction!r}")
     label = merge_groups(p, threshold)
     leaders = torch.unique(label)
     th = theta(p)
-    sq = torch.zeros(th.shape[0], dtype=th.dtype).index_add_(0, label, (th ** 2).sum(-1))
-    lead = th[leaders]
-    new = lead / torch.linalg.vector_norm(lead, dim=-1, keepdim=True) * sq[leaders].sqrt().unsqueeze(-1)
+    nrm = torch.linalg.vector_norm(th, dim=-1)
+    sq = torch.zeros(th.shape[0], dtype=th.dtype).index_add_(0, label, nrm ** 2)
+    if direction == "leader":
+        dirs = th[leaders]
+    else:
+        dirs = torch.zeros_like(th).index_add_(0, label, nrm.unsqueeze(-1) * th)[leaders]
+    new = dirs / torch.linalg.vector_norm(dirs, dim=-1, keepdim=True) * sq[leaders].sqrt().unsqueeze(-1)
     D = p.in_dim
     q = TwoLayer(W1=new[:, :D], b1=new[:, D], W2=new[:, D + 1:].T.contiguous(), b2=p.b2, act=p.act)
     return q, int(leaders.numel())
@@ -72,10 +91,12 @@ def split_all(p: TwoLayer, c: float = 0.6) -> TwoLayer:
 
 
 def merge_rows(p: TwoLayer, X: Tensor, y: Tensor, loss: Loss,
-               thresholds: tuple[float, ...] = (0.99, 0.999, 0.9999), **tags) -> list[dict]:
+               thresholds: tuple[float, ...] = (0.99, 0.999, 0.9999), direction: str = "weighted",
+               **tags) -> list[dict]:
     """Merge one network ``p`` (no run dims) at each cosine threshold (:func:`merge`) and measure it on
     ``X (N, D)``, ``y (N,)``: one row per threshold with ``tags`` first, then ``threshold``, ``groups``
-    (neurons left) and ``rel_loss_change`` ``(L_merged − L) / L`` of the mean ``loss``."""
+    (neurons left) and ``rel_loss_change`` ``(L_merged − L) / L`` of the mean ``loss``; ``direction`` as
+    in :func:`merge`."""
     L0 = loss(forward(p, X), y).item()
     return [dict(**tags, threshold=thr, groups=n_g, rel_loss_change=(loss(forward(q, X), y).item() - L0) / L0)
-            for thr in thresholds for q, n_g in [merge(p, thr)]]
+            for thr in thresholds for q, n_g in [merge(p, thr, direction)]]
