@@ -139,3 +139,30 @@ def fig1(steps, loss, cos_panels, cd_a_panels, *, marks: Sequence[float] = ()):
         for col, args in enumerate(pair):
             scatter_cd_a(fig.add_subplot(g2[row, col]), *args)
     return fig
+
+
+def cos_grid(rows, suptitle: str):
+    """Rows of cosine matrices, ``rows[i] = [(C, order, title), ...]`` (Figure 6)."""
+    ncols = max(len(r) for r in rows)
+    fig, axes = panel_grid(ncols, nrows=len(rows), width=2.4, height=2.5)
+    for i, row in enumerate(rows):
+        for j, (C, order, title) in enumerate(row):
+            cos_matrix(axes[i * ncols + j], C, order, title)
+    fig.suptitle(suptitle)
+    return fig
+
+
+def scatter_grid(rows, suptitle: str, *, loss_rows=None):
+    """Rows of :func:`scatter_cd_a` panels ``rows[i] = [(cd, a, af, title), ...]``; with ``loss_rows[i] =
+    (steps, loss (T,), title)`` each row starts with a loss panel (Figure 7)."""
+    extra = 1 if loss_rows is not None else 0
+    ncols = extra + max(len(r) for r in rows)
+    fig, axes = panel_grid(ncols, nrows=len(rows), width=2.6, height=2.6)
+    for i, row in enumerate(rows):
+        if loss_rows is not None:
+            steps, loss, title = loss_rows[i]
+            loss_curves(axes[i * ncols], steps, np.asarray(loss, dtype=float).reshape(len(steps), -1), title=title)
+        for j, args in enumerate(row):
+            scatter_cd_a(axes[i * ncols + extra + j], *args)
+    fig.suptitle(suptitle)
+    return fig
