@@ -704,26 +704,7 @@ ledger.grade("eqs4-8.cifar", err=err_cifar)
 # predicts a positive sign, and the test failed there. Control: the same neurons with $w^{(2)}$ at $3\pi/4$.
 
 # %%
-def appendix_g_seed(r, n_want=20):
-    p0r, Xr_, yr_ = tr1.at(0).map(lambda t: t[r]).to(F64), X1d[r], y1[r]
-    fd, fd_c, coss = [], [], []
-    for al in range(p0r.W1.shape[0]):
-        q, c, settled = rc.align_to_own_m1(p0r, Xr_, yr_, al)
-        if not settled or rc.gating(q, Xr_)[al].sum() < 10:
-            continue
-        fd.append(rc.appendix_g(q, Xr_, yr_, al))
-        qc = q.clone()
-        qc.W2[:, al] = -qc.W2[:, al]                                                # 7π/4 → 3π/4
-        fd_c.append(rc.appendix_g(qc, Xr_, yr_, al))
-        coss.append(c)
-        if len(fd) == n_want:
-            break
-    fd, fd_c = np.array(fd).reshape(-1, 2), np.array(fd_c).reshape(-1, 2)
-    return dict(neg=(fd[:, 0] < 0).mean(), dev=np.abs(fd[:, 0] / fd[:, 1] - 1).max(), cos_min=min(coss, default=np.nan),
-                n=len(fd)), dict(neg=(fd_c[:, 0] < 0).mean(), dev=np.abs(fd_c[:, 0] / fd_c[:, 1] - 1).max())
-
-
-appg = [appendix_g_seed(r) for r in range(N_SEEDS)]
+appg = [rc.appendix_g_check(tr1.at(0).map(lambda t: t[r]).to(F64), X1d[r], y1[r]) for r in range(N_SEEDS)]
 ag, ag_c = pd.DataFrame([a for a, _ in appg]), pd.DataFrame([c for _, c in appg])
 ledger.grade("appG.sign", neg=ag.neg.values, dev=ag.dev.values, cos_min=ag.cos_min.values, n=ag.n.values,
              control=dict(neg=ag_c.neg.values, dev=ag_c.dev.values))
@@ -852,21 +833,13 @@ n_c = 1000 if quick else 5000
 yE = y_x.expand(N_SEEDS, -1).clone()
 
 
-def drifts(tr):
-    """Max drift of ‖w2‖² − ‖w1‖² − b² and of the paper's ‖w2‖² − ‖w1‖², relative to the largest a, per run."""
-    P = tr.params
-    c_ok, c_paper = rc.conserved(P)
-    amax = rc.total_norm(P).amax(-1, keepdim=True)
-    return (((c_ok - c_ok[0]).abs() / amax).amax((0, -1)).numpy(), ((c_paper - c_paper[0]).abs() / amax).amax((0, -1)).numpy())
-
-
 trc = train(pc, X_xs, yE, loss=CE, lr=1e-3, steps=n_c, record=linear_schedule(n_c, 100), seed=seed)
 trh = train(pc, X_xs, yE, loss=CE, lr=5e-4, steps=2 * n_c, record=linear_schedule(2 * n_c, 200), seed=seed)
 trz = train(pc, X_xs, yE, loss=CE, lr=1e-3, steps=n_c // 5, record=linear_schedule(n_c // 5, 100), seed=seed,
             trainable=("W1", "W2", "b2"))
-d_ok, d_paper = drifts(trc)
-gap = np.abs(drifts(trh)[1] / d_paper - 1)
-z_ok, z_paper = drifts(trz)
+d_ok, d_paper = rc.conservation_drifts(trc.params)
+gap = np.abs(rc.conservation_drifts(trh.params)[1] / d_paper - 1)
+z_ok, z_paper = rc.conservation_drifts(trz.params)
 ledger.grade("erratum.E8-conservation", d_ok=d_ok, d_paper=d_paper, gap=gap, control=dict(d_ok=z_ok, d_paper=z_paper),
              note=f"final max |b| {rl(trc.final.b1.abs().amax(-1), 2)}")
 print(f"E8: drift with b² {[f'{v:.1e}' for v in d_ok]}, without (paper) {[f'{v:.1e}' for v in d_paper]} -> "

@@ -438,3 +438,31 @@ def test_merge_direction_weighted_is_first_order_exact_and_leader_is_not():
     assert errs["weighted", 1e-2] < errs["leader", 1e-2] / 5
     with pytest.raises(ParameterError):
         rc.merge(q, 0.99, "mean")
+
+
+def test_appendix_g_check_finds_aligned_neurons_with_negative_derivative_and_control_positive():
+    from lrlib.data import cifar_race
+
+    X, y = cifar_race(50, 0)[:2]
+    X = X.double()
+    meas, ctl = rc.appendix_g_check(rc.race_init(40, 1024, 1e-4, generator(1), dtype=F64), X, y, n_want=2)
+    assert meas["n"] == 2 and meas["cos_min"] > 0.99
+    assert meas["neg"] == 1 and meas["dev"] < 0.05
+    assert ctl["neg"] == 0
+    with pytest.raises(ParameterError):
+        rc.appendix_g_check(rc.race_init(3, 2, 1.0, generator(0), runs=(2,)), X, y)
+    g = generator(11)
+    Xt, yt, _ = rc.xor_clusters(25, g)
+    with pytest.raises(ParameterError, match="no neuron settled"):
+        rc.appendix_g_check(rc.race_init(5, 2, 1e-3, g, dtype=F64), Xt, yt, n_want=1, min_samples=1000)
+
+
+def test_conservation_drifts_zero_for_a_constant_trajectory_and_see_a_bias_change():
+    p, _, _ = _setup(5, runs=(2,))
+    P = p.map(lambda t: torch.stack([t, t]))                                  # (T=2, R=2, ...)
+    ok, paper = rc.conservation_drifts(P)
+    assert ok.shape == (2,) and np.all(ok == 0) and np.all(paper == 0)
+    q = p.clone()
+    q.b1 = q.b1 + 0.1
+    ok, paper = rc.conservation_drifts(TwoLayer(**{k: torch.stack([getattr(p, k), getattr(q, k)]) for k in ("W1", "W2", "b1", "b2")}))
+    assert np.all(ok > 0) and np.all(paper == 0)

@@ -14,7 +14,10 @@ from ...errors import ParameterError
 from ...models import TwoLayer
 from ...track import cosine, cosine_similarity_matrix
 from .merging import theta
-from .neuron import PHI1, PHI2, angle_gap, cos_delta, gating, phi, phi_star_predicted, target_gap, total_norm
+from .neuron import (
+    PHI1, PHI2, align_to_own_m1, angle_gap, appendix_g, conserved, cos_delta, gating, phi, phi_star_predicted, target_gap,
+    total_norm,
+)
 
 Tensor = torch.Tensor
 
@@ -178,3 +181,41 @@ def n_parameters(p: TwoLayer) -> int:
     if p.runs:
         raise ParameterError("n_parameters takes a single network (no run dimensions)")
     return int(sum(t.numel() for t in p.tensors().values() if t is not None))
+
+
+def appendix_g_check(p: TwoLayer, X: Tensor, y: Tensor, n_want: int = 20, min_samples: int = 10) -> tuple[dict, dict]:
+    """App. G on one network ``p`` (no run dims, float64): neuron after neuron, turn it to 7π/4 and onto
+    the m¹ of its own effective set (:func:`~.neuron.align_to_own_m1`), keep it if the gating settled with
+    at least ``min_samples`` effective samples, and finite-difference ∂⟨‖Δy‖⟩/∂a (:func:`~.neuron.appendix_g`),
+    until ``n_want`` neurons are found.  Returns ``(measured, control)``: ``neg`` the share of negative
+    derivatives, ``dev`` the largest relative deviation from the formula, and for the measurement
+    ``cos_min`` (smallest cos(w1, m¹)) and ``n`` (neurons found); the control turns w2 to 3π/4 instead."""
+    if p.runs:
+        raise ParameterError("appendix_g_check takes a single network (no run dimensions)")
+    fd, fd_c, coss = [], [], []
+    for al in range(p.W1.shape[0]):
+        q, c, settled = align_to_own_m1(p, X, y, al)
+        if not settled or gating(q, X)[al].sum() < min_samples:
+            continue
+        fd.append(appendix_g(q, X, y, al))
+        qc = q.clone()
+        qc.W2[:, al] = -qc.W2[:, al]                                               # 7π/4 → 3π/4
+        fd_c.append(appendix_g(qc, X, y, al))
+        coss.append(c)
+        if len(fd) == n_want:
+            break
+    if not fd:
+        raise ParameterError(f"appendix_g_check: no neuron settled with ≥ {min_samples} effective samples")
+    fd, fd_c = np.array(fd).reshape(-1, 2), np.array(fd_c).reshape(-1, 2)
+    return (dict(neg=(fd[:, 0] < 0).mean(), dev=np.abs(fd[:, 0] / fd[:, 1] - 1).max(), cos_min=min(coss, default=np.nan),
+                 n=len(fd)),
+            dict(neg=(fd_c[:, 0] < 0).mean(), dev=np.abs(fd_c[:, 0] / fd_c[:, 1] - 1).max()))
+
+
+def conservation_drifts(P: TwoLayer) -> tuple[np.ndarray, np.ndarray]:
+    """Max over time and neurons of the drift of ‖w2‖² − ‖w1‖² − b² (corrected) and of the paper's
+    ‖w2‖² − ‖w1‖² (eq. 84) from their first value, relative to the largest a at each time; ``P`` has
+    dims ``(T, R..., ...)``; returns two arrays ``(R...)``."""
+    c_ok, c_paper = conserved(P)
+    amax = total_norm(P).amax(-1, keepdim=True)
+    return (((c_ok - c_ok[0]).abs() / amax).amax((0, -1)).numpy(), ((c_paper - c_paper[0]).abs() / amax).amax((0, -1)).numpy())
