@@ -7,10 +7,12 @@ One direction of flow::
       -> lrlib.train | lrlib.integrate      GD / SGD with momentum | the gradient flow
            (lrlib.losses, lrlib.grads)      loss conventions, closed-form gradients
       -> lrlib.trajectory.Trajectory        snapshots of a run (batched over runs)
-      -> lrlib.track, lrlib.theory.<paper>  measurements and each paper's closed forms
+      -> lrlib.measure, lrlib.track         the measurement vocabulary; per-neuron frames
+         lrlib.theory.<paper>               each paper's data, closed forms, measurements
       -> lrlib.claims                       grading against notebooks/NN_<key>.claims.yaml
            (lrlib.rules, lrlib.verdicts)    the rule language, the verdict vocabulary
-      -> lrlib.ledger_view, lrlib.plots     a chapter's tables and figures
+      -> lrlib.ledger_view, lrlib.plots     a chapter's tables and figures (plots.<paper>)
+    lrlib.chapter                           a chapter's first and last call (setup, ledger)
 
 Around the chapters: lrlib.sweep runs chapters over seeds (papermill, local or Dask) and
 aggregates their ledgers; lrlib.ledger_page renders the book's ledger and errata pages.

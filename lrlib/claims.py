@@ -44,7 +44,7 @@ import numpy as np
 
 from .errors import LrlibError, ParameterError
 from .rules import Rule
-from .verdicts import COLOURS, GRADED, KINDS, MARKS, VERDICTS, pass_rate
+from .verdicts import GRADED, KINDS, VERDICTS, pass_rate
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
 NOTEBOOKS_DIR = REPO_ROOT / "notebooks"
@@ -129,10 +129,6 @@ class Declaration:
     inconclusive: str = ""            # condition under which the measurement cannot decide
     seeds: str = "build"              # "build" (n seeds in the build) or "sweep"
     rule_change: str = ""             # when the rule changed after a result was seen: why
-
-    @property
-    def text_of_rule(self) -> str:
-        return " ".join(self.rule.split())
 
 
 _DECL_FIELDS = {f for f in Declaration.__dataclass_fields__}
@@ -226,26 +222,50 @@ def load_declarations(path: str | Path) -> list[Declaration]:
     return decls
 
 
+#: The fields of a declaration that decide a seed's verdict: a change to any of them changes
+#: what a sweep measures; the prose fields (statement, tolerance, expect, ...) do not.
+GRADING_FIELDS = ("id", "kind", "rule", "partial", "inconclusive", "seeds")
+
+
+def grading_digest(path: Path) -> bytes:
+    """The grading-relevant content of a claims file (:data:`GRADING_FIELDS` and the premises'
+    rules, in file order) as canonical JSON bytes; the raw bytes when the file does not parse
+    (so that any edit of a broken file still counts)."""
+    import yaml
+
+    try:
+        decls = load_declarations(path)
+    except (ParameterError, yaml.YAMLError):
+        return path.read_bytes()
+    rows = [[getattr(d, f) for f in GRADING_FIELDS] + [[p.rule for p in d.premises]] for d in decls]
+    return json.dumps(rows, ensure_ascii=False).encode()
+
+
 def code_hash(chapter: str, notebooks_dir: str | Path | None = None, root: str | Path = REPO_ROOT) -> str:
     """SHA-256 (first 16 hex digits) of what a chapter's results depend on: its notebook
-    (``.py`` half, else ``.ipynb``), its claims file (both in ``notebooks_dir``, default
-    ``<root>/notebooks``), every ``lrlib`` source file that a chapter can run (all but
-    :data:`NOT_RUN_BY_CHAPTERS`) and ``data/SHA256SUMS``."""
+    (``.py`` half, else ``.ipynb``), the grading fields of its claims file
+    (:func:`grading_digest`: editing a statement or an expectation does not make a sweep stale,
+    editing a rule does; both in ``notebooks_dir``, default ``<root>/notebooks``), every
+    ``lrlib`` source file that a chapter can run (all but :data:`NOT_RUN_BY_CHAPTERS`) and
+    ``data/SHA256SUMS``."""
     root = Path(root)
     nbdir = Path(notebooks_dir) if notebooks_dir is not None else root / "notebooks"
     found = sorted(nbdir.glob(f"[0-9][0-9]_{chapter}.py")) or sorted(nbdir.glob(f"[0-9][0-9]_{chapter}.ipynb"))
     if len(found) != 1:
         raise ParameterError(f"chapter {chapter!r}: expected one notebook NN_{chapter}.py in {nbdir}")
-    named = [(f"notebooks/{found[0].name}", found[0]),
-             (f"notebooks/{found[0].stem}.claims.yaml", found[0].with_name(found[0].stem + ".claims.yaml"))]
-    named += [(f.relative_to(root).as_posix(), f) for f in sorted((root / "lrlib").rglob("*.py"))
+    claims_file = found[0].with_name(found[0].stem + ".claims.yaml")
+    named = [(f"notebooks/{found[0].name}", found[0].read_bytes())]
+    if claims_file.is_file():
+        named.append((f"notebooks/{claims_file.name}", grading_digest(claims_file)))
+    named += [(f.relative_to(root).as_posix(), f.read_bytes()) for f in sorted((root / "lrlib").rglob("*.py"))
               if f.relative_to(root).as_posix() not in NOT_RUN_BY_CHAPTERS]
-    named.append(("data/SHA256SUMS", root / "data" / "SHA256SUMS"))
+    sums = root / "data" / "SHA256SUMS"
+    if sums.is_file():
+        named.append(("data/SHA256SUMS", sums.read_bytes()))
     h = hashlib.sha256()
-    for name, f in named:
-        if f.is_file():
-            h.update(name.encode() + b"\0")
-            h.update(f.read_bytes().replace(b"\r\n", b"\n") + b"\0")
+    for name, content in named:
+        h.update(name.encode() + b"\0")
+        h.update(content.replace(b"\r\n", b"\n") + b"\0")
     return h.hexdigest()[:16]
 
 

@@ -60,9 +60,6 @@ def table_html(rows: list[list[str]], header: list[str], row_attrs: list[str] | 
             f"<thead><tr>{head}</tr></thead><tbody>{body}</tbody></table></div>")
 
 
-_table = table_html
-
-
 class ChapterTables:
     """The chapter's tables; displays as HTML in a notebook."""
 
@@ -88,14 +85,14 @@ class ChapterTables:
                          _premises(d),
                          _h(r.measured()) + (f"<br><small>{_h(r.note)}</small>" if r.note else ""),
                          ctrl, _rate_cell(r)])
-        out.append(_table(rows, ["claim", "statement", "rule (tolerance from)", "premises",
+        out.append(table_html(rows, ["claim", "statement", "rule (tolerance from)", "premises",
                                  "measured (over seeds)", "negative control", "pass rate"]))
         if con:
             out.append(f"<p><b>Consistency checks</b> ({len(con)}; identities and implementation "
                        "invariants, not counted as reproductions)</p>")
             crow = [[f"<code>{_h(r.decl.id)}</code><br><small>{_h(r.decl.ref)}</small>", _h(r.decl.statement),
                      f"<code>{_h(r.decl.rule)}</code>", _h(r.measured()), _rate_cell(r)] for r in con]
-            out.append(_table(crow, ["claim", "statement", "rule", "measured", "result"]))
+            out.append(table_html(crow, ["claim", "statement", "rule", "measured", "result"]))
         return "\n".join(out)
 
     def __repr__(self) -> str:

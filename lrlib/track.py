@@ -14,7 +14,8 @@ import numpy as np
 import pandas as pd
 import torch
 
-from .models import TwoLayer, preactivations
+from .measure import active, cosine, drops, first_crossing, plateaus  # noqa: F401  (re-exported until the chapters import lrlib.measure)
+from .models import TwoLayer
 from .trajectory import Trajectory
 
 Tensor = torch.Tensor
@@ -81,14 +82,6 @@ def neuron_norms(traj: Trajectory, with_bias: bool = True) -> pd.DataFrame:
     return tidy(traj, vals)
 
 
-def cosine(u: Tensor, v: Tensor, eps: float = 0.0) -> Tensor:
-    """Cosine between ``u (..., D)`` and ``v (..., D)`` along the last axis (0 for a zero vector)."""
-    nu = torch.linalg.vector_norm(u, dim=-1)
-    nv = torch.linalg.vector_norm(v, dim=-1)
-    den = nu * nv
-    return torch.where(den > eps, (u * v).sum(-1) / den.clamp_min(torch.finfo(den.dtype).tiny), torch.zeros_like(den))
-
-
 def cosines_to(traj: Trajectory, directions: Mapping[str, Tensor], with_bias: bool = True) -> pd.DataFrame:
     """cos(w_j, u) for each named direction ``u`` (``(D,)`` or ``(R..., D)``).
 
@@ -107,15 +100,10 @@ def cosines_to(traj: Trajectory, directions: Mapping[str, Tensor], with_bias: bo
     return df
 
 
-def activation_patterns(params: TwoLayer, X: Tensor) -> Tensor:
-    """Boolean ``(…, m, n)``: is neuron ``j`` active (pre-activation > 0) on point ``k``."""
-    return (preactivations(params, X) > 0).transpose(-1, -2)
-
-
 def activation_frame(traj: Trajectory, X: Tensor) -> pd.DataFrame:
     """Per (snapshot, run, neuron): the activation pattern as a bit string over the
     points (``'1'`` = active) and the number of active points."""
-    act = activation_patterns(traj.params, X)  # (T, R..., m, n)
+    act = active(traj.params, X)  # (T, R..., m, n)
     n = act.shape[-1]
     weights = (2 ** torch.arange(n - 1, -1, -1)) if n <= 62 else None
     vals = {"n_active": act.sum(-1).to(torch.float64)}
@@ -153,38 +141,6 @@ def rank_frame(traj: Trajectory, with_bias: bool = False) -> pd.DataFrame:
     return df
 
 
-def first_crossing(time: np.ndarray, values: np.ndarray, level: float, below: bool = True) -> float:
-    """First time ``values`` crosses ``level`` (linear interpolation); ``nan`` if never.
-
-    ``values`` is ``(T,)``; ``below=True`` looks for ``values ≤ level``.
-    """
-    v = np.asarray(values, dtype=float)
-    hit = v <= level if below else v >= level
-    if not hit.any():
-        return float("nan")
-    i = int(np.argmax(hit))
-    if i == 0:
-        return float(time[0])
-    t0, t1, v0, v1 = time[i - 1], time[i], v[i - 1], v[i]
-    return float(t0 + (level - v0) * (t1 - t0) / (v1 - v0)) if v1 != v0 else float(t1)
-
-
-def plateaus(values: np.ndarray, tol: float = 0.01, min_len: int = 5) -> list[tuple[int, int]]:
-    """Index ranges ``(start, end)`` (both inclusive) of a positive series ``(T,)`` (e.g. a loss at log-spaced
-    snapshots) where ``log values`` changes by less than ``tol`` per snapshot for at least
-    ``min_len`` consecutive snapshots."""
-    flat = np.abs(np.diff(np.log(np.asarray(values, dtype=float)))) < tol
-    out, start = [], None
-    for i, f in enumerate(np.append(flat, False)):
-        if f and start is None:
-            start = i
-        elif not f and start is not None:
-            if i - start >= min_len:
-                out.append((start, i))
-            start = None
-    return out
-
-
 def max_direction_change(p_from: TwoLayer, p_to: TwoLayer, top: int = 10) -> float:
     """Largest angle (degrees) between the incoming vectors at two times, over the ``top``
     neurons of largest norm at ``p_to`` (one run)."""
@@ -198,28 +154,6 @@ def relative_movement(traj: Trajectory) -> float:
     th0 = torch.cat([t[0].reshape(-1) for t in traj.params])
     th1 = torch.cat([t[-1].reshape(-1) for t in traj.params])
     return float(torch.linalg.vector_norm(th1 - th0) / torch.linalg.vector_norm(th0))
-
-
-def drops(steps: np.ndarray, values: np.ndarray, rel: float = 0.1) -> list[int]:
-    """Indices of the separate sharp decreases of a positive series (e.g. a loss).
-
-    The decrease rate ``r = −Δ log values / Δ steps`` is computed between snapshots; a drop is a
-    local maximum of ``r`` above ``rel · max r``; two maxima count as separate drops only if
-    ``r`` dips below half the smaller one between them.  Returns the index (into ``r``, i.e. the
-    snapshot interval) of each drop's peak.
-    """
-    v = np.log(np.asarray(values, dtype=float))
-    r = -np.diff(v) / np.diff(np.asarray(steps, dtype=float))
-    cand = [i for i in range(len(r)) if r[i] > rel * r.max()
-            and (i == 0 or r[i] > r[i - 1]) and (i == len(r) - 1 or r[i] >= r[i + 1])]
-    peaks: list[int] = []
-    for i in cand:
-        if peaks and r[peaks[-1]:i + 1].min() >= 0.5 * min(r[peaks[-1]], r[i]):
-            if r[i] > r[peaks[-1]]:
-                peaks[-1] = i          # same drop: keep the higher peak
-            continue
-        peaks.append(i)
-    return peaks
 
 
 def balancedness_drift(traj: Trajectory, relative_to: str = "final") -> Tensor:

@@ -163,8 +163,9 @@ def main(argv: list[str] | None = None) -> int:
         print(f"check_notebooks: no folder {rel(folder)}; nothing to check.")
         return 0
 
-    ipynbs = {p.stem: p for p in sorted(folder.glob("*.ipynb"))}
-    pys = {p.stem: p for p in sorted(folder.glob("*.py"))}
+    # files starting with `_` (the chapter template) are not chapters
+    ipynbs = {p.stem: p for p in sorted(folder.glob("*.ipynb")) if not p.name.startswith("_")}
+    pys = {p.stem: p for p in sorted(folder.glob("*.py")) if not p.name.startswith("_")}
     problems: list[str] = []
 
     for stem in sorted(set(pys) - set(ipynbs)):

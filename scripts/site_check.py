@@ -7,6 +7,7 @@ For every page listed in ``_toc.yml`` it checks that:
 1. the page loads (HTTP 200) without console errors or uncaught JavaScript exceptions;
 2. every image of the page (so every glued figure) has loaded, is not 0×0 and is not
    one flat colour, and a chapter shows at least as many output images as it glues figures;
+   every output image is a figure with a caption (``{glue:figure}`` and its text, ≥ 20 characters);
 3. the math rendered: every ``.math`` element holds a MathJax container, no MathJax error
    (``mjx-merror``), and no raw ``$``, ``\\(`` or ``\\[`` is left in the text outside code;
 4. every internal link resolves: HTTP 200, and the ``#fragment`` exists in the target;
@@ -186,7 +187,9 @@ PAGE_FACTS = r"""
       for (let i = 4; i < d.length; i += 4) if (d[i] !== d[0] || d[i+1] !== d[1] || d[i+2] !== d[2] || d[i+3] !== d[3]) { flat = false; break; }
     } catch (e) { flat = null; }
     return {src: img.getAttribute('src'), complete: img.complete, w: img.naturalWidth, h: img.naturalHeight,
-            flat: flat, output: !!img.closest('.cell_output, .output')};
+            flat: flat, output: !!img.closest('.cell_output, .output'),
+            caption: ((img.closest('figure') || {querySelector: () => null}).querySelector('figcaption') || {textContent: ''})
+                       .textContent.trim()};
   });
   const links = [...document.querySelectorAll('a[href]')].map(a => a.href);
   return {texts, nMath: maths.length, nRendered: maths.filter(m => m.querySelector('mjx-container')).length,
@@ -233,6 +236,9 @@ def check_page(page, url: str, refused: list[str]) -> tuple[list[str], dict | No
             problems.append(f"image did not load or is empty: {im['src']}")
         elif im["flat"]:
             problems.append(f"image is one flat colour: {im['src']}")
+        if im["output"] and len(im["caption"]) < 20:
+            problems.append(f"figure without a caption (a {{glue:figure}} with a caption that says what to compare): "
+                            f"{(im['src'] or '')[:60]}")
     return problems, facts
 
 

@@ -216,3 +216,26 @@ def test_code_hash_follows_the_chapter_and_lrlib_but_not_the_sweep_runner(tmp_pa
     assert h1 != h0
     (root / "lrlib" / "core.py").write_text("changed")
     assert cl.code_hash("x", root=root) != h1
+
+
+def test_code_hash_follows_the_rules_but_not_the_prose_of_the_claims_file(tmp_path):
+    root = tmp_path
+    (root / "notebooks").mkdir()
+    (root / "notebooks" / "01_x.py").write_text("a")
+    f = root / "notebooks" / "01_x.claims.yaml"
+    claim = dict(id="a", ref="r", statement="s", quantity="q", rule="v > 0", tolerance="t",
+                 expect="reproduced", control="c", premises=[{"text": "p", "rule": "w > 0"}])
+
+    def write(**kw):
+        f.write_text(json.dumps({"chapter": "x", "claims": [{**claim, **kw}]}))   # JSON is YAML
+        return cl.code_hash("x", root=root)
+
+    h0 = write()
+    assert write(statement="reworded", expect="0.6-1", tolerance="other words") == h0
+    assert write(rule="v > 1") != h0
+    assert write(premises=[{"text": "p", "rule": "w > 1"}]) != h0
+    assert write(kind="consistency", control="") != h0
+    f.write_text("claims: [broken")
+    h_broken = cl.code_hash("x", root=root)
+    f.write_text("claims: [broken again")
+    assert cl.code_hash("x", root=root) != h_broken

@@ -11,20 +11,16 @@ import pytest
 import torch
 
 from lrlib.losses import half_mse
+from lrlib.measure import active, first_crossing
 from lrlib.models import TwoLayer, gaussian_init, generator
 from lrlib.track import (
     activation_frame,
     balancedness_drift,
-    activation_patterns,
-    cosine,
     cosine_similarity_matrix,
     cosines_to,
-    first_crossing,
     loss_frame,
     max_direction_change,
     relative_movement,
-    drops,
-    plateaus,
     neuron_norms,
     rank_frame,
     stable_rank,
@@ -93,13 +89,6 @@ def test_loss_frame(runs):
     np.testing.assert_array_equal(df["step"].to_numpy(), np.repeat(traj.steps, R))
 
 
-def test_cosine_function():
-    u = torch.tensor([[1.0, 0.0], [1.0, 1.0], [0.0, 0.0], [-2.0, 0.0]], dtype=F64)
-    v = torch.tensor([[3.0, 0.0], [1.0, 0.0], [1.0, 0.0], [1.0, 0.0]], dtype=F64)
-    torch.testing.assert_close(cosine(u, v), torch.tensor([1.0, 1 / math.sqrt(2), 0.0, -1.0], dtype=F64),
-                               rtol=1e-15, atol=0)
-
-
 def test_cosines_to():
     runs = (2,)
     traj, _ = _traj(runs)
@@ -121,9 +110,9 @@ def test_cosines_to():
             assert row.angle == pytest.approx(math.acos(max(-1, min(1, ref))), rel=1e-12, abs=1e-12)
 
 
-def test_activation_patterns_and_frame():
+def test_activation_frame():
     traj, X = _traj((2,))
-    act = activation_patterns(traj.params, X)
+    act = active(traj.params, X)
     T = len(traj)
     assert act.shape == (T, 2, M, N) and act.dtype == torch.bool
     W1, b1, Xn = traj.params.W1.numpy(), traj.params.b1.numpy(), X.numpy()
@@ -214,25 +203,6 @@ def test_tidy_per_run_extra_when_T_equals_m():
     np.testing.assert_array_equal(df["L"].to_numpy(), expected)
 
 
-# ---------------------------------------------------------------------------
-# first_crossing
-# ---------------------------------------------------------------------------
-
-def test_first_crossing_interpolates():
-    t = np.array([0.0, 1.0, 2.0, 3.0, 4.0])
-    v = np.array([1.0, 0.8, 0.6, 0.4, 0.2])  # v = 1 − 0.2 t
-    for level in (0.9, 0.7, 0.5, 0.25):
-        assert first_crossing(t, v, level) == pytest.approx((1 - level) / 0.2, rel=1e-12)
-    assert first_crossing(t, v, 0.6) == pytest.approx(2.0, rel=1e-15)   # exact hit
-    assert first_crossing(t, v, 1.5) == 0.0                           # already below at t[0]
-    assert math.isnan(first_crossing(t, v, 0.1))                       # never
-    # upward crossings, non-uniform time, the first of several
-    t2 = np.array([0.0, 0.5, 2.0, 3.0])
-    v2 = np.array([0.0, 1.0, -1.0, 3.0])
-    assert first_crossing(t2, v2, 0.5, below=False) == pytest.approx(0.25, rel=1e-12)
-    assert math.isnan(first_crossing(t2, v2, 5.0, below=False))
-
-
 def test_first_crossing_on_loss_frame():
     traj, _ = _traj((), record=range(11))
     L = traj.loss.numpy()
@@ -240,14 +210,6 @@ def test_first_crossing_on_loss_frame():
     tc = first_crossing(traj.time, L, level)
     i = int(np.argmax(L <= level))
     assert traj.time[i - 1] < tc <= traj.time[i]
-
-
-def test_plateaus_finds_flat_stretches():
-    L = np.concatenate([np.geomspace(1.0, 0.1, 10), np.full(8, 0.1), np.geomspace(0.1, 1e-4, 10), np.full(6, 1e-4)])
-    # L[9..18] == 0.1 and L[27..33] == 1e-4: the ends are inclusive
-    assert plateaus(L, tol=0.01, min_len=5) == [(9, 18), (27, 33)]
-    assert plateaus(L, tol=0.01, min_len=7) == [(9, 18)]
-    assert plateaus(np.geomspace(1, 1e-3, 20)) == []
 
 
 def test_max_direction_change_known_rotation():
@@ -272,19 +234,6 @@ def test_relative_movement():
     th1 = torch.cat([traj.params.W1[1].reshape(-1), traj.params.W2[1].reshape(-1)])
     assert relative_movement(traj) == pytest.approx(((th1 - th0).norm() / th0.norm()).item(), rel=1e-14)
     assert relative_movement(train(p, X, y, loss=half_mse(), lr=0.1, steps=0, record=[0], progress=False)) == 0.0
-
-
-def test_drops_counts_separate_decreases():
-    steps = np.arange(0, 400)
-    # two logistic-shaped drops of log L, at 100 and 300, with a slow shoulder between them
-    logL = -2 / (1 + np.exp(-(steps - 100) / 8)) - 3 / (1 + np.exp(-(steps - 300) / 8)) - 1e-3 * steps
-    d = drops(steps, np.exp(logL))
-    assert len(d) == 2 and abs(d[0] - 100) <= 2 and abs(d[1] - 300) <= 2
-    # one drop only
-    assert len(drops(steps, np.exp(-2 / (1 + np.exp(-(steps - 200) / 8))))) == 1
-    # two bumps that are not separated by a dip below half the smaller one are one drop
-    logL2 = -2 / (1 + np.exp(-(steps - 190) / 15)) - 2 / (1 + np.exp(-(steps - 210) / 15))
-    assert len(drops(steps, np.exp(logL2))) == 1
 
 
 def test_balancedness_drift_relative_to_current_norms():

@@ -1,0 +1,79 @@
+"""The chapter kit: what every chapter does first and last, as one call each.
+
+A chapter's first code cell after its ``parameters`` cell::
+
+    ch = chapter.start("orthogonal", seed, quick, ledger_path)
+    quick, N_SEEDS, ledger = ch.quick, ch.n_seeds, ch.ledger
+
+and its last cell::
+
+    ch.finish()
+
+:func:`start` checks the papermill parameters (clear errors), pins torch to one thread (the
+book executes two chapters at a time on two cores), sets the house plot style, and opens the
+chapter's declared claims ledger for ``n_seeds`` seeds; :meth:`Chapter.finish` grades nothing
+new — it checks every declared claim was graded, writes the ledger and displays its tables,
+strictly (a control that passes or a pass rate outside its expectation fails the build) in the
+book's own run: full size, base seed 0.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import torch
+
+from . import nbparams
+from .checks import positive_int
+from .claims import Ledger, headline
+from .plots import set_style
+
+
+@dataclass
+class Chapter:
+    """One execution of a chapter: its parameters and its claims ledger."""
+
+    key: str
+    seed: int
+    quick: bool
+    ledger_path: str
+    n_seeds: int
+    ledger: Ledger
+
+    @property
+    def strict(self) -> bool:
+        """The book's own run (full size, base seed 0) is graded strictly."""
+        return not self.quick and self.seed == 0
+
+    def rate(self, claim: str) -> str:
+        """The pass rate of a graded claim as the ledger states it (``reproduced 5/5``, ``3/5``, …),
+        for the chapter's text."""
+        return headline(self.ledger.results[claim].verdicts)
+
+    def finish(self):
+        """Write the ledger to ``ledger_path`` (if given) and return its tables for display."""
+        return self.ledger.finish(self.ledger_path, strict=self.strict)
+
+
+def start(key: str, seed: object, quick: object, ledger_path: object, *, n_seeds: int = 5,
+          quick_seeds: int = 2, threads: int = 1) -> Chapter:
+    """Check the chapter's parameters and open its ledger.
+
+    Parameters
+    ----------
+    key : the chapter key (``orthogonal``, …): its claims file is ``notebooks/NN_<key>.claims.yaml``.
+    seed, quick, ledger_path : the papermill parameters every chapter has (see
+        :func:`lrlib.nbparams.check_common`; ``LRLIB_QUICK=1`` forces ``quick``).
+    n_seeds, quick_seeds : seeds of every graded experiment at full and reduced size.
+    threads : torch intra-op threads (1: the book runs two chapters at a time on two cores).
+    """
+    quick = nbparams.check_common(seed, quick, ledger_path)
+    n = positive_int("quick_seeds" if quick else "n_seeds", quick_seeds if quick else n_seeds)
+    torch.set_num_threads(positive_int("threads", threads))
+    set_style()
+    ledger = Ledger.declared(key, n_seeds=n, base_seed=seed)
+    print(f"{key}: seed = {seed}, quick = {quick}, {n} seeds per graded experiment")
+    return Chapter(key=key, seed=seed, quick=quick, ledger_path=str(ledger_path), n_seeds=n, ledger=ledger)
+
+
+__all__ = ["Chapter", "start"]

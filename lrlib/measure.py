@@ -1,0 +1,178 @@
+"""The measurement vocabulary: what every chapter measures on a series or a network, written once.
+
+One function per idea, each with one convention:
+
+- :func:`first_crossing` — the first time a series reaches a level (linear interpolation between
+  snapshots, or the snapshot itself); ``nan`` when it never does. One series ``(T,)`` or one per
+  run ``(T, R...)``.
+- :func:`drop_times` — the first crossing of the mid-level between consecutive loss levels.
+- :func:`plateaus`, :func:`drops` — flat stretches and separate sharp decreases of a positive series.
+- :func:`relative_error` — ``|value − reference| / |reference|``: the reference (theory, or the
+  converged value) is always the second argument and the denominator.
+- :func:`line_fit` — least-squares line ``y ≈ slope·x + intercept`` with its R²; ``nan`` when a
+  value is not finite.
+- :func:`cosine` — along the last axis; **0 for a zero vector** (a dead neuron points nowhere).
+- :func:`active` — the activation mask ``(R..., m, n)``: neuron ``j`` is active on point ``k``
+  when its pre-activation is ``> 0`` (ReLU's derivative at 0 is 0, as in :mod:`lrlib.grads`).
+
+Series are numpy arrays or tensors with time first; times are whatever clock the caller uses
+(steps, gradient-flow time), and come back in that clock.
+"""
+
+from __future__ import annotations
+
+from typing import NamedTuple
+
+import numpy as np
+import torch
+
+from .errors import ParameterError
+from .models import TwoLayer, preactivations
+
+Tensor = torch.Tensor
+ArrayLike = np.ndarray | Tensor | float
+
+
+def _np(x) -> np.ndarray:
+    return x.detach().cpu().numpy() if isinstance(x, Tensor) else np.asarray(x)
+
+
+def _first_crossing_1d(time: np.ndarray, v: np.ndarray, level: float, below: bool, interpolate: bool) -> float:
+    hit = v <= level if below else v >= level
+    if not hit.any():
+        return float("nan")
+    i = int(np.argmax(hit))
+    if i == 0 or not interpolate:
+        return float(time[i])
+    t0, t1, v0, v1 = time[i - 1], time[i], v[i - 1], v[i]
+    return float(t0 + (level - v0) * (t1 - t0) / (v1 - v0)) if v1 != v0 else float(t1)
+
+
+def first_crossing(time, values, level, *, below: bool = True, interpolate: bool = True):
+    """First time ``values`` reaches ``level``; ``nan`` where it never does.
+
+    Parameters
+    ----------
+    time : (T,) snapshot times (any clock).
+    values : (T,) one series, or (T, R...) one series per run.
+    level : a number, or (R...) one level per run.
+    below : look for ``values ≤ level`` (a falling loss); ``False``: ``values ≥ level``.
+    interpolate : linear interpolation between the two snapshots around the crossing;
+        ``False`` returns the first snapshot time at which the level is reached.
+
+    Returns
+    -------
+    float for one series, else a float array ``(R...)``.
+    """
+    t = _np(time).astype(float)
+    v = _np(values).astype(float)
+    if v.shape[:1] != t.shape:
+        raise ParameterError(f"first_crossing: values {v.shape} must have time {t.shape} as first axis")
+    if v.ndim == 1:
+        return _first_crossing_1d(t, v, float(_np(level)), below, interpolate)
+    flat = v.reshape(v.shape[0], -1)
+    lv = np.broadcast_to(_np(level).astype(float), v.shape[1:]).reshape(-1)
+    out = np.array([_first_crossing_1d(t, flat[:, r], lv[r], below, interpolate) for r in range(flat.shape[1])])
+    return out.reshape(v.shape[1:])
+
+
+def drop_times(time, loss, levels) -> np.ndarray:
+    """Drop ``k`` (k = 1..K−1) of a loss curve: the first time ``loss (T,)`` falls below the
+    mid-level ``(ℓ_{k−1} + ℓ_k)/2`` of consecutive predicted levels ``levels (K,)``; ``(K−1,)``,
+    ``nan`` where never."""
+    lv = _np(levels).astype(float)
+    if lv.ndim != 1 or lv.size < 2:
+        raise ParameterError("drop_times needs at least two levels")
+    return np.array([first_crossing(time, loss, 0.5 * (lv[k] + lv[k + 1])) for k in range(lv.size - 1)])
+
+
+def plateaus(values, tol: float = 0.01, min_len: int = 5) -> list[tuple[int, int]]:
+    """Index ranges ``(start, end)`` (both inclusive) of a positive series ``(T,)`` (e.g. a loss
+    at log-spaced snapshots) where ``log values`` changes by less than ``tol`` per snapshot for at
+    least ``min_len`` consecutive snapshots."""
+    flat = np.abs(np.diff(np.log(_np(values).astype(float)))) < tol
+    out, start = [], None
+    for i, f in enumerate(np.append(flat, False)):
+        if f and start is None:
+            start = i
+        elif not f and start is not None:
+            if i - start >= min_len:
+                out.append((start, i))
+            start = None
+    return out
+
+
+def drops(steps, values, rel: float = 0.1) -> list[int]:
+    """Indices of the separate sharp decreases of a positive series ``(T,)`` (e.g. a loss).
+
+    The decrease rate ``r = −Δ log values / Δ steps`` is computed between snapshots; a drop is a
+    local maximum of ``r`` above ``rel · max r``; two maxima count as separate drops only if
+    ``r`` dips below half the smaller one between them.  Returns the index (into ``r``, i.e. the
+    snapshot interval) of each drop's peak.
+    """
+    v = np.log(_np(values).astype(float))
+    r = -np.diff(v) / np.diff(_np(steps).astype(float))
+    cand = [i for i in range(len(r)) if r[i] > rel * r.max()
+            and (i == 0 or r[i] > r[i - 1]) and (i == len(r) - 1 or r[i] >= r[i + 1])]
+    peaks: list[int] = []
+    for i in cand:
+        if peaks and r[peaks[-1]:i + 1].min() >= 0.5 * min(r[peaks[-1]], r[i]):
+            if r[i] > r[peaks[-1]]:
+                peaks[-1] = i          # same drop: keep the higher peak
+            continue
+        peaks.append(i)
+    return peaks
+
+
+def relative_error(value, reference):
+    """``|value − reference| / |reference|`` element-wise (numpy or torch in, same out; ``nan``
+    propagates). The reference — the theory's prediction, or the converged/finer run — is the
+    denominator."""
+    if isinstance(value, Tensor) or isinstance(reference, Tensor):
+        v, r = torch.as_tensor(value), torch.as_tensor(reference)
+        return (v - r).abs() / r.abs()
+    v, r = np.asarray(value, dtype=float), np.asarray(reference, dtype=float)
+    return np.abs(v - r) / np.abs(r)
+
+
+class Line(NamedTuple):
+    """A least-squares line ``y ≈ slope·x + intercept`` and its coefficient of determination."""
+
+    slope: float
+    intercept: float
+    r2: float
+
+
+def line_fit(x, y) -> Line:
+    """Least-squares line of ``y (N,)`` on ``x (N,)``; all ``nan`` when a value is not finite
+    (e.g. a crossing time a run never reached) or fewer than two points are given."""
+    x, y = _np(x).astype(float).ravel(), _np(y).astype(float).ravel()
+    if x.size < 2 or not (np.isfinite(x).all() and np.isfinite(y).all()):
+        return Line(float("nan"), float("nan"), float("nan"))
+    A = np.vstack([x, np.ones_like(x)]).T
+    (a, b), *_ = np.linalg.lstsq(A, y, rcond=None)
+    res = y - (a * x + b)
+    var = y.var()
+    return Line(float(a), float(b), float(1 - res.var() / var) if var > 0 else float("nan"))
+
+
+def cosine(u: Tensor, v: Tensor, eps: float = 0.0) -> Tensor:
+    """Cosine between ``u (..., D)`` and ``v (..., D)`` along the last axis (broadcasting);
+    ``0`` where ``‖u‖·‖v‖ ≤ eps`` (a zero vector has no direction)."""
+    nu = torch.linalg.vector_norm(u, dim=-1)
+    nv = torch.linalg.vector_norm(v, dim=-1)
+    den = nu * nv
+    return torch.where(den > eps, (u * v).sum(-1) / den.clamp_min(torch.finfo(den.dtype).tiny), torch.zeros_like(den))
+
+
+def active(net: TwoLayer | Tensor, X: Tensor) -> Tensor:
+    """Boolean activation mask ``(R..., m, n)``: is neuron ``j`` active (pre-activation ``> 0``)
+    on point ``k``. ``net`` is a :class:`~lrlib.models.TwoLayer` (its bias counts) or a
+    first-layer weight ``W (R..., m, d)`` without bias."""
+    if isinstance(net, TwoLayer):
+        return (preactivations(net, X) > 0).transpose(-1, -2)
+    return (net @ X.to(net.dtype).transpose(-1, -2)) > 0
+
+
+__all__ = ["first_crossing", "drop_times", "plateaus", "drops", "relative_error", "Line", "line_fit",
+           "cosine", "active"]
