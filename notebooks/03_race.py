@@ -81,42 +81,32 @@ import math
 import time
 
 import numpy as np
-import matplotlib.pyplot as plt
 import pandas as pd
 import torch
 
-from lrlib import nbparams
-from lrlib.claims import Ledger, headline
+from lrlib import chapter
 from lrlib.data import cifar_race
 from lrlib.losses import Loss
+from lrlib.measure import drops, first_crossing
 from lrlib.models import forward, generator
-from lrlib.plots import glue, panel_grid, set_style
+from lrlib.plots import glue
 from lrlib.plots import race as rplot
 from lrlib.theory import race as rc
-from lrlib.track import cosine_similarity_matrix, drops
+from lrlib.track import cosine_similarity_matrix
 from lrlib.train import train
 from lrlib.trajectory import linear_schedule, log_schedule
 
-quick = nbparams.check_common(seed, quick, ledger_path)
-torch.set_num_threads(1)
-set_style()
+ch = chapter.start("race", seed, quick, ledger_path)
+quick, N_SEEDS, ledger, rate = ch.quick, ch.n_seeds, ch.ledger, ch.rate
 CE = Loss("cross_entropy")
 F64 = torch.float64
 T_START = time.time()
-
-N_SEEDS = 2 if quick else 5
 glue("race-seed", seed, display=False)
-ledger = Ledger.declared("race", n_seeds=N_SEEDS, base_seed=seed)
 
 
 def gen(purpose, r=0):
     """The generator of one random draw of the chapter: ``purpose`` names the draw, ``r`` the seed run."""
     return generator(seed + r + 1000 * purpose)
-
-
-def rate(cid):
-    """A claim's pass rate as the ledger shows it (e.g. 'reproduced 5/5', '3/5')."""
-    return headline(ledger.results[cid].verdicts)
 
 
 def rl(x, d=2):
@@ -599,8 +589,8 @@ fits
 grp1 = (rc.angle_gap(S1["phi_final"], rc.PHI1).abs() < math.pi / 2)            # (R, m): final φ nearer 7π/4
 aT = rc.total_norm(tr1.params)                                                  # (T, R, m)
 tot_g = [(aT * mask).sum(-1) for mask in (grp1, ~grp1)]                        # per group (T, R)
-t10 = np.stack([rc.first_step_reaching(tr1.steps, tot, 10 * tot[0]) for tot in tot_g])
-thalf = np.stack([rc.first_step_reaching(tr1.steps, tot, 0.5 * tot[-1]) for tot in tot_g])
+t10 = np.stack([first_crossing(tr1.steps, tot, 10 * tot[0], below=False, interpolate=False) for tot in tot_g])
+thalf = np.stack([first_crossing(tr1.steps, tot, 0.5 * tot[-1], below=False, interpolate=False) for tot in tot_g])
 ledger.grade("fig5.two-speeds", th1=thalf[0], th2=thalf[1], control=dict(th1=thalf[0], th2=thalf[0]),
              note=f"10× the initial Σa (not graded): φ¹* {t10[0].tolist()}, φ²* {t10[1].tolist()}; "
                   f"group sizes φ¹* {grp1.sum(-1).tolist()}")
@@ -930,4 +920,4 @@ print(f"chapter run time: {time.time() - T_START:.0f} s")
 # must fail the same rule). Declarations live in `03_race.claims.yaml` next to this notebook.
 
 # %%
-ledger.finish(ledger_path, strict=not quick and seed == 0)
+ch.finish()

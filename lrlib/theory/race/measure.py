@@ -11,6 +11,7 @@ import torch
 import torch.nn.functional as F
 
 from ...errors import ParameterError
+from ...measure import line_fit
 from ...models import TwoLayer
 from ...track import cosine, cosine_similarity_matrix
 from .merging import theta
@@ -55,14 +56,6 @@ def top_share(a: Tensor, frac: float = 0.1) -> Tensor:
     return torch.topk(a, k, -1).values.sum(-1) / a.sum(-1)
 
 
-def line_fit(x: np.ndarray, y: np.ndarray) -> tuple[float, float, float]:
-    """Least-squares ``y ≈ A + B x``: returns ``(A, B, R²)``."""
-    x, y = np.asarray(x, float), np.asarray(y, float)
-    B, A = np.polyfit(x, y, 1)
-    res = y - (A + B * x)
-    return float(A), float(B), float(1 - res.var() / y.var())
-
-
 def growth_fit_mask(cd: Tensor | np.ndarray) -> np.ndarray:
     """The neurons :func:`growth_form_fits` fits: cos δ above its median and in (0, 1)."""
     cd = np.asarray(cd, dtype=float)
@@ -80,9 +73,9 @@ def growth_form_fits(cd: Tensor, a: Tensor) -> dict[str, float]:
     sel = growth_fit_mask(cd)
     if sel.sum() < 3:
         raise ParameterError(f"growth_form_fits needs ≥ 3 neurons with cos δ above the median in (0, 1), got {int(sel.sum())}")
-    _, B1, r1 = line_fit(cd[sel], np.log(a[sel]))
-    _, B3, r3 = line_fit(np.log(cd[sel]), np.log(a[sel]))
-    _, B2, r2 = line_fit(np.log(cd[sel] / (1 - cd[sel] ** 2)), np.log(a[sel]))
+    B1, _, r1 = line_fit(cd[sel], np.log(a[sel]))
+    B3, _, r3 = line_fit(np.log(cd[sel]), np.log(a[sel]))
+    B2, _, r2 = line_fit(np.log(cd[sel] / (1 - cd[sel] ** 2)), np.log(a[sel]))
     return dict(slope_exp=B1, r2_exp=r1, slope_pow=B3, r2_pow=r3, slope_frozen=B2, r2_frozen=r2,
                 n=int(sel.sum()))
 
@@ -154,12 +147,6 @@ def median_at(v: Tensor, idx: Tensor) -> Tensor:
     """Median of ``v (B..., m)`` over the neurons ``idx (B..., k)`` of each run, ``(B...)``
     (torch's lower median for even ``k``)."""
     return v.gather(-1, idx).median(-1).values
-
-
-def first_step_reaching(steps: np.ndarray, values: Tensor, level: Tensor) -> np.ndarray:
-    """First recorded step at which ``values (T, R...)`` is ``≥ level (R...)``, per run, ``(R...)`` int.
-    A run that never reaches its level gets ``steps[0]`` (``argmax`` of an all-false mask)."""
-    return np.asarray(steps)[np.argmax((values >= level).numpy(), axis=0)]
 
 
 def gate_change(p_from: TwoLayer, p_to: TwoLayer, X: Tensor) -> Tensor:
