@@ -96,6 +96,7 @@ from lrlib.track import cosine_similarity_matrix
 from lrlib.train import train
 from lrlib.trajectory import linear_schedule, log_schedule
 
+# %%
 ch = chapter.start("race", seed, quick, ledger_path)
 quick, N_SEEDS, ledger, rate = ch.quick, ch.n_seeds, ch.ledger, ch.rate
 CE = Loss("cross_entropy")
@@ -114,6 +115,7 @@ def rl(x, d=2):
     return [round(float(v), d) for v in np.asarray(x, dtype=float).ravel()]
 
 
+# %%
 LR, MOM = 1e-3, 0.9
 SNAP_T = [0, 250, 500, 1000, 2000, 4000] if not quick else [0, 250, 500]      # plus each run's end
 SETTINGS = {1: dict(n_per=50, bs=4, std=1e-4, steps=20_000), 2: dict(n_per=50, bs=4, std=1e-2, steps=20_000),
@@ -143,6 +145,7 @@ print(CE.describe(), f"| SGD lr {LR}, momentum {MOM} | {N_SEEDS} seeds, steps pe
 xor_data = [rc.xor_clusters(50, generator(seed + r)) for r in range(N_SEEDS)]
 X_xs = torch.stack([d[0] for d in xor_data])                                    # (R, 200, 2) float64
 X_x, y_x, cl_x = xor_data[0]                                                    # labels and clusters: same layout in every draw
+# %%
 err15, err_id = [], []
 for r in range(N_SEEDS):
     p3r = rc.race_init(1000, 2, 1e-2, gen(1, r), dtype=F64)
@@ -271,6 +274,7 @@ p4 = rc.race_init(XOR4_W, 2, std4, gen(6), runs=(len(std4),))
 rec4 = sorted(set([0, XOR_STEPS // 8, XOR_STEPS // 4, XOR_STEPS // 2, XOR_STEPS]))
 xor4 = train(p4, X4, y_x.expand(len(std4), -1).clone(), loss=CE, lr=LR, momentum=MOM, steps=XOR_STEPS, record=rec4)
 glue("race-xor4-width", XOR4_W, display=False)
+# %%
 f4 = xor4.final
 a4 = rc.total_norm(f4)
 U4, score = [], []
@@ -327,6 +331,7 @@ def batch_seeds(k, n):
     return [10_000 * (k + 1) + seed + r for r in range(n)]
 
 
+# %%
 def record_of(k):
     T = SETTINGS[k]["steps"]
     dense = np.arange(0, T + 1, 500)
@@ -335,6 +340,7 @@ def record_of(k):
     return np.union1d(np.union1d(log_schedule(T, 40), [t for t in SNAP_T if t <= T] + [T]), dense)
 
 
+# %%
 def run_setting(k):
     s = SETTINGS[k]
     data = [cifar_race(s["n_per"], seed + r) for r in range(N_SEEDS)]
@@ -345,6 +351,7 @@ def run_setting(k):
     return X, y, tr
 
 
+# %%
 def converged(tr):
     """Per run: the declared convergence criterion at the end of the run (see the text)."""
     L = tr.loss.numpy()
@@ -455,6 +462,7 @@ def merge_table(k):
                          for row in rc.merge_rows(tr.final.map(lambda t: t[r]).to(F64), X[r].double(), y[r], CE, setting=k, seed=seed + r)])
 
 
+# %%
 fin0 = tr1.final.map(lambda t: t[0]).to(F64)
 split = rc.split_neuron(fin0, int(rc.total_norm(fin0).argmax()), 0.6)               # two parallel halves of one neuron
 exact_split = float((forward(split, X1[0].double()) - forward(fin0, X1[0].double())).abs().max())
@@ -464,6 +472,7 @@ m999 = merges[merges.threshold == 0.999]
 mt1 = m999[m999.setting == 1]
 dl_leader = [rc.merge_rows(tr1.final.map(lambda t: t[r]).to(F64), X1[r].double(), y1[r], CE, thresholds=(0.999,),
                            direction="leader")[0]["rel_loss_change"] for r in range(N_SEEDS)]
+# %%
 ctl_rows = pd.DataFrame([row for r in range(N_CTL) for row in
                          rc.merge_rows(ctl.final.map(lambda t: t[r]).to(F64), X1[r].double(), y1[r], CE, std=1e-3, seed=seed + r)])
 c999 = ctl_rows[ctl_rows.threshold == 0.999]
@@ -473,6 +482,7 @@ ledger.grade("merge.setting1", groups=mt1.groups.values, dl=mt1.rel_loss_change.
                   f"{converged(ctl).astype(int).tolist()}; seed {seed}: splitting the largest neuron into two parallel halves "
                   f"changes the outputs by {exact_split:.1e}, and the split network merges into as many groups as the "
                   f"unsplit one: {same_groups}")
+# %%
 for k in (2, 3):
     X_, y_, tr_ = runs[k]
     mk = m999[m999.setting == k]
@@ -523,6 +533,7 @@ for k in SETTINGS:
         for r in range(N_SEEDS):
             pred_rows.append(dict(setting=k, t=SNAP_T[j], seed=seed + r, rho=float(rho[r]), top10_overlap=float(ov[r]),
                                   rho_abs=float(rho_abs[r])))
+# %%
 pred = pd.DataFrame(pred_rows)
 ledger.grade("predict.setting1.t0", rho0=rho_of[1, 0], control=dict(rho0=rho_ctl[1, 0]))
 ledger.grade("predict.setting1.t500", rho500=rho_of[1, 500], rho0=rho_of[1, 0],
@@ -652,8 +663,10 @@ i_last = [early[int(np.nonzero(changed_t[:, r] <= 0.05)[0].max())] for r in rang
 agree_last = [rc.rule_agreement(tr1.at(i).map(lambda t: t[r:r + 1]).to(F64), fin1.map(lambda t: t[r:r + 1]), X1d[r:r + 1], y1[r:r + 1])
               for r, i in enumerate(i_last)]
 P500 = tr1.at(tr1.index_of_step(500)).to(F64)
+# %%
 agree = rc.rule_agreement(P500, fin1, X1d, y1)
 agree_flip = rc.rule_agreement(P500, fin1, X1d, y1, flip=True)
+# %%
 agree_end = rc.rule_agreement(fin1, fin1, X1d, y1)
 w2sum = tr1.params.W2.sum(-2)                                                       # (T, R, m)
 drift11 = float((w2sum - w2sum[0]).abs().max() / tr1.params.W2.abs().amax())
@@ -669,6 +682,7 @@ print(f"last recorded step with ≤ 5 % of the gates changed: {[int(tr1.steps[i]
       f"there gives the final target for {rl([a[0][0] for a in agree_last])} of the settled neurons (by count); "
       f"evaluated at the end: {rl(agree_end[0])}")
 
+# %%
 P_e = tr1.params.map(lambda t: t[[0, tr1.index_of_step(500), len(tr1) - 1]]).to(F64)
 cgm = rc.cosine(rc.gamma(P_e, X1d, y1), rc.target_m1(P_e, X1d, y1)).abs()          # (3, R, m)
 live = rc.gating(P_e, X1d).sum(-1) > 0                                              # N^e ≥ 1
@@ -678,6 +692,7 @@ ledger.grade("prop4.2-4.3.gamma-m", cgm0=cmin[0], control=dict(cgm0=cmin[2]),
                   f"of {N_SEEDS} × 250")
 print(f"min |cos(⟨γ⟩, m¹)| at t = 0, 500, end: {rl(cmin[0], 6)}, {rl(cmin[1], 4)}, {rl(cmin[2], 3)} -> {rate('prop4.2-4.3.gamma-m')}")
 
+# %%
 err_cifar = [rc.identity_error(P500.map(lambda t: t[r]), X1d[r], y1[r]) for r in range(N_SEEDS)]
 ledger.grade("eqs4-8.cifar", err=err_cifar)
 
@@ -827,6 +842,7 @@ trc = train(pc, X_xs, yE, loss=CE, lr=1e-3, steps=n_c, record=linear_schedule(n_
 trh = train(pc, X_xs, yE, loss=CE, lr=5e-4, steps=2 * n_c, record=linear_schedule(2 * n_c, 200), seed=seed)
 trz = train(pc, X_xs, yE, loss=CE, lr=1e-3, steps=n_c // 5, record=linear_schedule(n_c // 5, 100), seed=seed,
             trainable=("W1", "W2", "b2"))
+# %%
 d_ok, d_paper = rc.conservation_drifts(trc.params)
 gap = np.abs(rc.conservation_drifts(trh.params)[1] / d_paper - 1)
 z_ok, z_paper = rc.conservation_drifts(trz.params)
@@ -853,7 +869,9 @@ for r in range(N_SEEDS):
     r18.append(q[0][1])
     fd_gap.append(abs(q[1][0] / q[0][0] - 1))
     t_pre.append(int(xor.steps[i_pre]))
+# %%
 r90, r18 = np.array(r90), np.array(r18)
+# %%
 P0, P1 = tr1.at(tr1.index_of_step(250)), tr1.at(tr1.index_of_step(500))
 a0_, a1_ = rc.total_norm(P0), rc.total_norm(P1)
 slope = (a1_.log() - a0_.log()) / 250                                              # measured d log a / dt
@@ -863,6 +881,7 @@ top1 = torch.topk(a1_, 10, -1).indices                                          
 c_r90 = rc.median_at(slope / (lam_eff * 0.5 * (g0_["eq90"] / a0_ + g1_["eq90"] / a1_)), top1).numpy()
 c_r18 = rc.median_at(slope / (lam_eff * 0.5 * (g0_["eq18"] / a0_ + g1_["eq18"] / a1_)), top1).numpy()
 c_fac = rc.median_at(0.5 * (g0_["eq90"] / g0_["eq18"] + g1_["eq90"] / g1_["eq18"]), top1).numpy()
+# %%
 i_win = [i for i, s_ in enumerate(tr1.steps) if 250 <= s_ <= 500]                 # every 50 steps (see record_of)
 r_win = torch.stack([rc.growth_rates(tr1.at(i), X1, y1)["eq90"] / rc.total_norm(tr1.at(i)) for i in i_win])
 pred_int = lam_eff * torch.trapezoid(r_win, torch.as_tensor(tr1.steps[i_win], dtype=r_win.dtype), dim=0)
@@ -887,6 +906,7 @@ print(f"E11 toy: Δa/λ ÷ eq. 90 = {rl(r90, 4)}, ÷ eq. 18 = {rl(r18, 3)}; CIFA
 X3, y3, tr3 = runs[3]
 ledger.grade("erratum.E15-params", n_par=rc.n_parameters(tr3.final.map(lambda t: t[0])), n_samples=X3.shape[-2],
              m=tr3.final.W1.shape[-2])
+# %%
 dphi74, dphi73, dy_dev = [], [], []
 for r in range(N_SEEDS):
     p0r = tr1.at(0).map(lambda t: t[r]).to(F64)
