@@ -460,3 +460,18 @@ def test_conservation_drifts_zero_for_a_constant_trajectory_and_see_a_bias_chang
     q.b1 = q.b1 + 0.1
     ok, paper = rc.conservation_drifts(TwoLayer(**{k: torch.stack([getattr(p, k), getattr(q, k)]) for k in ("W1", "W2", "b1", "b2")}))
     assert np.all(ok > 0) and np.all(paper == 0)
+
+
+def test_rising_share_and_top_cos_delta_path():
+    np.testing.assert_allclose(rc.rising_share(np.array([[0.0, 1.0], [1.0, 0.0], [2.0, 0.5]])), [1.0, 0.5])
+    with pytest.raises(ParameterError):
+        rc.rising_share(np.zeros((1, 2)))
+    X, y, _ = rc.xor_clusters(10, generator(2))
+    p = rc.race_init(6, 2, 1e-3, generator(3), runs=(2,), dtype=F64)
+    tr = train(p, X.expand(2, -1, -1), y.expand(2, -1), loss=CE, lr=0.05, steps=40, record=[0, 10, 20, 40])
+    steps, path = rc.top_cos_delta_path(tr, X, y, t_max=20, n_top=3)
+    np.testing.assert_array_equal(steps, [0, 10, 20])
+    assert path.shape == (3, 2) and np.all(np.abs(path) <= 1)
+    top = torch.topk(rc.total_norm(tr.final), 3, -1).indices
+    want = rc.cos_delta(tr.at(1), X, y).gather(-1, top).mean(-1).numpy()
+    np.testing.assert_allclose(path[1], want)

@@ -10,7 +10,7 @@ from ...track import cosine, cosine_similarity_matrix  # noqa: F401
 from . import data, measure, merging, neuron  # noqa: F401
 from .data import race_init, xor_clusters  # noqa: F401
 from .measure import (  # noqa: F401
-    alignment_score, appendix_g_check, cluster_order, conservation_drifts, gate_change, growth_fit_mask, growth_form_fits,
+    alignment_score, appendix_g_check, cluster_order, rising_share, top_cos_delta_path, conservation_drifts, gate_change, growth_fit_mask, growth_form_fits,
     median_at, n_parameters, power_law_like, rule_agreement, shuffled, snapshot_stats, spearman, top_alignment,
     top_overlap, top_share,
 )

@@ -206,3 +206,21 @@ def conservation_drifts(P: TwoLayer) -> tuple[np.ndarray, np.ndarray]:
     c_ok, c_paper = conserved(P)
     amax = total_norm(P).amax(-1, keepdim=True)
     return (((c_ok - c_ok[0]).abs() / amax).amax((0, -1)).numpy(), ((c_paper - c_paper[0]).abs() / amax).amax((0, -1)).numpy())
+
+
+def top_cos_delta_path(traj, X: Tensor, y: Tensor, t_max: int, n_top: int = 25) -> tuple[np.ndarray, np.ndarray]:
+    """Mean cos δ over the ``n_top`` neurons of largest *final* a, at every recorded step ≤ ``t_max`` of a
+    (batched) trajectory.  Returns the steps ``(S,)`` and the means ``(S, R...)``."""
+    idx = [i for i, s in enumerate(traj.steps) if s <= t_max]
+    top = torch.topk(total_norm(traj.final), n_top, -1).indices                       # (R..., n_top)
+    means = [cos_delta(traj.at(i), X, y).gather(-1, top).mean(-1).numpy() for i in idx]
+    return np.asarray(traj.steps)[idx], np.stack(means)
+
+
+def rising_share(path: np.ndarray) -> np.ndarray:
+    """Share of the steps of ``path (S, R...)`` (after the first) at which it is larger than at the
+    step before, ``(R...)``."""
+    path = np.asarray(path, dtype=float)
+    if path.shape[0] < 2:
+        raise ParameterError("rising_share needs at least two recorded steps")
+    return (np.diff(path, axis=0) > 0).mean(0)
