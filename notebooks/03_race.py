@@ -34,7 +34,8 @@
 # 250 neurons merge into about 150 at a loss cost of 0.1 %.
 #
 # **What we run.** Every figure, on the committed CIFAR-10 subset (the three settings at the paper's
-# scale: width 250, 200/200/2000 images, batch 4/4/32, SGD with $\lambda=10^{-3}$ and momentum 0.9)
+# scale: width 250, 200/200/2000 images, batch 4/4/32, SGD with $\lambda=10^{-3}$ and momentum 0.9; 20 000 steps
+# for settings 1 and 2 with a declared convergence criterion, 8000 for setting 3)
 # and on an XOR-like toy set; the gradient identities in float64 against autograd. Every claim is
 # graded **seed by seed** over 5 seeds (different image subsets or toy draws, and initialisations,
 # trained as one batched run), and its headline is the pass rate, e.g. "3/5". Every reproduction
@@ -47,7 +48,7 @@
 # (the paper's appendix mixes this with a plain sum; we use the mean throughout). Time $t$ is the
 # **optimiser step** (one mini-batch). `lrlib.train` is PyTorch's
 # SGD: $v\leftarrow\mu v+g$, $\theta\leftarrow\theta-\lambda v$, with a fresh permutation of the data
-# each epoch (sampling without replacement, last partial batch kept). With momentum 0.9 the slow
+# each epoch, drawn separately for every run of a batch (sampling without replacement, last partial batch kept). With momentum 0.9 the slow
 # dynamics move at $\lambda_{\rm eff}=\lambda/(1-\mu)=0.01$ per step, so gradient-flow time is
 # $\tau=0.01\,t$. Class 1 of the paper (airplane + cat) is label 0 (output node 0, $\phi_{\Delta y}=7\pi/4$),
 # class 2 (automobile + bird) label 1. CIFAR training runs in float32; every identity is checked in
