@@ -712,6 +712,12 @@ print(f"mean cos δ of the 25 largest, setting 1: t = 0 {rl(paths[1][1][0], 3)},
       f"{rl(up[1])} of the steps -> {rate('prop4.2.w1-to-gamma')}; setting 2 (control): {rl(paths[2][1][0], 3)} → "
       f"{rl(paths[2][1][-1], 3)}, rising at {rl(up[2])}")
 
+# %% [markdown]
+# The mean $\cos\delta$ of the winners rises over the plateau in every seed (printed above), but not at nearly
+# every recorded step: the record includes log-spaced steps early on, where one SGD step of batch 4 moves the
+# mean by less than its noise, so the share of rising steps stays below the 90 % the rule asks in most
+# seeds. The pass rate above is what the ledger grades.
+
 # %%
 err_cifar = [rc.identity_error(P500.map(lambda t: t[r]), X1d[r], y1[r]) for r in range(N_SEEDS)]
 ledger.grade("eqs4-8.cifar", err=err_cifar)
@@ -849,8 +855,12 @@ print("top-10 % share of Σa: " + "; ".join(f"setting {k}: {rl(v, 3)}" for k, v 
 # Also printed (context, not graded): the measured CIFAR rate against eq. 90 itself, (i) with eq. 90's rate
 # averaged over the two ends of the window, as above, and (ii) integrated over the window from snapshots every
 # 50 steps. Eq. 90 is the exact $\dot a$ for $b=0$, whatever $c$; but $\|w^{(1)}\|^2/a$ falls fast while
-# $\|w^{(2)}\|$ grows, and the mean of a fast-falling rate's two ends overestimates its integral, so (i) lies
-# below 1 where (ii), if eq. 90 holds under SGD, is close to 1.
+# $\|w^{(2)}\|$ grows, and the mean of a fast-falling rate's two ends overestimates its integral. If that were
+# the whole story, (ii) would be close to 1; it is not (printed in the note of the claim: (ii) is only a few
+# percent above (i)), so the window's averaging does not explain the gap. What remains is the premise of the
+# formulas themselves — gradient flow — against SGD with batch 4, whose noise slows the growth of $\log a$;
+# we do not measure that part here, so E11 is graded on the toy's exact one-step quotient and on CIFAR only
+# as stated above, and the CIFAR ratio to eq. 90 stays an open observation.
 
 # %%
 pc = rc.race_init(50, 2, 0.1, gen(9), runs=(N_SEEDS,), dtype=F64)
