@@ -34,7 +34,8 @@
 # 250 neurons merge into about 150 at a loss cost of 0.1 %.
 #
 # **What we run.** Every figure, on the committed CIFAR-10 subset (the three settings at the paper's
-# scale: width 250, 200/200/2000 images, batch 4/4/32, SGD with $\lambda=10^{-3}$ and momentum 0.9)
+# scale: width 250, 200/200/2000 images, batch 4/4/32, SGD with $\lambda=10^{-3}$ and momentum 0.9; 20 000 steps
+# for settings 1 and 2 with a declared convergence criterion, 8000 for setting 3)
 # and on an XOR-like toy set; the gradient identities in float64 against autograd. Every claim is
 # graded **seed by seed** over 5 seeds (different image subsets or toy draws, and initialisations,
 # trained as one batched run), and its headline is the pass rate, e.g. "3/5". Every reproduction
@@ -47,7 +48,7 @@
 # (the paper's appendix mixes this with a plain sum; we use the mean throughout). Time $t$ is the
 # **optimiser step** (one mini-batch). `lrlib.train` is PyTorch's
 # SGD: $v\leftarrow\mu v+g$, $\theta\leftarrow\theta-\lambda v$, with a fresh permutation of the data
-# each epoch (sampling without replacement, last partial batch kept). With momentum 0.9 the slow
+# each epoch, drawn separately for every run of a batch (sampling without replacement, last partial batch kept). With momentum 0.9 the slow
 # dynamics move at $\lambda_{\rm eff}=\lambda/(1-\mu)=0.01$ per step, so gradient-flow time is
 # $\tau=0.01\,t$. Class 1 of the paper (airplane + cat) is label 0 (output node 0, $\phi_{\Delta y}=7\pi/4$),
 # class 2 (automobile + bird) label 1. CIFAR training runs in float32; every identity is checked in
@@ -60,16 +61,16 @@
 # |---|---|---|
 # | setting 1 init std | $10^{-4}$ (all weights), biases 0 | the paper says only "low scale" and describes $t=500$ as "before the loss drops", on "a relatively long plateau". We fix the std by that criterion alone: the **largest** of the decades $10^{-2}$, $10^{-3}$, $10^{-4}$ at which the full training loss at $t=500$ is still within 0.1 % of $\ln2$ in every seed run. The chapter measures it (std $10^{-2}$ is setting 2, std $10^{-3}$ is the merge control below) and stops if the criterion picks another std. The criterion does not look at merging. |
 # | unit of $t$ | optimiser steps | with $t$ in steps the paper's $t=500$ is on the plateau; in epochs (50 steps each) it would be long after the drop |
-# | run length | 8000 steps for all settings (160 epochs for 200 images, 128 for 2000) | "final" means step 8000; the time budget of the book allows no more |
+# | run length | settings 1 and 2: 20 000 steps (400 epochs of 200 images); setting 3: 8000 steps (128 epochs of 2000); "final" means the end of the run | the paper gives no run length. We declare a run *converged* at its end when its full training loss is ≤ 0.05 and no recorded loss of its last 2000 steps exceeds twice the final one (no SGD spike in progress). 20 000 steps for every setting does not fit the chapter's CPU budget: a step of setting 3 (batch 32, 2000 images) costs about twice one of settings 1–2, and setting 1 also needs its std-$10^{-3}$ control at full length, so setting 3 is the one reduced; its end is mid-training (its convergence is printed), and the claims that use it say so |
 # | data | train split, `cifar_race(50 or 500, seed + r)`: equal numbers of each original class, ITU-R 601 luma in $[0,1]$, not centred | the paper: grayscale, flattened; settings 1 and 2 use the same subsets |
 # | $b^{(2)}$, weight decay, Nesterov | 0, none, no | PyTorch defaults |
 # | $\delta_\alpha$ | the vector angle $\angle(w^{(1)}_\alpha,\langle\gamma_\alpha\rangle)$ on the full training set | the paper's per-coordinate angles are exact only in 2-D |
 # | total parameter vector | $\theta_\alpha=[w^{(1)}_\alpha, b_\alpha, w^{(2)}_\alpha]$ | "total parameter vector"; merging $\theta\mapsto\hat\theta\sqrt{\sum\|\theta\|^2}$ is exact for parallel $\theta$ (2-homogeneity) |
-# | merging | greedy in decreasing $\|\theta\|$: each unassigned neuron absorbs every unassigned one with cosine $\ge0.999$ | the paper gives only the threshold |
+# | merging | greedy in decreasing $\|\theta\|$: each unassigned neuron absorbs every unassigned one with cosine $\ge0.999$; the merged neuron has the paper's norm $\sqrt{\sum\|\theta\|^2}$ and the direction of the $\|\theta\|^2$-weighted mean of its members' unit vectors | the paper gives only the threshold and the norm (for exactly parallel neurons); the weighted mean is the direction that keeps the group's function to first order (see the merging section) |
 # | XOR toy (Figs. 2, 3, 4, 9) | centroids at 45°, 135°, 225°, 315° with norms 4, 3, 1, 2 and labels 0, 1, 0, 1; std 0.1; 50 points each; a fresh draw per seed | the paper draws it only; interleaving the norms between the classes separates the clusters' fits |
-# | XOR training | full batch, $\lambda=10^{-3}$, momentum 0.9 (as for CIFAR), init std $10^{-6}$; width 200 for Fig. 2, 1000 for Fig. 3, 100 for Fig. 4 | the paper gives only the widths 1000 (Fig. 3) and 500 (Fig. 4); Fig. 4 runs 4 scales × 5 seeds plus a 4-run control, and 100 neurons keep that within the chapter's budget and the arrows readable |
-# | snapshots | log-spaced, plus $t\in\{0,250,500,1000,2000,4000,8000\}$; setting 1 also every 100 steps | the paper names $t=0$ and $t=500$ only; the dense record of setting 1 times the two supergroups of Fig. 5 |
-# | seeds | 5 (image subset and init), one batched run per setting; figures show seed `seed` | the runs of a batch share the mini-batch order (the positions drawn each step), not the images at those positions |
+# | XOR training | full batch, $\lambda=10^{-3}$, momentum 0.9 (as for CIFAR), init std $10^{-6}$; width 200 for Fig. 2, 1000 for Fig. 3, 100 for Fig. 4 | the paper's widths are 1000 (Figs. 2–3: Fig. 3 is "the XOR-like experiment with 1000 hidden neurons") and 500 (Fig. 4). Fig. 3 is at $t=0$ and uses 1000. The trained runs are **reduced**: 6000 full-batch steps cost about 80 s of CPU for the 6 runs of Fig. 2 at width 1000 and about 200 s for the 24 runs of Fig. 4 at width 500 (against 10 s and 20 s at 200 and 100), which the chapter's budget cannot hold beside the 20 000-step CIFAR runs |
+# | snapshots | log-spaced, plus $t\in\{0,250,500,1000,2000,4000\}$ and the end; setting 1 also every 100 steps up to 4000 and every 250 after, setting 2 every 500, setting 3 every 1000 | the paper names $t=0$ and $t=500$ only; the dense record of setting 1 times the two supergroups of Fig. 5 and shows the SGD spikes of Fig. 1a |
+# | seeds | 5 (image subset, init and mini-batch order), one batched run per setting; figures show seed `seed` | each run of a batch draws its own mini-batch order (its own permutation each epoch), so the seeds differ as independent reruns do |
 
 # %% tags=["parameters"]
 seed = 0            # base seed of every random draw in this chapter
@@ -81,30 +82,28 @@ import math
 import time
 
 import numpy as np
-import matplotlib.pyplot as plt
 import pandas as pd
 import torch
 
-from lrlib import nbparams
-from lrlib.claims import Ledger, headline
+from lrlib import chapter
 from lrlib.data import cifar_race
 from lrlib.losses import Loss
+from lrlib.measure import drops, first_crossing
 from lrlib.models import forward, generator
-from lrlib.plots import NEG, POS, THEORY, glue, label_panels, panel_grid, set_style
+from lrlib.plots import glue
+from lrlib.plots import race as rplot
 from lrlib.theory import race as rc
-from lrlib.track import cosine_similarity_matrix, drops
+from lrlib.track import cosine_similarity_matrix
 from lrlib.train import train
 from lrlib.trajectory import linear_schedule, log_schedule
 
-quick = nbparams.check_common(seed, quick, ledger_path)
-torch.set_num_threads(1)
-set_style()
+# %%
+ch = chapter.start("race", seed, quick, ledger_path)
+quick, N_SEEDS, ledger, rate = ch.quick, ch.n_seeds, ch.ledger, ch.rate
 CE = Loss("cross_entropy")
 F64 = torch.float64
 T_START = time.time()
-
-N_SEEDS = 2 if quick else 5
-ledger = Ledger.declared("race", n_seeds=N_SEEDS, base_seed=seed)
+glue("race-seed", seed, display=False)
 
 
 def gen(purpose, r=0):
@@ -112,25 +111,24 @@ def gen(purpose, r=0):
     return generator(seed + r + 1000 * purpose)
 
 
-def rate(cid):
-    """A claim's pass rate as the ledger shows it (e.g. 'reproduced 5/5', '3/5')."""
-    return headline(ledger.results[cid].verdicts)
-
-
 def rl(x, d=2):
     """A short list of rounded floats for printing."""
     return [round(float(v), d) for v in np.asarray(x, dtype=float).ravel()]
 
 
-STEPS = 800 if quick else 8000
+# %%
 LR, MOM = 1e-3, 0.9
-SNAP_T = [0, 250, 500, 1000, 2000, 4000, STEPS] if not quick else [0, 250, 500, STEPS]
-SETTINGS = {1: dict(n_per=50, bs=4, std=1e-4), 2: dict(n_per=50, bs=4, std=1e-2),
-            3: dict(n_per=100 if quick else 500, bs=32, std=1e-2)}
+SNAP_T = [0, 250, 500, 1000, 2000, 4000] if not quick else [0, 250, 500]      # plus each run's end
+SETTINGS = {1: dict(n_per=50, bs=4, std=1e-4, steps=20_000), 2: dict(n_per=50, bs=4, std=1e-2, steps=20_000),
+            3: dict(n_per=500, bs=32, std=1e-2, steps=8000)}
+if quick:
+    SETTINGS = {k: dict(s, steps=800, n_per=min(s["n_per"], 100)) for k, s in SETTINGS.items()}
+CONV_LOSS, CONV_WINDOW = 0.05, 2000                                            # the convergence criterion (see Choices)
 XOR_W = 40 if quick else 200
 XOR4_W = 20 if quick else 100
 XOR_STEPS = 2000 if quick else 6000
-print(CE.describe(), f"| SGD lr {LR}, momentum {MOM} | {N_SEEDS} seeds, {STEPS} steps")
+print(CE.describe(), f"| SGD lr {LR}, momentum {MOM} | {N_SEEDS} seeds, steps per setting "
+      f"{ {k: s['steps'] for k, s in SETTINGS.items()} }")
 
 # %% [markdown]
 # ## The per-neuron equations (eqs. 4–8, 15) and Figure 3
@@ -148,6 +146,7 @@ print(CE.describe(), f"| SGD lr {LR}, momentum {MOM} | {N_SEEDS} seeds, {STEPS} 
 xor_data = [rc.xor_clusters(50, generator(seed + r)) for r in range(N_SEEDS)]
 X_xs = torch.stack([d[0] for d in xor_data])                                    # (R, 200, 2) float64
 X_x, y_x, cl_x = xor_data[0]                                                    # labels and clusters: same layout in every draw
+# %%
 err15, err_id = [], []
 for r in range(N_SEEDS):
     p3r = rc.race_init(1000, 2, 1e-2, gen(1, r), dtype=F64)
@@ -159,24 +158,24 @@ for r in range(N_SEEDS):
     err_id.append(rc.identity_error(p_id, X_xs[r], y_x))
     if r == 0:
         p3, ratio, exact = p3r, ratio_r, exact_r
-ph3 = rc.phi(p3)
-fig, axes = panel_grid(2, width=4.2, height=3.3)
-xg = rc.angle_gap(torch.full_like(ph3, rc.PHI2), ph3).numpy()
-axes[0].scatter(xg, ratio.numpy(), s=5, color=POS, label="measured ratio")
-axes[0].scatter(xg, exact.numpy(), s=14, facecolor="none", edgecolor=THEORY, lw=0.5, label="$\\|w_2\\|\\tan(3\\pi/4-\\phi)$")
-axes[0].set(ylim=(-0.3, 0.3), xlabel="$3\\pi/4-\\phi_\\alpha$", ylabel="$\\partial_\\phi L\\,/\\,\\partial_{\\|w_2\\|}L$",
-            title="Figure 3 — ratio at $t=0$ (1000 neurons)")
-axes[0].legend(fontsize="small")
-xs = np.linspace(-np.pi, np.pi, 400)
-axes[1].scatter(xg, (ratio / p3.norms_out()).numpy(), s=5, color=POS)
-tan_xs = np.tan(xs)
-axes[1].plot(xs, np.where(np.abs(tan_xs) < 12, tan_xs, np.nan), color=THEORY, lw=1)
-axes[1].set(ylim=(-10, 10), xlabel="$3\\pi/4-\\phi_\\alpha$", ylabel="ratio $/\\,\\|w_2\\|$", title="divided by $\\|w_2\\|$: $\\tan$")
-label_panels(axes)
-glue("race-fig3", fig)
 ledger.grade("eqs4-8.identities", err=err_id)
 ledger.grade("eq15.ratio", err15=err15)
 print(f"eq. 15: max relative error {max(err15):.1e}; eqs. 4–8 vs autograd: {max(err_id):.1e} (over {N_SEEDS} seeds)")
+
+# %%
+ph3 = rc.phi(p3)
+fig = rplot.fig3_ratio(rc.angle_gap(torch.full_like(ph3, rc.PHI2), ph3), ratio, exact, p3.norms_out())
+glue("race-fig3", fig, display=False)
+
+# %% [markdown]
+# ```{glue:figure} race-fig3
+# :name: race-fig3
+#
+# **Figure 3 of the paper.** (a) The ratio $\partial_\phi L/\partial_{\|w_2\|}L$ of each of the 1000 neurons at
+# $t=0$ (dots) against $3\pi/4-\phi_\alpha$, and the closed form $\|w^{(2)}_\alpha\|\tan(3\pi/4-\phi_\alpha)$ (circles):
+# the dots sit in the circles, and the y-range is of the order of $\|w^{(2)}\|\approx0.014$, as on the paper's
+# axis. (b) The same ratio divided by $\|w^{(2)}_\alpha\|$ lies on $\tan$ (line). Seed {glue:text}`race-seed`.
+# ```
 
 # %% [markdown]
 # ## The XOR-like toy: four subsystems at four speeds (Figures 9, 2)
@@ -196,22 +195,18 @@ R_x = N_SEEDS + 1                                                               
 Xr = torch.cat([X_xs, X_eq[None]]).float()
 yr = y_x.expand(R_x, -1).clone()
 p2 = rc.race_init(XOR_W, 2, 1e-6, gen(5), runs=(R_x,))
-xor = train(p2, Xr, yr, loss=CE, lr=LR, momentum=MOM, steps=XOR_STEPS, record=linear_schedule(XOR_STEPS, 25), seed=seed)
+xor = train(p2, Xr, yr, loss=CE, lr=LR, momentum=MOM, steps=XOR_STEPS, record=linear_schedule(XOR_STEPS, 25))
+glue("race-xor-width", XOR_W, display=False)
 Lx = xor.loss.numpy()                                                           # (T, R_x)
 n_drops = np.array([len(drops(xor.steps, Lx[:, r], rel=0.05)) for r in range(R_x)])
+
+# %%
 Lk = torch.stack([CE(forward(xor.params, Xr[:, cl_x == k]), yr[:, cl_x == k]) for k in range(4)], -1)   # (T, R_x, 4)
 below = (Lk < 0.5 * math.log(2)).numpy()
 t_half = np.where(below.any(0), xor.steps[below.argmax(0)], np.nan)             # (R_x, 4)
 norm_of = [4, 3, 1, 2]
 by_norm = np.argsort([-n for n in norm_of])                                     # clusters of norms 4, 3, 2, 1
 tk = t_half[:, by_norm]
-xor0 = xor.run(0)
-dr_x = drops(xor.steps, Lx[:, 0], rel=0.05)
-fin_x = xor0.final
-cen_ang = torch.tensor([45.0, 135.0, 225.0, 315.0]).deg2rad()
-cen_dir = torch.stack([cen_ang.cos(), cen_ang.sin()], -1)
-grp = rc.cosine(fin_x.W1.unsqueeze(-2), cen_dir).argmax(-1)                        # nearest centroid, (m,)
-CL_COL = ["#56b4e9", "#e69f00", "#d1495b", "#009e73"]   # cluster 0..3: norms 4, 3, 1, 2
 ledger.grade("fig2.four-drops", n_drops=n_drops[:N_SEEDS], control=dict(n_drops=n_drops[N_SEEDS:]))
 ledger.grade("fig2.speeds", t4=tk[:N_SEEDS, 0], t3=tk[:N_SEEDS, 1], t2=tk[:N_SEEDS, 2], t1=tk[:N_SEEDS, 3],
              control=dict(t4=tk[N_SEEDS:, 0], t3=tk[N_SEEDS:, 1], t2=tk[N_SEEDS:, 2], t1=tk[N_SEEDS:, 3]))
@@ -221,42 +216,39 @@ print(f"step at which each cluster's loss halves (norms 4, 3, 2, 1), seed {seed}
       f"{tk[N_SEEDS].tolist()} -> ordered speeds: {rate('fig2.speeds')}")
 
 # %%
-fig, ax = plt.subplots(figsize=(3.6, 3.6), constrained_layout=True)
-for k in range(4):
-    sel = cl_x == k
-    ax.scatter(X_x[sel, 0], X_x[sel, 1], s=8, color=POS if y_x[sel][0] == 0 else NEG,
-               marker="o" if y_x[sel][0] == 0 else "s")
-    ax.text(*(X_x[sel].mean(0) * 1.15).tolist(), f"‖c‖={[4, 3, 1, 2][k]}", fontsize="small")
-ax.set(aspect="equal", title="Figure 9 — XOR-like toy data", xlabel="$x_1$", ylabel="$x_2$")
-glue("race-fig9", fig)
+glue("race-fig9", rplot.fig9_toy(X_x, y_x, cl_x, norm_of), display=False)
 
-t_drop = [int(xor.steps[i]) for i in dr_x]
+# %% [markdown]
+# ```{glue:figure} race-fig9
+# :name: race-fig9
+#
+# **Figure 9 of the paper.** The XOR-like toy set of seed {glue:text}`race-seed`: four clusters at 45°, 135°,
+# 225°, 315°, opposite clusters in the same class (circles: label 0, the paper's class 1; squares: label
+# 1), with centroid norms 4, 3, 1, 2 written beside them.
+# ```
+
+# %%
+xor0 = xor.run(0)
+cen_ang = torch.tensor([45.0, 135.0, 225.0, 315.0]).deg2rad()
+cen_dir = torch.stack([cen_ang.cos(), cen_ang.sin()], -1)
+grp = rc.cosine(xor0.final.W1.unsqueeze(-2), cen_dir).argmax(-1)                 # nearest centroid, (m,)
+t_drop = [int(xor.steps[i]) for i in drops(xor.steps, Lx[:, 0], rel=0.05)]
 snap_x = sorted(set([0, (t_drop[0] if t_drop else XOR_STEPS) // 2] + t_drop + [XOR_STEPS]))[:7]
-fig = plt.figure(figsize=(2.3 * len(snap_x), 7.0), constrained_layout=True)
-gs = fig.add_gridspec(3, len(snap_x))
-axL = fig.add_subplot(gs[0, :])
-axL.plot(xor.steps, Lx[:, 0], color="k", label="total")
-for k in by_norm:
-    axL.plot(xor.steps, Lk[:, 0, k].numpy(), color=CL_COL[k], lw=0.9, ls="--", label=f"cluster of norm {norm_of[k]}")
-axL.legend(fontsize="small", ncol=5)
-for i in dr_x:
-    axL.axvline(xor.steps[i], color=THEORY, ls=":", lw=1)
-axL.set(xlabel="step $t$ (full batch)", ylabel="loss", title=f"(a) Figure 2 — training loss (seed {seed}): {len(dr_x)} drops")
-for j, s in enumerate(snap_x):
-    P = xor0.at(xor0.index_of_step(s))
-    for row, vec in ((1, P.W1), (2, P.outgoing())):
-        ax = fig.add_subplot(gs[row, j])
-        u = vec / vec.norm(dim=-1, keepdim=True)
-        for k in range(4):
-            sel = grp == k
-            ax.plot(np.stack([np.zeros(int(sel.sum())), u[sel, 0].numpy()]), np.stack([np.zeros(int(sel.sum())), u[sel, 1].numpy()]),
-                    color=CL_COL[k], lw=0.7, alpha=0.8)
-        ax.set(aspect="equal", xlim=(-1.1, 1.1), ylim=(-1.1, 1.1), xticks=[], yticks=[])
-        if row == 1:
-            ax.set_title(f"$t$ = {s}", fontsize="small")
-        if j == 0:
-            ax.set_ylabel("(b) incoming $w_1$" if row == 1 else "(c) outgoing $w_2$")
-glue("race-fig2", fig)
+snaps = [(s, xor0.at(xor0.index_of_step(s)).W1, xor0.at(xor0.index_of_step(s)).outgoing()) for s in snap_x]
+fig = rplot.fig2_xor(xor.steps, Lx[:, 0], Lk[:, 0].numpy(), t_drop, snaps, grp, norm_of, seed)
+glue("race-fig2", fig, display=False)
+
+# %% [markdown]
+# ```{glue:figure} race-fig2
+# :name: race-fig2
+#
+# **Figure 2 of the paper** ({glue:text}`race-xor-width` neurons, the paper 1000; seed {glue:text}`race-seed`). (a) The training loss
+# (black) and the loss on each cluster (dashed, coloured as the cluster's neurons); dotted lines: the drops
+# of the total loss. The paper shows four drops; compare the number in the title and the order of the
+# dashed curves (largest centroid norm first). (b) Incoming and (c) outgoing directions at the snapshots,
+# coloured by the cluster nearest each neuron's final incoming direction: the incoming vectors collapse onto
+# the four cluster directions, the outgoing ones onto $7\pi/4$ (lower right) or $3\pi/4$ (upper left).
+# ```
 
 # %% [markdown]
 # **What we see.** The clusters are fitted one after the other in the order of their centroid norms
@@ -270,7 +262,7 @@ glue("race-fig2", fig)
 
 # %% [markdown]
 # ## Initialisation scale: rich to lazy (Figure 4)
-# The same toy, 100 neurons, four init stds, the same optimiser, for every seed (one batch of 24 runs). Alignment score: the
+# The same toy, {glue:text}`race-xor4-width` neurons (the paper uses 500; see Choices), four init stds, the same optimiser, for every seed (one batch of 24 runs). Alignment score: the
 # $a$-weighted mean over neurons of $\max_k\cos(w^{(1)}_\alpha,u_k)$, where $u_k$ are the four final incoming
 # directions of the same seed's smallest-std run (the direction of its largest-$a$ neuron in each cluster).
 # Control: four runs that all start from std $10^{-4}$, scored in the same order (no change of scale).
@@ -281,7 +273,9 @@ std4 = torch.tensor(STD4 * N_SEEDS + [1e-4] * 4)                               #
 X4 = torch.cat([X_xs.repeat_interleave(4, 0), X_xs[:1].expand(4, -1, -1)]).float()
 p4 = rc.race_init(XOR4_W, 2, std4, gen(6), runs=(len(std4),))
 rec4 = sorted(set([0, XOR_STEPS // 8, XOR_STEPS // 4, XOR_STEPS // 2, XOR_STEPS]))
-xor4 = train(p4, X4, y_x.expand(len(std4), -1).clone(), loss=CE, lr=LR, momentum=MOM, steps=XOR_STEPS, record=rec4, seed=seed)
+xor4 = train(p4, X4, y_x.expand(len(std4), -1).clone(), loss=CE, lr=LR, momentum=MOM, steps=XOR_STEPS, record=rec4)
+glue("race-xor4-width", XOR4_W, display=False)
+# %%
 f4 = xor4.final
 a4 = rc.total_norm(f4)
 U4, score = [], []
@@ -292,26 +286,28 @@ for g_ in range(N_SEEDS + 1):
     U4.append(U)
     score.append(rc.alignment_score(f4.W1[b:b + 4], a4[b:b + 4], U).numpy())
 score = np.stack(score)                                                         # (N_SEEDS + 1, 4)
-fig, axes = panel_grid(4, nrows=2, width=2.4, height=2.4)
-for r_, s in enumerate(STD4):
-    for row, i in enumerate([1, len(xor4) - 1]):
-        ax = axes[4 * row + r_]
-        P = xor4.at(i)
-        w = P.W1[r_] / P.W1[r_].norm(dim=-1, keepdim=True)
-        gk = rc.cosine(P.W1[r_].unsqueeze(-2), U4[0]).argmax(-1)
-        for k in range(4):
-            sel = gk == k
-            ax.plot(np.stack([np.zeros(int(sel.sum())), w[sel, 0].numpy()]), np.stack([np.zeros(int(sel.sum())), w[sel, 1].numpy()]),
-                    color=CL_COL[k], lw=0.6, alpha=0.7)
-        ax.set(aspect="equal", xlim=(-1.1, 1.1), ylim=(-1.1, 1.1), xticks=[], yticks=[],
-               title=f"std {s:g}, $t$={xor4.steps[i]}" + (f"\nscore {score[0, r_]:.3f}" if row else ""))
-fig.suptitle(f"Figure 4 — incoming directions for four init scales, seed {seed} (colour: nearest target $u_k$)")
-glue("race-fig4", fig)
 ledger.grade("fig4.lazy", s1=score[:N_SEEDS, 0], s2=score[:N_SEEDS, 1], s3=score[:N_SEEDS, 2], s4=score[:N_SEEDS, 3],
              control=dict(s1=score[N_SEEDS:, 0], s2=score[N_SEEDS:, 1], s3=score[N_SEEDS:, 2], s4=score[N_SEEDS:, 3]))
 print(pd.DataFrame(score, columns=[f"std {s:g}" for s in STD4],
                    index=[f"seed {seed + r}" for r in range(N_SEEDS)] + ["control (all 1e-4)"]).round(4).to_string())
 print(f"rich → lazy: {rate('fig4.lazy')}")
+
+# %%
+panels = [[(xor4.at(i).W1[c], rc.cosine(xor4.at(i).W1[c].unsqueeze(-2), U4[0]).argmax(-1),
+            f"std {s:g}, $t$={xor4.steps[i]}" + (f"\nscore {score[0, c]:.3f}" if row else ""))
+           for c, s in enumerate(STD4)] for row, i in enumerate([1, len(xor4) - 1])]
+glue("race-fig4", rplot.fig4_lazy(panels, STD4, seed), display=False)
+
+# %% [markdown]
+# ```{glue:figure} race-fig4
+# :name: race-fig4
+#
+# **Figure 4 of the paper** (seed {glue:text}`race-seed`, {glue:text}`race-xor4-width` neurons). Incoming directions
+# early (top) and at the end (bottom) for init std $10^{-4}$, $10^{-2}$, $10^{-1}$, $1$ (left to right), coloured by
+# the nearest of the four target directions $u_k$. Compare the collapse onto four directions at small std with
+# the spread at std 1; the number to look at is the alignment score in the lower titles (1 = every unit of
+# norm on a target), which the claim `fig4.lazy` grades per seed.
+# ```
 
 # %% [markdown]
 # With a small init the incoming vectors collapse onto the four targets; at std 1 they barely move from
@@ -319,9 +315,32 @@ print(f"rich → lazy: {rate('fig4.lazy')}")
 
 # %% [markdown]
 # ## The three CIFAR-10 settings
-# One batched run per setting: 5 seeds, each with its own image subset (`cifar_race(n, seed + r)`)
-# and initialisation; all weights $\mathcal N(0,\text{std}^2)$, biases 0; 250 neurons; 8000 SGD steps.
-# Setting 1 is recorded every 100 steps as well (for Figure 5).
+# One batched run per setting: 5 seeds, each with its own image subset (`cifar_race(n, seed + r)`),
+# initialisation **and mini-batch order** (as independent reruns); all weights $\mathcal N(0,\text{std}^2)$,
+# biases 0; 250 neurons. Settings 1 and 2 run 20 000 SGD steps (400 epochs), setting 3 runs 8000 (128 epochs;
+# see Choices for why it is shorter). The full training loss is recorded every 100 steps up to $t=4000$
+# in setting 1 (Figure 5), then every 250; every 500 steps in setting 2 and every 1000 in setting 3 (whose
+# full loss, on 2000 images, costs ten times more).
+#
+# **Convergence, declared.** A run has *converged* at its end $T$ when its full training loss is at most
+# 0.05 (7 % of $\ln2$: the training set fitted) and no recorded loss of the last 2000 steps exceeds twice the
+# loss at $T$ (no SGD spike in progress). Every "final" quantity is the network at $T$; the merge of setting 1
+# is graded only where the run has converged (a premise of `merge.setting1`).
+
+# %%
+def batch_seeds(k, n):
+    """One mini-batch order per run: run r of setting k draws its own permutations."""
+    return [10_000 * (k + 1) + seed + r for r in range(n)]
+
+
+# %%
+def record_of(k):
+    T = SETTINGS[k]["steps"]
+    dense = np.arange(0, T + 1, 500 if k == 2 else 1000)                       # setting 3: a full loss costs 10×
+    if k == 1:                                                                  # + every 50 steps in [250, 500] for E11
+        dense = np.union1d(np.union1d(np.arange(0, min(T, 4000) + 1, 100), np.arange(0, T + 1, 250)), np.arange(250, 501, 50))
+    return np.union1d(np.union1d(log_schedule(T, 20 if k == 3 else 40), [t for t in SNAP_T if t <= T] + [T]), dense)
+
 
 # %%
 def run_setting(k):
@@ -329,36 +348,45 @@ def run_setting(k):
     data = [cifar_race(s["n_per"], seed + r) for r in range(N_SEEDS)]
     X, y = torch.stack([d[0] for d in data]), torch.stack([d[1] for d in data])
     p0 = rc.race_init(250, 1024, s["std"], generator(seed + 100 * k), runs=(N_SEEDS,))
-    rec = np.union1d(log_schedule(STEPS, 40), SNAP_T)
-    if k == 1:
-        rec = np.union1d(rec, np.arange(0, STEPS + 1, 100))
-    tr = train(p0, X, y, loss=CE, lr=LR, momentum=MOM, batch_size=s["bs"], steps=STEPS, record=rec, seed=seed + k,
-               check_every=1000)
+    tr = train(p0, X, y, loss=CE, lr=LR, momentum=MOM, batch_size=s["bs"], steps=s["steps"], record=record_of(k),
+               seed=batch_seeds(k, N_SEEDS), check_every=1000)
     return X, y, tr
 
 
-runs, stats = {}, {}
+# %%
+def converged(tr):
+    """Per run: the declared convergence criterion at the end of the run (see the text)."""
+    L = tr.loss.numpy()
+    win = tr.steps >= tr.steps[-1] - min(CONV_WINDOW, tr.steps[-1] // 4)
+    return (L[-1] <= CONV_LOSS) & (L[win].max(0) <= 2 * L[-1])
+
+
+# %%
+runs, stats, conv = {}, {}, {}
 for k in SETTINGS:
-    t0 = time.time()
+    t0 = time.process_time()
     runs[k] = run_setting(k)
-    stats[k] = rc.snapshot_stats(runs[k][2], runs[k][0], runs[k][1], SNAP_T)
-    print(f"setting {k}: N = {runs[k][0].shape[1]}, trained in {time.time() - t0:.0f} s; final loss "
-          f"{[round(v, 4) for v in runs[k][2].loss[-1].tolist()]}")
+    stats[k] = rc.snapshot_stats(runs[k][2], runs[k][0], runs[k][1], SNAP_T + [SETTINGS[k]["steps"]])   # last: the end
+    conv[k] = converged(runs[k][2])
+    print(f"setting {k}: N = {runs[k][0].shape[1]}, {SETTINGS[k]['steps']} steps in {time.process_time() - t0:.0f} s CPU; "
+          f"final loss {rl(runs[k][2].loss[-1], 4)}; converged: {conv[k].astype(int).tolist()}")
 i500 = SNAP_T.index(500)
+glue("race-T1", int(runs[1][2].steps[-1]), display=False)
 
 # %% [markdown]
 # **Setting 1's init scale, by the plateau criterion.** The control run of the merging claim below
-# trains the first two image subsets of setting 1 from std $10^{-3}$ (same batch order). With setting 2
-# (std $10^{-2}$) and setting 1 itself it gives the loss at $t=500$ for the three decades of the
-# criterion stated in the table of choices.
+# trains the first two image subsets of setting 1 from std $10^{-3}$ (with the same mini-batch orders and
+# run length as those two runs). With setting 2 (std $10^{-2}$) and setting 1 itself it gives the loss at
+# $t=500$ for the three decades of the criterion stated in the table of choices.
 
 # %%
 N_CTL = min(2, N_SEEDS)
 X1, y1, tr1 = runs[1]
 ctl = train(rc.race_init(250, 1024, 1e-3, gen(7), runs=(N_CTL,)), X1[:N_CTL], y1[:N_CTL], loss=CE, lr=LR, momentum=MOM,
-            batch_size=4, steps=STEPS, record=[0, 500, STEPS], seed=seed + 1, check_every=1000)
+            batch_size=4, steps=SETTINGS[1]["steps"], record=np.union1d(record_of(1)[::4], [0, 500, SETTINGS[1]["steps"]]),
+            seed=batch_seeds(1, N_CTL), check_every=1000)
 L500 = {k: runs[k][2].loss[runs[k][2].index_of_step(500)].numpy() / math.log(2) for k in SETTINGS}
-plateau_at = {1e-2: L500[2], 1e-3: ctl.loss[1].numpy() / math.log(2), 1e-4: L500[1]}
+plateau_at = {1e-2: L500[2], 1e-3: ctl.loss[ctl.index_of_step(500)].numpy() / math.log(2), 1e-4: L500[1]}
 on_plateau = {s: bool((v >= 0.999).all()) for s, v in plateau_at.items()}
 std_chosen = max([s for s, ok in on_plateau.items() if ok], default=float("nan"))
 print(pd.DataFrame([dict(std=s, **{"L(500)/ln 2 per seed run": rl(v, 4)}, on_plateau=on_plateau[s]) for s, v in plateau_at.items()]).to_string(index=False))
@@ -375,40 +403,34 @@ if not quick and std_chosen != SETTINGS[1]["std"]:
 # $t=500$ (bottom), darker = larger final $a_\alpha$.
 
 # %%
-def draw_cos(ax, tr, s, title):
+def cos_panel(tr, s, title):
+    """(cosine matrix of θ of seed `seed` at step s, its clustering order, title) for a figure panel."""
     C = cosine_similarity_matrix(rc.theta(tr.at(tr.index_of_step(s)))[0].double()).numpy()
-    o = rc.cluster_order(C)
-    ax.imshow(C[np.ix_(o, o)], cmap="RdBu_r", vmin=-1, vmax=1, interpolation="nearest")
-    ax.set(xticks=[], yticks=[], title=title)
-    ax.grid(False)
-
-
-def scatter_cd_a(ax, cd, a, af, title):
-    o = np.argsort(af)
-    ax.scatter(cd[o], a[o], c=np.log10(af[o]), cmap="Blues", s=9, edgecolor="0.6", linewidth=0.2)
-    ax.set(yscale="log", xlabel="$\\cos\\delta_\\alpha$", title=title)
+    return C, rc.cluster_order(C), title
 
 
 S1 = stats[1]
-t_cm = [s for s in SNAP_T if s in (0, 500, 1000, 2000, STEPS)]
-fig = plt.figure(figsize=(12, 12.5), constrained_layout=True)
-gs = fig.add_gridspec(3, 1, height_ratios=[0.9, 0.8, 2.0])
-ax = fig.add_subplot(gs[0])
-for r in range(N_SEEDS):
-    ax.plot(tr1.steps, tr1.loss[:, r].numpy(), color=POS if r == 0 else "0.7", lw=1.6 if r == 0 else 0.8)
-ax.axvline(500, color=THEORY, ls=":")
-ax.set(xlabel="step $t$", ylabel="training loss (full set)",
-       title="(a) Figure 1 — setting 1: loss at the recorded steps (blue: the seed shown, grey: the other seeds)")
-g1 = gs[1].subgridspec(1, len(t_cm))
-for i, s in enumerate(t_cm):
-    draw_cos(fig.add_subplot(g1[i]), tr1, s, ("(b) cosine similarity of $\\theta_\\alpha$, " if i == 0 else "") + f"$t$ = {s}")
-g2 = gs[2].subgridspec(2, 2)
-for row, s in enumerate([0, 500]):
-    j = SNAP_T.index(s)
-    cd, a, af = S1["cd"][j, 0].numpy(), S1["a"][j, 0].numpy(), S1["a_final"][0].numpy()
-    scatter_cd_a(fig.add_subplot(g2[row, 0]), cd, a, af, ("(c) " if row == 0 else "") + f"current $a_\\alpha$ at $t$ = {s}")
-    scatter_cd_a(fig.add_subplot(g2[row, 1]), cd, af, af, f"final $a_\\alpha$ vs $\\cos\\delta_\\alpha$ at $t$ = {s}")
-glue("race-fig1", fig)
+T1 = int(tr1.steps[-1])
+t_cm = [s for s in SNAP_T if s in (0, 500, 1000, 2000)] + [T1]
+cos1 = [cos_panel(tr1, s, ("(b) cosine similarity of $\\theta_\\alpha$, " if i == 0 else "") + f"$t$ = {s}") for i, s in enumerate(t_cm)]
+cda1 = [[(S1["cd"][j, 0], S1["a"][j, 0], S1["a_final"][0], ("(c) " if row == 0 else "") + f"current $a_\\alpha$ at $t$ = {s}"),
+         (S1["cd"][j, 0], S1["a_final"][0], S1["a_final"][0], f"final $a_\\alpha$ vs $\\cos\\delta_\\alpha$ at $t$ = {s}")]
+        for row, (s, j) in enumerate([(0, 0), (500, i500)])]
+glue("race-fig1", rplot.fig1(tr1.steps, tr1.loss, cos1, cda1, marks=[500]), display=False)
+
+# %% [markdown]
+# ```{glue:figure} race-fig1
+# :name: race-fig1
+#
+# **Figure 1 of the paper** (setting 1). (a) The full training loss of the five seeds (blue: seed
+# {glue:text}`race-seed`), on a log scale, recorded every 100 steps up to $t=4000$ and every 250 after: the plateau
+# at $\ln 2$ up to about $t=500$ (dotted line), the drop, and the SGD spikes later on; the run ends at $t$ =
+# {glue:text}`race-T1`, where the merge is taken. (b) Cosine similarities of the total vectors $\theta_\alpha$,
+# each matrix reordered by clustering: blocks form as the neurons align. (c) Current (left) and final (right)
+# $a_\alpha$ against $\cos\delta_\alpha$ at $t=0$ (top) and $t=500$ (bottom), darker = larger final $a_\alpha$;
+# compare the straight rising edge of the lower-left panel (exponential growth in $\cos\delta$, graded by
+# `unlock.exp-fit`) and how well the right column orders the dark points (graded by `predict.setting1.*`).
+# ```
 
 # %% [markdown]
 # **Merging (§5).** At the end of setting 1 the paper merges every group of neurons with cosine
@@ -419,8 +441,18 @@ glue("race-fig1", fig)
 # $|\Delta L/L|\le0.3\,\%$ (three times the paper's 0.1 %); *partial* if only the group count holds.
 # **Rule change:** an earlier version of this chapter bounded only an *increase* of the loss, so a merge
 # that lowered the loss by several percent passed; the paper's point is that merging leaves the loss
-# essentially unchanged, so the size $|\Delta L/L|$ is graded now. Control: the std-$10^{-3}$ runs
-# above, merged the same way. In settings 2 and 3 the paper says neurons *cannot* be merged without
+# essentially unchanged, so the size $|\Delta L/L|$ is graded now. **Two more changes, declared before
+# they were measured.** (i) *The merged neuron's direction.* The paper merges neurons "that have the same
+# direction of their total parameter vector" into one of norm $\sqrt{\sum\|\theta\|^2}$; for exactly parallel
+# $\theta$ every member gives that direction, and for members parallel only to 0.999 the paper states no rule.
+# Its justification — merging "without affecting the predictions" — picks one: a neuron $\theta=n\,u$
+# computes $n^2f_u$ (2-homogeneity), so a group computes $\sum_\beta n_\beta^2f_{u_\beta}=(\sum n_\beta^2)f_{\bar u}+O(\text{spread}^2)$
+# with $\bar u$ the $\|\theta\|^2$-weighted mean of the unit vectors. We merge in that direction (an earlier
+# version took the direction of the group's largest member, which is off at first order; its loss change is
+# printed beside). (ii) *The network merged* is the one at the end of the 20 000-step run, and the claim is
+# graded only where that run has converged by the declared criterion (premise): an earlier version merged the
+# network at step 8000, in one seed about 1600 steps after an SGD spike. Control: the std-$10^{-3}$ runs
+# above (same run length), merged the same way. In settings 2 and 3 the paper says neurons *cannot* be merged without
 # affecting the loss: per seed, merging removes fewer than 10 % of the neurons or raises the loss by at
 # least 1 %; control: the same final network with every neuron split into two exactly parallel halves,
 # which can be merged without any change.
@@ -432,6 +464,7 @@ def merge_table(k):
                          for row in rc.merge_rows(tr.final.map(lambda t: t[r]).to(F64), X[r].double(), y[r], CE, setting=k, seed=seed + r)])
 
 
+# %%
 fin0 = tr1.final.map(lambda t: t[0]).to(F64)
 split = rc.split_neuron(fin0, int(rc.total_norm(fin0).argmax()), 0.6)               # two parallel halves of one neuron
 exact_split = float((forward(split, X1[0].double()) - forward(fin0, X1[0].double())).abs().max())
@@ -439,13 +472,19 @@ same_groups = rc.merge(split, 0.999)[1] == rc.merge(fin0, 0.999)[1]
 merges = pd.concat([merge_table(k) for k in SETTINGS], ignore_index=True)
 m999 = merges[merges.threshold == 0.999]
 mt1 = m999[m999.setting == 1]
+dl_leader = [rc.merge_rows(tr1.final.map(lambda t: t[r]).to(F64), X1[r].double(), y1[r], CE, thresholds=(0.999,),
+                           direction="leader")[0]["rel_loss_change"] for r in range(N_SEEDS)]
+# %%
 ctl_rows = pd.DataFrame([row for r in range(N_CTL) for row in
                          rc.merge_rows(ctl.final.map(lambda t: t[r]).to(F64), X1[r].double(), y1[r], CE, std=1e-3, seed=seed + r)])
 c999 = ctl_rows[ctl_rows.threshold == 0.999]
-ledger.grade("merge.setting1", groups=mt1.groups.values, dl=mt1.rel_loss_change.values,
+ledger.grade("merge.setting1", groups=mt1.groups.values, dl=mt1.rel_loss_change.values, conv=conv[1].astype(int),
              control=dict(groups=c999.groups.values, dl=c999.rel_loss_change.values),
-             note=f"seed {seed}: splitting the largest neuron into two parallel halves changes the outputs by "
-                  f"{exact_split:.1e}, and the split network merges into as many groups as the unsplit one: {same_groups}")
+             note=f"merged in the leader's direction instead: ΔL/L {[f'{v:+.2%}' for v in dl_leader]}; control converged: "
+                  f"{converged(ctl).astype(int).tolist()}; seed {seed}: splitting the largest neuron into two parallel halves "
+                  f"changes the outputs by {exact_split:.1e}, and the split network merges into as many groups as the "
+                  f"unsplit one: {same_groups}")
+# %%
 for k in (2, 3):
     X_, y_, tr_ = runs[k]
     mk = m999[m999.setting == k]
@@ -453,16 +492,17 @@ for k in (2, 3):
           for r in range(N_SEEDS)]
     ledger.grade(f"merge.setting{k}", groups=mk.groups.values, m=250, dl=mk.rel_loss_change.values,
                  control=dict(groups=[d["groups"] for d in sp], m=500, dl=[d["rel_loss_change"] for d in sp]))
-print(f"setting 1 at 0.999: groups {mt1.groups.tolist()}, ΔL/L {[f'{v:+.2%}' for v in mt1.rel_loss_change]} -> "
+print(f"setting 1 at 0.999 (end of run, t = {T1}): groups {mt1.groups.tolist()}, ΔL/L {[f'{v:+.2%}' for v in mt1.rel_loss_change]} "
+      f"(leader's direction: {[f'{v:+.2%}' for v in dl_leader]}), converged {conv[1].astype(int).tolist()} -> "
       f"{rate('merge.setting1')}; control (std 1e-3): groups {c999.groups.tolist()}")
 print(f"settings 2 and 3 cannot be merged freely: {rate('merge.setting2')}, {rate('merge.setting3')}")
 merges.pivot_table(index=["setting", "threshold"], values=["groups", "rel_loss_change"], aggfunc=["mean", "min", "max"])
 
 # %% [markdown]
 # **What we see.** The group counts and loss changes per seed are printed above and graded in the
-# ledger; the pass rate is the headline (seeds where only the group count holds are *partial*). The loss
-# changes in either direction: the members of a group are parallel only to 0.999, and the merged neuron
-# takes its leader's direction. "Final" is step 8000, where setting 1's loss is still falling. Compare
+# ledger; the pass rate is the headline (seeds where only the group count holds are *partial*, seeds whose
+# run had not converged are *premise not met*). The loss changes printed beside, for the leader's direction,
+# show how much of the change the choice of direction alone makes. Compare
 # the control's group counts (std $10^{-3}$, printed above and tabulated below) with setting 1's: at this
 # run length the unaligned part of $w^{(1)}$ (norm $\approx32\,$std at init) weighs more at the larger
 # scale, so the merge count depends on the init scale, which is why that scale is fixed by the plateau
@@ -495,6 +535,7 @@ for k in SETTINGS:
         for r in range(N_SEEDS):
             pred_rows.append(dict(setting=k, t=SNAP_T[j], seed=seed + r, rho=float(rho[r]), top10_overlap=float(ov[r]),
                                   rho_abs=float(rho_abs[r])))
+# %%
 pred = pd.DataFrame(pred_rows)
 ledger.grade("predict.setting1.t0", rho0=rho_of[1, 0], control=dict(rho0=rho_ctl[1, 0]))
 ledger.grade("predict.setting1.t500", rho500=rho_of[1, 500], rho0=rho_of[1, 0],
@@ -559,26 +600,34 @@ fits
 
 # %%
 grp1 = (rc.angle_gap(S1["phi_final"], rc.PHI1).abs() < math.pi / 2)            # (R, m): final φ nearer 7π/4
-t_show = [s for s in SNAP_T if s in (0, 250, 500, 1000, 2000)]
-fig, axes = panel_grid(len(t_show), width=2.9, height=2.8)
-for ax, s in zip(axes, t_show):
-    j = SNAP_T.index(s)
-    x = torch.where(grp1[0], S1["cd"][j, 0], -S1["cd"][j, 0]).numpy()
-    scatter_cd_a(ax, x, S1["a"][j, 0].numpy(), S1["a_final"][0].numpy(), f"$t$ = {s}")
-    ax.axvline(0, color="0.5", lw=0.6)
-    ax.set_xlabel("$\\pm\\cos\\delta_\\alpha$ (left: $\\phi^{2*}$ group)")
-fig.suptitle("Figure 5 — setting 1: the two supergroups")
-glue("race-fig5", fig)
 aT = rc.total_norm(tr1.params)                                                  # (T, R, m)
 tot_g = [(aT * mask).sum(-1) for mask in (grp1, ~grp1)]                        # per group (T, R)
-t10 = np.stack([rc.first_step_reaching(tr1.steps, tot, 10 * tot[0]) for tot in tot_g])
-thalf = np.stack([rc.first_step_reaching(tr1.steps, tot, 0.5 * tot[-1]) for tot in tot_g])
+t10 = np.stack([first_crossing(tr1.steps, tot, 10 * tot[0], below=False, interpolate=False) for tot in tot_g])
+thalf = np.stack([first_crossing(tr1.steps, tot, 0.5 * tot[-1], below=False, interpolate=False) for tot in tot_g])
 ledger.grade("fig5.two-speeds", th1=thalf[0], th2=thalf[1], control=dict(th1=thalf[0], th2=thalf[0]),
              note=f"10× the initial Σa (not graded): φ¹* {t10[0].tolist()}, φ²* {t10[1].tolist()}; "
                   f"group sizes φ¹* {grp1.sum(-1).tolist()}")
 print(f"half the final Σa: φ¹* {thalf[0].tolist()}, φ²* {thalf[1].tolist()} -> {rate('fig5.two-speeds')} "
       f"({sum(v == 'inconclusive' for v in ledger.results['fig5.two-speeds'].verdicts)} inconclusive); "
       f"10× the initial Σa: φ¹* {t10[0].tolist()}, φ²* {t10[1].tolist()}")
+
+# %%
+t_show = [s for s in SNAP_T if s in (0, 250, 500, 1000, 2000)]
+pm = [(torch.where(grp1[0], S1["cd"][SNAP_T.index(s), 0], -S1["cd"][SNAP_T.index(s), 0]), S1["a"][SNAP_T.index(s), 0],
+       S1["a_final"][0], f"$t$ = {s}") for s in t_show]
+fig = rplot.scatter_grid([pm], "Figure 5 — setting 1: the two supergroups ($\\pm\\cos\\delta_\\alpha$; left: the $\\phi^{2*}$ group)")
+glue("race-fig5", fig, display=False)
+
+# %% [markdown]
+# ```{glue:figure} race-fig5
+# :name: race-fig5
+#
+# **Figure 5 of the paper** (setting 1, seed {glue:text}`race-seed`). Current $a_\alpha$ against $\cos\delta_\alpha$
+# for the neurons whose final $\phi$ is near $7\pi/4$ (right half) and against $-\cos\delta_\alpha$ for those near
+# $3\pi/4$ (left half), at five early times; darker = larger final $a$. The paper sees the left half move
+# slightly later; compare the two halves at $t=500$–$1000$. The graded number is the step at which each
+# group reaches half its final $\Sigma a$ (`fig5.two-speeds`).
+# ```
 
 # %% [markdown]
 # The pass rate above counts the seeds in which the $\phi^{2*}$ group reaches half its final $\Sigma a$ on a
@@ -616,8 +665,10 @@ i_last = [early[int(np.nonzero(changed_t[:, r] <= 0.05)[0].max())] for r in rang
 agree_last = [rc.rule_agreement(tr1.at(i).map(lambda t: t[r:r + 1]).to(F64), fin1.map(lambda t: t[r:r + 1]), X1d[r:r + 1], y1[r:r + 1])
               for r, i in enumerate(i_last)]
 P500 = tr1.at(tr1.index_of_step(500)).to(F64)
+# %%
 agree = rc.rule_agreement(P500, fin1, X1d, y1)
 agree_flip = rc.rule_agreement(P500, fin1, X1d, y1, flip=True)
+# %%
 agree_end = rc.rule_agreement(fin1, fin1, X1d, y1)
 w2sum = tr1.params.W2.sum(-2)                                                       # (T, R, m)
 drift11 = float((w2sum - w2sum[0]).abs().max() / tr1.params.W2.abs().amax())
@@ -633,6 +684,7 @@ print(f"last recorded step with ≤ 5 % of the gates changed: {[int(tr1.steps[i]
       f"there gives the final target for {rl([a[0][0] for a in agree_last])} of the settled neurons (by count); "
       f"evaluated at the end: {rl(agree_end[0])}")
 
+# %%
 P_e = tr1.params.map(lambda t: t[[0, tr1.index_of_step(500), len(tr1) - 1]]).to(F64)
 cgm = rc.cosine(rc.gamma(P_e, X1d, y1), rc.target_m1(P_e, X1d, y1)).abs()          # (3, R, m)
 live = rc.gating(P_e, X1d).sum(-1) > 0                                              # N^e ≥ 1
@@ -642,6 +694,31 @@ ledger.grade("prop4.2-4.3.gamma-m", cgm0=cmin[0], control=dict(cgm0=cmin[2]),
                   f"of {N_SEEDS} × 250")
 print(f"min |cos(⟨γ⟩, m¹)| at t = 0, 500, end: {rl(cmin[0], 6)}, {rl(cmin[1], 4)}, {rl(cmin[2], 3)} -> {rate('prop4.2-4.3.gamma-m')}")
 
+# %% [markdown]
+# **Prop. 4.2 over time.** With fixed gating the incoming vector's fixed point is the direction of
+# $\langle\gamma_\alpha\rangle$; in the running network both move, and the paper's Fig. 1c shows the winners well
+# aligned by $t=500$. We follow the mean $\cos\delta_\alpha$ of the 25 neurons of largest final $a$ at every recorded
+# step up to $t=500$ (every 100 steps, and every 50 in $[250, 500]$): per seed it must rise at ≥ 90 % of the
+# steps and by at least 0.1 over the plateau. Control: setting 2 (std $10^{-2}$), where the paper sees the
+# tendency to align reduced, measured the same way on its recorded steps.
+
+# %%
+paths = {k: rc.top_cos_delta_path(runs[k][2], runs[k][0], runs[k][1], 500) for k in (1, 2)}
+up = {k: rc.rising_share(p) for k, (_, p) in paths.items()}
+ledger.grade("prop4.2.w1-to-gamma", up=up[1], c0=paths[1][1][0], c500=paths[1][1][-1],
+             control=dict(up=up[2], c0=paths[2][1][0], c500=paths[2][1][-1]),
+             note=f"recorded steps: setting 1 {len(paths[1][0])}, setting 2 {len(paths[2][0])}")
+print(f"mean cos δ of the 25 largest, setting 1: t = 0 {rl(paths[1][1][0], 3)}, t = 500 {rl(paths[1][1][-1], 3)}, rising at "
+      f"{rl(up[1])} of the steps -> {rate('prop4.2.w1-to-gamma')}; setting 2 (control): {rl(paths[2][1][0], 3)} → "
+      f"{rl(paths[2][1][-1], 3)}, rising at {rl(up[2])}")
+
+# %% [markdown]
+# The mean $\cos\delta$ of the winners rises over the plateau in every seed (printed above), but not at nearly
+# every recorded step: the record includes log-spaced steps early on, where one SGD step of batch 4 moves the
+# mean by less than its noise, so the share of rising steps stays below the 90 % the rule asks in most
+# seeds. The pass rate above is what the ledger grades.
+
+# %%
 err_cifar = [rc.identity_error(P500.map(lambda t: t[r]), X1d[r], y1[r]) for r in range(N_SEEDS)]
 ledger.grade("eqs4-8.cifar", err=err_cifar)
 
@@ -658,26 +735,7 @@ ledger.grade("eqs4-8.cifar", err=err_cifar)
 # predicts a positive sign, and the test failed there. Control: the same neurons with $w^{(2)}$ at $3\pi/4$.
 
 # %%
-def appendix_g_seed(r, n_want=20):
-    p0r, Xr_, yr_ = tr1.at(0).map(lambda t: t[r]).to(F64), X1d[r], y1[r]
-    fd, fd_c, coss = [], [], []
-    for al in range(p0r.W1.shape[0]):
-        q, c, settled = rc.align_to_own_m1(p0r, Xr_, yr_, al)
-        if not settled or rc.gating(q, Xr_)[al].sum() < 10:
-            continue
-        fd.append(rc.appendix_g(q, Xr_, yr_, al))
-        qc = q.clone()
-        qc.W2[:, al] = -qc.W2[:, al]                                                # 7π/4 → 3π/4
-        fd_c.append(rc.appendix_g(qc, Xr_, yr_, al))
-        coss.append(c)
-        if len(fd) == n_want:
-            break
-    fd, fd_c = np.array(fd).reshape(-1, 2), np.array(fd_c).reshape(-1, 2)
-    return dict(neg=(fd[:, 0] < 0).mean(), dev=np.abs(fd[:, 0] / fd[:, 1] - 1).max(), cos_min=min(coss, default=np.nan),
-                n=len(fd)), dict(neg=(fd_c[:, 0] < 0).mean(), dev=np.abs(fd_c[:, 0] / fd_c[:, 1] - 1).max())
-
-
-appg = [appendix_g_seed(r) for r in range(N_SEEDS)]
+appg = [rc.appendix_g_check(tr1.at(0).map(lambda t: t[r]).to(F64), X1d[r], y1[r]) for r in range(N_SEEDS)]
 ag, ag_c = pd.DataFrame([a for a, _ in appg]), pd.DataFrame([c for _, c in appg])
 ledger.grade("appG.sign", neg=ag.neg.values, dev=ag.dev.values, cos_min=ag.cos_min.values, n=ag.n.values,
              control=dict(neg=ag_c.neg.values, dev=ag_c.dev.values))
@@ -689,36 +747,54 @@ print(f"App. G: share of negative derivatives per seed {rl(ag.neg)}, max deviati
 # Setting 2: the same images, init std 0.01. Setting 3: 2000 images, batch 32, std 0.01.
 
 # %%
-fig, axes = panel_grid(len(t_cm), nrows=2, width=2.4, height=2.5)
-for row, k in enumerate((2, 3)):
-    for i, s in enumerate(t_cm):
-        draw_cos(axes[row * len(t_cm) + i], runs[k][2], s, f"setting {k}, $t$ = {s}")
-fig.suptitle("Figure 6 — cosine similarity of $\\theta_\\alpha$, clustered: (a) setting 2, (b) setting 3")
-glue("race-fig6", fig)
+rows6 = [[cos_panel(runs[k][2], s, f"setting {k}, $t$ = {s}") for s in t_cm[:-1] + [SETTINGS[k]["steps"]]] for k in (2, 3)]
+glue("race-fig6", rplot.cos_grid(rows6, "Figure 6 — cosine similarity of $\\theta_\\alpha$, clustered: (a) setting 2, (b) setting 3"),
+     display=False)
 
-t7 = [s for s in SNAP_T if s in (0, 500, 2000, STEPS)]
-fig, axes = panel_grid(1 + len(t7), nrows=2, width=2.6, height=2.6)
-for row, k in enumerate((2, 3)):
-    X_, y_, tr_ = runs[k]
-    S = stats[k]
-    ax = axes[row * (1 + len(t7))]
-    ax.plot(tr_.steps, tr_.loss[:, 0].numpy(), color="k")
-    ax.set(xlabel="step $t$", ylabel="loss", title=f"({'ab'[row]}) setting {k}: loss")
-    for i, s in enumerate(t7):
-        j = SNAP_T.index(s)
-        scatter_cd_a(axes[row * (1 + len(t7)) + 1 + i], S["cd"][j, 0].numpy(), S["a"][j, 0].numpy(),
-                     S["a_final"][0].numpy(), f"$t$ = {s}")
-fig.suptitle("Figure 7 — loss, and current $a_\\alpha$ against current $\\cos\\delta_\\alpha$ (darker: larger final $a$)")
-glue("race-fig7", fig)
+# %% [markdown]
+# ```{glue:figure} race-fig6
+# :name: race-fig6
+#
+# **Figure 6 of the paper.** Cosine similarities of the total vectors $\theta_\alpha$ (seed {glue:text}`race-seed`),
+# each matrix reordered by clustering, for setting 2 (top) and setting 3 (bottom), from $t=0$ to the end of
+# each run. Compare the size and sharpness of the blocks with Figure 1(b) (setting 1) and between the two
+# rows; the paper sees stronger alignment in setting 3 than in setting 2 (graded by `align.s3-vs-s2`).
+# ```
 
-fig, axes = panel_grid(4, width=3.0, height=2.8)
-for i, (k, s) in enumerate([(2, 0), (2, 500), (3, 0), (3, 500)]):
-    S = stats[k]
-    j = SNAP_T.index(s)
-    scatter_cd_a(axes[i], S["cd"][j, 0].numpy(), S["a_final"][0].numpy(), S["a_final"][0].numpy(),
-                 f"setting {k}: final $a$ vs $\\cos\\delta(t={s})$")
-fig.suptitle("Figure 8 — early $\\cos\\delta_\\alpha$ against final $a_\\alpha$, settings 2 (left) and 3 (right)")
-glue("race-fig8", fig)
+# %%
+t7 = [0, 500, 2000, "end"]
+rows7 = [[(S["cd"][j, 0], S["a"][j, 0], S["a_final"][0], f"$t$ = {t}") for t, j in zip(t7, [0, i500, SNAP_T.index(2000) if 2000 in SNAP_T else -1, -1])]
+         for S in (stats[2], stats[3])]
+loss7 = [(runs[k][2].steps, runs[k][2].loss[:, 0], f"({'ab'[i]}) setting {k}: loss") for i, k in enumerate((2, 3))]
+glue("race-fig7", rplot.scatter_grid(rows7, "Figure 7 — loss, and current $a_\\alpha$ against current $\\cos\\delta_\\alpha$ "
+                                     "(darker: larger final $a$)", loss_rows=loss7), display=False)
+
+# %% [markdown]
+# ```{glue:figure} race-fig7
+# :name: race-fig7
+#
+# **Figure 7 of the paper** (seed {glue:text}`race-seed`). Left: the full training loss of (a) setting 2 and (b)
+# setting 3 (log scale; no plateau at $\ln2$ with std 0.01). Right: current $a_\alpha$ against current
+# $\cos\delta_\alpha$ at four times, darker = larger final $a$. The paper sees the exponential growth in
+# $\cos\delta$ "less clearly defined" than in setting 1 (Figure 1c), and still less in setting 3.
+# ```
+
+# %%
+rows8 = [[(stats[k]["cd"][j, 0], stats[k]["a_final"][0], stats[k]["a_final"][0], f"setting {k}: final $a$ vs $\\cos\\delta(t={s})$")
+          for k in (2, 3) for s, j in ((0, 0), (500, i500))]]
+glue("race-fig8", rplot.scatter_grid(rows8, "Figure 8 — early $\\cos\\delta_\\alpha$ against final $a_\\alpha$, settings 2 (left) and 3 (right)"),
+     display=False)
+
+# %% [markdown]
+# ```{glue:figure} race-fig8
+# :name: race-fig8
+#
+# **Figure 8 of the paper** (seed {glue:text}`race-seed`). Final $a_\alpha$ against $\cos\delta_\alpha$ at $t=0$ and
+# $t=500$, setting 2 (left pair) and setting 3 (right pair). The paper: the early $\cos\delta$ "still
+# correlates to a large degree" with the final norm; the rank correlations are graded by
+# `predict.setting2` and `predict.setting3`, and compared with setting 1's (Figure 1c, right column) by
+# `predict.sharper`.
+# ```
 
 # %% [markdown]
 # Two more statements of §5, per seed: in setting 2 "the initial plateau disappears" (the loss at $t=500$
@@ -736,10 +812,11 @@ print(f"alignment of the 25 largest: setting 2 {rl(al23[2], 3)}, setting 3 {rl(a
 
 # %% [markdown]
 # **What we see.** With std 0.01 the loss leaves $\ln2$ at once, the norms still spread over two decades
-# and the neurons still form two opposite blocks (Fig. 6). Setting 3 is far from converged at step 8000
-# (128 epochs of batch 32): its "final" quantities are mid-training ones, and its largest neurons are
-# compared with setting 2's at that point; whether a much longer run would change the comparison we
-# cannot tell within this chapter's time budget.
+# and the neurons still form two opposite blocks (Fig. 6). Setting 3 runs 8000 steps only (128 epochs of
+# batch 32, the reduction stated in Choices) and has not converged by the declared criterion (printed after
+# its training): its "final" quantities are mid-training ones, and its largest neurons are compared with
+# setting 2's converged ones; whether a much longer run would change the comparison we cannot tell within
+# this chapter's time budget.
 
 # %% [markdown]
 # **Winners starve losers.** The share of $\sum_\alpha a_\alpha$ held by the top 10 % of neurons at the end.
@@ -775,6 +852,15 @@ print("top-10 % share of Σa: " + "; ".join(f"setting {k}: {rl(v, 3)}" for k, v 
 # asks for both. The CIFAR init is unbalanced ($\|w^{(1)}\|^2\approx1024\,\text{std}^2$ vs
 # $\|w^{(2)}\|^2\approx2\,\text{std}^2$, so $c\neq0$), and by the paper's own eq. 91 the exact factor is then
 # $(\|w^{(1)}\|^2+\|w^{(2)}\|^2)/a$, printed beside. Control: growth at the paper's rate (every measured rate halved).
+# Also printed (context, not graded): the measured CIFAR rate against eq. 90 itself, (i) with eq. 90's rate
+# averaged over the two ends of the window, as above, and (ii) integrated over the window from snapshots every
+# 50 steps. Eq. 90 is the exact $\dot a$ for $b=0$, whatever $c$; but $\|w^{(1)}\|^2/a$ falls fast while
+# $\|w^{(2)}\|$ grows, and the mean of a fast-falling rate's two ends overestimates its integral. If that were
+# the whole story, (ii) would be close to 1; it is not (printed in the note of the claim: (ii) is only a few
+# percent above (i)), so the window's averaging does not explain the gap. What remains is the premise of the
+# formulas themselves — gradient flow — against SGD with batch 4, whose noise slows the growth of $\log a$;
+# we do not measure that part here, so E11 is graded on the toy's exact one-step quotient and on CIFAR only
+# as stated above, and the CIFAR ratio to eq. 90 stays an open observation.
 
 # %%
 pc = rc.race_init(50, 2, 0.1, gen(9), runs=(N_SEEDS,), dtype=F64)
@@ -782,21 +868,14 @@ n_c = 1000 if quick else 5000
 yE = y_x.expand(N_SEEDS, -1).clone()
 
 
-def drifts(tr):
-    """Max drift of ‖w2‖² − ‖w1‖² − b² and of the paper's ‖w2‖² − ‖w1‖², relative to the largest a, per run."""
-    P = tr.params
-    c_ok, c_paper = rc.conserved(P)
-    amax = rc.total_norm(P).amax(-1, keepdim=True)
-    return (((c_ok - c_ok[0]).abs() / amax).amax((0, -1)).numpy(), ((c_paper - c_paper[0]).abs() / amax).amax((0, -1)).numpy())
-
-
 trc = train(pc, X_xs, yE, loss=CE, lr=1e-3, steps=n_c, record=linear_schedule(n_c, 100), seed=seed)
 trh = train(pc, X_xs, yE, loss=CE, lr=5e-4, steps=2 * n_c, record=linear_schedule(2 * n_c, 200), seed=seed)
 trz = train(pc, X_xs, yE, loss=CE, lr=1e-3, steps=n_c // 5, record=linear_schedule(n_c // 5, 100), seed=seed,
             trainable=("W1", "W2", "b2"))
-d_ok, d_paper = drifts(trc)
-gap = np.abs(drifts(trh)[1] / d_paper - 1)
-z_ok, z_paper = drifts(trz)
+# %%
+d_ok, d_paper = rc.conservation_drifts(trc.params)
+gap = np.abs(rc.conservation_drifts(trh.params)[1] / d_paper - 1)
+z_ok, z_paper = rc.conservation_drifts(trz.params)
 ledger.grade("erratum.E8-conservation", d_ok=d_ok, d_paper=d_paper, gap=gap, control=dict(d_ok=z_ok, d_paper=z_paper),
              note=f"final max |b| {rl(trc.final.b1.abs().amax(-1), 2)}")
 print(f"E8: drift with b² {[f'{v:.1e}' for v in d_ok]}, without (paper) {[f'{v:.1e}' for v in d_paper]} -> "
@@ -820,7 +899,9 @@ for r in range(N_SEEDS):
     r18.append(q[0][1])
     fd_gap.append(abs(q[1][0] / q[0][0] - 1))
     t_pre.append(int(xor.steps[i_pre]))
+# %%
 r90, r18 = np.array(r90), np.array(r18)
+# %%
 P0, P1 = tr1.at(tr1.index_of_step(250)), tr1.at(tr1.index_of_step(500))
 a0_, a1_ = rc.total_norm(P0), rc.total_norm(P1)
 slope = (a1_.log() - a0_.log()) / 250                                              # measured d log a / dt
@@ -830,10 +911,15 @@ top1 = torch.topk(a1_, 10, -1).indices                                          
 c_r90 = rc.median_at(slope / (lam_eff * 0.5 * (g0_["eq90"] / a0_ + g1_["eq90"] / a1_)), top1).numpy()
 c_r18 = rc.median_at(slope / (lam_eff * 0.5 * (g0_["eq18"] / a0_ + g1_["eq18"] / a1_)), top1).numpy()
 c_fac = rc.median_at(0.5 * (g0_["eq90"] / g0_["eq18"] + g1_["eq90"] / g1_["eq18"]), top1).numpy()
+# %%
+i_win = [i for i, s_ in enumerate(tr1.steps) if 250 <= s_ <= 500]                 # every 50 steps (see record_of)
+r_win = torch.stack([rc.growth_rates(tr1.at(i), X1, y1)["eq90"] / rc.total_norm(tr1.at(i)) for i in i_win])
+pred_int = lam_eff * torch.trapezoid(r_win, torch.as_tensor(tr1.steps[i_win], dtype=r_win.dtype), dim=0)
+c_int90 = rc.median_at((a1_.log() - a0_.log()) / pred_int, top1).numpy()         # measured ÷ integrated eq. 90
 ledger.grade("erratum.E11-factor2", r90=r90, r18=r18, c18=c_r18, fd_gap=fd_gap,
              control=dict(r90=r90 / 2, r18=r18 / 2, c18=c_r18 / 2),
-             note=f"toy step at t = {t_pre}; CIFAR: ÷ (λ_eff × eq. 90 / a) = {rl(c_r90)}, exact factor "
-                  f"(‖w1‖² + ‖w2‖²)/a = {rl(c_fac)}")
+             note=f"toy step at t = {t_pre}; CIFAR: ÷ (λ_eff × eq. 90 / a, mean of the two ends) = {rl(c_r90)}, "
+                  f"÷ (λ_eff × eq. 90 / a integrated every 50 steps) = {rl(c_int90)}, exact factor (‖w1‖² + ‖w2‖²)/a = {rl(c_fac)}")
 print(f"E11 toy: Δa/λ ÷ eq. 90 = {rl(r90, 4)}, ÷ eq. 18 = {rl(r18, 3)}; CIFAR ÷ eq. 18 = {rl(c_r18)} "
       f"(exact factor {rl(c_fac)}) -> {rate('erratum.E11-factor2')}")
 
@@ -850,6 +936,7 @@ print(f"E11 toy: Δa/λ ÷ eq. 90 = {rl(r90, 4)}, ÷ eq. 18 = {rl(r18, 3)}; CIFA
 X3, y3, tr3 = runs[3]
 ledger.grade("erratum.E15-params", n_par=rc.n_parameters(tr3.final.map(lambda t: t[0])), n_samples=X3.shape[-2],
              m=tr3.final.W1.shape[-2])
+# %%
 dphi74, dphi73, dy_dev = [], [], []
 for r in range(N_SEEDS):
     p0r = tr1.at(0).map(lambda t: t[r]).to(F64)
@@ -883,4 +970,4 @@ print(f"chapter run time: {time.time() - T_START:.0f} s")
 # must fail the same rule). Declarations live in `03_race.claims.yaml` next to this notebook.
 
 # %%
-ledger.finish(ledger_path, strict=not quick and seed == 0)
+ch.finish()

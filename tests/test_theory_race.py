@@ -168,8 +168,6 @@ def test_racing_statistics():
     assert rc.top_share(a, 0.1).item() == pytest.approx(10 / 55)
     assert rc.top_overlap(a, a, 0.2).item() == 1.0
     assert rc.top_overlap(-a, a, 0.2).item() == 0.0
-    A, B, r2 = rc.line_fit(np.arange(5.0), 3 + 2 * np.arange(5.0))
-    assert (A, B, r2) == pytest.approx((3, 2, 1))
 
 
 def test_growth_form_fits_recovers_exponential():
@@ -403,11 +401,77 @@ def test_top_alignment_parallel_and_orthogonal():
         rc.top_alignment(p, n_top=5)
 
 
-def test_median_at_and_first_step_reaching():
+def test_median_at():
     v = torch.tensor([[5.0, 1.0, 3.0, 2.0], [0.0, 4.0, 8.0, 6.0]])
     np.testing.assert_array_equal(rc.median_at(v, torch.tensor([[0, 2, 3], [1, 2, 3]])).numpy(), [3.0, 6.0])
     assert float(rc.median_at(v[:1], torch.tensor([[0, 1]]))) == 1.0     # even count: the lower median
-    steps = np.array([0, 10, 20, 30])
-    vals = torch.tensor([[1.0, 5.0, 0.0], [2.0, 5.0, 0.0], [3.0, 9.0, 0.0], [4.0, 9.0, 0.0]])
-    out = rc.first_step_reaching(steps, vals, torch.tensor([2.5, 9.0, 1.0]))
-    np.testing.assert_array_equal(out, [20, 20, 0])                       # never reached → steps[0]
+
+
+def test_merge_direction_weighted_is_first_order_exact_and_leader_is_not():
+    """Two nearly parallel neurons (angle ε): the ‖θ‖²-weighted direction keeps the group's output to
+    O(ε²), the leader's direction only to O(ε); both give the paper's norm √(Σ‖θ‖²)."""
+    g = generator(3)
+    X = torch.randn(40, 5, generator=g, dtype=F64)
+    p = rc.race_init(1, 5, 1.0, g, dtype=F64)
+    p.b1 = torch.tensor([0.3], dtype=F64)
+    th = rc.theta(p)[0]
+    errs = {}
+    for eps in (1e-2, 5e-3):
+        d = torch.randn(th.shape, generator=generator(4), dtype=F64)
+        d = d - (d @ th) / (th @ th) * th
+        th2 = (th + eps * th.norm() * d / d.norm()) * 0.8          # a smaller member, rotated by ≈ ε
+        W = torch.stack([th, th2])
+        q = TwoLayer(W1=W[:, :5], b1=W[:, 5], W2=W[:, 6:].T.contiguous(), b2=p.b2)
+        for direction in rc.MERGE_DIRECTIONS:
+            merged, k = rc.merge(q, 0.99, direction)
+            assert k == 1
+            assert torch.isclose(rc.theta(merged)[0].norm(), rc.theta(q).norm(dim=-1).pow(2).sum().sqrt())
+            errs[direction, eps] = float((forward(merged, X) - forward(q, X)).abs().max())
+    assert errs["weighted", 5e-3] < errs["weighted", 1e-2] / 3             # ~ε²: a quarter
+    assert errs["leader", 5e-3] > errs["leader", 1e-2] / 3                 # ~ε: a half
+    assert errs["weighted", 1e-2] < errs["leader", 1e-2] / 5
+    with pytest.raises(ParameterError):
+        rc.merge(q, 0.99, "mean")
+
+
+def test_appendix_g_check_finds_aligned_neurons_with_negative_derivative_and_control_positive():
+    from lrlib.data import cifar_race
+
+    X, y = cifar_race(50, 0)[:2]
+    X = X.double()
+    meas, ctl = rc.appendix_g_check(rc.race_init(40, 1024, 1e-4, generator(1), dtype=F64), X, y, n_want=2)
+    assert meas["n"] == 2 and meas["cos_min"] > 0.99
+    assert meas["neg"] == 1 and meas["dev"] < 0.05
+    assert ctl["neg"] == 0
+    with pytest.raises(ParameterError):
+        rc.appendix_g_check(rc.race_init(3, 2, 1.0, generator(0), runs=(2,)), X, y)
+    g = generator(11)
+    Xt, yt, _ = rc.xor_clusters(25, g)
+    with pytest.raises(ParameterError, match="no neuron settled"):
+        rc.appendix_g_check(rc.race_init(5, 2, 1e-3, g, dtype=F64), Xt, yt, n_want=1, min_samples=1000)
+
+
+def test_conservation_drifts_zero_for_a_constant_trajectory_and_see_a_bias_change():
+    p, _, _ = _setup(5, runs=(2,))
+    P = p.map(lambda t: torch.stack([t, t]))                                  # (T=2, R=2, ...)
+    ok, paper = rc.conservation_drifts(P)
+    assert ok.shape == (2,) and np.all(ok == 0) and np.all(paper == 0)
+    q = p.clone()
+    q.b1 = q.b1 + 0.1
+    ok, paper = rc.conservation_drifts(TwoLayer(**{k: torch.stack([getattr(p, k), getattr(q, k)]) for k in ("W1", "W2", "b1", "b2")}))
+    assert np.all(ok > 0) and np.all(paper == 0)
+
+
+def test_rising_share_and_top_cos_delta_path():
+    np.testing.assert_allclose(rc.rising_share(np.array([[0.0, 1.0], [1.0, 0.0], [2.0, 0.5]])), [1.0, 0.5])
+    with pytest.raises(ParameterError):
+        rc.rising_share(np.zeros((1, 2)))
+    X, y, _ = rc.xor_clusters(10, generator(2))
+    p = rc.race_init(6, 2, 1e-3, generator(3), runs=(2,), dtype=F64)
+    tr = train(p, X.expand(2, -1, -1), y.expand(2, -1), loss=CE, lr=0.05, steps=40, record=[0, 10, 20, 40])
+    steps, path = rc.top_cos_delta_path(tr, X, y, t_max=20, n_top=3)
+    np.testing.assert_array_equal(steps, [0, 10, 20])
+    assert path.shape == (3, 2) and np.all(np.abs(path) <= 1)
+    top = torch.topk(rc.total_norm(tr.final), 3, -1).indices
+    want = rc.cos_delta(tr.at(1), X, y).gather(-1, top).mean(-1).numpy()
+    np.testing.assert_allclose(path[1], want)

@@ -1,0 +1,37 @@
+"""Pinson (2026): the paper's data and initialisation — the XOR-like toy set (Fig. 9) and the
+init of every experiment (all weights N(0, std²), biases 0)."""
+
+from __future__ import annotations
+
+import torch
+
+from ...errors import ParameterError
+from ...models import TwoLayer
+
+Tensor = torch.Tensor
+
+def xor_clusters(n_per_cluster: int, gen: torch.Generator, *, norms=(4.0, 3.0, 1.0, 2.0), std: float = 0.1,
+                 dtype: torch.dtype = torch.float64) -> tuple[Tensor, Tensor]:
+    """The XOR-like toy set (paper Fig. 9): four Gaussian clusters at 45°, 135°, 225°, 315° with
+    centroid norms ``norms`` and labels 0, 1, 0, 1 (opposite clusters share a label, so the set is
+    not linearly separable).  Returns ``X (4n, 2)``, ``y (4n,)`` int64, cluster index ``(4n,)``."""
+    if n_per_cluster < 1 or len(norms) != 4:
+        raise ParameterError("xor_clusters needs n_per_cluster ≥ 1 and four norms")
+    ang = torch.tensor([45.0, 135.0, 225.0, 315.0], dtype=torch.float64).deg2rad()
+    cen = torch.stack([ang.cos(), ang.sin()], -1) * torch.tensor(norms, dtype=torch.float64)[:, None]
+    cl = torch.arange(4).repeat_interleave(n_per_cluster)
+    X = cen[cl] + std * torch.randn(4 * n_per_cluster, 2, generator=gen, dtype=torch.float64)
+    y = torch.tensor([0, 1, 0, 1])[cl]
+    return X.to(dtype), y.long(), cl
+
+
+def race_init(m: int, D: int, std: float | Tensor, gen: torch.Generator, *, runs: tuple[int, ...] = (),
+              dtype: torch.dtype = torch.float32) -> TwoLayer:
+    """The paper's init: every weight ``N(0, std²)``, both biases 0.  ``std`` may be a tensor
+    broadcastable to ``runs`` (one scale per run)."""
+    s = torch.as_tensor(std, dtype=torch.float64)
+    s = s.reshape(s.shape + (1, 1))
+    W1 = s * torch.randn((*runs, m, D), generator=gen, dtype=torch.float64)
+    W2 = s * torch.randn((*runs, 2, m), generator=gen, dtype=torch.float64)
+    return TwoLayer(W1=W1.to(dtype), W2=W2.to(dtype), b1=torch.zeros((*runs, m), dtype=dtype),
+                    b2=torch.zeros((*runs, 2), dtype=dtype))

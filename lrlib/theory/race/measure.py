@@ -1,0 +1,226 @@
+"""Pinson (2026): the chapter's measurements on trained networks — rank correlations, top shares,
+the growth-form fits of eq. 19, per-snapshot statistics, Thm. 4.1's rule agreement, alignment
+scores."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import torch
+import torch.nn.functional as F
+
+from ...errors import ParameterError
+from ...measure import line_fit
+from ...models import TwoLayer
+from ...track import cosine, cosine_similarity_matrix
+from .merging import theta
+from .neuron import (
+    PHI1, PHI2, align_to_own_m1, angle_gap, appendix_g, conserved, cos_delta, gating, phi, phi_star_predicted, target_gap,
+    total_norm,
+)
+
+Tensor = torch.Tensor
+
+def cluster_order(C: np.ndarray | Tensor) -> np.ndarray:
+    """Leaf order of average-linkage clustering on 1 − C for a cosine matrix ``C (m, m)``."""
+    from scipy.cluster.hierarchy import leaves_list, linkage
+    from scipy.spatial.distance import squareform
+
+    Dm = np.clip(1 - np.asarray(C, dtype=np.float64), 0, 2)
+    Dm = (Dm + Dm.T) / 2
+    np.fill_diagonal(Dm, 0)
+    return leaves_list(linkage(squareform(Dm, checks=False), "average"))
+
+
+def spearman(u: Tensor, v: Tensor) -> Tensor:
+    """Spearman rank correlation along the last axis (no ties assumed), ``(B...)``."""
+    def ranks(t):
+        return torch.argsort(torch.argsort(t, -1), -1).to(torch.float64)
+    ru, rv = ranks(u), ranks(v)
+    ru, rv = ru - ru.mean(-1, keepdim=True), rv - rv.mean(-1, keepdim=True)
+    return (ru * rv).sum(-1) / torch.sqrt((ru ** 2).sum(-1) * (rv ** 2).sum(-1))
+
+
+def top_overlap(score: Tensor, target: Tensor, frac: float = 0.1) -> Tensor:
+    """Fraction of the top-``frac`` neurons by ``target`` that are also top by ``score``, ``(B...)``."""
+    k = max(1, int(round(frac * score.shape[-1])))
+    a = F.one_hot(torch.topk(score, k, -1).indices, score.shape[-1]).sum(-2)
+    b = F.one_hot(torch.topk(target, k, -1).indices, score.shape[-1]).sum(-2)
+    return (a * b).sum(-1).to(torch.float64) / k
+
+
+def top_share(a: Tensor, frac: float = 0.1) -> Tensor:
+    """Share of Σ_α a_α held by the top ``frac`` neurons, ``(B...)``."""
+    k = max(1, int(round(frac * a.shape[-1])))
+    return torch.topk(a, k, -1).values.sum(-1) / a.sum(-1)
+
+
+def growth_fit_mask(cd: Tensor | np.ndarray) -> np.ndarray:
+    """The neurons :func:`growth_form_fits` fits: cos δ above its median and in (0, 1)."""
+    cd = np.asarray(cd, dtype=float)
+    return (cd > np.median(cd)) & (cd > 0) & (cd < 1)
+
+
+def growth_form_fits(cd: Tensor, a: Tensor) -> dict[str, float]:
+    """Compare, on the neurons of :func:`growth_fit_mask` (single network), the fits of log a against
+    (i) cos δ (eq. 19's exponential form), (ii) log cos δ (a power law a ∝ cos^k δ: the same
+    monotonicity and number of parameters) and (iii) log(cos δ / sin²δ) (the frozen-gating closed form
+    a = ‖w1⊥‖² cos δ / sin²δ).  Returns the slopes and R² of the three and the number of neurons fitted."""
+    cd, a = np.asarray(cd, dtype=float), np.asarray(a, dtype=float)
+    if cd.shape != a.shape or cd.ndim != 1 or (a <= 0).any():
+        raise ParameterError("growth_form_fits takes 1-D cos δ and a > 0 of one network, same shape")
+    sel = growth_fit_mask(cd)
+    if sel.sum() < 3:
+        raise ParameterError(f"growth_form_fits needs ≥ 3 neurons with cos δ above the median in (0, 1), got {int(sel.sum())}")
+    B1, _, r1 = line_fit(cd[sel], np.log(a[sel]))
+    B3, _, r3 = line_fit(np.log(cd[sel]), np.log(a[sel]))
+    B2, _, r2 = line_fit(np.log(cd[sel] / (1 - cd[sel] ** 2)), np.log(a[sel]))
+    return dict(slope_exp=B1, r2_exp=r1, slope_pow=B3, r2_pow=r3, slope_frozen=B2, r2_frozen=r2,
+                n=int(sel.sum()))
+
+
+def power_law_like(cd: Tensor | np.ndarray, a: Tensor | np.ndarray) -> np.ndarray:
+    """A synthetic ``a' = a_lo (cos δ / c_lo)^k`` on the neurons of :func:`growth_fit_mask`, with ``k``
+    such that it spans the same range of ``a`` (from its value at the smallest to that at the largest
+    fitted cos δ): a power law with the measurement's monotonicity and range.  Other neurons keep
+    their ``a``.  Single network; returns a numpy array of ``a``'s shape."""
+    cd, a = np.asarray(cd, dtype=float), np.asarray(a, dtype=float)
+    sel = growth_fit_mask(cd)
+    c, v = cd[sel], a[sel]
+    lo, hi = np.argmin(c), np.argmax(c)
+    k = np.log(v[hi] / v[lo]) / np.log(c[hi] / c[lo])
+    out = a.copy()
+    out[sel] = v[lo] * (c / c[lo]) ** k
+    return out
+
+
+def snapshot_stats(traj, X: Tensor, y: Tensor, steps) -> dict[str, Tensor]:
+    """cos δ, a and φ at the snapshots at or before each of ``steps`` (in the trajectory's
+    dtype), plus the final a and φ.  Returns ``cd``, ``a``, ``phi`` ``(S, R..., m)``,
+    ``a_final``, ``phi_final`` ``(R..., m)`` and ``step`` ``(S,)`` (the snapshot steps used)."""
+    idx = [traj.index_of_step(int(s)) for s in steps]
+    P = traj.params.map(lambda t: t[idx])
+    return dict(cd=cos_delta(P, X, y), a=total_norm(P), phi=phi(P), a_final=total_norm(traj.final),
+                phi_final=phi(traj.final), step=torch.as_tensor(traj.steps[idx]))
+
+
+def alignment_score(W1: Tensor, a: Tensor, U: Tensor) -> Tensor:
+    """a-weighted mean over neurons of max_k cos(w1_α, u_k) for target directions ``U (K, D)``;
+    ``W1 (B..., m, D)``, ``a (B..., m)`` → ``(B...)``.  1 = every unit of norm on a target."""
+    c = cosine(W1.unsqueeze(-2), U.to(W1.dtype)).amax(-1)               # (B..., m)
+    return (a * c).sum(-1) / a.sum(-1)
+
+
+def rule_agreement(P: TwoLayer, final: TwoLayer, X: Tensor, y: Tensor,
+                   tol: float = math.radians(1), flip: bool = False) -> tuple[np.ndarray, np.ndarray]:
+    """Theorem 4.1's rule evaluated on the network ``P`` against the targets reached by ``final``.
+
+    Among the neurons of ``final`` within ``tol`` radians of a target (7π/4 or 3π/4,
+    :func:`target_gap`), the share whose final φ is within ``tol`` of the target the rule
+    :func:`phi_star_predicted` gives on ``P`` (same run dims ``(R...)``, ``X (R..., N, D)``,
+    ``y (R..., N)``).  Returns the share by count and the a-weighted share (weights: final
+    :func:`total_norm`), each ``(R...)`` as numpy (``nan`` where no neuron is near a target).
+    ``flip=True`` exchanges the rule's two targets (a perturbed prediction, for a negative control)."""
+    ph_fin, a_fin = phi(final), total_norm(final)
+    near = target_gap(ph_fin) < tol
+    pred = phi_star_predicted(P, X, y)
+    if flip:
+        pred = PHI1 + PHI2 - pred
+    ok = (angle_gap(ph_fin, pred).abs() < tol) & near
+    return (ok.sum(-1) / near.sum(-1)).numpy(), ((a_fin * ok).sum(-1) / (a_fin * near).sum(-1)).numpy()
+
+
+def top_alignment(p: TwoLayer, n_top: int = 25) -> Tensor:
+    """Mean ``|cos|`` between the total vectors θ (:func:`theta`) of the ``n_top`` neurons of largest
+    ``a`` (off-diagonal pairs only), in float64, ``(B...)``; 1 = all parallel or antiparallel."""
+    if not 2 <= n_top <= p.W1.shape[-2]:
+        raise ParameterError(f"top_alignment needs 2 ≤ n_top ≤ m = {p.W1.shape[-2]}, got {n_top}")
+    th_all = theta(p)
+    idx = torch.topk(total_norm(p), n_top, -1).indices                               # (B..., n_top)
+    th = torch.gather(th_all, -2, idx.unsqueeze(-1).expand(*idx.shape, th_all.shape[-1])).double()
+    C = cosine_similarity_matrix(th).abs()
+    return (C.sum((-1, -2)) - n_top) / (n_top * (n_top - 1))
+
+
+def median_at(v: Tensor, idx: Tensor) -> Tensor:
+    """Median of ``v (B..., m)`` over the neurons ``idx (B..., k)`` of each run, ``(B...)``
+    (torch's lower median for even ``k``)."""
+    return v.gather(-1, idx).median(-1).values
+
+
+def gate_change(p_from: TwoLayer, p_to: TwoLayer, X: Tensor) -> Tensor:
+    """Fraction of the gates g_α^s (neurons × samples) that differ between two networks with the
+    same run dims, on the same ``X``; ``(R...)``."""
+    return (gating(p_from, X) != gating(p_to, X)).to(torch.float64).mean((-1, -2))
+
+
+def shuffled(v: Tensor, gen: torch.Generator) -> Tensor:
+    """``v (R..., m)`` with its last axis permuted independently in each run (breaks the pairing of
+    neurons between two per-neuron quantities)."""
+    flat = v.reshape(-1, v.shape[-1])
+    out = torch.stack([row[torch.randperm(v.shape[-1], generator=gen)] for row in flat])
+    return out.reshape(v.shape)
+
+
+def n_parameters(p: TwoLayer) -> int:
+    """Number of parameters of one network (all tensors; run dims must be absent)."""
+    if p.runs:
+        raise ParameterError("n_parameters takes a single network (no run dimensions)")
+    return int(sum(t.numel() for t in p.tensors().values() if t is not None))
+
+
+def appendix_g_check(p: TwoLayer, X: Tensor, y: Tensor, n_want: int = 20, min_samples: int = 10) -> tuple[dict, dict]:
+    """App. G on one network ``p`` (no run dims, float64): neuron after neuron, turn it to 7π/4 and onto
+    the m¹ of its own effective set (:func:`~.neuron.align_to_own_m1`), keep it if the gating settled with
+    at least ``min_samples`` effective samples, and finite-difference ∂⟨‖Δy‖⟩/∂a (:func:`~.neuron.appendix_g`),
+    until ``n_want`` neurons are found.  Returns ``(measured, control)``: ``neg`` the share of negative
+    derivatives, ``dev`` the largest relative deviation from the formula, and for the measurement
+    ``cos_min`` (smallest cos(w1, m¹)) and ``n`` (neurons found); the control turns w2 to 3π/4 instead."""
+    if p.runs:
+        raise ParameterError("appendix_g_check takes a single network (no run dimensions)")
+    fd, fd_c, coss = [], [], []
+    for al in range(p.W1.shape[0]):
+        q, c, settled = align_to_own_m1(p, X, y, al)
+        if not settled or gating(q, X)[al].sum() < min_samples:
+            continue
+        fd.append(appendix_g(q, X, y, al))
+        qc = q.clone()
+        qc.W2[:, al] = -qc.W2[:, al]                                               # 7π/4 → 3π/4
+        fd_c.append(appendix_g(qc, X, y, al))
+        coss.append(c)
+        if len(fd) == n_want:
+            break
+    if not fd:
+        raise ParameterError(f"appendix_g_check: no neuron settled with ≥ {min_samples} effective samples")
+    fd, fd_c = np.array(fd).reshape(-1, 2), np.array(fd_c).reshape(-1, 2)
+    return (dict(neg=(fd[:, 0] < 0).mean(), dev=np.abs(fd[:, 0] / fd[:, 1] - 1).max(), cos_min=min(coss, default=np.nan),
+                 n=len(fd)),
+            dict(neg=(fd_c[:, 0] < 0).mean(), dev=np.abs(fd_c[:, 0] / fd_c[:, 1] - 1).max()))
+
+
+def conservation_drifts(P: TwoLayer) -> tuple[np.ndarray, np.ndarray]:
+    """Max over time and neurons of the drift of ‖w2‖² − ‖w1‖² − b² (corrected) and of the paper's
+    ‖w2‖² − ‖w1‖² (eq. 84) from their first value, relative to the largest a at each time; ``P`` has
+    dims ``(T, R..., ...)``; returns two arrays ``(R...)``."""
+    c_ok, c_paper = conserved(P)
+    amax = total_norm(P).amax(-1, keepdim=True)
+    return (((c_ok - c_ok[0]).abs() / amax).amax((0, -1)).numpy(), ((c_paper - c_paper[0]).abs() / amax).amax((0, -1)).numpy())
+
+
+def top_cos_delta_path(traj, X: Tensor, y: Tensor, t_max: int, n_top: int = 25) -> tuple[np.ndarray, np.ndarray]:
+    """Mean cos δ over the ``n_top`` neurons of largest *final* a, at every recorded step ≤ ``t_max`` of a
+    (batched) trajectory.  Returns the steps ``(S,)`` and the means ``(S, R...)``."""
+    idx = [i for i, s in enumerate(traj.steps) if s <= t_max]
+    top = torch.topk(total_norm(traj.final), n_top, -1).indices                       # (R..., n_top)
+    means = [cos_delta(traj.at(i), X, y).gather(-1, top).mean(-1).numpy() for i in idx]
+    return np.asarray(traj.steps)[idx], np.stack(means)
+
+
+def rising_share(path: np.ndarray) -> np.ndarray:
+    """Share of the steps of ``path (S, R...)`` (after the first) at which it is larger than at the
+    step before, ``(R...)``."""
+    path = np.asarray(path, dtype=float)
+    if path.shape[0] < 2:
+        raise ParameterError("rising_share needs at least two recorded steps")
+    return (np.diff(path, axis=0) > 0).mean(0)
