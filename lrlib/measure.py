@@ -171,7 +171,7 @@ def active(net: TwoLayer | Tensor, X: Tensor) -> Tensor:
     first-layer weight ``W (R..., m, d)`` without bias."""
     if isinstance(net, TwoLayer):
         return (preactivations(net, X) > 0).transpose(-1, -2)
-    return (net @ X.to(net.dtype).transpose(-1, -2)) > 0
+    return ((X.to(net.dtype) @ net.transpose(-1, -2)) > 0).transpose(-1, -2)
 
 
 __all__ = ["first_crossing", "drop_times", "plateaus", "drops", "relative_error", "Line", "line_fit",

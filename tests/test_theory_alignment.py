@@ -11,6 +11,7 @@ import torch
 
 from lrlib.errors import ParameterError
 from lrlib.losses import Loss
+from lrlib.measure import cosine
 from lrlib.models import TwoLayer, forward, generator
 from lrlib.theory import alignment as al
 
@@ -131,12 +132,12 @@ def test_lemma5_conic_combinations(idx):
     C = C * (torch.rand((2, 10_000, n), generator=gen, dtype=F64) < 0.4)  # sparse combinations too
     C[..., 0] += 1e-3  # nonzero
     z1, z2 = C[0] @ Z, C[1] @ Z
-    cos = al._cos(z1, z2)
+    cos = cosine(z1, z2)
     assert float(cos.min()) >= g.mu - 1e-12
     # Lemma 9's derived ξ = min_{z∈K, i} cos²(z, x_i) is ≥ μ², with equality at a generator
-    xi_emp = float((al._cos(z1[:, None, :], X[None]) ** 2).min())
+    xi_emp = float((cosine(z1[:, None, :], X[None]) ** 2).min())
     assert xi_emp >= g.xi_lower - 1e-12
-    assert float((al._cos(Z[:, None, :], X[None]) ** 2).min()) == pytest.approx(g.xi_lower, rel=1e-12)
+    assert float((cosine(Z[:, None, :], X[None]) ** 2).min()) == pytest.approx(g.xi_lower, rel=1e-12)
 
 
 @pytest.mark.parametrize("idx", range(len(DATASETS)))
@@ -244,10 +245,10 @@ def test_zeta2_from_random_init_satisfies_eq26():
     z2 = al.zeta2(p.W1, s, g)
     bound = math.sqrt(1 - z2)
     assert 0 < z2 <= 1
-    assert float(al._cos(p.W1, g.x_minus)[s > 0].max()) <= bound + 1e-12
-    assert float(al._cos(p.W1, g.x_plus)[s < 0].max()) <= bound + 1e-12
-    assert max(float(al._cos(p.W1, g.x_minus)[s > 0].max()),
-               float(al._cos(p.W1, g.x_plus)[s < 0].max())) == pytest.approx(bound, rel=1e-12)
+    assert float(cosine(p.W1, g.x_minus)[s > 0].max()) <= bound + 1e-12
+    assert float(cosine(p.W1, g.x_plus)[s < 0].max()) <= bound + 1e-12
+    assert max(float(cosine(p.W1, g.x_minus)[s > 0].max()),
+               float(cosine(p.W1, g.x_plus)[s < 0].max())) == pytest.approx(bound, rel=1e-12)
 
 
 def test_cone_membership_and_active_sum_against_loops():

@@ -5,8 +5,9 @@ alignment as al`` exposes every public name of both."""
 
 from . import core, data  # noqa: F401
 from .core import *  # noqa: F401,F403
-from .core import _active, _cos, _project, _unit_rows  # noqa: F401
+from .core import _project, _unit_rows  # noqa: F401
 from .data import two_direction_separable  # noqa: F401
 from . import measure  # noqa: F401,E402
 from .measure import (fitting_times, lemma1_bound, lemma13_ratio, loss_rate_check, low_rank_check,  # noqa: F401,E402
-                      refined_alignment_min, simplified_deviation, dwell_ratio, init_activation_mc)
+                      refined_alignment_min, simplified_deviation, dwell_ratio, init_activation_mc,
+                      growth_outside_s_plus, mnist_summary, alignment_time_and_bound)

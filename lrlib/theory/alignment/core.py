@@ -31,7 +31,7 @@ import numpy as np
 import torch
 
 from ...errors import ParameterError
-from ...measure import cosine
+from ...measure import active, cosine
 from ...losses import Loss
 from ...models import TwoLayer, balanced_init, forward, random_signs
 from ...trajectory import Trajectory
@@ -49,7 +49,6 @@ def _unit_rows(Z: Tensor) -> Tensor:
     return Z / torch.linalg.vector_norm(Z, dim=-1, keepdim=True)
 
 
-_cos = cosine  # the shared measurement (0 for a zero vector); the name stays for this package's callers
 
 
 def mu(X: Tensor, y: Tensor) -> float:
@@ -101,7 +100,7 @@ def geometry(X: Tensor, y: Tensor) -> DataGeometry:
     c2 = []
     for cls, xc in ((pos, x_plus), (neg, x_minus)):
         if bool(cls.any()):
-            c2.append(float((_cos(X, xc) ** 2).min()))
+            c2.append(float((cosine(X, xc) ** 2).min()))
     m = mu(X, y)
     return DataGeometry(
         mu=m, x_plus=x_plus, x_minus=x_minus, X_max=float(norms.max()), X_min=float(norms.min()),
@@ -125,7 +124,7 @@ def zeta2(W0: Tensor, signs: Tensor, g: DataGeometry) -> float:
     for side, x in ((signs > 0, g.x_minus), (signs < 0, g.x_plus)):
         if float(torch.linalg.vector_norm(x)) == 0.0 or not bool(side.any()):
             continue
-        cs = _cos(W0, x.to(W0.dtype))
+        cs = cosine(W0, x.to(W0.dtype))
         c = max(c, float(cs[side].max()))
     return 1.0 - c * c
 
@@ -162,25 +161,20 @@ def loss_bound(L2: float, t2: float, t: _T, alpha: float) -> _T:
 # activation geometry
 # ---------------------------------------------------------------------------
 
-def _active(W: Tensor, X: Tensor) -> Tensor:
-    """``(..., n, m)``: ⟨x_i, w_j⟩ > 0."""
-    return (X.to(W.dtype) @ W.transpose(-1, -2)) > 0
-
-
 def signed_active_sum(W: Tensor, X: Tensor, y: Tensor) -> Tensor:
     """``x_a(w_j) = Σ_{i: ⟨x_i,w_j⟩>0} y_i x_i`` (eq. 5) → ``(..., m, D)``.
 
     ``W (..., m, D)``; ``X (n, D)`` or ``(..., n, D)``; ``y (n,)`` or ``(..., n)``.
     """
     X = X.to(W.dtype)
-    act = _active(W, X).to(W.dtype)  # (..., n, m)
+    act = active(W, X).transpose(-1, -2).to(W.dtype)  # (..., n, m)
     coef = act * y.to(W.dtype).unsqueeze(-1)  # (..., n, m)
     return coef.transpose(-1, -2) @ X
 
 
 def n_active(W: Tensor, X: Tensor) -> Tensor:
     """``n_a(w_j) = |{i : ⟨x_i, w_j⟩ > 0}|`` → ``(..., m)`` (int64)."""
-    return _active(W, X).sum(-2)
+    return active(W, X).transpose(-1, -2).sum(-2)
 
 
 def cone_membership(W: Tensor, X: Tensor, y: Tensor) -> dict[str, Tensor]:
@@ -193,7 +187,7 @@ def cone_membership(W: Tensor, X: Tensor, y: Tensor) -> dict[str, Tensor]:
 
     With one class empty the masks overlap (e.g. S₋ = S_dead when all labels are +1).
     """
-    act = _active(W, X)  # (..., n, m)
+    act = active(W, X).transpose(-1, -2)  # (..., n, m)
     pos = (y > 0).unsqueeze(-1)
     s_plus = (act == pos).all(-2)
     s_minus = (act == ~pos).all(-2)
@@ -401,10 +395,10 @@ def class_alignment(traj: Trajectory, X: Tensor, y: Tensor) -> dict[str, tuple[n
     W, a = traj.params.W1, traj.params.a                                      # (T, m, D), (T, m)
     for side, sgn in (("+", 1), ("-", -1)):
         xs = X[y == sgn].sum(0)
-        c = _cos(W, xs)
+        c = cosine(W, xs)
         mask = torch.sign(a) == sgn
         mean_w = (W * mask.unsqueeze(-1)).sum(-2) / mask.sum(-1, keepdim=True).clamp_min(1)
-        out[side] = (_cos(mean_w, xs).numpy(), torch.where(mask, c, torch.inf).amin(-1).numpy(),
+        out[side] = (cosine(mean_w, xs).numpy(), torch.where(mask, c, torch.inf).amin(-1).numpy(),
                      torch.where(mask, c, -torch.inf).amax(-1).numpy())
     return out
 
@@ -469,7 +463,7 @@ def lost_neurons(p0: TwoLayer, p: TwoLayer, X: Tensor, y: Tensor) -> Tensor:
     """Theorem 1 part 1's "moreover" clause, per run ``(R...)``: neurons with ``v_j(0) > 0`` that
     initially activated a positive point but are not in ``S₊`` under ``p`` (mirror for ``v_j < 0``
     and ``S₋``). ``p0`` and ``p`` have the same run shape."""
-    act0 = _active(p0.W1, X)                                                  # (R..., n, m)
+    act0 = active(p0.W1, X).transpose(-1, -2)                                                  # (R..., n, m)
     init_pos, init_neg = act0[..., y > 0, :].any(-2), act0[..., y < 0, :].any(-2)
     c = cone_membership(p.W1, X, y)
     pos = p0.a > 0

@@ -28,6 +28,7 @@ import torch
 
 from ...errors import ParameterError
 from ...losses import half_mse
+from ...measure import active
 from ...models import TwoLayer, forward
 
 Tensor = torch.Tensor
@@ -73,7 +74,7 @@ def s_sets(p: TwoLayer, X: Tensor, y: Tensor) -> tuple[Tensor, Tensor]:
 
     ``S_{+,1}``: ``a_j > 0`` and ``⟨w_j, x_k⟩ > 0`` for every ``y_k > 0``; mirror for ``S_{−,1}``.
     """
-    act = (X @ p.W1.transpose(-1, -2)) > 0  # (R..., n, m)
+    act = active(p.W1, X).transpose(-1, -2)  # (R..., n, m)
     on_pos = act[..., y > 0, :].all(-2)
     on_neg = act[..., y < 0, :].all(-2)
     return (p.a > 0) & on_pos, (p.a < 0) & on_neg

@@ -10,7 +10,7 @@ import torch
 
 from ...errors import ParameterError
 from ...models import TwoLayer, forward
-from ...measure import cosine, first_crossing, line_fit, plateaus
+from ...measure import active, cosine, first_crossing, line_fit, plateaus
 from ...trajectory import Trajectory
 from .core import (alignment_directions, fit_vectors, key_vectors, limit_directions, limit_function,
                    min_norm_squared, phase_times, s_sets)
@@ -182,7 +182,7 @@ def uncovered_floor(p0: TwoLayer, X: Tensor, y: Tensor) -> Tensor:
     """``(1/2n) Σ_{k uncovered} y_k²`` per run: a label is covered when some neuron of its sign is
     active on its input at initialisation. On orthogonal inputs (Lemma 6) an uncovered label is never
     fitted, so the loss cannot go below this floor."""
-    act = (X @ p0.W1.transpose(-1, -2)) > 0                                   # (R..., n, m)
+    act = active(p0.W1, X).transpose(-1, -2)                                  # (R..., n, m)
     sgn = torch.sign(p0.a).unsqueeze(-2)                                      # (R..., 1, m)
     covered = torch.where(y.view(-1, 1) > 0, (act & (sgn > 0)).any(-1, keepdim=True),
                           (act & (sgn < 0)).any(-1, keepdim=True))[..., 0]    # (R..., n)

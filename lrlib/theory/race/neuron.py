@@ -23,7 +23,7 @@ import torch.nn.functional as F
 from ...errors import ParameterError
 from ...losses import Loss
 from ...models import TwoLayer, forward, preactivations
-from ...track import cosine
+from ...measure import active, cosine
 
 Tensor = torch.Tensor
 PHI1 = 7 * math.pi / 4   # φ* of neurons that push output node 0 (paper's class 1)
@@ -37,7 +37,7 @@ def error_vectors(p: TwoLayer, X: Tensor, y: Tensor) -> Tensor:
 
 def gating(p: TwoLayer, X: Tensor) -> Tensor:
     """Gating vectors ``g_α^s = 1[w1_α·x^s + b_α > 0]`` as float ``(B..., m, N)`` (one entry per sample)."""
-    return (preactivations(p, X) > 0).to(p.W1.dtype).transpose(-1, -2)
+    return active(p, X).to(p.W1.dtype)
 
 
 def phi(p: TwoLayer) -> Tensor:

@@ -18,8 +18,8 @@ import numpy as np
 import torch
 
 from ...errors import ParameterError
-from ...models import TwoLayer, forward, preactivations
-from ...measure import cosine
+from ...models import TwoLayer, forward
+from ...measure import active, cosine
 from ...track import stable_rank
 from .. import alignment as al
 from ..race import total_norm
@@ -56,8 +56,8 @@ def race_gamma_from_alignment(p: TwoLayer, X: Tensor, y: Tensor) -> Tensor:
     ypm = pm_labels(y).to(X.dtype)
     z = forward(q, X)[..., 0]                                      # (…, N)
     weight = torch.sigmoid(-ypm * z) * ypm                          # −ℓ'(y z) y  (…, N)
-    active = (preactivations(p, X) > 0).to(X.dtype)                 # (…, N, m)
-    s = (active * weight.unsqueeze(-1)).transpose(-1, -2) @ X / X.shape[-2]   # (…, m, D)
+    act = active(p, X).to(X.dtype)                                  # (…, m, N)
+    s = (act * weight.unsqueeze(-2)) @ X / X.shape[-2]              # (…, m, D)
     v = q.W2[..., 0, :]                                             # (…, m)
     return (v / torch.linalg.vector_norm(p.W2, dim=-2)).unsqueeze(-1) * s
 
