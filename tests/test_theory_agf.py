@@ -361,9 +361,7 @@ def test_measure_helpers():
     from lrlib.theory.agf import measure as ms
 
     t = np.linspace(0, 10, 1001)
-    levels = np.array([4.0, 2.0, 1.0])
     loss = np.where(t < 3, 4.0, np.where(t < 7, 2.0, 1.0))
-    np.testing.assert_allclose(ms.drop_times(t, loss, levels), [3.0, 7.0], atol=0.011)
     np.testing.assert_allclose(ms.plateau_values(t, loss, np.array([0.0, 3.0, 7.0, 10.0])), [2.0, 1.0])
     vals = np.stack([np.clip(t - 5, 0, 1), np.clip(t - 2, 0, 1), np.zeros_like(t)], 1)
     assert ms.activation_order(t, vals, np.array([1.0, 1.0, 0.0])) == [1, 0]
@@ -562,3 +560,38 @@ def test_norm_bound_slack_and_adaptive_alignment():
     plain = [ms.align_fractions(th, X, G, 4, "square", 3, a) for a in (1e-4, 1e-32)]
     adapt = [ms.align_fractions(th, X, G, 4, "square", 3, a, adaptive=True) for a in (1e-4, 1e-32)]
     assert np.all(adapt[1] < 0.6 * adapt[0]) and np.all(np.abs(plain[1] - plain[0]) < 0.05)
+
+
+def test_staircase_errors_on_an_exact_staircase():
+    from types import SimpleNamespace
+
+    from lrlib.theory.agf import measure as ms
+
+    tau, levels = np.array([0.0, 2.0, 5.0, 9.0]), np.array([3.0, 2.0, 1.0, 0.5])
+    t = np.linspace(0, 12, 4801)
+    k = np.searchsorted(tau[1:], t, side="right")                             # plateau index at t
+    L = levels[k]
+    sv_pred = np.array([[0.0, 0.0], [1.0, 0.0], [1.0, 0.5], [1.0, 0.5]])
+    sv = sv_pred[k]
+    pred = SimpleNamespace(tau=tau, levels=levels, sv=sv_pred)
+    loss = np.stack([np.stack([L, L], -1), np.stack([L, L], -1)], 1)           # (T, A=2, S=2)
+    sv_b = np.broadcast_to(sv[:, None, None, :], (t.size, 2, 2, 2))
+    et, el = ms.staircase_errors(t, loss, sv_b, np.array([1.0, 2.0]), pred, K=2)
+    assert et.shape == el.shape == (2, 2)
+    assert np.all(et[0] < 2e-3) and np.all(el[0] < 1e-12)                     # on its own clock: exact
+    assert np.all(et[1] > 0.4)                                                  # read at twice the acceleration: late
+
+
+def test_sign_flip_and_drops():
+    from types import SimpleNamespace
+
+    from lrlib.theory.agf import measure as ms
+
+    time = np.arange(6.0)
+    beta0 = np.array([0.0, 0.1, 0.2, -0.1, -0.3, -0.4])                         # one flip, at t = 3
+    pred = SimpleNamespace(betas=np.array([[0.0], [0.5]]), levels=np.array([2.0, 1.0]))
+    dt = np.linspace(0, 5, 51)
+    opp, t_flip, drops = ms.sign_flip_and_drops(time, beta0, dt, np.where(dt < 2.5, 2.0, 1.0), pred, eta=2.0)
+    assert opp == 1.0 and t_flip == 1.5 and drops == pytest.approx([1.25], abs=0.03)
+    opp, t_flip, _ = ms.sign_flip_and_drops(time, np.abs(beta0), dt, np.ones_like(dt), pred, eta=1.0)
+    assert opp == 0.0

@@ -9,20 +9,12 @@ import numpy as np
 import torch
 
 from ...errors import ParameterError
-from ...track import first_crossing
+from ...measure import drop_times, first_crossing, relative_error
 from . import core, dln
 
 Tensor = torch.Tensor
 _ACT = {"linear": (lambda z: z, lambda z: np.ones_like(z)), "square": (lambda z: z * z, lambda z: 2 * z),
         "relu": (lambda z: np.maximum(z, 0.0), lambda z: (z > 0).astype(z.dtype))}   # σ, σ′ (numpy)
-
-
-def drop_times(time: np.ndarray, loss: np.ndarray, levels: np.ndarray) -> np.ndarray:
-    """Drop ``k`` (k = 1..K) = first time the loss ``(T,)`` falls below the mid-level
-    ``(ℓ_{k−1} + ℓ_k)/2`` (``nan`` if never).  ``(K,)``."""
-    levels = np.asarray(levels, dtype=float)
-    mids = 0.5 * (levels[:-1] + levels[1:])
-    return np.array([first_crossing(time, loss, m) for m in mids])
 
 
 def fc_drops(time: np.ndarray, loss: np.ndarray, etas: np.ndarray, preds: dict, K: int) -> np.ndarray:
@@ -41,11 +33,6 @@ def plateau_values(time: np.ndarray, loss: np.ndarray, tau: np.ndarray) -> np.nd
     """GD loss at the geometric middle of each predicted plateau ``[τ_k, τ_{k+1}]`` (k = 1..K−1) ``(K−1,)``."""
     mids = np.sqrt(tau[1:-1] * tau[2:])
     return np.interp(mids, time, loss)
-
-
-def relative_errors(measured: np.ndarray, predicted: np.ndarray) -> np.ndarray:
-    """``|measured − predicted| / |predicted|`` elementwise (``nan`` propagates)."""
-    return np.abs(np.asarray(measured) - np.asarray(predicted)) / np.abs(np.asarray(predicted))
 
 
 def activation_order(time: np.ndarray, values: np.ndarray, finals: np.ndarray, frac: float = 0.5) -> list[int]:
@@ -107,8 +94,8 @@ def dln_vs_agf(X: np.ndarray, y: np.ndarray, alpha: float, time: np.ndarray,
     pred = dln.agf(X, y, alpha)
     eta = dln.eta_alpha(alpha)
     drops_ = drop_times(time, loss, pred.levels) / eta
-    err_t = relative_errors(drops_, pred.tau[1:])
-    err_l = relative_errors(plateau_values(time / eta, loss, pred.tau), pred.levels[1:-1])
+    err_t = relative_error(drops_, pred.tau[1:])
+    err_l = relative_error(plateau_values(time / eta, loss, pred.tau), pred.levels[1:-1])
     return pred, eta, err_t, err_l
 
 
@@ -277,3 +264,40 @@ def neuron_phase_residuals(U: np.ndarray, V: np.ndarray, W: np.ndarray, x: np.nd
     rho = np.angle(Fu[i, dom]) + np.angle(Fv[i, dom]) - np.angle(Fw[i, dom]) - np.angle(Fx[dom])
     spec = np.abs(np.fft.rfft(W, axis=1)) ** 2
     return dict(res=(rho + np.pi) % (2 * np.pi) - np.pi, share=spec.max(1) / spec.sum(1), norm=np.linalg.norm(W, axis=1))
+
+
+def staircase_errors(time: np.ndarray, loss: np.ndarray, sv: np.ndarray, etas: np.ndarray, pred, K: int
+                     ) -> tuple[np.ndarray, np.ndarray]:
+    """Largest relative errors of a batch of runs against one AGF staircase (Figure 4).
+
+    ``time (T,)`` raw flow time; ``loss (T, A, S)`` and ``sv (T, A, S, r)`` (singular values of
+    the end-to-end map) of ``S`` seeds at ``A`` initial scales whose accelerations are
+    ``etas (A,)``; ``pred`` has ``levels``, ``tau`` and ``sv`` (the predicted plateaus' spectra);
+    the first ``K`` drops count. Returns ``(err_times, err_levels)``, each ``(A, S)``: the largest
+    relative error of the mid-level drop times against ``τ_1..τ_K``, and of the plateau losses and
+    spectra against the predicted levels and spectra."""
+    A, S = loss.shape[1], loss.shape[2]
+    et, el = np.full((A, S), np.nan), np.full((A, S), np.nan)
+    for ia, eta in enumerate(etas):
+        t = time / eta
+        for r in range(S):
+            et[ia, r] = np.nanmax(relative_error(drop_times(t, loss[:, ia, r], pred.levels[:K + 1]), pred.tau[1:K + 1]))
+            pl = plateau_values(t, loss[:, ia, r], pred.tau[:K + 1])
+            err_sv = plateau_spectrum_errors(t, sv[:, ia, r], pred.tau[:K + 1], pred.sv)
+            el[ia, r] = np.nanmax(np.maximum(relative_error(pl, pred.levels[1:K]), err_sv))
+    return et, el
+
+
+def sign_flip_and_drops(time: np.ndarray, beta0: np.ndarray, dense_time: np.ndarray, dense_loss: np.ndarray,
+                        pred, eta: float) -> tuple[float, float, np.ndarray]:
+    """Figure 8's dormancy measurements for one run of a diagonal linear network.
+
+    ``time (T,)`` and ``beta0 (T,)``: snapshot times and the first coefficient ``β₀``;
+    ``dense_time``, ``dense_loss (N,)``: the loss at every step; ``pred`` the AGF prediction (``betas``,
+    ``levels``) at acceleration ``eta``. Returns ``(opposite, t_flip, drops)``: 1.0 if β₀ ends with the
+    sign opposite to the one AGF first gives it; the accelerated time of its last sign change (nan if
+    none); the mid-level drop times in accelerated time."""
+    sc = np.flatnonzero(np.diff(np.sign(beta0)) != 0)
+    t_flip = float(time[sc[-1] + 1] / eta) if len(sc) else float("nan")
+    opposite = float(np.sign(beta0[-1]) == -np.sign(pred.betas[1, 0]))
+    return opposite, t_flip, drop_times(dense_time, dense_loss, pred.levels) / eta
