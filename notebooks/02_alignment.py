@@ -91,15 +91,16 @@ from lrlib.data import mnist_pair
 from lrlib.losses import Loss
 from lrlib.models import TwoLayer, forward, gaussian_init, generator, random_signs
 from lrlib.plots import glue
-from lrlib.plots import alignment as alplots
+from lrlib.plots import alignment as al_plots
 from lrlib.theory import alignment as al
 from lrlib.errors import DivergenceError
 from lrlib.integrate import flow
-from lrlib.measure import drops, first_crossing, line_fit
+from lrlib.measure import cosine, drops, first_crossing, line_fit
 from lrlib.track import balancedness_drift, stable_rank
 from lrlib.train import train
 from lrlib.trajectory import linear_schedule
 
+# %%
 ch = chapter.start("alignment", seed, quick, ledger_path)   # checks, one torch thread, style, declared ledger
 quick, N_SEEDS, ledger = ch.quick, ch.n_seeds, ch.ledger     # N_SEEDS: runs of every batched experiment
 EXP_SUM = Loss("exponential", "sum")      # the paper's loss
@@ -122,16 +123,20 @@ X_f1 = torch.tensor([[1.0, 0.35], [0.1, 1.0], [-1.0, -0.45]], dtype=torch.float6
 y_f1 = torch.tensor([1.0, -1.0, -1.0], dtype=torch.float64)
 probe = TwoLayer(W1=circle, W2=torch.ones(1, len(circle), dtype=torch.float64))
 field = al.approx_direction_velocity(probe, X_f1, y_f1)                   # (48, 2)
+
+# %%
 X_fam, y_toy = al.toy_family(N_SEEDS, generator(seed + 5))            # Fig. 6's declared family (below)
 X_mir, _ = al.toy_family(N_SEEDS, generator(seed + 5), mirror=True)     # its control: mirrored negatives
 X_toy = X_fam[0]                                                          # the draw of the first seed
 g_toy = al.geometry(X_toy, y_toy)
 fine = torch.linspace(0, 2 * math.pi, 721, dtype=torch.float64)[:-1]
 dirs = torch.stack([fine.cos(), fine.sin()], -1)
+
+# %%
 cones = al.cone_membership(dirs, X_toy, y_toy)
 
-glue("alignment-fig1", alplots.direction_field(circle, field, X_f1, y_f1), display=False)
-glue("alignment-fig2", alplots.cones(dirs, cones, X_toy, y_toy, g_toy.x_plus, g_toy.x_minus), display=False)
+glue("alignment-fig1", al_plots.direction_field(circle, field, X_f1, y_f1), display=False)
+glue("alignment-fig2", al_plots.cones(dirs, cones, X_toy, y_toy, g_toy.x_plus, g_toy.x_minus), display=False)
 print(f"toy data: mu = {g_toy.mu:.4f}, S_dead non-empty: {bool(cones['S_dead'].any())}")
 
 # %% [markdown]
@@ -182,11 +187,13 @@ toy_all = train(p6, torch.cat([X_fam, X_mir]), y_toy, loss=EXP_MEAN, lr=2e-3, st
                 record=linear_schedule(steps_toy, 100))                  # runs: N_SEEDS family draws, then their controls
 toy_sum = train(p6, torch.cat([X_fam, X_mir]), y_toy, loss=EXP_SUM, lr=2e-3, steps=steps_toy,
                 record=linear_schedule(steps_toy, 100))                  # the same runs on the summed loss
+
+# %%
 toy = toy_all.run(0)
 ok_t = al.settled(toy.params, X_toy, y_toy).all(-1).numpy()
 i_al = int(np.argmax(ok_t)) if ok_t.any() else len(toy) - 1
 sr_t, s2_t = stable_rank(toy.params.W1)
-fig = alplots.toy_panels(toy, X_toy, y_toy, i_al, toy_all.loss[:, N_SEEDS].numpy(), sr_t.numpy(), s2_t.numpy())
+fig = al_plots.toy_panels(toy, X_toy, y_toy, i_al, toy_all.loss[:, N_SEEDS].numpy(), sr_t.numpy(), s2_t.numpy())
 glue("alignment-fig6", fig, display=False)
 
 # %% [markdown]
@@ -208,6 +215,8 @@ print("drops per seed:", n_drops[:N_SEEDS], "| control (mirrored negatives):", n
 print("mu per draw:", [round(al.mu(X, y_toy), 3) for X in X_fam])
 ledger.grade("fig6.two-drops", drops=n_drops[:N_SEEDS], final_ratio=fin_ratio[:N_SEEDS],
              control=dict(drops=n_drops[N_SEEDS:], final_ratio=fin_ratio[N_SEEDS:]))
+
+# %%
 L_sum = toy_sum.loss.numpy()
 n_drops_sum = np.array([len(drops(toy_sum.steps, L_sum[:, r])) for r in range(N_SEEDS)])
 print("summed loss instead: drops", n_drops_sum, "| final ratio", (L_sum[-1] / L_sum[0])[:N_SEEDS].round(4),
@@ -245,6 +254,8 @@ thetas_mu = {"fig7": 0.1, "fig8": 0.001, "fig9": 0.0, "ctrl": 0.5}
 X_mu = {name: al.two_point_data(th)[0] for name, th in thetas_mu.items()}
 y2 = al.two_point_data(0.1)[1]
 p2 = gaussian_init(50, 2, std_in=1e-6, std_out=1e-6, gen=generator(seed + 10), runs=(len(thetas_mu) * N_SEEDS,))
+
+# %%
 X_mu_all = torch.cat([X.expand(N_SEEDS, 2, 2) for X in X_mu.values()])
 tr_mu = train(p2, X_mu_all, y2, loss=EXP_MEAN, lr=2e-3, steps=steps_mu, record=rec_mu)
 tr_mu_sum = train(p2, X_mu_all, y2, loss=EXP_SUM, lr=2e-3, steps=steps_mu, record=rec_mu)   # the sum, printed
@@ -252,6 +263,8 @@ runs_mu = {name: (X_mu[name], y2, tr_mu.run(slice(k * N_SEEDS, (k + 1) * N_SEEDS
 
 counts = {name: {k: al.live_outside_s_plus(tr.at(tr.index_of_step(k)), X2, y2).numpy() for k in (7000, 21_000)}
           for name, (X2, y2, tr) in runs_mu.items()}
+
+# %%
 for name, cts in counts.items():
     print(name, {k: v.tolist() for k, v in cts.items()})
 for k, name in enumerate(thetas_mu):
@@ -259,11 +272,12 @@ for k, name in enumerate(thetas_mu):
     print("summed loss:", name, {s_: al.live_outside_s_plus(t_.at(t_.index_of_step(s_)), X_mu[name], y2).tolist()
                                  for s_ in (7000, 21_000)})
 
+# %%
 for name, mu_txt in zip(["fig7", "fig8", "fig9"], ["\\sin 0.1", "\\sin 0.001", "0"]):
     X2, y2, tr = runs_mu[name]
     r = int(np.argmax(counts[name][7000]))      # show the seed with the most stragglers at 7000
     title = f"Figure {name[3]} — two positive points, $\\mu={mu_txt}$ (seed {r} of {N_SEEDS}: most stragglers at 7000)"
-    fig = alplots.two_point_panels(tr.run(r), X2, y2, {k: counts[name][k][r] for k in (7000, 21_000)},
+    fig = al_plots.two_point_panels(tr.run(r), X2, y2, {k: counts[name][k][r] for k in (7000, 21_000)},
                                    [0, 7000, 21_000, steps_mu], title)
     glue(f"alignment-{name}", fig, display=False)
 
@@ -297,21 +311,11 @@ ledger.grade("fig8.slow", c7=counts["fig8"][7000], c21=counts["fig8"][21_000],
              control=dict(c7=counts["ctrl"][7000], c21=counts["ctrl"][21_000]))
 
 
-def orthogonal_growth(X2, y2, tr):
-    """Share of the live V₊ neurons outside S₊ at the end, and their largest norm over the largest in S₊."""
-    fin = tr.final
-    c = al.cone_membership(fin.W1, X2, y2)
-    live = (fin.a > 0) & ~c["S_dead"]
-    nrm = fin.norms_in()
-    big_in = torch.where(live & c["S_plus"], nrm, torch.zeros_like(nrm)).amax(-1)
-    big_out = torch.where(live & ~c["S_plus"], nrm, torch.zeros_like(nrm)).amax(-1)
-    share = ((live & ~c["S_plus"]).sum(-1) / live.sum(-1).clamp_min(1)).numpy()
-    return share, (big_out / big_in).numpy()
-
-
-share9, ratio9 = orthogonal_growth(*runs_mu["fig9"])
-share7, ratio7 = orthogonal_growth(*runs_mu["fig7"])
+share9, ratio9 = al.growth_outside_s_plus(*runs_mu["fig9"])
+share7, ratio7 = al.growth_outside_s_plus(*runs_mu["fig7"])
 X9, _, tr9 = runs_mu["fig9"]
+
+# %%
 c9 = al.cone_membership(tr9.final.W1, X9, y2)
 out9 = (tr9.final.a > 0) & ~c9["S_dead"] & ~c9["S_plus"]
 growth9 = torch.where(out9, tr9.final.norms_in() / tr9.at(0).norms_in(), torch.zeros(())).amax(-1).numpy()
@@ -361,15 +365,17 @@ def run_mnist(pos, neg, n=n_img, alpha=1e-6):
     p = gaussian_init(50, 784, std_in=alpha, std_out=alpha, gen=generator(seed), dtype=torch.float32)
     return X, y, train(p, X, y, loss=EXP_MEAN, lr=2e-3, steps=steps_mn, record=rec_mn)
 
-
+# %%
 def mnist_figure(X, y, traj, pos, neg, key, fig_no):
     bands = al.class_alignment(traj, X, y)
     sr, s2 = (v.numpy() for v in stable_rank(traj.params.W1))
-    glue(key, alplots.mnist_panels(X, y, traj, pos, neg, bands, sr, s2, fig_no), display=False)
+    glue(key, al_plots.mnist_panels(X, y, traj, pos, neg, bands, sr, s2, fig_no), display=False)
     return bands, sr, s2
 
 
 mn = {}
+
+# %%
 for pos, neg, key, fig_no in [(1, 0, "alignment-fig5", 5), (3, 8, "alignment-fig10", 10), (1, 7, "alignment-fig11", 11)]:
     X, y, tr = run_mnist(pos, neg)
     mn[(pos, neg)] = (X, y, tr, *mnist_figure(X, y, tr, pos, neg, key, fig_no))
@@ -398,21 +404,8 @@ for pos, neg, key, fig_no in [(1, 0, "alignment-fig5", 5), (3, 8, "alignment-fig
 
 
 # %%
-def mnist_measures(X, y, tr):
-    """k_align (both mean neurons at cos > 0.95), k_drop (loss < 0.9·L0), the alignment decrease
-    (peak − final cos, the larger of the two signs), the final stable rank and loss."""
-    bands = al.class_alignment(tr, X, y)
-    both = np.minimum(bands["+"][0], bands["-"][0])
-    L = tr.loss.numpy()
-    G = X @ X.T
-    return dict(consistent_pairs=float(((G * (y[:, None] * y[None, :])) > 0).float().mean()),
-                k_align=first_crossing(tr.steps, -both, -0.95), k_drop=first_crossing(tr.steps, L, 0.9 * L[0]),
-                align_drop=max(bands[s_][0].max() - bands[s_][0][-1] for s_ in "+-"),
-                final_stable_rank=stable_rank(tr.final.W1)[0].item(), final_loss=L[-1])
-
-
-mn_tab = pd.DataFrame([dict(pair=f"{pos} vs {neg}", **mnist_measures(X, y, tr)) for (pos, neg), (X, y, tr, *_) in mn.items()])
-ctl_mn = mnist_measures(*run_mnist(1, 0, n=100 if quick else 200, alpha=0.1))   # control: large initialisation
+mn_tab = pd.DataFrame([dict(pair=f"{pos} vs {neg}", **al.mnist_summary(X, y, tr)) for (pos, neg), (X, y, tr, *_) in mn.items()])
+ctl_mn = al.mnist_summary(*run_mnist(1, 0, n=100 if quick else 200, alpha=0.1))   # control: large initialisation
 pd.concat([mn_tab, pd.DataFrame([dict(pair="1 vs 0, control α = 0.1", **ctl_mn)])])
 
 # %%
@@ -446,18 +439,22 @@ per_epoch = math.ceil(len(y01) / batch)
 steps_sgd = 1500 if quick else 6000
 epochs = np.unique(np.geomspace(1, steps_sgd // per_epoch, 150).astype(int))
 rec_sgd = np.unique(np.concatenate([[0], epochs * per_epoch]))
+
+# %%
 p_both = gaussian_init(50, 784, std_in=1e-6, std_out=1e-6, gen=generator(seed + 3), dtype=torch.float32)
 p_first = TwoLayer(W1=p_both.W1.clone(), W2=random_signs((1, 50), generator(seed + 4), torch.float32))
 schemes = {"both layers": train(p_both, X01, y01, loss=EXP_MEAN, lr=2e-3, steps=steps_sgd, batch_size=batch, record=rec_sgd, seed=seed),
            "first layer only, v = ±1": train(p_first, X01, y01, loss=EXP_MEAN, lr=2e-3, steps=steps_sgd, batch_size=batch,
                                                record=rec_sgd, seed=seed, trainable=("W1",))}
 changes = {}
+
+# %%
 for name, tr in schemes.items():
     nc, dc = zip(*[al.norm_and_direction_change(tr.at(i), X01, y01, EXP_MEAN) for i in range(len(tr))])
     changes[name] = (tr.steps / per_epoch, np.array([float(v) for v in nc]), np.array([float(v) for v in dc]), tr.loss.numpy())
 
 for (name, (ep, nc, dc, L)), fig_no in zip(changes.items(), (12, 13)):
-    fig = alplots.scheme_changes(ep, nc, dc, L, f"Figure {fig_no} — SGD on digits 0/1, {name}")
+    fig = al_plots.scheme_changes(ep, nc, dc, L, f"Figure {fig_no} — SGD on digits 0/1, {name}")
     glue(f"alignment-fig{fig_no}", fig, display=False)
 
 # %% [markdown]
@@ -514,18 +511,24 @@ g_t = al.geometry(X_t, y_t)
 eps_t, R_t = 1e-24, N_SEEDS
 p_t = al.balanced_theory_init(50, 10, eps_t, gen_t, runs=(R_t,))
 eta_t = 0.01 / (g_t.n * g_t.X_max)
+
+# %%
 steps_t = int((10.0 if quick else 14.0) / eta_t)      # the fit starts near t ≈ log(1/ε)/8 ≈ 7
 th_run = train(p_t, X_t, y_t, loss=EXP_SUM, lr=eta_t, steps=steps_t, record=linear_schedule(steps_t, 10))
 t_fix = 2.0                                       # step-convergence re-runs: t in [0, 2] at eta and eta/2
 short = {k: train(p_t, X_t, y_t, loss=EXP_SUM, lr=eta_t / k, steps=int(round(t_fix * k / eta_t)),
                   record=linear_schedule(int(round(t_fix * k / eta_t)), 10 * k)) for k in (1, 2)}
 P = th_run.params
+
+# %%
 cm = al.cone_membership(P.W1, X_t, y_t)                                    # masks (T, R, m)
 vpos = (P.a > 0)
 settled = al.settled(P, X_t, y_t)                                          # (T, R, m)
 t1_emp = al.alignment_times(th_run, X_t, y_t)
 t1_h = {k: al.alignment_times(tr, X_t, y_t) for k, tr in short.items()}
 z2 = np.array([al.zeta2(p_t.W1[r] / eps_t, torch.sign(p_t.a[r]), g_t) for r in range(R_t)])
+
+# %%
 t1_bd = np.array([al.t1_bound(g_t, al.zeta(g_t.zeta1, z), g_t.xi_lower) for z in z2])
 T_h = al.horizon(g_t, 50, eps_t)
 print(f"mu = {g_t.mu:.4f}, X_max = {g_t.X_max:.3f}, X_min = {g_t.X_min:.3f}, zeta1 = {g_t.zeta1:.4f}, xi >= mu^2 = {g_t.xi_lower:.2e}")
@@ -585,12 +588,16 @@ flips = (torch.sign(P.a) != torch.sign(P.a[0])).sum((0, -1)).numpy()
 actp = (X_t @ P.W1.transpose(-1, -2) > 0)                                   # (T, R, n, m)
 gain_neg = actp[1:, :, y_t < 0] & ~actp[:-1, :, y_t < 0]
 lose_pos = ~actp[1:, :, y_t > 0] & actp[:-1, :, y_t > 0]
+
+# %%
 gain_pos = actp[1:, :, y_t > 0] & ~actp[:-1, :, y_t > 0]
 lose_neg = ~actp[1:, :, y_t < 0] & actp[:-1, :, y_t < 0]
 vp = vpos[0].unsqueeze(0).unsqueeze(-2)                                     # (1, R, 1, m)
 wrong_way = (((gain_neg | lose_pos) & vp).sum((0, 2, 3)) + ((gain_pos | lose_neg) & ~vp).sum((0, 2, 3))).numpy()
 n_changes = ((actp[1:] != actp[:-1]).any(-2)).sum(0)                         # (R, m) pattern changes per neuron
 trap_own = torch.where(vpos, cm["S_plus"], cm["S_minus"]) | cm["S_dead"]
+
+# %%
 escapes = (trap_own[:-1] & ~trap_own[1:]).sum((0, -1)).numpy()
 mass_ok = np.ones(R_t)
 for r in range(R_t):
@@ -598,6 +605,8 @@ for r in range(R_t):
         Vt = cm[cone][i1[r], r] & (torch.sign(P.a[0, r]) == sgn)
         u = ((P.W1[i1[r]:, r] ** 2).sum(-1) * Vt).sum(-1)
         mass_ok[r] *= float((u[1:] >= u[:-1] * (1 - 1e-12)).all())
+
+# %%
 ledger.grade("lemmas.invariants", drift_ratio=drift[1] / drift[2], flips=flips, wrong_way=wrong_way,
              changes_over_n=n_changes.amax(-1).numpy() / g_t.n, escapes=escapes, mass_ok=mass_ok)
 yh = torch.linspace(-1, 1, 100_001, dtype=torch.float64)
@@ -613,7 +622,7 @@ ledger.grade("lemma2", gap=max(float((al.lemma2_gap(torch.full_like(yh, s_), yh,
 # %%
 j4 = int(n_changes[0].argmax())
 win4 = th_run.time <= 2 * t1_emp[0]
-fig = alplots.activation_timeline(th_run.time[win4], actp[win4, 0, :, j4].numpy(), y_t.numpy(), t1_emp[0],
+fig = al_plots.activation_timeline(th_run.time[win4], actp[win4, 0, :, j4].numpy(), y_t.numpy(), t1_emp[0],
                                   title=f"Figure 4 — neuron {j4} (v > 0: {bool(vpos[0, 0, j4])}), first theory run")
 glue("alignment-fig4", fig, display=False)
 
@@ -694,6 +703,8 @@ lr_f, steps_f = 1e-3, int((100 if quick else 1000) / 1e-3)     # flow time t = l
 rec_f = np.unique(np.concatenate([[0], np.geomspace(1, steps_f, 200).astype(int)]))
 rate = {rt: flow(p_r, X_r, y_r, loss=EXP_SUM, lr=lr_f, steps=steps_f, record=rec_f, rtol=rt, atol=1e-40)
         for rt in (1e-6, 1e-7)}
+
+# %%
 lr_ck = al.loss_rate_check(rate[1e-6], X_r, y_r, g_r)
 ledger.grade("thm1.loss-rate", ratio_min=lr_ck["ratio_min"], bound_drop=lr_ck["bound_drop"],
              loss_gap=al.rel_gap(rate[1e-7].loss[-1].numpy(), rate[1e-6].loss[-1].numpy()),
@@ -719,12 +730,14 @@ p_small = al.balanced_theory_init(50, 10, eps_t, generator(seed + 83), runs=(R_t
 p_large = al.balanced_theory_init(50, 10, 1.0, generator(seed + 84), runs=(R_t,))        # the control
 p_2d = TwoLayer(W1=torch.cat([p_small.W1, p_large.W1]), W2=torch.cat([p_small.W2, p_large.W2]))
 tr_2d = flow(p_2d, X_2d, y_2d, loss=EXP_SUM, lr=lr_f, steps=steps_f, record=rec_f, atol=1e-40)
+
+# %%
 t1_2d = al.alignment_times(tr_2d, X_2d, y_2d)
 viol_s, sr_s = al.low_rank_check(tr_2d.run(slice(0, R_t)), p_small, eps_t, t1_2d[:R_t])
 viol_l, sr_l = al.low_rank_check(tr_2d.run(slice(R_t, 2 * R_t)), p_large, 1.0, t1_2d[R_t:])
 ledger.grade("thm1.low-rank-two-dir", viol=viol_s, sr_final=sr_s, t1=t1_2d[:R_t], T=al.horizon(g_2d, 50, eps_t),
-             xpm_cos=float(al._cos(g_2d.x_plus, -g_2d.x_minus)), control=dict(viol=viol_l, sr_final=sr_l))
-print(f"mu = {g_2d.mu:.3f}, cos(x+, -x-) = {float(al._cos(g_2d.x_plus, -g_2d.x_minus)):.3f}; final stable rank "
+             xpm_cos=float(cosine(g_2d.x_plus, -g_2d.x_minus)), control=dict(viol=viol_l, sr_final=sr_l))
+print(f"mu = {g_2d.mu:.3f}, cos(x+, -x-) = {float(cosine(g_2d.x_plus, -g_2d.x_minus)):.3f}; final stable rank "
       f"{sr_s.round(3)} (eps = 1e-24), {sr_l.round(3)} (eps = 1, control)")
 
 # %% [markdown]
@@ -750,6 +763,8 @@ p_one = al.balanced_theory_init(50, 10, 1.0, generator(seed + 90), runs=(R_t,)) 
 scale = torch.as_tensor(eps_grid).repeat_interleave(R_t)                          # runs: (eps, seed)
 p_eps = TwoLayer(W1=p_one.W1.repeat(E, 1, 1) * scale[:, None, None], W2=p_one.W2.repeat(E, 1, 1) * scale[:, None, None])
 T_eps = np.array([al.horizon(g_t, 50, e) for e in eps_grid])
+
+# %%
 steps_eps = 5000 if quick else 8000                                              # to t = 8, past every t2
 rec_eps = np.union1d(linear_schedule(steps_eps, 20), np.round(T_eps / 1e-3).astype(int))
 tr_eps = flow(p_eps, X_t, y_t, loss=EXP_SUM, lr=1e-3, steps=steps_eps, record=rec_eps, atol=1e-40)
@@ -774,10 +789,12 @@ dev_t2 = upto(t2_eps)
 W_max0 = p_one.norms_in().amax(-1).numpy()                                       # W0 = W/eps
 bound1 = al.lemma1_bound(g_t, 50, eps_grid[:, None], W_max0[None, :])
 eps_ok = float((eps_grid.max() <= 1 / (4 * math.sqrt(50) * g_t.X_max * W_max0 ** 2)).all())
+
+# %%
 slope_dev = lambda dev: np.array([line_fit(np.log(eps_grid), np.log(dev[:, r])).slope for r in range(R_t)])
 ledger.grade("eps.lemma1-error", within=(dev_T / bound1).max(0), slope=slope_dev(dev_T), eps_ok=eps_ok,
              control=dict(within=(dev_t2 / bound1).max(0), slope=slope_dev(dev_t2), eps_ok=eps_ok))
-fig = alplots.eps_sweep(log_inv, t2_eps, T_eps, 1 / x_min_norm, eps_grid, dev_T, bound1)
+fig = al_plots.eps_sweep(log_inv, t2_eps, T_eps, 1 / x_min_norm, eps_grid, dev_T, bound1)
 glue("alignment-eps", fig, display=False)
 print(f"deviation up to T: log-log slope against eps {slope_dev(dev_T).round(2)}; largest ratio to the Lemma 1 bound "
       f"{(dev_T / bound1).max(0)}; up to t2 (control): slope {slope_dev(dev_t2).round(2)}")
@@ -804,36 +821,30 @@ print(f"deviation up to T: log-log slope against eps {slope_dev(dev_T).round(2)}
 # positive neuron activates both points. Step convergence: the $\theta=0.1$ runs are repeated at $\eta/2$.
 
 # %%
-def first_settled(X, y, R, eps, seed_, t_max, step_div=1):
-    g = al.geometry(X, y)
-    p = al.balanced_theory_init(50, X.shape[1], eps, generator(seed_), runs=(R,))
-    eta = 0.01 / (g.n * g.X_max) / step_div
-    steps = int(t_max / eta)
-    tr = train(p, X, y, loss=EXP_SUM, lr=eta, steps=steps, record=linear_schedule(steps, max(1, steps // 400)))
-    t1 = al.alignment_times(tr, X, y)
-    bounds = np.array([al.t1_bound(g, al.zeta(g.zeta1, al.zeta2(p.W1[r] / eps, torch.sign(p.a[r]), g)), g.xi_lower)
-                       for r in range(R)])
-    return g, t1, bounds
-
-
 thetas = [0.5, 0.2, 0.1, 0.05, 0.02] + ([] if quick else [0.01])
 mu_s, t1_mu, bd_mu = [], [], []
 for th_ in thetas:
-    g2, t1s, bds = first_settled(*al.two_point_data(th_), N_SEEDS, 1e-12, seed + 30, t_max=30.0)
+    g2, t1s, bds = al.alignment_time_and_bound(*al.two_point_data(th_), N_SEEDS, 1e-12, seed + 30, t_max=30.0)
     mu_s.append(g2.mu), t1_mu.append(t1s), bd_mu.append(bds)
 t1_mu, bd_mu, mu_s = np.array(t1_mu), np.array(bd_mu), np.array(mu_s)            # (θ, R)
-t1_half = first_settled(*al.two_point_data(0.1), N_SEEDS, 1e-12, seed + 30, t_max=30.0, step_div=2)[1]
+
+# %%
+t1_half = al.alignment_time_and_bound(*al.two_point_data(0.1), N_SEEDS, 1e-12, seed + 30, t_max=30.0, step_div=2)[1]
 t1_n, bd_n = [], []
 for n_ in (4, 16, 64):
-    gn, t1s, bds = first_settled(*al.synthetic_separable(n_, 10, 0.3, generator(seed + 40 + n_)), N_SEEDS, 1e-12,
+    gn, t1s, bds = al.alignment_time_and_bound(*al.synthetic_separable(n_, 10, 0.3, generator(seed + 40 + n_)), N_SEEDS, 1e-12,
                                  seed + 50, t_max=3.0)
     t1_n.append(t1s), bd_n.append(bds)
+
+# %%
 t1_n, bd_n = np.array(t1_n), np.array(bd_n)
 slopes = np.array([np.polyfit(np.log(mu_s), np.log(t1_mu[:, r]), 1)[0] for r in range(N_SEEDS)])
 mu_tab = pd.DataFrame(dict(mu=mu_s, t1_median=np.median(t1_mu, 1), t1_max=t1_mu.max(1), bound_min=bd_mu.min(1)))
 n_tab = pd.DataFrame(dict(n=[4, 16, 64], t1_median=np.median(t1_n, 1), t1_max=t1_n.max(1), bound_min=bd_n.min(1)))
 k_mu = np.polyfit(np.log(mu_tab.mu), np.log(mu_tab.t1_median), 1)[0]
-glue("alignment-t1-scaling", alplots.t1_scaling(mu_tab, n_tab, k_mu), display=False)
+glue("alignment-t1-scaling", al_plots.t1_scaling(mu_tab, n_tab, k_mu), display=False)
+
+# %%
 print(f"log-log slope of the median t1 against mu: {k_mu:.2f} (1/sqrt(mu) would give -0.5); "
       f"per initialisation {slopes.round(2)}; median t1 at n = 4, 16, 64: {n_tab.t1_median.round(3).tolist()}")
 print(f"step convergence at theta = 0.1: t1 at eta {t1_mu[thetas.index(0.1)].round(2).tolist()}, "

@@ -7,6 +7,7 @@ import pytest
 import torch
 
 from lrlib.errors import ParameterError
+from lrlib.measure import cosine
 from lrlib.models import TwoLayer, generator
 from lrlib.theory import alignment as al
 from lrlib.trajectory import Trajectory
@@ -18,7 +19,7 @@ def test_two_direction_separable_geometry():
     assert (y[:8] == 1).all() and (y[8:] == -1).all()
     g = al.geometry(X, y)
     assert g.mu > 0
-    assert float(al._cos(g.x_plus, -g.x_minus)) < 0.8          # not antipodal, unlike synthetic_separable
+    assert float(cosine(g.x_plus, -g.x_minus)) < 0.8          # not antipodal, unlike synthetic_separable
 
 
 def test_two_direction_separable_errors():
@@ -102,3 +103,35 @@ def test_init_activation_mc_gaussian_and_biased():
     away = -X[y > 0].sum(0) / X[y > 0].sum(0).norm()
     z1b, z0b = al.init_activation_mc(X, y, generator(4), 4000, 3, bias=away)
     assert z1b < -3 and z0b > 3
+
+
+def test_alignment_time_and_bound_and_growth_outside_s_plus():
+    X, y = al.two_point_data(0.5)
+    g, t1, bounds = al.alignment_time_and_bound(X, y, 2, 1e-12, 0, t_max=30.0)
+    assert t1.shape == bounds.shape == (2,) and np.all(bounds > 0) and g.mu == pytest.approx(al.mu(X, y))
+    assert np.all(np.isfinite(t1)) and np.all(t1 <= bounds)                  # Theorem 1 on an easy case
+    # growth outside S+: one live V+ neuron inside S+ (norm 2, along x1 + x2: active on both points), one
+    # outside (norm 1, along x1 − x2: active on x1 only): share 1/2, ratio 1/2
+    u, v = X[0] + X[1], X[0] - X[1]
+    W = torch.stack([2 * u / u.norm(), v / v.norm()]).unsqueeze(0).to(torch.float64)
+    p = TwoLayer(W1=W, W2=torch.tensor([[[1.0, 1.0]]], dtype=torch.float64))
+    cm = al.cone_membership(p.W1, X, y)
+    assert bool(cm["S_plus"][0, 0]) and not bool(cm["S_plus"][0, 1])
+    tr = Trajectory(steps=np.array([0]), time=np.array([0.0]), params=p.map(lambda t: t.unsqueeze(0)),
+                    loss=torch.zeros(1, 1, dtype=torch.float64))
+    share, ratio = al.growth_outside_s_plus(X, y, tr)
+    assert share.tolist() == [0.5] and ratio.tolist() == pytest.approx([0.5])
+
+
+
+def test_mnist_summary_on_a_small_run():
+    from lrlib.losses import Loss
+    from lrlib.train import train
+
+    X, y = al.two_point_data(0.3)
+    p = al.balanced_theory_init(10, X.shape[1], 1e-6, generator(3))
+    tr = train(p, X, y, loss=Loss("exponential", "mean"), lr=0.05, steps=3000, record=60, progress=False)
+    out = al.mnist_summary(X, y, tr)
+    assert set(out) == {"consistent_pairs", "k_align", "k_drop", "align_drop", "final_stable_rank", "final_loss"}
+    assert out["consistent_pairs"] == pytest.approx(1.0) and out["final_loss"] < tr.loss[0].item()
+    assert 1 <= out["final_stable_rank"] <= 10 and out["align_drop"] >= 0

@@ -8,11 +8,15 @@ import math
 import numpy as np
 import torch
 
-from ...models import TwoLayer, forward
-from ...measure import first_crossing
+from ...losses import Loss
+from ...models import TwoLayer, forward, generator
+from ...measure import active, cosine, first_crossing
 from ...track import stable_rank
+from ...train import train
+from ...trajectory import linear_schedule
 from ...trajectory import Trajectory
-from .core import DataGeometry, _cos, _project, alpha_rate, cone_membership, loss_bound
+from .core import (DataGeometry, _project, alignment_times, alpha_rate, balanced_theory_init, class_alignment,
+                   cone_membership, geometry, loss_bound, t1_bound, zeta, zeta2)
 
 Tensor = torch.Tensor
 
@@ -47,7 +51,7 @@ def simplified_deviation(traj: Trajectory, X: Tensor, y: Tensor) -> np.ndarray:
         p = traj.at(i)
         f = forward(p, X)[..., 0]                                             # (R, n)
         c = y * torch.expm1(-y * f)                                           # −ℓ′ − y, (R, n)
-        act = (X @ p.W1.transpose(-1, -2) > 0).to(X.dtype)                    # (R, n, m)
+        act = active(p.W1, X).transpose(-1, -2).to(X.dtype)                   # (R, n, m)
         e = torch.einsum("rn,rnm,nd->rmd", c, act, X)                         # (R, m, D)
         d = _project(p.W1, e)
         out.append(torch.linalg.vector_norm(d, dim=-1).amax(-1).numpy())
@@ -74,7 +78,7 @@ def refined_alignment_min(traj: Trajectory, X: Tensor, y: Tensor, t1: np.ndarray
             V = cm[cone][i1, r] & (torch.sign(P.a[0, r]) == s)
             sel = (time >= start) & (time <= t2pm[r, k])
             if V.any() and sel.any():
-                c = _cos(P.W1[sel][:, r][:, V], x_pm[s])
+                c = cosine(P.W1[sel][:, r][:, V], x_pm[s])
                 cos_min[r] = min(cos_min[r], float(c.min()))
     return cos_min, window
 
@@ -170,3 +174,50 @@ def init_activation_mc(X: Tensor, y: Tensor, gen: torch.Generator, draws: int, m
     q = 2.0 ** -m
     se0 = max(math.sqrt(q * (1 - q) / draws), 1 / draws)
     return (p1 - 0.5) / se1, (p0 - q) / se0
+
+
+def growth_outside_s_plus(X: Tensor, y: Tensor, traj: Trajectory) -> tuple[np.ndarray, np.ndarray]:
+    """Figs 7–9 at the end of ``traj``: among the live ``V₊`` neurons (``a_j > 0``, not dead), the
+    share outside ``S₊`` and the largest norm outside ``S₊`` over the largest inside, per run ``(R,)``."""
+    fin = traj.final
+    c = cone_membership(fin.W1, X, y)
+    live = (fin.a > 0) & ~c["S_dead"]
+    nrm = fin.norms_in()
+    big_in = torch.where(live & c["S_plus"], nrm, torch.zeros_like(nrm)).amax(-1)
+    big_out = torch.where(live & ~c["S_plus"], nrm, torch.zeros_like(nrm)).amax(-1)
+    share = ((live & ~c["S_plus"]).sum(-1) / live.sum(-1).clamp_min(1)).numpy()
+    return share, (big_out / big_in).numpy()
+
+
+def mnist_summary(X: Tensor, y: Tensor, traj: Trajectory) -> dict[str, float]:
+    """One MNIST run (one network): the share of label-consistent pairs ``y_i y_j ⟨x_i, x_j⟩ > 0``;
+    ``k_align``, the first step where both mean neurons have cosine > 0.95 with their class's
+    signed sum; ``k_drop``, the first step where the loss is < 0.9·L(0); ``align_drop``, the peak
+    minus the final mean cosine (the larger of the two classes); the final stable rank and loss."""
+    bands = class_alignment(traj, X, y)
+    both = np.minimum(bands["+"][0], bands["-"][0])
+    L = traj.loss.numpy()
+    G = X @ X.T
+    return dict(consistent_pairs=float(((G * (y[:, None] * y[None, :])) > 0).float().mean()),
+                k_align=first_crossing(traj.steps, -both, -0.95), k_drop=first_crossing(traj.steps, L, 0.9 * L[0]),
+                align_drop=max(bands[s][0].max() - bands[s][0][-1] for s in "+-"),
+                final_stable_rank=stable_rank(traj.final.W1)[0].item(), final_loss=L[-1])
+
+
+def alignment_time_and_bound(X: Tensor, y: Tensor, runs: int, eps: float, seed: int, t_max: float, step_div: int = 1,
+                             *, width: int = 50, loss: Loss = Loss("exponential", "sum")
+                             ) -> tuple[DataGeometry, np.ndarray, np.ndarray]:
+    """Theorem 1's ``t₁`` measured and bounded on ``runs`` balanced initialisations of scale ``eps``.
+
+    GD on ``loss`` (the paper's summed exponential loss) with step ``0.01 / (n X_max) / step_div``
+    up to flow time ``t_max``, 400 snapshots; returns the data geometry, the measured alignment
+    time per run ``(R,)`` (:func:`alignment_times`) and the theorem's bound per run ``(R,)``."""
+    g = geometry(X, y)
+    p = balanced_theory_init(width, X.shape[1], eps, generator(seed), runs=(runs,))
+    eta = 0.01 / (g.n * g.X_max) / step_div
+    steps = int(t_max / eta)
+    tr = train(p, X, y, loss=loss, lr=eta, steps=steps, record=linear_schedule(steps, max(1, steps // 400)))
+    t1 = alignment_times(tr, X, y)
+    bounds = np.array([t1_bound(g, zeta(g.zeta1, zeta2(p.W1[r] / eps, torch.sign(p.a[r]), g)), g.xi_lower)
+                       for r in range(runs)])
+    return g, t1, bounds
