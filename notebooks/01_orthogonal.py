@@ -91,11 +91,11 @@ from lrlib.integrate import flow
 from lrlib.losses import Loss, half_mse
 from lrlib.measure import first_crossing
 from lrlib.models import TwoLayer, balanced_init, forward, generator, sweep_init
-from lrlib.plots import orthogonal as plot_orth
+from lrlib.plots import orthogonal as orth_plots
 from lrlib.plots import NEG, POS, THEORY, glue, label_panels, mark_times, panel_grid
 from lrlib.synthetic import (correlated_testbed, nonorthogonal_1d, orthogonal_toy, orthonormal_testbed,
                              relu_teacher)
-from lrlib.theory import orthogonal as th
+from lrlib.theory import orthogonal as orth
 from lrlib.track import balancedness_drift, max_direction_change
 from lrlib.train import train
 from lrlib.trajectory import linear_schedule, log_schedule
@@ -122,13 +122,13 @@ X_toy, y_toy = orthogonal_toy()
 m_toy, lam_toy, eta = 60, 1e-6 / math.sqrt(60), 1e-3
 p_toy = balanced_init(m_toy, 2, scale=lam_toy, gen=generator(seed), runs=(N_SEEDS,))
 p_toy_big = balanced_init(m_toy, 2, scale=1.0, gen=generator(seed + 11), runs=(1,))   # control
-toy_all = train(th.cat_runs(p_toy, p_toy_big), X_toy, y_toy, loss=MEAN_MSE, lr=eta, steps=20_000,
+toy_all = train(orth.cat_runs(p_toy, p_toy_big), X_toy, y_toy, loss=MEAN_MSE, lr=eta, steps=20_000,
                 record=linear_schedule(20_000, 50), time_scale=2.0, dense_loss=True)
 
 # %%
-toy, toy_big = th.sub_runs(toy_all, slice(0, N_SEEDS)), th.sub_runs(toy_all, slice(N_SEEDS, None))
-kv_toy = th.key_vectors(X_toy, y_toy)
-a3_toy = th.assumption3_counts(p_toy, X_toy, y_toy)
+toy, toy_big = orth.sub_runs(toy_all, slice(0, N_SEEDS)), orth.sub_runs(toy_all, slice(N_SEEDS, None))
+kv_toy = orth.key_vectors(X_toy, y_toy)
+a3_toy = orth.assumption3_counts(p_toy, X_toy, y_toy)
 print(f"|D+| = {kv_toy.norm_plus:.4f}, |D-| = {kv_toy.norm_minus:.4f}, r = {kv_toy.r:.3f}")
 print("|S+,1| per seed:", a3_toy[0].tolist(), " |S-,1| per seed:", a3_toy[1].tolist())
 
@@ -140,9 +140,9 @@ print("|S+,1| per seed:", a3_toy[0].tolist(), " |S-,1| per seed:", a3_toy[1].tol
 
 # %%
 grid_toy = torch.linspace(-1.5, 3.0, 100, dtype=torch.float64)
-idx_toy = [th.toy_events(toy.run(r), X_toy, y_toy) for r in range(N_SEEDS)]   # panels of every seed
+idx_toy = [orth.toy_events(toy.run(r), X_toy, y_toy) for r in range(N_SEEDS)]   # panels of every seed
 fig, axes = panel_grid(4, width=3.6)
-plot_orth.draw_1d_panels([toy.run(0).at(i) for i in idx_toy[0]], X_toy, y_toy, axes, grid_toy,
+orth_plots.draw_1d_panels([toy.run(0).at(i) for i in idx_toy[0]], X_toy, y_toy, axes, grid_toy,
                [f"iteration {toy.steps[i]:,}" for i in idx_toy[0]])
 label_panels(axes)
 fig.suptitle("Figure 2 — orthogonal toy: function (green) and neurons (stars: kink, $a_j$)")
@@ -162,7 +162,7 @@ glue("orthogonal-fig2", fig, display=False)
 
 # %%
 fr2 = np.linspace(0, len(toy) - 1, 12 if quick else 30).round().astype(int)
-plot_orth.glue_html("orthogonal-anim2", plot_orth.neuron_animation(
+orth_plots.glue_html("orthogonal-anim2", orth_plots.neuron_animation(
     toy.params.W1[fr2, 0].numpy(), toy.params.a[fr2, 0].numpy(), [f"iteration {toy.steps[i]:,}" for i in fr2]))
 
 # %% [markdown]
@@ -183,15 +183,15 @@ plot_orth.glue_html("orthogonal-anim2", plot_orth.neuron_animation(
 # iterations move by less than 1 %.
 
 # %%
-tt = th.toy_timings(toy.dense_loss)
-tt_big = th.toy_timings(toy_big.dense_loss)
+tt = orth.toy_timings(toy.dense_loss)
+tt_big = orth.toy_timings(toy_big.dense_loss)
 toy2 = train(p_toy, X_toy, y_toy, loss=MEAN_MSE, lr=2 * eta, steps=10_000, record=[0, 10_000],
              time_scale=2.0, dense_loss=True)
-tt2 = th.toy_timings(toy2.dense_loss, iteration_scale=2.0)
+tt2 = orth.toy_timings(toy2.dense_loss, iteration_scale=2.0)
 step_toy = np.maximum(np.abs(tt2["exit1"] / tt["exit1"] - 1), np.abs(tt2["exit2"] / tt["exit2"] - 1))
 
 # %%
-pred_toy = th.phase_times(kv_toy, lam_toy)
+pred_toy = orth.phase_times(kv_toy, lam_toy)
 fig, ax = plt.subplots(figsize=(6.5, 3.4), constrained_layout=True)
 for r in range(N_SEEDS):
     ax.plot(np.arange(toy.dense_loss.shape[0]), toy.dense_loss[:, r].numpy(),
@@ -230,9 +230,9 @@ pd.DataFrame({**tt, "exit1 (2η)": tt2["exit1"], "exit2 (2η)": tt2["exit2"], "s
 
 # %%
 Z_toy = torch.stack([grid_toy, torch.ones_like(grid_toy)], -1)
-f1_min = th.min_f1_norm(X_toy, y_toy)
-gap_toy = th.function_gap(toy_all.final, X_toy, y_toy, Z_toy)            # (seeds + control,)
-f1_err = (th.f1_cost(toy_all.final) - f1_min).abs()
+f1_min = orth.min_f1_norm(X_toy, y_toy)
+gap_toy = orth.function_gap(toy_all.final, X_toy, y_toy, Z_toy)            # (seeds + control,)
+f1_err = (orth.f1_cost(toy_all.final) - f1_min).abs()
 ledger.grade("thm1.toy-limit", gap=gap_toy[:N_SEEDS], f1_err=f1_err[:N_SEEDS], s_plus=a3_toy[0],
              s_minus=a3_toy[1], step_gap=step_toy, control=dict(gap=gap_toy[N_SEEDS:], f1_err=f1_err[N_SEEDS:]))
 print(f"minimal F1 cost {f1_min:.5f}")
@@ -265,7 +265,7 @@ pd.DataFrame({"max |h - h*| on the grid": gap_toy.numpy(), "|F1 - min F1|": f1_e
 # %%
 X_tb, y_tb = orthonormal_testbed()
 X_co, _ = correlated_testbed(tuple(y_tb.tolist()), rho=0.2)
-kv = th.key_vectors(X_tb, y_tb)
+kv = orth.key_vectors(X_tb, y_tb)
 n_tb = X_tb.shape[0]
 lams = torch.tensor([1e-4, 1e-6, 1e-8, 1e-10, 1e-12], dtype=torch.float64)
 dt, T_sweep = 1e-2, 220.0
@@ -280,18 +280,18 @@ X_sw[N_SEEDS + 1] = X_co                                                     # t
 
 # %%
 t0_sweep = time.perf_counter()
-sw_all = train(th.cat_runs(p_sw, p_pos, p_sw.map(lambda t: t[:1]), p_big), X_sw, y_tb, loss=half_mse(),
+sw_all = train(orth.cat_runs(p_sw, p_pos, p_sw.map(lambda t: t[:1]), p_big), X_sw, y_tb, loss=half_mse(),
                lr=dt, steps=int(T_sweep / dt), record=linear_schedule(int(T_sweep / dt), 25))
 t_gd_sweep = time.perf_counter() - t0_sweep
-sw, sw_pos, sw_co, sw_big = (th.sub_runs(sw_all, slice(a, b)) for a, b in
+sw, sw_pos, sw_co, sw_big = (orth.sub_runs(sw_all, slice(a, b)) for a, b in
                              ((0, N_SEEDS), (N_SEEDS, N_SEEDS + 1), (N_SEEDS + 1, N_SEEDS + 2), (N_SEEDS + 2, None)))
 
 # %%
-Sp, Sm = th.s_sets(p_sw, X_tb, y_tb)
+Sp, Sm = orth.s_sets(p_sw, X_tb, y_tb)
 s_plus, s_minus = Sp[:, 0].sum(-1), Sm[:, 0].sum(-1)                         # the draw is shared by every λ
 print(f"|D+| = {kv.norm_plus:.4f}  |D-| = {kv.norm_minus:.4f}  r = {kv.r:.4f}")
 print("|S+,1| per seed:", s_plus.tolist(), " |S-,1| per seed:", s_minus.tolist(),
-      f"(controls: no negative neuron |S-,1| = {int(th.s_sets(p_pos, X_tb, y_tb)[1][0, 0].sum())})")
+      f"(controls: no negative neuron |S-,1| = {int(orth.s_sets(p_pos, X_tb, y_tb)[1][0, 0].sum())})")
 
 # %% [markdown]
 # ### Is GD with $dt=10^{-2}$ the gradient flow? Checked with the adaptive integrator
@@ -309,12 +309,12 @@ print("|S+,1| per seed:", s_plus.tolist(), " |S-,1| per seed:", s_minus.tolist()
 # shrink without end (see `lrlib.integrate`), so Figure 4 stays GD, with its own step check.
 
 # %%
-t2h, t3h = th.half_fit_times(sw, X_tb, y_tb)                                 # (seeds, lams)
+t2h, t3h = orth.half_fit_times(sw, X_tb, y_tb)                                 # (seeds, lams)
 gf_rows, t0_gf = [], time.perf_counter()
 for li in range(len(lams)):
     gf = flow(p_sw.map(lambda t: t[0, li]), X_tb, y_tb, loss=half_mse(), lr=dt, steps=int(T_sweep / dt),
               record=sw.steps, rtol=1e-8, atol=1e-14)
-    t2_gf, t3_gf = th.half_fit_times(gf, X_tb, y_tb)
+    t2_gf, t3_gf = orth.half_fit_times(gf, X_tb, y_tb)
     gf_rows.append({"λ": f"{lams[li].item():.0e}", "t₂½ GD": t2h[0, li], "t₂½ flow": float(t2_gf),
                     "t₃½ GD": t3h[0, li], "t₃½ flow": float(t3_gf), "flow gradient evaluations": gf.meta["grad_evals"]})
 
@@ -338,13 +338,13 @@ gf_table.round(3)
 # the fitted masses $u_\pm=\sum_{j\in S_{\pm,1}}\|w_j\|^2$ against their limits $n\|D_\pm\|$.
 
 # %%
-up_t = th.u_fitted(sw, Sp)      # (T, seeds, lams)
-um_t = th.u_fitted(sw, Sm)
+up_t = orth.u_fitted(sw, Sp)      # (T, seeds, lams)
+um_t = orth.u_fitted(sw, Sm)
 i_lam = 3
-pt = th.phase_times(kv, lams[i_lam].item())
+pt = orth.phase_times(kv, lams[i_lam].item())
 fig, (ax1, ax2) = plt.subplots(2, 1, figsize=(7, 5.2), sharex=True, constrained_layout=True)
 ax1.semilogy(sw.time, sw.loss[:, 0, i_lam].numpy(), color="k", lw=1.6, label="loss $L$")
-ax1.axhline(th.plateau_loss(y_tb), color=THEORY, ls=":", label="plateau $\\frac{1}{2n}\\sum_{y<0}y^2$")
+ax1.axhline(orth.plateau_loss(y_tb), color=THEORY, ls=":", label="plateau $\\frac{1}{2n}\\sum_{y<0}y^2$")
 
 # %%
 mark_times(ax1, {"$t_{+1}$": pt.t_plus1, "$t_{-1}$": pt.t_minus1, "$\\ln(1/\\lambda)/\\|D_+\\|$": pt.t2_scale,
@@ -384,12 +384,12 @@ glue("orthogonal-fig1", fig, display=False)
 Zr = torch.randn(1000, 10, generator=generator(seed + 1), dtype=torch.float64)
 Zr = Zr / Zr.norm(dim=-1, keepdim=True)
 fin, fin_co = sw.final, sw_co.final
-excess, excess_co = th.excess_norm(fin, X_tb, y_tb), th.excess_norm(fin_co, X_co, y_tb)
-fgap, fgap_co = th.function_gap(fin, X_tb, y_tb, Zr), th.function_gap(fin_co, X_co, y_tb, Zr)
-clustered, outside = th.two_clusters(fin, X_tb, y_tb)
+excess, excess_co = orth.excess_norm(fin, X_tb, y_tb), orth.excess_norm(fin_co, X_co, y_tb)
+fgap, fgap_co = orth.function_gap(fin, X_tb, y_tb, Zr), orth.function_gap(fin_co, X_co, y_tb, Zr)
+clustered, outside = orth.two_clusters(fin, X_tb, y_tb)
 
 # %%
-clustered_co, _ = th.two_clusters(fin_co, X_co, y_tb)
+clustered_co, _ = orth.two_clusters(fin_co, X_co, y_tb)
 sweep_tab = pd.DataFrame({"lambda": np.tile(lams.numpy(), N_SEEDS), "seed": np.repeat(range(N_SEEDS), len(lams)),
                           "final loss": sw.loss[-1].reshape(-1).numpy(), "rel. excess": excess.reshape(-1).numpy(),
                           "sup|h-h*|": fgap.reshape(-1).numpy(), "two clusters": clustered.reshape(-1).numpy(),
@@ -399,11 +399,11 @@ sweep_tab.groupby("lambda").agg(["min", "max"]).drop(columns="seed")
 # %%
 ledger.grade("thm1.zero-loss", final_max=sw.loss[-1].amax(-1), **sweep_premises,
              control=dict(final_max=sw_pos.loss[-1].amax(-1)))
-ledger.grade("thm1.min-norm", excess_min=excess.amin(-1), excess_mono=th.decreasing(excess),
+ledger.grade("thm1.min-norm", excess_min=excess.amin(-1), excess_mono=orth.decreasing(excess),
              excess_last=excess[:, -1], **sweep_premises,
-             control=dict(excess_min=excess_co.amin(-1), excess_mono=th.decreasing(excess_co), excess_last=excess_co[:, -1]))
-ledger.grade("thm1.function-limit", gap_mono=th.decreasing(fgap, strict=False), gap_last=fgap[:, -1], **sweep_premises,
-             control=dict(gap_mono=th.decreasing(fgap_co, strict=False), gap_last=fgap_co[:, -1]))
+             control=dict(excess_min=excess_co.amin(-1), excess_mono=orth.decreasing(excess_co), excess_last=excess_co[:, -1]))
+ledger.grade("thm1.function-limit", gap_mono=orth.decreasing(fgap, strict=False), gap_last=fgap[:, -1], **sweep_premises,
+             control=dict(gap_mono=orth.decreasing(fgap_co, strict=False), gap_last=fgap_co[:, -1]))
 
 # %%
 ledger.grade("thm1.two-clusters", clustered=clustered[:, -1], **sweep_premises,
@@ -443,8 +443,8 @@ lam_c = torch.tensor([1e-8], dtype=torch.float64)
 drifts = [balancedness_drift(train(sweep_init(50, 10, lam_c, seeds=N_SEEDS, seed=seed), X_tb, y_tb, loss=half_mse(),
                                    lr=h, steps=int(100 / h), record=101))[:, 0] for h in (1e-2, 5e-3)]
 ledger.grade("lemma1.balancedness", drift_toy=balancedness_drift(toy), ratio=drifts[0] / drifts[1])
-violations = th.inactive_violations(sw, X_tb).sum(-1)                         # per seed, over λ
-violations_co = th.inactive_violations(sw_co, X_co).sum(-1)
+violations = orth.inactive_violations(sw, X_tb).sum(-1)                         # per seed, over λ
+violations_co = orth.inactive_violations(sw_co, X_co).sum(-1)
 ledger.grade("lemma6.inactive", violations=violations, flow_gap=flow_gap, control=dict(violations=violations_co))
 print(f"balancedness drift (toy, per seed): {balancedness_drift(toy).numpy()}; "
       f"test-bed drift ratio dt / (dt/2): {(drifts[0] / drifts[1]).numpy().round(3)}")
@@ -466,8 +466,8 @@ print(f"Lemma 6 violations per seed: {violations.tolist()} (control, non-orthogo
 # deactivation, which the correlated inputs do not give; the claims file records this change.
 
 # %%
-l2 = th.lemma2_holds(sw, X_tb, y_tb, lams, dt)
-l2_co = th.lemma2_holds(sw_co, X_co, y_tb, lams, dt)
+l2 = orth.lemma2_holds(sw, X_tb, y_tb, lams, dt)
+l2_co = orth.lemma2_holds(sw_co, X_co, y_tb, lams, dt)
 ledger.grade("lemma2.alignment", **l2, **sweep_premises, control=l2_co)
 print(f"Lemma 2 per seed: bounds {l2['bounds'].tolist()}, deactivation {l2['deactivated'].tolist()} "
       f"(control: {l2_co['bounds'].tolist()}, {l2_co['deactivated'].tolist()}) → {rate_of('lemma2.alignment')}")
@@ -481,8 +481,8 @@ print(f"Lemma 2 per seed: bounds {l2['bounds'].tolist()}, deactivation {l2['deac
 # $\varepsilon$ flipped, which even the initial norms need not exceed.
 
 # %%
-l9 = th.no_collapse_margin(sw, X_tb, y_tb, lams)
-l9_flip = th.no_collapse_margin(sw, X_tb, y_tb, lams, flip=True)
+l9 = orth.no_collapse_margin(sw, X_tb, y_tb, lams)
+l9_flip = orth.no_collapse_margin(sw, X_tb, y_tb, lams, flip=True)
 ledger.grade("lemma2.deactivation", deactivated=l2["deactivated"], **sweep_premises,
              control=dict(deactivated=l2_co["deactivated"]))
 ledger.grade("lemma9.no-collapse", margin=l9, **sweep_premises, control=dict(margin=l9_flip))
@@ -503,14 +503,14 @@ print(f"Lemma 9 margin per seed: {l9.round(3)} (control, ε flipped: {l9_flip.ro
 # %%
 logs = -np.log(lams.numpy())
 fit = slice(2, None)
-s2 = th.row_slopes(logs[fit], t2h[:, fit]) * kv.norm_plus
-s3 = th.row_slopes(logs[fit], t3h[:, fit]) * kv.norm_minus
-plateau = th.loss_at(sw, (t2h + t3h) / 2)
-plateau_dev = np.max(np.abs(plateau[:, fit] / th.plateau_loss(y_tb) - 1), axis=-1)   # nan if a time is missing
+s2 = orth.row_slopes(logs[fit], t2h[:, fit]) * kv.norm_plus
+s3 = orth.row_slopes(logs[fit], t3h[:, fit]) * kv.norm_minus
+plateau = orth.loss_at(sw, (t2h + t3h) / 2)
+plateau_dev = np.max(np.abs(plateau[:, fit] / orth.plateau_loss(y_tb) - 1), axis=-1)   # nan if a time is missing
 
 # %%
-t2b, t3b = th.half_fit_times(sw_big, X_tb, y_tb)
-plateau_big = th.loss_at(sw_big, (t2b + t3b) / 2).reshape(-1)                  # five large-init draws
+t2b, t3b = orth.half_fit_times(sw_big, X_tb, y_tb)
+plateau_big = orth.loss_at(sw_big, (t2b + t3b) / 2).reshape(-1)                  # five large-init draws
 missed = int(np.isnan(t2h + t3h).sum())
 if missed:
     print(f"{missed} (seed, λ) run(s) did not reach a half-fit time within the run: their times and plateau are nan")
@@ -528,7 +528,7 @@ for sl, col, name in [(1 / kv.norm_plus, POS, "$1/\\|D_+\\|$"), (1 / kv.norm_min
 axes[0].set(xlabel="$\\ln(1/\\lambda)$", ylabel="paper time", title="half-fit times (dashed: theory slopes)")
 axes[0].legend()
 axes[1].semilogx(lams.numpy(), plateau.T, "o-", color="0.4", alpha=0.7)
-axes[1].axhline(th.plateau_loss(y_tb), color=THEORY, ls="--", label="$\\frac{1}{2n}\\sum_{y<0}y^2$")
+axes[1].axhline(orth.plateau_loss(y_tb), color=THEORY, ls="--", label="$\\frac{1}{2n}\\sum_{y<0}y^2$")
 axes[1].set(xlabel="$\\lambda$", ylabel="loss midway between $t_2^{1/2}$ and $t_3^{1/2}$", title="plateau level")
 axes[1].legend()
 
@@ -539,7 +539,7 @@ ledger.grade("lemma4.t3-scaling", slope3=s3, **sweep_premises, control=dict(slop
              note=f"t₃½/t₂½ at λ = 1e-12: {fmt(np.nanmin(t3h[:, -1] / t2h[:, -1]))}–{fmt(np.nanmax(t3h[:, -1] / t2h[:, -1]))} "
                   f"(r = {kv.r:.3f})")
 ledger.grade("saddle.plateau", plateau_dev=plateau_dev, **sweep_premises,
-             control=dict(plateau_dev=np.abs(plateau_big / th.plateau_loss(y_tb) - 1)))
+             control=dict(plateau_dev=np.abs(plateau_big / orth.plateau_loss(y_tb) - 1)))
 pd.DataFrame({"slope t2 × |D+|": s2, "slope t3 × |D-|": s3, "plateau at 1e-12": plateau[:, -1],
               "|S+,1|": s_plus.numpy(), "|S-,1|": s_minus.numpy()})
 
@@ -565,8 +565,8 @@ pd.DataFrame({"slope t2 × |D+|": s2, "slope t3 × |D-|": s3, "plateau at 1e-12"
 # seeds; the claim was expected to pass and is published as measured.
 
 # %%
-t2m, t3m = th.mass_times(sw, X_tb, y_tb, lams)
-pts_fit = [th.phase_times(kv, v) for v in lams[fit].tolist()]
+t2m, t3m = orth.mass_times(sw, X_tb, y_tb, lams)
+pts_fit = [orth.phase_times(kv, v) for v in lams[fit].tolist()]
 b2, b3 = np.array([p.t2_bound for p in pts_fit]), np.array([p.t3_bound for p in pts_fit])
 b2f = np.array([(1 - 0.3) * -math.log(v) / kv.norm_plus for v in lams[fit].tolist()])
 b3f = np.array([(1 - 0.3 * kv.r) * -math.log(v) / kv.norm_minus for v in lams[fit].tolist()])
@@ -574,10 +574,10 @@ ledger.grade("lemma34.time-bounds", ratio2=(t2m[:, fit] / b2).max(-1), ratio3=(t
              **sweep_premises, control=dict(ratio2=(t2m[:, fit] / b2f).max(-1), ratio3=(t3m[:, fit] / b3f).max(-1)))
 
 # %%
-dS = th.saddle_distance(sw, X_tb, y_tb).amin(0).numpy()                      # (seeds, lams)
-dS_big = th.saddle_distance(sw_big, X_tb, y_tb).amin(0).numpy()[0]
-ledger.grade("saddle.passes-near", dist_mono=th.decreasing(dS, strict=False), dist_last=dS[:, -1], **sweep_premises,
-             control=dict(dist_mono=th.decreasing(dS_big, strict=False), dist_last=dS_big[-1]))
+dS = orth.saddle_distance(sw, X_tb, y_tb).amin(0).numpy()                      # (seeds, lams)
+dS_big = orth.saddle_distance(sw_big, X_tb, y_tb).amin(0).numpy()[0]
+ledger.grade("saddle.passes-near", dist_mono=orth.decreasing(dS, strict=False), dist_last=dS[:, -1], **sweep_premises,
+             control=dict(dist_mono=orth.decreasing(dS_big, strict=False), dist_last=dS_big[-1]))
 print(f"t2 / bound, t3 / bound (λ ≤ 1e-8, max per seed): {(t2m[:, fit] / b2).max(-1).round(3)}, {(t3m[:, fit] / b3).max(-1).round(3)}")
 pd.DataFrame(dS, index=[f"seed {s}" for s in range(N_SEEDS)], columns=[f"λ={v:.0e}" for v in lams.tolist()]).assign(
     **{"control (λ=1)": dS_big[-1]}).round(4)
@@ -600,22 +600,22 @@ li8 = 2                                                                      # �
 X_near, _ = correlated_testbed(tuple(y_tb.tolist()), rho=1e-8)              # inner products δ = 1e-8 (next section)
 X_extra = torch.stack([X_tb, X_tb, X_near]).expand(N_SEEDS, 3, *X_tb.shape)
 swap = lambda p: p.map(lambda t: t.transpose(0, 1).contiguous())            # noqa: E731  (runs (seeds, k) ↔ (k, seeds))
-p_extra = swap(th.cat_runs(swap(sweep_init(50, 10, lams_up, seeds=N_SEEDS, seed=seed)), swap(p_sw.map(lambda t: t[:, li8:li8 + 1]))))
+p_extra = swap(orth.cat_runs(swap(sweep_init(50, 10, lams_up, seeds=N_SEEDS, seed=seed)), swap(p_sw.map(lambda t: t[:, li8:li8 + 1]))))
 
 # %%
 extra = train(p_extra, X_extra, y_tb, loss=half_mse(), lr=dt, steps=int(T_sweep / dt), record=linear_schedule(int(T_sweep / dt), 25))
-sw_up, near = th.sub_runs(extra, (slice(None), slice(0, 2))), th.sub_runs(extra, (slice(None), 2))
-dwell = th.dwell_time(sw.time, sw.loss, th.plateau_loss(y_tb)) * kv.norm_minus              # (seeds, lams)
-dwell_up = th.dwell_time(sw_up.time, sw_up.loss, th.plateau_loss(y_tb)) * kv.norm_minus
+sw_up, near = orth.sub_runs(extra, (slice(None), slice(0, 2))), orth.sub_runs(extra, (slice(None), 2))
+dwell = orth.dwell_time(sw.time, sw.loss, orth.plateau_loss(y_tb)) * kv.norm_minus              # (seeds, lams)
+dwell_up = orth.dwell_time(sw_up.time, sw_up.loss, orth.plateau_loss(y_tb)) * kv.norm_minus
 ledger.grade("lambda.no-separation", dwell=dwell_up[:, -1], flow_gap=flow_gap, control=dict(dwell=dwell[:, 0]))
 lam_all = np.r_[lams.numpy(), lams_up.numpy()]
 
 # %%
-fig = plot_orth.lambda_panels(sw.time, {**{v: sw.loss[:, 0, i].numpy() for i, v in enumerate(lams.tolist())},
+fig = orth_plots.lambda_panels(sw.time, {**{v: sw.loss[:, 0, i].numpy() for i, v in enumerate(lams.tolist())},
                                         **{v: sw_up.loss[:, 0, i].numpy() for i, v in enumerate(lams_up.tolist())}},
-                              lam_all, np.c_[dwell, dwell_up], th.plateau_loss(y_tb))
+                              lam_all, np.c_[dwell, dwell_up], orth.plateau_loss(y_tb))
 glue("orthogonal-lambda", fig, display=False)
-print(f"excess norm at λ = 1e-2, 1e-1 (per seed): {th.excess_norm(sw_up.final, X_tb, y_tb).numpy().round(3).tolist()}")
+print(f"excess norm at λ = 1e-2, 1e-1 (per seed): {orth.excess_norm(sw_up.final, X_tb, y_tb).numpy().round(3).tolist()}")
 
 # %% [markdown]
 # ### Nearly orthogonal data, $\delta$ of order $\lambda$
@@ -634,8 +634,8 @@ print(f"excess norm at λ = 1e-2, 1e-1 (per seed): {th.excess_norm(sw_up.final, 
 norm2 = lambda p: ((p.W1 ** 2).sum((-1, -2)) + (p.W2 ** 2).sum((-1, -2))).numpy()   # noqa: E731
 rel_gap = lambda t2, t3, nn, k: np.max(np.abs([t2 / t2h[k, li8] - 1, t3 / t3h[k, li8] - 1,  # noqa: E731
                                                nn / norm2(sw.final)[k, li8] - 1]), axis=0)
-t2n, t3n = th.half_fit_times(near, X_near, y_tb)
-t2c, t3c = th.half_fit_times(sw_co, X_co, y_tb)
+t2n, t3n = orth.half_fit_times(near, X_near, y_tb)
+t2c, t3c = orth.half_fit_times(sw_co, X_co, y_tb)
 gap_near = rel_gap(t2n, t3n, norm2(near.final), slice(None))
 gap_co = rel_gap(t2c[0, li8], t3c[0, li8], norm2(sw_co.final)[0, li8], 0)
 ledger.grade("nearly-orthogonal.delta-lambda", gap=gap_near, **sweep_premises, control=dict(gap=gap_co))
@@ -666,9 +666,9 @@ print(f"relative gap to the orthogonal run per seed: {gap_near.round(5)} (contro
 
 # %%
 deltas = torch.logspace(-4, -2, 5, dtype=torch.float64)
-dL, pred_slope = th.escape_curvature(X_tb, y_tb, deltas)
+dL, pred_slope = orth.escape_curvature(X_tb, y_tb, deltas)
 curv = (dL / deltas ** 2).numpy()
-theta_S = th.saddle_point(X_tb, y_tb)
+theta_S = orth.saddle_point(X_tb, y_tb)
 grad_S = torch.func.grad(lambda W1, W2: half_mse()(forward(TwoLayer(W1=W1, W2=W2), X_tb), y_tb), argnums=(0, 1))(theta_S.W1, theta_S.W2)
 gnorm = float(sum(g.norm() ** 2 for g in grad_S) ** 0.5)
 ledger.grade("saddle.strict", gnorm=gnorm, curv_dev=float(np.max(np.abs(curv / pred_slope - 1))))
@@ -687,14 +687,14 @@ print(f"‖∇L(θ_S)‖ = {gnorm:.3g}; (L(δ) − L(θ_S))/δ² = {curv.min():.
 
 # %%
 RATE_WINDOW = (1e-24, 1e-16)
-rate = th.decay_rates(sw.time, sw.loss, RATE_WINDOW)                          # (seeds, lams)
-rate_lin = np.array([[th.linearised_loss_rate(fin.map(lambda t: t[s, li]), X_tb) for li in range(len(lams))]
+rate = orth.decay_rates(sw.time, sw.loss, RATE_WINDOW)                          # (seeds, lams)
+rate_lin = np.array([[orth.linearised_loss_rate(fin.map(lambda t: t[s, li]), X_tb) for li in range(len(lams))]
                      for s in range(N_SEEDS)])
-r_pred = th.local_rate(kv, int((y_tb < 0).sum()))
+r_pred = orth.local_rate(kv, int((y_tb < 0).sum()))
 t_conv = first_crossing(sw.time, sw.loss, 1e-6)
 
 # %%
-s_conv = th.row_slopes(logs[fit], t_conv[:, fit]) * kv.norm_minus
+s_conv = orth.row_slopes(logs[fit], t_conv[:, fit]) * kv.norm_minus
 ledger.grade("lemma5.local-rate", rate_dev=np.max(np.abs(rate / r_pred - 1), axis=-1), **sweep_premises,
              control=dict(rate_dev=np.max(np.abs(rate / (2 * r_pred) - 1), axis=-1)),
              note=f"fitted rate / linearised rate 2λ_min(K)/n at the end point: {fmt(np.nanmin(rate / rate_lin))}–"
@@ -732,16 +732,16 @@ n_per = 5 if quick else 8
 n_mc = 30 if quick else 100                                                  # Monte Carlo draws per seed (below)
 p4 = balanced_init(4, 10, scale=1e-6, gen=generator(seed + 7), runs=(N_SEEDS * n_per,))
 p_mc = balanced_init(4, 10, scale=1e-6, gen=generator(seed + 12), runs=(N_SEEDS, n_mc))
-narrow = train(th.cat_runs(p4, p_mc.map(lambda t: t.flatten(0, 1))), X_tb, y_tb, loss=half_mse(), lr=dt,
+narrow = train(orth.cat_runs(p4, p_mc.map(lambda t: t.flatten(0, 1))), X_tb, y_tb, loss=half_mse(), lr=dt,
                steps=40_000, record=[0, 40_000])                           # both narrow experiments, one batch
 
 # %%
-stuck, L_mc = th.sub_runs(narrow, slice(0, N_SEEDS * n_per)), narrow.loss[-1, N_SEEDS * n_per:].view(N_SEEDS, n_mc)
+stuck, L_mc = orth.sub_runs(narrow, slice(0, N_SEEDS * n_per)), narrow.loss[-1, N_SEEDS * n_per:].view(N_SEEDS, n_mc)
 
-st = th.stuck_measures(p4, stuck.loss[-1], X_tb, y_tb, N_SEEDS)
-st_wide = th.stuck_measures(p_sw.map(lambda t: t[:, 0]), sw.loss[-1, :, 0], X_tb, y_tb, N_SEEDS)
+st = orth.stuck_measures(p4, stuck.loss[-1], X_tb, y_tb, N_SEEDS)
+st_wide = orth.stuck_measures(p_sw.map(lambda t: t[:, 0]), sw.loss[-1, :, 0], X_tb, y_tb, N_SEEDS)
 ledger.grade("assumption3.stuck", **st, flow_gap=flow_gap, control=st_wide)
-S4p, S4m = th.s_sets(p4, X_tb, y_tb)
+S4p, S4m = orth.s_sets(p4, X_tb, y_tb)
 viol4 = ~(S4p.any(-1) & S4m.any(-1))
 print(f"{int(viol4.sum())}/{len(viol4)} draws violate Assumption 3, {int((stuck.loss[-1][viol4] > 1e-6).sum())} of them stuck")
 pd.DataFrame({k: v.numpy() for k, v in st.items()}, index=[f"seed {s}" for s in range(N_SEEDS)])
@@ -758,7 +758,7 @@ pd.DataFrame({k: v.numpy() for k, v in st.items()}, index=[f"seed {s}" for s in 
 
 # %%
 # (trained in one batch with the draws above)
-Smc_p, Smc_m = th.s_sets(p_mc, X_tb, y_tb)
+Smc_p, Smc_m = orth.s_sets(p_mc, X_tb, y_tb)
 ok_mc = (Smc_p.any(-1) & Smc_m.any(-1)).numpy()                              # (seeds, draws)
 conv_mc = (L_mc < 1e-10).numpy()
 frac = lambda sel: np.array([conv_mc[s][sel[s]].mean() if sel[s].any() else np.nan for s in range(N_SEEDS)])  # noqa: E731
@@ -770,7 +770,7 @@ print(f"over all seeds {int(conv_mc[~ok_mc].sum())} of {int((~ok_mc).sum())} vio
       f"assumption3.necessary: {rate_of('assumption3.necessary')}")
 pd.DataFrame({"violating draws": (~ok_mc).sum(-1), "of which converge": frac(~ok_mc),
               "satisfying draws converging": frac(ok_mc),
-              "bound on P(violation)": th.assumption3_failure_probability(4, 3, 3)},
+              "bound on P(violation)": orth.assumption3_failure_probability(4, 3, 3)},
              index=[f"seed {s}" for s in range(N_SEEDS)])
 
 # %% [markdown]
@@ -805,9 +805,9 @@ it_no = no.steps * eta4 / 1e-3                                              # in
 steps4_2 = int(100 * 1e-3 / (2 * eta4) * 1000)
 no2 = train(p_no, X_no, y_no, loss=MEAN_MSE, lr=2 * eta4, steps=steps4_2, record=[0, steps4_2], time_scale=2.0,
             dense_loss=True)
-half_no = th.drop_iteration(no.dense_loss, 0.5, eta4 / 1e-3)
-step_no = np.abs(th.drop_iteration(no2.dense_loss, 0.5, 2 * eta4 / 1e-3) / half_no - 1)
-walk_no = [th.saddle_walk(no.run(r), it_no, above=100) for r in range(N_SEEDS)]
+half_no = orth.drop_iteration(no.dense_loss, 0.5, eta4 / 1e-3)
+step_no = np.abs(orth.drop_iteration(no2.dense_loss, 0.5, 2 * eta4 / 1e-3) / half_no - 1)
+walk_no = [orth.saddle_walk(no.run(r), it_no, above=100) for r in range(N_SEEDS)]
 
 # %%
 no0, L_no = no.run(0), no.loss[:, 0].numpy()
@@ -830,7 +830,7 @@ fig, axes = panel_grid(3, 2, width=3.8)
 
 # %%
 grid_no = torch.linspace(-2.5, 3.0, 200, dtype=torch.float64)
-plot_orth.draw_1d_panels([no0.at(i) for i in idx_no], X_no, y_no, axes[:5], grid_no,
+orth_plots.draw_1d_panels([no0.at(i) for i in idx_no], X_no, y_no, axes[:5], grid_no,
                [f"iteration {it_no[i]:,.0f}" for i in idx_no])
 axes[5].semilogy(it_no, no.loss.numpy()[:, 1:], color="0.75", lw=0.8)
 axes[5].semilogy(it_no, L_no, color="k")
@@ -866,11 +866,11 @@ lazy = train(p_lazy, X_no, y_no, loss=MEAN_MSE, lr=1e-3, steps=20_000, record=40
 lazy2 = train(p_lazy, X_no, y_no, loss=MEAN_MSE, lr=2e-3, steps=10_000, record=[0, 10_000], time_scale=2.0)
 fig, axes = panel_grid(2, width=4.4)
 grid_lz = torch.linspace(-2.5, 3.0, 200, dtype=torch.float64)
-plot_orth.draw_1d_panels([lazy.run(0).at(0), lazy.run(0).final], X_no, y_no, axes, grid_lz, ["initialisation", "end of training"])
+orth_plots.draw_1d_panels([lazy.run(0).at(0), lazy.run(0).final], X_no, y_no, axes, grid_lz, ["initialisation", "end of training"])
 Z_lz = torch.stack([grid_lz, torch.ones_like(grid_lz)], -1)
 
 # %%
-h_ntk = torch.stack([th.ntk_interpolator(lazy.run(r).at(0), X_no, y_no, Z_lz) for r in range(N_SEEDS)])
+h_ntk = torch.stack([orth.ntk_interpolator(lazy.run(r).at(0), X_no, y_no, Z_lz) for r in range(N_SEEDS)])
 axes[1].plot(grid_lz.numpy(), h_ntk[0].numpy(), color=THEORY, ls="--", lw=1.2, label="NTK interpolator at init")
 axes[1].legend(fontsize="x-small", loc="lower left")
 label_panels(axes)
@@ -878,9 +878,9 @@ fig.suptitle("Figure 5 — large initialisation ($\\lambda=10/\\sqrt{m}$): lazy 
 glue("orthogonal-fig5", fig, display=False)
 
 # %%
-mv_lazy, mv_rich = th.movement(lazy), th.movement(no)
-f1_lazy, f1_rich = th.f1_cost(lazy.final), th.f1_cost(no.final)
-step_lazy = (th.movement(lazy2) / mv_lazy - 1).abs()
+mv_lazy, mv_rich = orth.movement(lazy), orth.movement(no)
+f1_lazy, f1_rich = orth.f1_cost(lazy.final), orth.f1_cost(no.final)
+step_lazy = (orth.movement(lazy2) / mv_lazy - 1).abs()
 pd.DataFrame({"movement, large init": mv_lazy.numpy(), "movement, small init": mv_rich.numpy(),
               "F1, large init": f1_lazy.numpy(), "F1, small init": f1_rich.numpy(),
               "final loss, large init": lazy.loss[-1].numpy()}, index=[f"seed {s}" for s in range(N_SEEDS)])
@@ -906,12 +906,12 @@ pd.DataFrame({"movement, large init": mv_lazy.numpy(), "movement, small init": m
 # non-orthogonal run: a check that accepted it would not see realignment.
 
 # %%
-walk_lazy = [th.saddle_walk(lazy.run(r), lazy.steps.astype(float), above=100) for r in range(N_SEEDS)]
+walk_lazy = [orth.saddle_walk(lazy.run(r), lazy.steps.astype(float), above=100) for r in range(N_SEEDS)]
 turn_no = np.array([w["turn"] for w in walk_no])
 turn_toy = np.array([max_direction_change(toy.run(r).at(idx_toy[r][1]), toy.run(r).at(idx_toy[r][2]))
                      for r in range(N_SEEDS)])
-clusters = [th.kink_clusters(no.run(r).final) for r in range(N_SEEDS)]
-clusters_lazy = [th.kink_clusters(lazy.run(r).final)[0] for r in range(N_SEEDS)]
+clusters = [orth.kink_clusters(no.run(r).final) for r in range(N_SEEDS)]
+clusters_lazy = [orth.kink_clusters(lazy.run(r).final)[0] for r in range(N_SEEDS)]
 
 # %%
 ledger.grade("fig4.saddles", n_plateaus=[len(w["plateaus"]) for w in walk_no], speedup=[w["speedup"] for w in walk_no],
@@ -950,7 +950,7 @@ for c in ("fig4.saddles", "fig4.realign", "fig4.sparse", "fig5.lazy"):
 # %%
 gap_of = lambda tr: np.array([(forward(tr.run(r).final, Z_lz)[:, 0] - h_ntk[r]).abs().max().item()  # noqa: E731
                               for r in range(N_SEEDS)]) / y_no.abs().max().item()
-n_saddles = lambda tr, its, ws: np.array([sum(th.plateau_speedup(tr.loss[:, r].numpy(), its, pl) >= 10  # noqa: E731
+n_saddles = lambda tr, its, ws: np.array([sum(orth.plateau_speedup(tr.loss[:, r].numpy(), its, pl) >= 10  # noqa: E731
                                               for pl in w["plateaus"]) for r, w in enumerate(ws)])
 it_lazy = np.nan_to_num(first_crossing(lazy.steps.astype(float), lazy.loss, 1e-5), nan=4e5)
 it_rich = np.nan_to_num(first_crossing(it_no, no.loss, 1e-5), nan=4e5)
@@ -1000,8 +1000,8 @@ hd2 = None if quick else train(p_hd, X_hd, y_hd, loss=MEAN_MSE, lr=2 * eta_hd, s
                                record=[0, steps_hd // 2, steps_hd], time_scale=2.0, dense_loss=True)
 
 # %%
-m_hd = th.hd_measures(hd.dense_loss, hd.at(hd.index_of_step(steps_hd)).W1, eta_hd)
-m_hd2 = m_hd if quick else th.hd_measures(hd2.dense_loss, hd2.at(1).W1, 2 * eta_hd)
+m_hd = orth.hd_measures(hd.dense_loss, hd.at(hd.index_of_step(steps_hd)).W1, eta_hd)
+m_hd2 = m_hd if quick else orth.hd_measures(hd2.dense_loss, hd2.at(1).W1, 2 * eta_hd)
 step_hd = np.full(N_SEEDS, np.nan) if quick else np.abs(m_hd2["exit"] / m_hd["exit"] - 1)   # nan: not checked (quick)
 p_hd_big = balanced_init(200, 150, scale=10 / math.sqrt(200 * 150), gen=generator(seed + 6))
 hd_big = train(p_hd_big, X_hd[0], y_hd[0], loss=MEAN_MSE, lr=eta_hd, steps=2000, record=[0, 2000],
@@ -1010,7 +1010,7 @@ hd_big = train(p_hd_big, X_hd[0], y_hd[0], loss=MEAN_MSE, lr=eta_hd, steps=2000,
 # %%
 grid_hd, it_hd = m_hd["grid"], m_hd["it"]
 L_hd, L_big = hd.dense_loss[grid_hd].numpy(), hd_big.dense_loss[grid_hd[grid_hd <= 2000]].numpy()
-pl_hd, pl_big = m_hd["plateaus"], th.intermediate_plateaus(L_big, above=10)
+pl_hd, pl_big = m_hd["plateaus"], orth.intermediate_plateaus(L_big, above=10)
 pd.DataFrame({k: np.r_[m_hd[k], m_hd2[k]] for k in ("exit", "n_plateaus", "ratio", "on_saddle", "top2", "drop")},
              index=[f"seed {s}, η={e:g}" for e in (eta_hd, 2 * eta_hd) for s in range(N_SEEDS)])   # quick: both rows η
 
@@ -1036,7 +1036,7 @@ for k, i in enumerate(idx_hd):
 fig.suptitle("Figure 6 — seed 0's neurons projected on the top-2 principal components of its W at 200 000 iterations (blue: $a_j>0$, red: $a_j<0$)")
 glue("orthogonal-fig6", fig, display=False)
 fr7 = np.linspace(0, hd.index_of_step(steps_hd), 12 if quick else 30).round().astype(int)
-plot_orth.glue_html("orthogonal-anim7", plot_orth.neuron_animation(
+orth_plots.glue_html("orthogonal-anim7", orth_plots.neuron_animation(
     (hd.params.W1[fr7, 0] @ V.T).numpy(), hd.params.a[fr7, 0].numpy(),
     [f"iteration {hd.steps[i] * eta_hd / 1e-3:,.0f}" for i in fr7]))
 
@@ -1091,10 +1091,10 @@ glue("orthogonal-fig7", fig, display=False)
 
 # %%
 big_vals = dict(n_plateaus=len(pl_big), ratio=L_big[pl_big[0][0]] / L_big[-1] if pl_big else float("nan"),
-                on_saddle=0.0, top2=th.top2_explained(hd_big.final.W1))
+                on_saddle=0.0, top2=orth.top2_explained(hd_big.final.W1))
 for c, names in (("fig7.saddle", ("n_plateaus", "ratio")), ("fig7.pca", ("top2",)),
                  ("fig7.saddle-location", ("on_saddle",)), ("fig7.to-zero", ("drop",))):
-    same = th.same_verdict(ledger.decls[c], {k: m_hd[k] for k in names}, {k: m_hd2[k] for k in names})
+    same = orth.same_verdict(ledger.decls[c], {k: m_hd[k] for k in names}, {k: m_hd2[k] for k in names})
     ctrl = {k: big_vals[k] for k in names} if c != "fig7.to-zero" else dict(drop=m_hd["drop_short"])
     ledger.grade(c, **{k: m_hd[k] for k in names}, step_gap=step_hd, same_verdict=same, control=ctrl)
     print(f"{c}: {rate_of(c)}")

@@ -91,7 +91,7 @@ from lrlib.losses import Loss
 from lrlib.measure import drops, first_crossing
 from lrlib.models import forward, generator
 from lrlib.plots import glue
-from lrlib.plots import race as rplot
+from lrlib.plots import race as rc_plots
 from lrlib.theory import race as rc
 from lrlib.track import cosine_similarity_matrix
 from lrlib.train import train
@@ -164,7 +164,7 @@ print(f"eq. 15: max relative error {max(err15):.1e}; eqs. 4–8 vs autograd: {ma
 
 # %%
 ph3 = rc.phi(p3)
-fig = rplot.fig3_ratio(rc.angle_gap(torch.full_like(ph3, rc.PHI2), ph3), ratio, exact, p3.norms_out())
+fig = rc_plots.fig3_ratio(rc.angle_gap(torch.full_like(ph3, rc.PHI2), ph3), ratio, exact, p3.norms_out())
 glue("race-fig3", fig, display=False)
 
 # %% [markdown]
@@ -216,7 +216,7 @@ print(f"step at which each cluster's loss halves (norms 4, 3, 2, 1), seed {seed}
       f"{tk[N_SEEDS].tolist()} -> ordered speeds: {rate('fig2.speeds')}")
 
 # %%
-glue("race-fig9", rplot.fig9_toy(X_x, y_x, cl_x, norm_of), display=False)
+glue("race-fig9", rc_plots.fig9_toy(X_x, y_x, cl_x, norm_of), display=False)
 
 # %% [markdown]
 # ```{glue:figure} race-fig9
@@ -235,7 +235,7 @@ grp = rc.cosine(xor0.final.W1.unsqueeze(-2), cen_dir).argmax(-1)                
 t_drop = [int(xor.steps[i]) for i in drops(xor.steps, Lx[:, 0], rel=0.05)]
 snap_x = sorted(set([0, (t_drop[0] if t_drop else XOR_STEPS) // 2] + t_drop + [XOR_STEPS]))[:7]
 snaps = [(s, xor0.at(xor0.index_of_step(s)).W1, xor0.at(xor0.index_of_step(s)).outgoing()) for s in snap_x]
-fig = rplot.fig2_xor(xor.steps, Lx[:, 0], Lk[:, 0].numpy(), t_drop, snaps, grp, norm_of, seed)
+fig = rc_plots.fig2_xor(xor.steps, Lx[:, 0], Lk[:, 0].numpy(), t_drop, snaps, grp, norm_of, seed)
 glue("race-fig2", fig, display=False)
 
 # %% [markdown]
@@ -296,7 +296,7 @@ print(f"rich → lazy: {rate('fig4.lazy')}")
 panels = [[(xor4.at(i).W1[c], rc.cosine(xor4.at(i).W1[c].unsqueeze(-2), U4[0]).argmax(-1),
             f"std {s:g}, $t$={xor4.steps[i]}" + (f"\nscore {score[0, c]:.3f}" if row else ""))
            for c, s in enumerate(STD4)] for row, i in enumerate([1, len(xor4) - 1])]
-glue("race-fig4", rplot.fig4_lazy(panels, STD4, seed), display=False)
+glue("race-fig4", rc_plots.fig4_lazy(panels, STD4, seed), display=False)
 
 # %% [markdown]
 # ```{glue:figure} race-fig4
@@ -416,7 +416,7 @@ cos1 = [cos_panel(tr1, s, ("(b) cosine similarity of $\\theta_\\alpha$, " if i =
 cda1 = [[(S1["cd"][j, 0], S1["a"][j, 0], S1["a_final"][0], ("(c) " if row == 0 else "") + f"current $a_\\alpha$ at $t$ = {s}"),
          (S1["cd"][j, 0], S1["a_final"][0], S1["a_final"][0], f"final $a_\\alpha$ vs $\\cos\\delta_\\alpha$ at $t$ = {s}")]
         for row, (s, j) in enumerate([(0, 0), (500, i500)])]
-glue("race-fig1", rplot.fig1(tr1.steps, tr1.loss, cos1, cda1, marks=[500]), display=False)
+glue("race-fig1", rc_plots.fig1(tr1.steps, tr1.loss, cos1, cda1, marks=[500]), display=False)
 
 # %% [markdown]
 # ```{glue:figure} race-fig1
@@ -615,7 +615,7 @@ print(f"half the final Σa: φ¹* {thalf[0].tolist()}, φ²* {thalf[1].tolist()}
 t_show = [s for s in SNAP_T if s in (0, 250, 500, 1000, 2000)]
 pm = [(torch.where(grp1[0], S1["cd"][SNAP_T.index(s), 0], -S1["cd"][SNAP_T.index(s), 0]), S1["a"][SNAP_T.index(s), 0],
        S1["a_final"][0], f"$t$ = {s}") for s in t_show]
-fig = rplot.scatter_grid([pm], "Figure 5 — setting 1: the two supergroups ($\\pm\\cos\\delta_\\alpha$; left: the $\\phi^{2*}$ group)")
+fig = rc_plots.scatter_grid([pm], "Figure 5 — setting 1: the two supergroups ($\\pm\\cos\\delta_\\alpha$; left: the $\\phi^{2*}$ group)")
 glue("race-fig5", fig, display=False)
 
 # %% [markdown]
@@ -748,7 +748,7 @@ print(f"App. G: share of negative derivatives per seed {rl(ag.neg)}, max deviati
 
 # %%
 rows6 = [[cos_panel(runs[k][2], s, f"setting {k}, $t$ = {s}") for s in t_cm[:-1] + [SETTINGS[k]["steps"]]] for k in (2, 3)]
-glue("race-fig6", rplot.cos_grid(rows6, "Figure 6 — cosine similarity of $\\theta_\\alpha$, clustered: (a) setting 2, (b) setting 3"),
+glue("race-fig6", rc_plots.cos_grid(rows6, "Figure 6 — cosine similarity of $\\theta_\\alpha$, clustered: (a) setting 2, (b) setting 3"),
      display=False)
 
 # %% [markdown]
@@ -766,7 +766,7 @@ t7 = [0, 500, 2000, "end"]
 rows7 = [[(S["cd"][j, 0], S["a"][j, 0], S["a_final"][0], f"$t$ = {t}") for t, j in zip(t7, [0, i500, SNAP_T.index(2000) if 2000 in SNAP_T else -1, -1])]
          for S in (stats[2], stats[3])]
 loss7 = [(runs[k][2].steps, runs[k][2].loss[:, 0], f"({'ab'[i]}) setting {k}: loss") for i, k in enumerate((2, 3))]
-glue("race-fig7", rplot.scatter_grid(rows7, "Figure 7 — loss, and current $a_\\alpha$ against current $\\cos\\delta_\\alpha$ "
+glue("race-fig7", rc_plots.scatter_grid(rows7, "Figure 7 — loss, and current $a_\\alpha$ against current $\\cos\\delta_\\alpha$ "
                                      "(darker: larger final $a$)", loss_rows=loss7), display=False)
 
 # %% [markdown]
@@ -782,7 +782,7 @@ glue("race-fig7", rplot.scatter_grid(rows7, "Figure 7 — loss, and current $a_\
 # %%
 rows8 = [[(stats[k]["cd"][j, 0], stats[k]["a_final"][0], stats[k]["a_final"][0], f"setting {k}: final $a$ vs $\\cos\\delta(t={s})$")
           for k in (2, 3) for s, j in ((0, 0), (500, i500))]]
-glue("race-fig8", rplot.scatter_grid(rows8, "Figure 8 — early $\\cos\\delta_\\alpha$ against final $a_\\alpha$, settings 2 (left) and 3 (right)"),
+glue("race-fig8", rc_plots.scatter_grid(rows8, "Figure 8 — early $\\cos\\delta_\\alpha$ against final $a_\\alpha$, settings 2 (left) and 3 (right)"),
      display=False)
 
 # %% [markdown]

@@ -82,12 +82,12 @@ from IPython.display import Markdown
 from myst_nb import glue as glue_value
 
 from lrlib import chapter
-from lrlib import measure as ms
+from lrlib import measure
 from lrlib.data import cifar_race
 from lrlib.losses import Loss
 from lrlib.models import TwoLayer, balanced_init, forward, generator
 from lrlib.plots import glue
-from lrlib.plots import synthesis as figs
+from lrlib.plots import synthesis as sy_plots
 from lrlib.synthetic import orthonormal_testbed
 from lrlib.theory import agf
 from lrlib.theory import alignment as al
@@ -146,7 +146,7 @@ agf_runs = [agf.agf(TwoLayer(W1=p0.W1[r], W2=p0.W2[r]), X, y, loss=SQ, kappa=2, 
 rows = []
 for r, (lam, run) in enumerate(zip(lam_runs.tolist(), agf_runs)):
     L1, L2 = gd.loss[:, r].numpy(), gd2.loss[:, r].numpy()
-    gap = ms.relative_error(ms.drop_times(gd2.time, L2, run.levels[:3]), ms.drop_times(gd.time, L1, run.levels[:3])) if len(run.tau) >= 3 else [np.nan]
+    gap = measure.relative_error(measure.drop_times(gd2.time, L2, run.levels[:3]), measure.drop_times(gd.time, L1, run.levels[:3])) if len(run.tau) >= 3 else [np.nan]
     pt = orth.phase_times(kv, lam)
     rows += [dict(lam=lam, run=r, seed=r % N_SEEDS, step_gap=np.max(gap), **row) for row in sy.agf_vs_gd_jumps(
         gd.time, L1, run.tau, run.levels, (pt.t2_scale, pt.t3_scale), tol=1 / math.log(1 / lam))]
@@ -155,7 +155,7 @@ jumps.groupby(["lam", "jump"])[["gd", "agf", "leading", "err_agf", "err_leading"
 
 # %%
 first = {lam: i * N_SEEDS for i, lam in enumerate(LAMS)}                 # seed 0 of each λ
-fig = figs.agf_on_orthogonal(gd.time, {lam: gd.loss[:, r].numpy() for lam, r in first.items()},
+fig = sy_plots.agf_on_orthogonal(gd.time, {lam: gd.loss[:, r].numpy() for lam, r in first.items()},
                              {lam: agf_runs[r] for lam, r in first.items()}, jumps)
 glue("synthesis-agf-orthogonal", fig, display=False)
 
@@ -185,8 +185,8 @@ ledger.grade("agf-on-orthogonal.jump-times", worst=per_seed.apply(lambda f: (f.e
 
 # %%
 LAM_KEYS = (("dev3", 1e-3), ("dev6", 1e-6), ("dev12", 1e-12))
-devs = {k: ms.relative_error(dev[lam].gd_level, dev[lam].level) if lam in dev else np.full(N_SEEDS, np.nan) for k, lam in LAM_KEYS}
-devs_ctl = {k: ms.relative_error(dev[lam].gd_level, pos) if lam in dev else np.full(N_SEEDS, np.nan) for k, lam in LAM_KEYS}
+devs = {k: measure.relative_error(dev[lam].gd_level, dev[lam].level) if lam in dev else np.full(N_SEEDS, np.nan) for k, lam in LAM_KEYS}
+devs_ctl = {k: measure.relative_error(dev[lam].gd_level, pos) if lam in dev else np.full(N_SEEDS, np.nan) for k, lam in LAM_KEYS}
 ledger.grade("agf-on-orthogonal.levels", **devs, step_gap=step_gap, control=devs_ctl,
              note=f"AGF level {lv.level.iloc[0]:.5f}, closed form Σ_(y<0) y²/(2n) = {neg:.5f}")
 ratio = per_seed.apply(lambda f: (f.err_agf / f.err_leading).max()).to_numpy()
@@ -255,7 +255,7 @@ series = pd.DataFrame([dict(step=int(s), **sy.alignment_lens(tr0.at(i), Xc[0], y
 i_end0 = int(lens[(lens.seed == seed) & (lens.when == "end of plateau")].step.iloc[0])
 _, c_end = sy.alignment_lens(tr0.at(tr0.index_of_step(i_end0)), Xc[0], yc[0])
 a_fin = rc.total_norm(tr0.final)
-fig = figs.alignment_on_race(series, c_end.numpy(), (a_fin >= a_fin.quantile(0.9)).numpy(), i_end0)
+fig = sy_plots.alignment_on_race(series, c_end.numpy(), (a_fin >= a_fin.quantile(0.9)).numpy(), i_end0)
 glue("synthesis-alignment-on-race", fig, display=False)
 
 # %% [markdown]
@@ -353,18 +353,18 @@ for r, run in enumerate(xruns):
     xorder.append(float(ok))
     L = xgd.loss[:, r].numpy()
     lv_x = run.levels[:5] if len(run.levels) >= 5 and (np.diff(run.tau) > 0).all() else np.full(5, np.nan)
-    plateau = sy.loss_between_drops(xgd.time, L, ms.drop_times(xgd.time, L, lv_x))          # GD between drops k, k+1
-    xdev.append(np.max(ms.relative_error(plateau, lv_x[1:4])))
-    xdev_ctl.append(np.max(ms.relative_error(plateau, lv_x[2:5])))
+    plateau = sy.loss_between_drops(xgd.time, L, measure.drop_times(xgd.time, L, lv_x))          # GD between drops k, k+1
+    xdev.append(np.max(measure.relative_error(plateau, lv_x[1:4])))
+    xdev_ctl.append(np.max(measure.relative_error(plateau, lv_x[2:5])))
     if r < N_SEEDS:
         rows2, _ = sy.xor_agf_vs_gd(xgd2.time, closs2[:, r], run, Xx[r], Yx[r], clx)
-        xgap.append(np.max(ms.relative_error([q["gd"] for q in rows2], [q["gd"] for q in rows_r])))
+        xgap.append(np.max(measure.relative_error([q["gd"] for q in rows2], [q["gd"] for q in rows_r])))
 xtab = pd.DataFrame(xrows)
 xtab[~xtab.control].pivot(index="seed", columns="cluster", values=["agf", "gd", "err"]).round(3)
 
 # %%
 labels = [f"cluster of norm {int(v)}" for v in (4, 3, 1, 2)]
-fig = figs.agf_on_xor(xgd.time, xgd.loss[:, 0].numpy(), closs[:, 0], xruns[0], xtab[~xtab.control],
+fig = sy_plots.agf_on_xor(xgd.time, xgd.loss[:, 0].numpy(), closs[:, 0], xruns[0], xtab[~xtab.control],
                       1 / math.log(1 / STD), labels)
 glue("synthesis-xor-agf", fig, display=False)
 
@@ -386,7 +386,7 @@ xt = xtab.groupby("run")
 worst = xt.err.agg(lambda e: np.max(e.to_numpy())).to_numpy() * math.log(1 / STD)   # nan where a cluster got no AGF jump
 norm0 = torch.linalg.vector_norm(torch.cat([px0.W1, px0.W2.transpose(-1, -2)], -1), dim=-1).amax(-1).numpy()
 fit_norm = torch.linalg.vector_norm(torch.cat([xgd.params.W1[-1], xgd.params.W2[-1].transpose(-1, -2)], -1), dim=-1).amax(-1).numpy()
-ctl_half = max(ms.first_crossing(xgd.time, closs[:, r, c], closs[0, r, c] / 2) for r in range(N_SEEDS, 2 * N_SEEDS) for c in range(4))
+ctl_half = max(measure.first_crossing(xgd.time, closs[:, r, c], closs[0, r, c] / 2) for r in range(N_SEEDS, 2 * N_SEEDS) for c in range(4))
 ctl = slice(N_SEEDS, 2 * N_SEEDS)
 ledger.grade("agf-on-xor.clusters", order_ok=np.array(xorder[:N_SEEDS]), worst=worst[:N_SEEDS], norm0=norm0[:N_SEEDS],
              step_gap=np.array(xgap), control=dict(order_ok=np.array(xorder[ctl]), worst=worst[ctl]),
@@ -440,7 +440,7 @@ print(facts, "| control order_ok:", xorder[ctl], "| control AGF jump times (firs
 yx = (Yx[:N_SEEDS, :, 1] > 0).long()
 xce = train(small, Xx[:N_SEEDS], yx, loss=CE, lr=LR_X, steps=S_X, record=np.arange(0, S_X + 1, 10))
 ce_cl = torch.stack([CE(forward(xce.params, Xx[:N_SEEDS, clx == c]), yx[:, clx == c]) for c in range(4)], -1).numpy()
-t_ce = np.array([[ms.first_crossing(xce.time, ce_cl[:, r, c], ce_cl[0, r, c] / 2) for c in range(4)] for r in range(N_SEEDS)])
+t_ce = np.array([[measure.first_crossing(xce.time, ce_cl[:, r, c], ce_cl[0, r, c] / 2) for c in range(4)] for r in range(N_SEEDS)])
 agf_t = sm.pivot(index="seed", columns="cluster", values="agf").to_numpy()        # AGF's jump time per seed and cluster
 ce_same = sum(list(np.argsort(t_ce[r])) == list(np.argsort(agf_t[r])) for r in range(N_SEEDS))
 glue_value("synthesis-xor-ce-order", Markdown(f"{ce_same} of {N_SEEDS}"), display=False)
