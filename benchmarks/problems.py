@@ -30,7 +30,7 @@ from lrlib.integrate import flow, integrate
 from lrlib.losses import Loss
 from lrlib.models import balanced_init, generator
 from lrlib.synthetic import orthogonal_toy
-from lrlib.track import first_crossing
+from lrlib.measure import first_crossing
 from lrlib.train import train
 
 F64 = torch.float64

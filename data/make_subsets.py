@@ -36,13 +36,15 @@ versions; the committed ``SHA256SUMS`` is of the committed files.)
 from __future__ import annotations
 
 import argparse
-import hashlib
 import os
 import sys
 import zipfile
 from pathlib import Path
 
 import numpy as np
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))   # the repository root: lrlib
+from lrlib.data import sha256_of  # noqa: E402  (one checksum function for the data and its tooling)
 
 SCRIPT_DIR = Path(__file__).resolve().parent
 REPO_ROOT = SCRIPT_DIR.parent
@@ -59,15 +61,6 @@ CIFAR_CLASSES = (0, 1, 2, 3)  # airplane, automobile, bird, cat
 CIFAR_PER_CLASS = 1250
 
 ZIP_DATE = (1980, 1, 1, 0, 0, 0)  # earliest date a zip header can hold
-
-
-def sha256_of(path: Path) -> str:
-    """Hex SHA-256 of a file's bytes."""
-    h = hashlib.sha256()
-    with open(path, "rb") as f:
-        for block in iter(lambda: f.read(1 << 20), b""):
-            h.update(block)
-    return h.hexdigest()
 
 
 def read_sums(path: Path) -> dict[str, str]:

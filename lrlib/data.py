@@ -34,6 +34,7 @@ __all__ = [
     "data_dir",
     "load_subset",
     "mnist_pair",
+    "sha256_of",
     "verify_file",
 ]
 
@@ -72,7 +73,8 @@ def data_dir() -> Path:
     return Path(env) if env else Path(__file__).resolve().parent.parent / "data"
 
 
-def _sha256(path: Path) -> str:
+def sha256_of(path: str | os.PathLike[str]) -> str:
+    """Hex SHA-256 of a file's bytes (read in 1 MiB blocks)."""
     h = hashlib.sha256()
     with open(path, "rb") as f:
         for block in iter(lambda: f.read(1 << 20), b""):
@@ -121,7 +123,7 @@ def verify_file(path: str | os.PathLike[str], expected_sha256: str | None = None
     if not path.is_file():
         raise DataError(f"Data file {path} is missing: {_restore_hint(path)}.")
     expected = expected_sha256.lower() if expected_sha256 else _expected_sha256(path)
-    actual = _sha256(path)
+    actual = sha256_of(path)
     if actual != expected:
         raise DataError(
             f"Checksum mismatch for {path}: expected sha256 {expected}, got {actual}. "

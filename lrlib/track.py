@@ -8,7 +8,7 @@ from __future__ import annotations
 import numpy as np
 import torch
 
-from .measure import active, cosine, drops, first_crossing, plateaus  # noqa: F401  (re-exported until the chapters import lrlib.measure)
+from .measure import cosine
 from .models import TwoLayer
 from .trajectory import Trajectory
 

@@ -6,7 +6,8 @@ Every public name is re-exported here, so ``from lrlib.theory import race as rc`
 ``rc.race_init``, ``rc.gamma``, ``rc.merge``, ... as before the package existed.
 """
 
-from ...track import cosine, cosine_similarity_matrix  # noqa: F401
+from ...measure import cosine  # noqa: F401
+from ...track import cosine_similarity_matrix  # noqa: F401
 from . import data, measure, merging, neuron  # noqa: F401
 from .data import race_init, xor_clusters  # noqa: F401
 from .measure import (  # noqa: F401

@@ -13,7 +13,8 @@ import torch.nn.functional as F
 from ...errors import ParameterError
 from ...measure import line_fit
 from ...models import TwoLayer
-from ...track import cosine, cosine_similarity_matrix
+from ...measure import cosine
+from ...track import cosine_similarity_matrix
 from .merging import theta
 from .neuron import (
     PHI1, PHI2, align_to_own_m1, angle_gap, appendix_g, conserved, cos_delta, gating, phi, phi_star_predicted, target_gap,
