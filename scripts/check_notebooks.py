@@ -11,7 +11,10 @@ the Binder/Colab buttons use). For every pair this script checks that:
    are ignored: a fresh clone gives every file the same age);
 3. the ``.ipynb`` is committed clean: no outputs, no execution counts, and no
    papermill/nbclient execution metadata;
-4. it has exactly one cell tagged ``parameters``, and that cell is a code cell.
+4. it has exactly one cell tagged ``parameters``, and that cell is a code cell;
+5. its code reads as a chapter: the median code cell has at most 8 non-blank lines, no code cell
+   more than 25, and no function defined in it has a body of more than 8 non-blank lines
+   (longer code belongs in ``lrlib``, where it is tested).
 
 Usage (from anywhere; ``make test`` runs it first)::
 
@@ -24,7 +27,9 @@ Each problem is printed with the command that fixes it.
 from __future__ import annotations
 
 import argparse
+import ast
 import json
+import statistics
 import sys
 from pathlib import Path
 
@@ -81,6 +86,38 @@ def strip_ipynb(path: Path) -> bool:
         return False
     path.write_text(json.dumps(raw, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
     return True
+
+
+MEDIAN_CELL, MAX_CELL, MAX_DEF_BODY = 8, 25, 8
+
+
+def _lines(src: str) -> int:
+    return sum(1 for line in src.splitlines() if line.strip())
+
+
+def check_style(py: Path) -> list[str]:
+    """Code cells short enough to read, functions short enough to live in a notebook."""
+    nb = jupytext.read(py)
+    cells = [c.source for c in nb.cells if c.cell_type == "code"]
+    problems = []
+    sizes = [_lines(c) for c in cells]
+    if sizes and statistics.median(sizes) > MEDIAN_CELL:
+        problems.append(f"{rel(py)}: the median code cell has {statistics.median(sizes):g} lines (at most {MEDIAN_CELL}); "
+                        f"split cells or move code into lrlib")
+    for i, (src, n) in enumerate(zip(cells, sizes)):
+        if n > MAX_CELL:
+            problems.append(f"{rel(py)}: code cell {i + 1} has {n} lines (at most {MAX_CELL})")
+        try:
+            tree = ast.parse(src)
+        except SyntaxError:
+            continue
+        for node in ast.walk(tree):
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                body = "\n".join(src.splitlines()[node.body[0].lineno - 1:node.end_lineno])
+                if _lines(body) > MAX_DEF_BODY:
+                    problems.append(f"{rel(py)}: function {node.name} has {_lines(body)} lines (at most {MAX_DEF_BODY}); "
+                                    f"move it to lrlib/theory/<paper>/ or lrlib/plots/<paper>.py, with a test")
+    return problems
 
 
 def check_pair(ipynb: Path, py: Path) -> list[str]:
@@ -178,6 +215,7 @@ def main(argv: list[str] | None = None) -> int:
         if args.strip and strip_ipynb(ipynbs[stem]):
             print(f"check_notebooks: stripped {rel(ipynbs[stem])}")
         problems.extend(check_pair(ipynbs[stem], pys[stem]))
+        problems.extend(check_style(pys[stem]))
 
     n = len(set(ipynbs) | set(pys))
     if problems:

@@ -56,3 +56,18 @@ def test_cache_key_follows_lrlib_and_claims_files(tmp_path):
     assert len({k0, k1, book_cache.cache_key(tmp_path)}) == 3
     (tmp_path / "notebooks" / "01_x.py").write_text("the notebook itself: keyed by jupyter-cache")
     assert book_cache.cache_key(tmp_path) == book_cache.cache_key(tmp_path)
+
+
+def test_check_notebooks_style_flags_long_cells_and_functions(tmp_path):
+    import check_notebooks
+
+    long_def = "def f(x):\n" + "".join(f"    x = x + {i}\n" for i in range(9)) + "    return x\n"
+    py = tmp_path / "01_x.py"
+    py.write_text("# %%\n" + "\n".join(f"a{i} = {i}" for i in range(30)) + "\n\n# %%\n" + long_def)
+    problems = check_notebooks.check_style(py)
+    assert any("code cell 1 has 30 lines" in p for p in problems)
+    assert any("function f has 10 lines" in p for p in problems)
+    assert any("median code cell" in p for p in problems)
+    short = tmp_path / "02_y.py"
+    short.write_text("# %%\nx = 1\n\n# %%\ndef g():\n    return 2\n")
+    assert check_notebooks.check_style(short) == []
