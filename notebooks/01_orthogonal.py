@@ -197,8 +197,6 @@ for r in range(N_SEEDS):
     ax.plot(np.arange(toy.dense_loss.shape[0]), toy.dense_loss[:, r].numpy(),
             color=POS if r == 0 else "0.7", lw=1.8 if r == 0 else 0.8, zorder=3 if r == 0 else 2,
             label="seed 0" if r == 0 else ("other seeds" if r == 1 else None))
-
-# %%
 ax.plot(np.arange(toy_big.dense_loss.shape[0]), toy_big.dense_loss[:, 0].numpy(), color="k", ls="--", lw=1,
         label="control: $\\lambda=1$")
 ax.axhline(0.5, color=THEORY, ls=":", lw=1, label="plateau level $\\frac{1}{n}\\sum_{y<0}y^2$")
@@ -206,8 +204,6 @@ mark_times(ax, {"$\\ln(1/\\lambda)/\\|D_+\\|$": pred_toy.t2_scale / (2 * eta),
                 "$\\ln(1/\\lambda)/\\|D_-\\|$": pred_toy.t3_scale / (2 * eta)})
 ax.set(xlabel="iteration (GD step $\\eta=10^{-3}$; paper time $=2\\eta\\cdot$iteration)",
        ylabel="mean-MSE loss $2L$", title="Figure 3 — loss of the toy runs", ylim=(-0.02, 1.1))
-
-# %%
 ax.legend(loc="lower left")
 glue("orthogonal-fig3", fig, display=False)
 ledger.grade("fig3.timings", **tt, s_plus=a3_toy[0], s_minus=a3_toy[1], step_gap=step_toy, control=tt_big)
@@ -345,8 +341,6 @@ pt = orth.phase_times(kv, lams[i_lam].item())
 fig, (ax1, ax2) = plt.subplots(2, 1, figsize=(7, 5.2), sharex=True, constrained_layout=True)
 ax1.semilogy(sw.time, sw.loss[:, 0, i_lam].numpy(), color="k", lw=1.6, label="loss $L$")
 ax1.axhline(orth.plateau_loss(y_tb), color=THEORY, ls=":", label="plateau $\\frac{1}{2n}\\sum_{y<0}y^2$")
-
-# %%
 mark_times(ax1, {"$t_{+1}$": pt.t_plus1, "$t_{-1}$": pt.t_minus1, "$\\ln(1/\\lambda)/\\|D_+\\|$": pt.t2_scale,
                  "$\\ln(1/\\lambda)/\\|D_-\\|$": pt.t3_scale})
 ax1.set(ylabel="$L$", ylim=(1e-12, 2), xlim=(0, 1.4 * pt.t3_scale), title="Figure 1 — the four phases (test bed, $\\lambda=10^{-10}$)")
@@ -354,8 +348,6 @@ for k, (lo, hi, name) in enumerate([(0, pt.t_minus1, "1: alignment"), (pt.t_minu
                                      (pt.t2_scale, pt.t3_scale, "3: plateau, then fit $y_-$"), (pt.t3_scale, T_sweep, "4: convergence")]):
     ax1.axvspan(lo, hi, color=["#eeeeee", "#dce9f5", "#f7e1e4", "#e3f1ee"][k], zorder=0)
     ax1.text((lo + hi) / 2, 3e-12 * 30 ** (k % 2), name, ha="center", fontsize="x-small")
-
-# %%
 ax1.legend(loc="center right")
 ax2.plot(sw.time, up_t[:, 0, i_lam].numpy(), color=POS, label="$u_+=\\sum_{S_{+,1}}\\|w_j\\|^2$")
 ax2.plot(sw.time, um_t[:, 0, i_lam].numpy(), color=NEG, label="$u_-=\\sum_{S_{-,1}}\\|w_j\\|^2$")
@@ -514,26 +506,24 @@ plateau_big = orth.loss_at(sw_big, (t2b + t3b) / 2).reshape(-1)                 
 missed = int(np.isnan(t2h + t3h).sum())
 if missed:
     print(f"{missed} (seed, λ) run(s) did not reach a half-fit time within the run: their times and plateau are nan")
-fig, axes = panel_grid(2, width=4.2, height=3.2)
 
 # %%
+fig, axes = panel_grid(2, width=4.2, height=3.2)
 for s in range(N_SEEDS):
     axes[0].plot(logs, t2h[s], "o-", color=POS, alpha=0.6, label="$t_2^{1/2}$" if s == 0 else None)
     axes[0].plot(logs, t3h[s], "s-", color=NEG, alpha=0.6, label="$t_3^{1/2}$" if s == 0 else None)
 for sl, col, name in [(1 / kv.norm_plus, POS, "$1/\\|D_+\\|$"), (1 / kv.norm_minus, NEG, "$1/\\|D_-\\|$")]:
     base = np.nanmean((t2h if col == POS else t3h)[:, -1])
     axes[0].plot(logs, base + sl * (logs - logs[-1]), "--", color=THEORY, lw=1)
-
-# %%
 axes[0].set(xlabel="$\\ln(1/\\lambda)$", ylabel="paper time", title="half-fit times (dashed: theory slopes)")
 axes[0].legend()
 axes[1].semilogx(lams.numpy(), plateau.T, "o-", color="0.4", alpha=0.7)
 axes[1].axhline(orth.plateau_loss(y_tb), color=THEORY, ls="--", label="$\\frac{1}{2n}\\sum_{y<0}y^2$")
 axes[1].set(xlabel="$\\lambda$", ylabel="loss midway between $t_2^{1/2}$ and $t_3^{1/2}$", title="plateau level")
 axes[1].legend()
+glue("orthogonal-sweep", fig, display=False)
 
 # %%
-glue("orthogonal-sweep", fig, display=False)
 ledger.grade("lemma3.t2-scaling", slope2=s2, **sweep_premises, control=dict(slope2=s2 / 2))
 ledger.grade("lemma4.t3-scaling", slope3=s3, **sweep_premises, control=dict(slope3=s3 / 2),
              note=f"t₃½/t₂½ at λ = 1e-12: {fmt(np.nanmin(t3h[:, -1] / t2h[:, -1]))}–{fmt(np.nanmax(t3h[:, -1] / t2h[:, -1]))} "
@@ -827,8 +817,6 @@ i_c = int(np.argmax(L_no < (L_no[0] + L_pl) / 2))
 i_d = main_pl[1] + int(np.argmax(L_no[main_pl[1]:] < np.sqrt(L_pl * max(L_no[-1], 1e-12))))
 idx_no = [0, walk_no[0]["i_b"], i_c, i_d, len(L_no) - 1]
 fig, axes = panel_grid(3, 2, width=3.8)
-
-# %%
 grid_no = torch.linspace(-2.5, 3.0, 200, dtype=torch.float64)
 orth_plots.draw_1d_panels([no0.at(i) for i in idx_no], X_no, y_no, axes[:5], grid_no,
                [f"iteration {it_no[i]:,.0f}" for i in idx_no])
@@ -837,8 +825,6 @@ axes[5].semilogy(it_no, L_no, color="k")
 axes[5].axvspan(it_no[main_pl[0]], it_no[main_pl[1]], color="#f7e1e4", label="plateau (seed 0)")
 for i in idx_no:
     axes[5].axvline(it_no[i], color=THEORY, ls=":", lw=1)
-
-# %%
 axes[5].set(xlabel="iteration (η = 1e-3 equivalent)", ylabel="mean-MSE loss", title="loss (grey: other seeds)")
 axes[5].legend()
 label_panels(axes)
@@ -868,8 +854,6 @@ fig, axes = panel_grid(2, width=4.4)
 grid_lz = torch.linspace(-2.5, 3.0, 200, dtype=torch.float64)
 orth_plots.draw_1d_panels([lazy.run(0).at(0), lazy.run(0).final], X_no, y_no, axes, grid_lz, ["initialisation", "end of training"])
 Z_lz = torch.stack([grid_lz, torch.ones_like(grid_lz)], -1)
-
-# %%
 h_ntk = torch.stack([orth.ntk_interpolator(lazy.run(r).at(0), X_no, y_no, Z_lz) for r in range(N_SEEDS)])
 axes[1].plot(grid_lz.numpy(), h_ntk[0].numpy(), color=THEORY, ls="--", lw=1.2, label="NTK interpolator at init")
 axes[1].legend(fontsize="x-small", loc="lower left")
@@ -1021,8 +1005,6 @@ i_b6 = max(int(np.argmax(L_hd[:, 0] < 0.99 * L_hd[0, 0])) - 1, 1)
 i_c6 = pl_hd[0][0][0] if pl_hd[0] else len(grid_hd) // 2
 idx_hd = [hd.index_of_step(int(grid_hd[i])) for i in (0, i_b6, i_c6, len(grid_hd) - 1)]
 fig = plt.figure(figsize=(13, 3.6), constrained_layout=True)
-
-# %%
 for k, i in enumerate(idx_hd):
     ax = fig.add_subplot(1, 4, k + 1, projection="polar")
     P = (hd.at(i).W1[0] @ V.T).numpy()
@@ -1031,8 +1013,6 @@ for k, i in enumerate(idx_hd):
                c=[POS if v > 0 else NEG for v in sgn])
     ax.set_title(f"({'abcd'[k]}) iteration {hd.steps[i] * eta_hd / 1e-3:,.0f}", fontsize="medium")
     ax.tick_params(labelsize="x-small")
-
-# %%
 fig.suptitle("Figure 6 — seed 0's neurons projected on the top-2 principal components of its W at 200 000 iterations (blue: $a_j>0$, red: $a_j<0$)")
 glue("orthogonal-fig6", fig, display=False)
 fr7 = np.linspace(0, hd.index_of_step(steps_hd), 12 if quick else 30).round().astype(int)
@@ -1051,16 +1031,12 @@ axes[0].semilogy(it_all, hd.dense_loss[::20, 0].numpy(), color="k", label="seed 
 if hd2 is not None:
     axes[0].semilogy(np.arange(hd2.dense_loss.shape[0])[::10] * 2 * eta_hd / 1e-3, hd2.dense_loss[::10, 0].numpy(),
                      color=THEORY, ls="--", lw=1, label="seed 0, $\\eta=4\\cdot10^{-2}$")
-
-# %%
 axes[0].semilogy(it_hd[grid_hd <= 2000], L_big, color=NEG, ls=":", label="control: large init")
 for a_, b_ in pl_hd[0]:
     axes[0].axvspan(it_hd[a_], it_hd[b_], color="#f7e1e4")
 axes[0].axvline(75_000, color=THEORY, ls=":", lw=1)
 axes[0].axvline(200_000, color="0.5", ls="-", lw=0.6)
 axes[0].set(xlabel="iteration ($\\eta=10^{-3}$ equivalent)", ylabel="mean-MSE loss", title="training loss (grey: other seeds)")
-
-# %%
 axes[0].legend(fontsize="x-small")
 axes[1].bar(np.arange(1, 11), ev[:10], color=POS)
 axes[1].set(xlabel="principal component", ylabel="explained variance ratio", title=f"seed 0, top-2: {ev[:2].sum():.2f}")

@@ -751,15 +751,13 @@ agf6_steps = agf6.tau / alpha6 / t_step6                                        
 agf6_pow = np.stack([modular.output_power(net_forward(n, X6), p6).numpy() for n in agf6.nets])  # (K+1, p//2+1)
 print("simulated AGF: jumps (GD steps)", np.round(agf6_steps[1:]).astype(int), "levels", np.round(agf6.levels, 4))
 
-# %%
+# %% tags=["hide-input"]
 fig = plt.figure(figsize=(14, 8), constrained_layout=True)
 gsf = fig.add_gridspec(2, 4)
 axL6, axP6 = fig.add_subplot(gsf[0, 0:2]), fig.add_subplot(gsf[0, 2:4])
 s6 = np.arange(steps6 + 1)
 for r in range(N_SEEDS):
     axL6.loglog(s6[1:], L6[1:, r], color=PALETTE[r % 6], lw=1.2, label=f"GD seed {r}")
-
-# %%
 for lv in pred6.levels[:-1]:
     axL6.axhline(lv, color=THEORY, ls=":", lw=0.8)
 for b in bound6:
@@ -767,16 +765,12 @@ for b in bound6:
 axL6.step(np.append(agf6_steps, steps6), np.append(agf6.levels, agf6.levels[-1]), where="post", color="k", ls="--", lw=1.3,
           label="simulated AGF (seed 0)")
 axL6.set(xlabel="GD step (heavy ball: t ≈ 0.01 × step)", ylabel="loss", title="loss (dotted: Eq. 9 levels; dashed: drop lower bounds)", ylim=(1e-3, 10))
-
-# %%
 axL6.legend(fontsize="x-small")
 for i, k in enumerate(pred6.order):
     axP6.semilogx(run6.steps[1:], pow6[1:, 0, k], color=PALETTE[i], lw=1.5, label=f"frequency {k}")
     axP6.axhline(pred6.amps[i], color=PALETTE[i], ls=":", lw=0.8)
     axP6.step(np.append(agf6_steps, steps6), np.append(agf6_pow[:, k], agf6_pow[-1, k]), where="post", color=PALETTE[i], ls="--", lw=1.0)
     axP6.annotate("", xy=(bound6[i], pred6.amps[i]), xytext=(bound6[i], 0), arrowprops=dict(arrowstyle="->", color=PALETTE[i], lw=0.8))
-
-# %%
 axP6.set(xlabel="GD step (heavy ball: t ≈ 0.01 × step)", ylabel="mean |rfft(output)|", title="output power per frequency (seed 0; dashed: AGF; dotted: target)")
 axP6.legend(fontsize="x-small")
 snap_steps = [int(s) for s in np.geomspace(max(10, bound6[0] / 2), steps6, 4)]
@@ -793,8 +787,6 @@ for j, st in enumerate(snap_steps):
     ax.text(0.02, 0.97, f"large neurons' frequencies: {sorted(set(dom[big].tolist()))}", transform=ax.transAxes, fontsize="x-small", va="top")
     if j == 0:
         ax.legend(fontsize="x-small", loc="lower left")
-
-# %%
 label_panels(fig.axes)
 fig.suptitle(f"Figure 6 — modular addition, p = 20, H = 18, α = {alpha6}: frequencies 1, 3, 5 learned in turn (seed 0)")
 glue("agf-fig6", fig, display=False)
@@ -813,8 +805,6 @@ Uf, Vf = run6.params.W1[-1, 0, :, :p6].numpy(), run6.params.W1[-1, 0, :, p6:].nu
 domf = modular.dominant_frequency(torch.tensor(Wf)).numpy()
 for i in np.argsort(domf):
     axes[0].plot(Wf[i], color=PALETTE[pred6.order.index(domf[i]) if domf[i] in pred6.order else 5], lw=1, alpha=0.8)
-
-# %%
 axes[0].set(title="rows $w_i$ at the end (colour: dominant frequency)", xlabel="index")
 spec = np.abs(np.fft.rfft(Wf, axis=1)) ** 2
 axes[1].imshow(spec[np.argsort(domf)], aspect="auto", cmap="Greys")
@@ -822,8 +812,6 @@ axes[1].set(title="power spectra of $w_i$ (sorted)", xlabel="frequency", ylabel=
 ax = fig.add_subplot(1, 3, 3, projection="polar")
 axes[2].remove()
 phase_res = []
-
-# %%
 xh6 = np.fft.fft(x6)
 for i in range(H6):
     k = domf[i]
@@ -831,8 +819,6 @@ for i in range(H6):
     res = (s_[0] + s_[1] - s_[2] - s_[3] + np.pi) % (2 * np.pi) - np.pi
     phase_res.append(res)
     ax.scatter([s_[2]], [1 + pred6.order.index(k) if k in pred6.order else 4], color=PALETTE[pred6.order.index(k) if k in pred6.order else 5], s=20)
-
-# %%
 ax.set_title("phases of $\\hat w_i[\\xi_i]$ (radius: frequency rank)", fontsize="small")
 label_panels([axes[0], axes[1], ax])
 fig.suptitle("Figure 6 (d) — the learned neurons: single-frequency waveforms")

@@ -68,6 +68,9 @@ def test_check_notebooks_style_flags_long_cells_and_functions(tmp_path):
     assert any("code cell 1 has 30 lines" in p for p in problems)
     assert any("function f has 10 lines" in p for p in problems)
     assert any("median code cell" in p for p in problems)
+    hidden = tmp_path / "03_z.py"                  # a long figure cell the book collapses is allowed
+    hidden.write_text("# %%\nx = 1\n\n# %% tags=[\"hide-input\"]\n" + "\n".join(f"a{i} = {i}" for i in range(30)) + "\n")
+    assert not any("has 30 lines" in p for p in check_notebooks.check_style(hidden))
     short = tmp_path / "02_y.py"
     short.write_text("# %%\nx = 1\n\n# %%\ndef g():\n    return 2\n")
     assert check_notebooks.check_style(short) == []
