@@ -166,10 +166,12 @@ orth_plots.glue_html("orthogonal-anim2", orth_plots.neuron_animation(
     toy.params.W1[fr2, 0].numpy(), toy.params.a[fr2, 0].numpy(), [f"iteration {toy.steps[i]:,}" for i in fr2]))
 
 # %% [markdown]
-# ```{glue} orthogonal-anim2
-# ```
+# ```{glue:figure} orthogonal-anim2
+# :name: orthogonal-anim2
+#
 # **Animation of Figure 2 (toy, seed 0).** Watch the neurons turn towards the two key directions while
 # their norms stay at the initial scale, then two groups grow one after the other.
+# ```
 
 # %% [markdown]
 # Figure 3 shows the mean-MSE loss of the same runs against the iteration. The paper: the loss
@@ -1059,11 +1061,13 @@ glue("orthogonal-fig7", fig, display=False)
 # ```
 
 # %% [markdown]
-# ```{glue} orthogonal-anim7
-# ```
+# ```{glue:figure} orthogonal-anim7
+# :name: orthogonal-anim7
+#
 # **Animation of Figures 6–7 (seed 0).** The neurons projected on the top two principal components of
 # the first layer at 200 000 iterations, frames log-spaced in time: alignment, then one cluster grows,
 # then the other; radius $\log_{10}$ of the projected norm.
+# ```
 
 # %%
 big_vals = dict(n_plateaus=len(pl_big), ratio=L_big[pl_big[0][0]] / L_big[-1] if pl_big else float("nan"),

@@ -187,7 +187,7 @@ PAGE_FACTS = r"""
       for (let i = 4; i < d.length; i += 4) if (d[i] !== d[0] || d[i+1] !== d[1] || d[i+2] !== d[2] || d[i+3] !== d[3]) { flat = false; break; }
     } catch (e) { flat = null; }
     return {src: img.getAttribute('src'), complete: img.complete, w: img.naturalWidth, h: img.naturalHeight,
-            flat: flat, output: !!img.closest('.cell_output, .output'),
+            flat: flat, output: !!img.closest('.cell_output, .output, figure'),
             caption: ((img.closest('figure') || {querySelector: () => null}).querySelector('figcaption') || {textContent: ''})
                        .textContent.trim()};
   });
