@@ -81,7 +81,7 @@ def toy_flow(tau_end: float, *, rtol: float, atol: float, method: str = "RK45", 
 # --------------------------------------------------------------------------- diagonal linear network
 
 DIAG_D, DIAG_N = 5, 20    # the authors' code for AGF Fig. 3 (spec 003 §2.1)
-DIAG_ALPHA = 1e-4          # small α: a sharp staircase (the spec keeps α ≤ 1e-4)
+DIAG_ALPHA = 1e-4          # small α: a sharp staircase (larger α blurs the jumps)
 DIAG_ETA = 1e-3            # the authors' GD step
 DIAG_TAU = 15.0            # past the last jump of our draw (τ ≈ 9.2): 15 000 GD steps at the paper's step
 
