@@ -202,9 +202,9 @@ def main(argv: list[str] | None = None) -> int:
         print(f"check_notebooks: no folder {rel(folder)}; nothing to check.")
         return 0
 
-    # files starting with `_` (the chapter template) are not chapters
-    ipynbs = {p.stem: p for p in sorted(folder.glob("*.ipynb")) if not p.name.startswith("_")}
-    pys = {p.stem: p for p in sorted(folder.glob("*.py")) if not p.name.startswith("_")}
+    # the chapter template (`_template`) is a pair too; only the style rules are for chapters
+    ipynbs = {p.stem: p for p in sorted(folder.glob("*.ipynb"))}
+    pys = {p.stem: p for p in sorted(folder.glob("*.py"))}
     problems: list[str] = []
 
     for stem in sorted(set(pys) - set(ipynbs)):
@@ -217,7 +217,8 @@ def main(argv: list[str] | None = None) -> int:
         if args.strip and strip_ipynb(ipynbs[stem]):
             print(f"check_notebooks: stripped {rel(ipynbs[stem])}")
         problems.extend(check_pair(ipynbs[stem], pys[stem]))
-        problems.extend(check_style(pys[stem]))
+        if not stem.startswith("_"):
+            problems.extend(check_style(pys[stem]))
 
     n = len(set(ipynbs) | set(pys))
     if problems:

@@ -24,7 +24,7 @@ from lrlib import ledger_page, sweep  # noqa: E402
 @pytest.fixture
 def scratch(tmp_path):
     (tmp_path / "notebooks").mkdir()
-    for f in ("_template.py", "_template.claims.yaml"):
+    for f in ("_template.py", "_template.ipynb", "_template.claims.yaml"):
         shutil.copy(REPO / "notebooks" / f, tmp_path / "notebooks" / f)
     for nb in sorted((REPO / "notebooks").glob("[0-9][0-9]_*.py")):   # the existing chapters' numbers
         (tmp_path / "notebooks" / nb.name).write_text("# stands in for a chapter\n")
