@@ -29,7 +29,7 @@ import torch
 from lrlib.integrate import flow, integrate
 from lrlib.losses import Loss
 from lrlib.models import balanced_init, generator
-from lrlib.synthetic import orthogonal_toy
+from lrlib.theory.orthogonal.data import orthogonal_toy
 from lrlib.measure import first_crossing
 from lrlib.train import train
 

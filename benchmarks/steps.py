@@ -15,7 +15,7 @@ import torch
 from lrlib.data import cifar_race, mnist_pair
 from lrlib.losses import Loss, half_mse
 from lrlib.models import TwoLayer, balanced_init, forward, gaussian_init, generator
-from lrlib.synthetic import orthonormal_testbed, relu_teacher
+from lrlib.theory.orthogonal.data import orthonormal_testbed, relu_teacher
 from lrlib.train import train
 
 

@@ -2,7 +2,7 @@
 
 One direction of flow::
 
-    lrlib.data / lrlib.synthetic            data (checksummed files, synthetic sets)
+    lrlib.data | lrlib.theory.<paper>.data  data (checksummed files | synthetic sets in code)
       -> lrlib.models                       two-layer networks and their initialisations
       -> lrlib.train | lrlib.integrate      GD / SGD with momentum (small shapes: lrlib.small_step) | the flow
            (lrlib.losses, lrlib.grads)      loss conventions, closed-form gradients

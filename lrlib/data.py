@@ -1,8 +1,9 @@
 """Loading the real data sets that the book ships in ``data/``.
 
-Only real data lives here (synthetic data is generated elsewhere). The files
-are small subsets built by ``data/make_subsets.py`` from the full MNIST and
-CIFAR-10 copies in ``../shared/data``; see ``data/README.md``.
+Only real data lives here (synthetic data is generated in code, in each paper's
+``lrlib.theory.<paper>.data``). The files are small subsets that
+``data/make_subsets.py`` cuts from the full MNIST and CIFAR-10 releases; see
+``data/README.md``.
 
 Every load verifies the file's SHA-256 against ``SHA256SUMS`` in the same
 folder, so a damaged or stale file fails loudly with a :class:`DataError` that
@@ -84,7 +85,7 @@ def sha256_of(path: str | os.PathLike[str]) -> str:
 
 def _restore_hint(path: Path) -> str:
     return (f"restore it with `git checkout -- data/{path.name}`, or {REGENERATE} "
-            "(needs ../shared/data)")
+            "(needs the full MNIST and CIFAR-10 files: data/README.md)")
 
 
 def _expected_sha256(path: Path) -> str:

@@ -93,7 +93,7 @@ from lrlib.measure import first_crossing
 from lrlib.models import TwoLayer, balanced_init, forward, generator, sweep_init
 from lrlib.plots import orthogonal as orth_plots
 from lrlib.plots import NEG, POS, THEORY, glue, label_panels, mark_times, panel_grid
-from lrlib.synthetic import (correlated_testbed, nonorthogonal_1d, orthogonal_toy, orthonormal_testbed,
+from lrlib.theory.orthogonal.data import (correlated_testbed, nonorthogonal_1d, orthogonal_toy, orthonormal_testbed,
                              relu_teacher)
 from lrlib.theory import orthogonal as orth
 from lrlib.track import balancedness_drift, max_direction_change

@@ -88,7 +88,7 @@ from lrlib.losses import Loss
 from lrlib.models import TwoLayer, balanced_init, forward, generator
 from lrlib.plots import glue
 from lrlib.plots import synthesis as sy_plots
-from lrlib.synthetic import orthonormal_testbed
+from lrlib.theory.orthogonal.data import orthonormal_testbed
 from lrlib.theory import agf
 from lrlib.theory import alignment as al
 from lrlib.theory import orthogonal as orth

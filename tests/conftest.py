@@ -13,7 +13,7 @@ from __future__ import annotations
 import pytest
 import torch
 
-from lrlib.synthetic import orthogonal_toy, orthonormal_testbed
+from lrlib.theory.orthogonal.data import orthogonal_toy, orthonormal_testbed
 
 
 def pytest_configure(config):

@@ -361,7 +361,7 @@ def test_decreasing_and_row_slopes():
 
 
 def test_inactive_violations_zero_on_orthonormal_and_positive_on_correlated(testbed):
-    from lrlib.synthetic import correlated_testbed
+    from lrlib.theory.orthogonal.data import correlated_testbed
     X, y = testbed
     Xc, _ = correlated_testbed(rho=0.2)
     p = balanced_init(20, 10, scale=0.3, gen=generator(1), runs=(2,))

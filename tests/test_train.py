@@ -15,7 +15,7 @@ from lrlib.errors import DivergenceError, ParameterError
 from lrlib.losses import Loss, half_mse
 from lrlib.models import TwoLayer, balanced_init, forward, gaussian_init, generator
 from lrlib.train import train
-from lrlib.synthetic import orthogonal_toy, orthonormal_testbed
+from lrlib.theory.orthogonal.data import orthogonal_toy, orthonormal_testbed
 from lrlib.trajectory import log_schedule
 
 F64 = torch.float64

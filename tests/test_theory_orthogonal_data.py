@@ -9,7 +9,7 @@ import pytest
 import torch
 
 from lrlib.errors import ParameterError
-from lrlib.synthetic import (correlated_testbed, nonorthogonal_1d, orthonormal_testbed, relu_teacher,
+from lrlib.theory.orthogonal.data import (correlated_testbed, nonorthogonal_1d, orthonormal_testbed, relu_teacher,
                              with_bias_coordinate)
 
 F64 = torch.float64

@@ -1,4 +1,4 @@
-"""Synthetic data sets, generated in code (no files).
+"""The orthogonal-input paper's data sets, generated in code (no files).
 
 Every function returns ``(X, y)`` tensors: ``X (n, d)``, ``y (n,)``; random
 ones take an explicit ``torch.Generator``.  Where a paper appends a constant
@@ -12,7 +12,7 @@ from typing import Sequence
 
 import torch
 
-from .errors import ParameterError
+from ...errors import ParameterError
 
 Tensor = torch.Tensor
 
