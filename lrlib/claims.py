@@ -241,12 +241,84 @@ def grading_digest(path: Path) -> bytes:
     return json.dumps(rows, ensure_ascii=False).encode()
 
 
+def _module_file(name: str, root: Path) -> Path | None:
+    """The source file of the dotted module ``name`` under ``root`` (module or package), if any."""
+    base = root.joinpath(*name.split("."))
+    for f in (base.with_suffix(".py"), base / "__init__.py"):
+        if f.is_file():
+            return f
+    return None
+
+
+def _imported_modules(source: str, module: str, is_package: bool) -> set[str]:
+    """Dotted names of the ``lrlib`` modules (and, for ``from m import x``, the candidates
+    ``m.x``) that the Python ``source`` of ``module`` imports anywhere in its text."""
+    import ast
+    try:
+        tree = ast.parse(source)
+    except SyntaxError:
+        return set()
+    found: set[str] = set()
+    package = module if is_package else module.rpartition(".")[0]
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            found.update(a.name for a in node.names)
+        elif isinstance(node, ast.ImportFrom):
+            if node.level:
+                parts = package.split(".")
+                base = ".".join(parts[:len(parts) - node.level + 1])
+                target = f"{base}.{node.module}" if node.module else base
+            else:
+                target = node.module or ""
+            found.add(target)
+            found.update(f"{target}.{a.name}" for a in node.names)
+    out = set()
+    for name in found:
+        parts = name.split(".")
+        if parts[0] == "lrlib":
+            out.update(".".join(parts[:i]) for i in range(1, len(parts) + 1))   # parents run too
+    return out
+
+
+def lrlib_closure(source: str, root: str | Path = REPO_ROOT) -> list[Path]:
+    """The ``lrlib`` source files that Python ``source`` (a chapter's code) imports, directly or
+    through other ``lrlib`` modules, with the packages around them (their ``__init__`` runs on
+    import). Static: every ``import`` statement in a file counts, wherever it stands."""
+    root = Path(root)
+    seen: dict[str, Path] = {}
+    todo = sorted(_imported_modules(source, "__chapter__", False))
+    while todo:
+        name = todo.pop()
+        if name in seen:
+            continue
+        f = _module_file(name, root)
+        if f is None:
+            continue
+        seen[name] = f
+        todo += sorted(_imported_modules(f.read_text(encoding="utf-8"), name, f.name == "__init__.py") - set(seen))
+    return sorted(set(seen.values()))
+
+
+def _notebook_source(path: Path) -> str:
+    """A chapter's code: the ``.py`` half as is, or the code cells of an ``.ipynb`` (magics dropped)."""
+    if path.suffix == ".py":
+        return path.read_text(encoding="utf-8")
+    try:
+        cells = json.loads(path.read_text(encoding="utf-8")).get("cells", [])
+    except ValueError:
+        return ""
+    code = ("".join(c.get("source", "")) if isinstance(c.get("source"), list) else c.get("source", "")
+            for c in cells if c.get("cell_type") == "code")
+    return "\n".join(line for cell in code for line in cell.splitlines() if not line.lstrip().startswith(("%", "!")))
+
+
 def code_hash(chapter: str, notebooks_dir: str | Path | None = None, root: str | Path = REPO_ROOT) -> str:
     """SHA-256 (first 16 hex digits) of what a chapter's results depend on: its notebook
     (``.py`` half, else ``.ipynb``), the grading fields of its claims file
     (:func:`grading_digest`: editing a statement or an expectation does not make a sweep stale,
-    editing a rule does; both in ``notebooks_dir``, default ``<root>/notebooks``), every
-    ``lrlib`` source file that a chapter can run (all but :data:`NOT_RUN_BY_CHAPTERS`) and
+    editing a rule does; both in ``notebooks_dir``, default ``<root>/notebooks``), the ``lrlib``
+    source files the chapter imports (:func:`lrlib_closure`: a change to another paper's module
+    does not make this chapter's sweep stale; :data:`NOT_RUN_BY_CHAPTERS` never counts) and
     ``data/SHA256SUMS``."""
     root = Path(root)
     nbdir = Path(notebooks_dir) if notebooks_dir is not None else root / "notebooks"
@@ -257,7 +329,7 @@ def code_hash(chapter: str, notebooks_dir: str | Path | None = None, root: str |
     named = [(f"notebooks/{found[0].name}", found[0].read_bytes())]
     if claims_file.is_file():
         named.append((f"notebooks/{claims_file.name}", grading_digest(claims_file)))
-    named += [(f.relative_to(root).as_posix(), f.read_bytes()) for f in sorted((root / "lrlib").rglob("*.py"))
+    named += [(f.relative_to(root).as_posix(), f.read_bytes()) for f in lrlib_closure(_notebook_source(found[0]), root)
               if f.relative_to(root).as_posix() not in NOT_RUN_BY_CHAPTERS]
     sums = root / "data" / "SHA256SUMS"
     if sums.is_file():

@@ -123,7 +123,7 @@ def describe_sweep(agg: dict) -> str:
         + ")" for k, c in agg.get("chapters", {}).items())
     stale = stale_chapters(agg)
     fresh = ("The code of every chapter it ran is the code of this book (same hash of notebook, claims "
-             "file and `lrlib`)." if not stale else
+             "file and the `lrlib` modules it imports)." if not stale else
              "**Stale for** " + ", ".join(f"`{k}`" for k in stale)
              + ": their code changed since this sweep, so its numbers for them may have moved.")
     groups: dict[tuple, list[str]] = {}

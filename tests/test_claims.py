@@ -204,7 +204,7 @@ def test_code_hash_follows_the_chapter_and_lrlib_but_not_the_sweep_runner(tmp_pa
     root = tmp_path
     (root / "notebooks").mkdir()
     (root / "lrlib").mkdir()
-    (root / "notebooks" / "01_x.py").write_text("a")
+    (root / "notebooks" / "01_x.py").write_text("import lrlib.core\nimport lrlib.sweep\n")
     (root / "notebooks" / "01_x.claims.yaml").write_text("b")
     (root / "lrlib" / "core.py").write_text("c")
     (root / "lrlib" / "sweep.py").write_text("d")
@@ -216,6 +216,35 @@ def test_code_hash_follows_the_chapter_and_lrlib_but_not_the_sweep_runner(tmp_pa
     assert h1 != h0
     (root / "lrlib" / "core.py").write_text("changed")
     assert cl.code_hash("x", root=root) != h1
+
+
+def test_code_hash_follows_only_the_lrlib_modules_the_chapter_imports(tmp_path):
+    root = tmp_path
+    theory = root / "lrlib" / "theory" / "paper"
+    (root / "notebooks").mkdir()
+    theory.mkdir(parents=True)
+    files = {
+        "notebooks/01_x.py": "# %%\nfrom lrlib.theory import paper as th\n\ndef f():\n    import lrlib.late\n",
+        "lrlib/__init__.py": "", "lrlib/theory/__init__.py": "", "lrlib/late.py": "l",
+        "lrlib/theory/paper/__init__.py": "from . import closed\n",
+        "lrlib/theory/paper/closed.py": "from ...core import x\n",
+        "lrlib/core.py": "from .errors import E\n", "lrlib/errors.py": "E = 1\n",
+        "lrlib/theory/other.py": "o", "lrlib/unused.py": "u",
+    }
+    for name, text in files.items():
+        (root / name).write_text(text)
+    closure = {f.relative_to(root).as_posix() for f in
+               cl.lrlib_closure((root / "notebooks/01_x.py").read_text(), root)}
+    assert closure == {n for n in files if n.startswith("lrlib/")} - {"lrlib/theory/other.py", "lrlib/unused.py"}
+    h = cl.code_hash("x", root=root)
+    for name in ("lrlib/theory/other.py", "lrlib/unused.py"):
+        (root / name).write_text("changed")
+        assert cl.code_hash("x", root=root) == h, name
+    for name in ("lrlib/errors.py", "lrlib/theory/paper/closed.py", "lrlib/late.py"):
+        (root / name).write_text((root / name).read_text() + "# changed\n")
+        h2 = cl.code_hash("x", root=root)
+        assert h2 != h, name
+        h = h2
 
 
 def test_code_hash_follows_the_rules_but_not_the_prose_of_the_claims_file(tmp_path):
