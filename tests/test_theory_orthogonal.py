@@ -547,3 +547,29 @@ def test_neuron_animation_is_small_html():
     assert "<script" in html.data and len(html.data) < 500_000
     with pytest.raises(ValueError):
         plot_orth.neuron_animation(P[..., :1], rng.normal(size=(4, 10)), ["x"] * 4)
+
+
+# ---------------------------------------------------------------------------
+# unbalanced initialisation (§3.2)
+# ---------------------------------------------------------------------------
+
+def test_unbalanced_sweep_init_keeps_the_draw_and_scales_with_lambda():
+    lams = torch.tensor([1e-2, 1e-6], dtype=F64)
+    bal = sweep_init(7, 4, lams, seeds=3, seed=5)
+    unb = th.unbalanced_sweep_init(7, 4, lams, seeds=3, seed=5)
+    assert unb.W1.shape == (3, 2, 7, 4) and unb.W2.shape == (3, 2, 1, 7)
+    torch.testing.assert_close(unb.W1, bal.W1, rtol=0, atol=0)                 # same hidden layer
+    assert torch.equal(torch.sign(unb.a), torch.sign(bal.a))                     # same signs, same S sets
+    ratio = unb.a / lams.view(1, -1, 1)                                          # a_j / λ: one draw for every λ
+    torch.testing.assert_close(ratio[:, 0], ratio[:, 1], rtol=1e-12, atol=0)
+    assert not torch.allclose(unb.a.abs(), bal.a.abs())                          # not balanced
+    ctrl = th.unbalanced_sweep_init(7, 4, lams, seeds=3, seed=5, out_std=0.5)
+    torch.testing.assert_close(ctrl.a[:, 0], ctrl.a[:, 1], rtol=0, atol=0)       # does not scale with λ
+    torch.testing.assert_close(ctrl.a, 0.5 * ratio, rtol=1e-12, atol=0)
+
+
+def test_unbalanced_sweep_init_is_gaussian_and_rejects_bad_scale():
+    a = th.unbalanced_sweep_init(400, 3, torch.tensor([1.0], dtype=F64), seeds=5, seed=0).a.reshape(-1)
+    assert abs(a.mean().item()) < 0.1 and a.std().item() == pytest.approx(1.0, abs=0.1)
+    with pytest.raises(ParameterError):
+        th.unbalanced_sweep_init(4, 3, torch.tensor([1.0], dtype=F64), seeds=1, seed=0, out_std=0.0)

@@ -29,7 +29,7 @@ import torch
 from ...errors import ParameterError
 from ...losses import half_mse
 from ...measure import active
-from ...models import TwoLayer, forward
+from ...models import TwoLayer, forward, generator, sweep_init
 
 Tensor = torch.Tensor
 
@@ -193,3 +193,41 @@ def escape_curvature(X: Tensor, y: Tensor, deltas: Tensor) -> tuple[Tensor, floa
         p.W2[0, -1] = -dlt
         out.append(half_mse()(forward(p, X), y))
     return torch.stack(out) - half_mse()(forward(base, X), y), -kv.norm_minus
+
+
+def unbalanced_sweep_init(m: int, d: int, lams: Tensor, seeds: int, seed: int,
+                          out_std: float | None = None) -> TwoLayer:
+    """Unbalanced initialisations for a λ-sweep (§3.2's remark), on the draws of
+    :func:`lrlib.models.sweep_init`.
+
+    The hidden layer and the signs are those of ``sweep_init(m, d, lams, seeds, seed)``
+    (``w_j = λ g_j``, signs ``s_j``); the output layer is redrawn as ``a_j = c s_j |b_j|`` with
+    ``b_j ~ N(0, 1)`` independent (generator ``seed + 13``). ``s_j |b_j|`` is a standard Gaussian,
+    so ``a_j ~ N(0, c²)`` i.i.d., and ``sign(a_j) = s_j`` keeps the neuron sets ``S_{±,1}`` of the
+    balanced draw.
+
+    Parameters
+    ----------
+    m, d : int
+        Width and input dimension.
+    lams : Tensor
+        ``(K,)`` initialisation scales λ.
+    seeds : int
+        Number of draws (the leading run axis).
+    seed : int
+        Base seed, as for ``sweep_init``.
+    out_std : float or None
+        ``c``. ``None``: ``c = λ`` (the paper's "Gaussian scaling with λ", nearly balanced as
+        λ → 0); a number: the same ``c`` for every λ (an imbalance that does not vanish).
+
+    Returns
+    -------
+    TwoLayer
+        Runs ``(seeds, K)``: ``W1 (seeds, K, m, d)``, ``W2 (seeds, K, 1, m)``.
+    """
+    if out_std is not None and not out_std > 0:
+        raise ParameterError(f"out_std must be > 0 or None, got {out_std!r}")
+    base = sweep_init(m, d, lams, seeds=seeds, seed=seed)
+    b = torch.randn((seeds, 1, 1, m), generator=generator(seed + 13), dtype=torch.float64).abs()
+    c = lams.to(torch.float64).view(1, -1, 1, 1) if out_std is None else torch.tensor(float(out_std), dtype=torch.float64)
+    return TwoLayer(W1=base.W1, W2=(torch.sign(base.W2) * b * c).to(base.W2.dtype))

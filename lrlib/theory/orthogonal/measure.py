@@ -448,3 +448,58 @@ def ntk_interpolator(p0: TwoLayer, X: Tensor, y: Tensor, Z: Tensor) -> Tensor:
     JX, JZ = jac(X), jac(Z)
     coef = torch.linalg.solve(JX @ JX.T, y - f(p0.W1, p0.W2, X))
     return f(p0.W1, p0.W2, Z) + JZ @ (JX.T @ coef)
+
+
+def half_fit_gap(gd: Trajectory, flows: list[Trajectory], X: Tensor, y: Tensor) -> float:
+    """Largest relative difference of the half-fit times (:func:`half_fit_times`) between GD and the
+    integrated gradient flow, for one draw at several λ.
+
+    Parameters
+    ----------
+    gd : Trajectory
+        GD runs ``(K,)`` (one draw, K values of λ), snapshot times in paper time.
+    flows : list of Trajectory
+        ``K`` single-run flow trajectories (:func:`lrlib.integrate.flow`), recorded at the same steps.
+    X, y : Tensor
+        Inputs ``(n, d)`` and labels ``(n,)``.
+
+    Returns
+    -------
+    float
+        ``max |t_GD / t_flow − 1|`` over ``t_2^{1/2}``, ``t_3^{1/2}`` and the K runs (dimensionless;
+        nan if a time is missing).
+    """
+    if len(flows) != gd.runs[0]:
+        raise ParameterError(f"{gd.runs[0]} GD runs but {len(flows)} flow runs")
+    t2, t3 = half_fit_times(gd, X, y)
+    tf = np.array([[float(v) for v in half_fit_times(f, X, y)] for f in flows])      # (K, 2)
+    return float(np.max(np.abs(np.c_[t2, t3] / tf - 1)))
+
+
+def thm1_measures(p: TwoLayer, X: Tensor, y: Tensor, Z: Tensor, final_loss: Tensor) -> dict[str, np.ndarray]:
+    """Theorem 1's measurements on a λ-sweep's final networks (the quantities of ``thm1.zero-loss``,
+    ``thm1.min-norm`` and ``thm1.function-limit``).
+
+    Parameters
+    ----------
+    p : TwoLayer
+        Final networks, runs ``(rows, K)`` with λ decreasing along the K axis.
+    X, y : Tensor
+        Orthogonal inputs ``(n, d)`` and labels ``(n,)`` (the formulas' data).
+    Z : Tensor
+        ``(N, d)`` test inputs for the function gap.
+    final_loss : Tensor
+        ``(rows, K)`` final losses (½-mean, paper units).
+
+    Returns
+    -------
+    dict
+        Arrays ``(rows,)``: ``final_max`` (largest final loss over λ), ``excess_min``, ``excess_mono``,
+        ``excess_last`` (:func:`excess_norm`: its minimum over λ, 1 if it decreases strictly as λ
+        decreases, its value at the smallest λ) and ``gap_mono``, ``gap_last`` (:func:`function_gap`:
+        1 if it does not increase as λ decreases, its value at the smallest λ).
+    """
+    ex = excess_norm(p, X, y).numpy()
+    gap = function_gap(p, X, y, Z).numpy()
+    return dict(final_max=final_loss.amax(-1).numpy(), excess_min=ex.min(-1), excess_mono=decreasing(ex).astype(float),
+                excess_last=ex[:, -1], gap_mono=decreasing(gap, strict=False).astype(float), gap_last=gap[:, -1])
