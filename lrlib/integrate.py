@@ -167,15 +167,8 @@ def integrate(
 
 
 def flow(
-    p0: TwoLayer,
-    X: Tensor,
-    y: Tensor,
-    *,
-    loss: Loss,
-    lr: float,
-    steps: int,
-    record: int | Sequence[int] | np.ndarray = 200,
-    time_scale: float = 1.0,
+    p0: TwoLayer, X: Tensor, y: Tensor, *, loss: Loss, lr: float, steps: int,   # as train's
+    record: int | Sequence[int] | np.ndarray = 200, time_scale: float = 1.0,
     trainable: Iterable[str] = PARAM_NAMES,
     method: str = "RK45",
     rtol: float = 1e-6,
