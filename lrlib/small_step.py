@@ -64,6 +64,8 @@ class SmallGD:
     def __init__(self, p: TwoLayer, X: Tensor, y: Tensor, loss: Loss, trainable: Iterable[str], momentum: float = 0.0):
         self.act, self.loss, self.momentum = p.act, loss, float(momentum)
         self.views = {k: t.numpy() for k, t in p.tensors().items()}        # share memory with p
+        # transposed views, made once: they follow the in-place updates of the parameters
+        self.W1T, self.W2T = (np.swapaxes(self.views[k], -1, -2) for k in ("W1", "W2"))
         self.trainable = tuple(trainable)
         self.X = X.detach().numpy()
         n = X.shape[-2]
@@ -91,12 +93,12 @@ class SmallGD:
 
     def _gradients(self, need_loss: bool) -> tuple[Tensor | None, dict[str, np.ndarray]]:
         v = self.views
-        W1, W2 = v["W1"], v["W2"]
-        pre = self.X @ np.swapaxes(W1, -1, -2)
+        W2 = v["W2"]
+        pre = self.X @ self.W1T
         if "b1" in v:
             pre += v["b1"][..., None, :]
         h = np.maximum(pre, 0) if self.act == "relu" else pre
-        out = h @ np.swapaxes(W2, -1, -2)
+        out = h @ self.W2T
         if "b2" in v:
             out += v["b2"][..., None, :]
         L = None
@@ -124,6 +126,13 @@ class SmallGD:
             if "b1" in self.trainable:
                 g["b1"] = dpre.sum(-2)
         return (None if L is None else torch.from_numpy(np.asarray(L))), g
+
+    def run(self, steps: int, lr: float) -> None:
+        """``steps`` steps of GD without measuring the loss: the stretch of the training loop
+        between two recorded or checked steps, the same arithmetic as ``gradients`` + ``apply``."""
+        with np.errstate(over="ignore", invalid="ignore"):
+            for _ in range(steps):
+                self._apply(self._gradients(False)[1], lr)
 
     def apply(self, g: dict[str, np.ndarray], lr: float) -> None:
         """The step ``θ ← θ − lr · g`` (with momentum: ``v ← μ v + g``, ``θ ← θ − lr · v``), in place."""

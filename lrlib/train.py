@@ -202,8 +202,18 @@ def train(
 
         bar = tqdm(total=steps, mininterval=1.0, desc="train")
 
+    # the steps at which the loop must look (record, check, dense loss): between two of them a
+    # small full-batch run takes its numpy steps in one call (SmallGD.run)
+    events = (np.arange(steps + 1) if dense is not None else
+              np.union1d(np.union1d(sched, np.arange(0, steps + 1, check_every)), [steps])) if fast is not None else None
     with torch.no_grad():
-        for s in range(steps + 1):
+        s = 0
+        while s <= steps:
+            if fast is not None and bar is None:
+                nxt = int(events[np.searchsorted(events, s)])
+                if nxt > s:
+                    fast.run(nxt - s, lr)
+                    s = nxt
             last = s == steps
             recorded = s in rec_set
             checked = s % check_every == 0 or last
@@ -242,6 +252,7 @@ def train(
                 leaves[name].sub_(gk, alpha=lr)
             if bar is not None and s % 1000 == 0:
                 bar.update(min(1000, steps - bar.n))
+            s += 1
     if bar is not None:
         bar.close()
 
