@@ -123,7 +123,10 @@ site-test:
 # cache before the build, which then finds them there (jupyter-book alone executes them one
 # after another). JOBS defaults to the number of cores.
 JOBS     ?= $(shell nproc 2>/dev/null || echo 2)
-EXEC_CMD = $(PY) scripts/execute_chapters.py --cache $(JCACHE) --jobs $(JOBS) notebooks/[0-9][0-9]_*.ipynb
+# Per-chapter and per-section seconds go to $(BUILD_DIR)/execution-timings.json (benchmarks/run.py
+# --record-book reads it).
+EXEC_CMD = $(PY) scripts/execute_chapters.py --cache $(JCACHE) --jobs $(JOBS) \
+	--timings $(BUILD_DIR)/execution-timings.json notebooks/[0-9][0-9]_*.ipynb
 
 book-cache:
 	@$(PY) scripts/book_cache.py $(BUILD_DIR)
