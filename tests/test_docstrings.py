@@ -14,6 +14,7 @@ ROOT = Path(__file__).resolve().parents[1] / "lrlib"
 # modules whose docstrings are numpy style (add a module here when it is converted)
 MODULES = [
     "checks.py",
+    "models.py",
     "nbparams.py",
     "chapter.py",
     "rules.py",
