@@ -15,6 +15,8 @@ ROOT = Path(__file__).resolve().parents[1] / "lrlib"
 MODULES = [
     "checks.py",
     "models.py",
+    "losses.py",
+    "grads.py",
     "nbparams.py",
     "chapter.py",
     "rules.py",
