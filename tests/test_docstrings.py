@@ -17,6 +17,8 @@ MODULES = [
     "models.py",
     "losses.py",
     "grads.py",
+    "train.py",
+    "integrate.py",
     "nbparams.py",
     "chapter.py",
     "rules.py",
