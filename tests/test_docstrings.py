@@ -19,6 +19,8 @@ MODULES = [
     "grads.py",
     "train.py",
     "integrate.py",
+    "trajectory.py",
+    "small_step.py",
     "nbparams.py",
     "chapter.py",
     "rules.py",
