@@ -21,6 +21,8 @@ MODULES = [
     "integrate.py",
     "trajectory.py",
     "small_step.py",
+    "measure.py",
+    "track.py",
     "nbparams.py",
     "chapter.py",
     "rules.py",
