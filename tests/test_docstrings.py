@@ -23,6 +23,7 @@ MODULES = [
     "small_step.py",
     "measure.py",
     "track.py",
+    "data.py",
     "nbparams.py",
     "chapter.py",
     "rules.py",
