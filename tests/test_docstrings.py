@@ -24,6 +24,7 @@ MODULES = [
     "measure.py",
     "track.py",
     "data.py",
+    "claims.py",
     "nbparams.py",
     "chapter.py",
     "rules.py",
