@@ -127,3 +127,12 @@ def test_numpy_parameters_sections(module):
 def test_parser_reads_numpy_sections():
     doc = "Summary.\n\nParameters\n----------\nx, y : Tensor\n    Points.\n*args\n    More.\n\nReturns\n-------\nz\n"
     assert _parameter_names(doc) == {"x", "y", "args"}
+
+
+def test_missing_argument_is_reported(tmp_path):
+    src = tmp_path / "m.py"
+    src.write_text('def f(a, *, b=1):\n    """Sum.\n\n    Parameters\n    ----------\n    a : int\n        A.\n    """\n\n\n'
+                   'class C:\n    """A class."""\n\n    def __init__(self, x):\n        pass\n\n'
+                   '    def g(self):\n        """No arguments: nothing to document."""\n\n\n'
+                   'def _private(z):\n    pass\n')
+    assert _undocumented(src) == ["m.py:f does not document ['b']", "m.py:C does not document ['x']"]
