@@ -169,8 +169,18 @@ class SmallGD:
         return (None if L is None else torch.from_numpy(np.asarray(L))), g
 
     def run(self, steps: int, lr: float) -> None:
-        """``steps`` steps of GD without measuring the loss: the stretch of the training loop
-        between two recorded or checked steps, the same arithmetic as ``gradients`` + ``apply``."""
+        """Several steps of GD without measuring the loss, in place.
+
+        The stretch of the training loop between two recorded or checked steps; the same
+        arithmetic as :meth:`gradients` + :meth:`apply`.
+
+        Parameters
+        ----------
+        steps : int
+            How many steps.
+        lr : float
+            The step size.
+        """
         with np.errstate(over="ignore", invalid="ignore"):
             for _ in range(steps):
                 self._apply(self._gradients(False)[1], lr)
