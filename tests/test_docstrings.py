@@ -32,6 +32,7 @@ MODULES = [
     "chapter.py",
     "rules.py",
     "verdicts.py",
+    "sweep.py",
 ]
 
 
