@@ -33,6 +33,7 @@ MODULES = [
     "rules.py",
     "verdicts.py",
     "sweep.py",
+    "ledger_page.py",
 ]
 
 
