@@ -216,7 +216,8 @@ def flow(
     Parameters
     ----------
     p0, X, y, loss, lr, steps, record, time_scale, trainable, meta
-        As in :func:`lrlib.train.train` (cast to float64); ``steps·lr`` is the final flow time τ.
+        As in :func:`lrlib.train.train` (``p0``, ``X`` and a floating ``y`` are cast to float64);
+        ``steps·lr`` is the final flow time τ.
     method, rtol, atol, max_loss, max_evals
         As in :func:`integrate`.
 
