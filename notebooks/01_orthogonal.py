@@ -193,7 +193,7 @@ toy2 = train(p_toy, X_toy, y_toy, loss=MEAN_MSE, lr=2 * eta, steps=10_000, recor
 tt2 = orth.toy_timings(toy2.dense_loss, iteration_scale=2.0)
 step_toy = np.maximum(np.abs(tt2["exit1"] / tt["exit1"] - 1), np.abs(tt2["exit2"] / tt["exit2"] - 1))
 
-# %%
+# %% tags=["hide-input"]
 pred_toy = orth.phase_times(kv_toy, lam_toy)
 fig, ax = plt.subplots(figsize=(6.5, 3.4), constrained_layout=True)
 for r in range(N_SEEDS):
@@ -209,6 +209,8 @@ ax.set(xlabel="iteration (GD step $\\eta=10^{-3}$; paper time $=2\\eta\\cdot$ite
        ylabel="mean-MSE loss $2L$", title="Figure 3 — loss of the toy runs", ylim=(-0.02, 1.1))
 ax.legend(loc="lower left")
 glue("orthogonal-fig3", fig, display=False)
+
+# %%
 ledger.grade("fig3.timings", **tt, s_plus=a3_toy[0], s_minus=a3_toy[1], step_gap=step_toy, control=tt_big)
 pd.DataFrame({**tt, "exit1 (2η)": tt2["exit1"], "exit2 (2η)": tt2["exit2"], "step gap": step_toy})
 
@@ -346,8 +348,10 @@ gf_table.round(3)
 # %%
 up_t = orth.u_fitted(sw, Sp)      # (T, seeds, lams)
 um_t = orth.u_fitted(sw, Sm)
-i_lam = 3
+i_lam = 3                         # the figure's run: λ = 1e-10
 pt = orth.phase_times(kv, lams[i_lam].item())
+
+# %% tags=["hide-input"]
 fig, (ax1, ax2) = plt.subplots(2, 1, figsize=(7, 5.2), sharex=True, constrained_layout=True)
 ax1.semilogy(sw.time, sw.loss[:, 0, i_lam].numpy(), color="k", lw=1.6, label="loss $L$")
 ax1.axhline(orth.plateau_loss(y_tb), color=THEORY, ls=":", label="plateau $\\frac{1}{2n}\\sum_{y<0}y^2$")
@@ -567,7 +571,7 @@ missed = int(np.isnan(t2h + t3h).sum())
 if missed:
     print(f"{missed} (seed, λ) run(s) did not reach a half-fit time within the run: their times and plateau are nan")
 
-# %%
+# %% tags=["hide-input"]
 fig, axes = panel_grid(2, width=4.2, height=3.2)
 for s in range(N_SEEDS):
     axes[0].plot(logs, t2h[s], "o-", color=POS, alpha=0.6, label="$t_2^{1/2}$" if s == 0 else None)
@@ -597,7 +601,7 @@ pd.DataFrame({"slope t2 × |D+|": s2, "slope t3 × |D-|": s3, "plateau at 1e-12"
 # ```{glue:figure} orthogonal-sweep
 # :name: orthogonal-sweep
 #
-# **Lemmas 3–4 and the saddle on the test bed.** (a) Half-fit times against $\ln(1/\lambda)$ for every seed, with the theory's slopes $1/\|D_\pm\|$ (dashed); (b) the loss midway between them against $\lambda$, and the saddle's level $0.1875$ (dashed).
+# **Lemmas 3–4 and the saddle on the test bed.** (a) Half-fit times against $\ln(1/\lambda)$ for every seed, with the theory's slopes $1/\|D_\pm\|$ (dashed); (b) the loss midway between them against $\lambda$, and the saddle's level $0.1875$ (dashed). No figure of the paper shows this (its Lemmas 3–4 and §3.1). Compare: the points should run parallel to the dashed slopes (the fitted slope ratios, 1 when the law holds, are in the table above) and sit on the dashed level in (b).
 # ```
 
 # %% [markdown]
@@ -875,7 +879,9 @@ main_pl = walk_no[0]["main"] or (len(L_no) // 2, len(L_no) // 2)
 L_pl = L_no[main_pl[0]:main_pl[1] + 1].mean()
 i_c = int(np.argmax(L_no < (L_no[0] + L_pl) / 2))
 i_d = main_pl[1] + int(np.argmax(L_no[main_pl[1]:] < np.sqrt(L_pl * max(L_no[-1], 1e-12))))
-idx_no = [0, walk_no[0]["i_b"], i_c, i_d, len(L_no) - 1]
+idx_no = [0, walk_no[0]["i_b"], i_c, i_d, len(L_no) - 1]                  # the panels' snapshots
+
+# %% tags=["hide-input"]
 fig, axes = panel_grid(3, 2, width=3.8)
 grid_no = torch.linspace(-2.5, 3.0, 200, dtype=torch.float64)
 orth_plots.draw_1d_panels([no0.at(i) for i in idx_no], X_no, y_no, axes[:5], grid_no,
@@ -910,11 +916,13 @@ glue("orthogonal-fig4", fig, display=False)
 p_lazy = balanced_init(60, 2, scale=10 / math.sqrt(60), gen=generator(seed + 2), runs=(N_SEEDS,))
 lazy = train(p_lazy, X_no, y_no, loss=MEAN_MSE, lr=1e-3, steps=20_000, record=400, time_scale=2.0)
 lazy2 = train(p_lazy, X_no, y_no, loss=MEAN_MSE, lr=2e-3, steps=10_000, record=[0, 10_000], time_scale=2.0)
-fig, axes = panel_grid(2, width=4.4)
 grid_lz = torch.linspace(-2.5, 3.0, 200, dtype=torch.float64)
-orth_plots.draw_1d_panels([lazy.run(0).at(0), lazy.run(0).final], X_no, y_no, axes, grid_lz, ["initialisation", "end of training"])
 Z_lz = torch.stack([grid_lz, torch.ones_like(grid_lz)], -1)
-h_ntk = torch.stack([orth.ntk_interpolator(lazy.run(r).at(0), X_no, y_no, Z_lz) for r in range(N_SEEDS)])
+h_ntk = torch.stack([orth.ntk_interpolator(lazy.run(r).at(0), X_no, y_no, Z_lz) for r in range(N_SEEDS)])   # NTK interpolators
+
+# %% tags=["hide-input"]
+fig, axes = panel_grid(2, width=4.4)
+orth_plots.draw_1d_panels([lazy.run(0).at(0), lazy.run(0).final], X_no, y_no, axes, grid_lz, ["initialisation", "end of training"])
 axes[1].plot(grid_lz.numpy(), h_ntk[0].numpy(), color=THEORY, ls="--", lw=1.2, label="NTK interpolator at init")
 axes[1].legend(fontsize="x-small", loc="lower left")
 label_panels(axes)
@@ -1014,7 +1022,11 @@ pd.DataFrame({"|h - h_NTK| / max|y|, large init": gap_of(lazy), "same, small ini
 # random bias-free 6-neuron ReLU teacher; student width $m=200$ without bias,
 # $\lambda=10^{-20}/\sqrt{md}$, 200 000 iterations of step $10^{-3}$ on the mean MSE in the paper.
 # **Our step:** $\eta=2\cdot10^{-2}$, the same flow time in twenty times fewer iterations, so that
-# 5 seeds (each its own teacher and student) fit in the build; we run twice the paper's horizon
+# 5 seeds (each its own teacher and student) fit in the build. In flow time: one of the paper's
+# iterations is paper time $t=2\cdot10^{-3}$ (mean MSE, see Conventions), so its saddle "around
+# iteration 75 000" is at $t\approx150$ (our iteration 3 750) and its horizon, 200 000 iterations, at
+# $t=400$; every iteration axis below is in the paper's units. (The reduced-size run of the tests uses
+# $4\cdot10^{-2}$ and the paper's horizon only.) We run twice the paper's horizon
 # (400 000 iterations in the paper's units) because "the loss converges to 0" is a statement about
 # the limit. *Does the step matter?* Every seed is rerun with the step doubled ($4\cdot10^{-2}$,
 # the whole run). The premise of every Figure 6–7 claim is that this moves the first-saddle exit by
@@ -1064,7 +1076,11 @@ W_paper = hd.at(hd.index_of_step(steps_hd)).W1[0]                            # s
 V = torch.linalg.svd(W_paper, full_matrices=False).Vh[:2]                    # (2, d), uncentred PCA
 i_b6 = max(int(np.argmax(L_hd[:, 0] < 0.99 * L_hd[0, 0])) - 1, 1)
 i_c6 = pl_hd[0][0][0] if pl_hd[0] else len(grid_hd) // 2
-idx_hd = [hd.index_of_step(int(grid_hd[i])) for i in (0, i_b6, i_c6, len(grid_hd) - 1)]
+idx_hd = [hd.index_of_step(int(grid_hd[i])) for i in (0, i_b6, i_c6, len(grid_hd) - 1)]   # the panels' snapshots
+ev = (torch.linalg.svdvals(W_paper) ** 2).numpy()
+ev = ev / ev.sum()                                                           # explained variance ratios (Fig. 7(b))
+
+# %% tags=["hide-input"]
 fig = plt.figure(figsize=(13, 3.6), constrained_layout=True)
 for k, i in enumerate(idx_hd):
     ax = fig.add_subplot(1, 4, k + 1, projection="polar")
@@ -1081,17 +1097,14 @@ orth_plots.glue_html("orthogonal-anim7", orth_plots.neuron_animation(
     (hd.params.W1[fr7, 0] @ V.T).numpy(), hd.params.a[fr7, 0].numpy(),
     [f"iteration {hd.steps[i] * eta_hd / 1e-3:,.0f}" for i in fr7]))
 
-ev = (torch.linalg.svdvals(W_paper) ** 2).numpy()
-
-# %%
-ev = ev / ev.sum()
+# %% tags=["hide-input"]
 it_all = np.arange(hd.dense_loss.shape[0])[::20] * eta_hd / 1e-3
 fig, axes = panel_grid(2, width=4.4)
 axes[0].semilogy(it_all, hd.dense_loss[::20, 1:].numpy(), color="0.75", lw=0.8)
-axes[0].semilogy(it_all, hd.dense_loss[::20, 0].numpy(), color="k", label="seed 0, $\\eta=2\\cdot10^{-2}$")
+axes[0].semilogy(it_all, hd.dense_loss[::20, 0].numpy(), color="k", label=f"seed 0, $\\eta={eta_hd:g}$")
 if hd2 is not None:
     axes[0].semilogy(np.arange(hd2.dense_loss.shape[0])[::10] * 2 * eta_hd / 1e-3, hd2.dense_loss[::10, 0].numpy(),
-                     color=THEORY, ls="--", lw=1, label="seed 0, $\\eta=4\\cdot10^{-2}$")
+                     color=THEORY, ls="--", lw=1, label=f"seed 0, $\\eta={2 * eta_hd:g}$")
 axes[0].semilogy(it_hd[in_big], L_big, color=NEG, ls=":", label="control: large init")
 for a_, b_ in pl_hd[0]:
     axes[0].axvspan(it_hd[a_], it_hd[b_], color="#f7e1e4")
@@ -1116,7 +1129,7 @@ glue("orthogonal-fig7", fig, display=False)
 # ```{glue:figure} orthogonal-fig7
 # :name: orthogonal-fig7
 #
-# **Figure 7 of the paper.** (a) Mean-MSE loss against the iteration ($\eta=10^{-3}$ units): seed 0 (black), its rerun with the doubled step (dashed), other seeds (grey), the large-initialisation control (dotted); pink: seed 0's plateaus; vertical lines at 75 000 (the paper's saddle) and 200 000 (the paper's horizon). (b) Explained variance ratios; the paper reads about 80 % for the top two.
+# **Figure 7 of the paper.** (a) Mean-MSE loss against the iteration ($\eta=10^{-3}$ units): seed 0 (black), its rerun with the doubled step (dashed), other seeds (grey), the large-initialisation control (dotted); pink: seed 0's plateaus; vertical lines at 75 000 (the paper's saddle; paper time $t=2\eta k=150$) and 200 000 (the paper's horizon, $t=400$). (b) Explained variance ratios. Compare: whether a plateau of seed 0 (and of the grey seeds) covers the dotted line, and the top-2 ratio in (b)'s title with the paper's "about 80 %".
 # ```
 
 # %% [markdown]
