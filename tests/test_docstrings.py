@@ -34,6 +34,10 @@ MODULES = [
     "verdicts.py",
     "sweep.py",
     "ledger_page.py",
+    "theory/orthogonal/core.py",
+    "theory/orthogonal/data.py",
+    "theory/orthogonal/measure.py",
+    "plots/orthogonal.py",
 ]
 
 

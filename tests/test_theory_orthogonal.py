@@ -573,3 +573,33 @@ def test_unbalanced_sweep_init_is_gaussian_and_rejects_bad_scale():
     assert abs(a.mean().item()) < 0.1 and a.std().item() == pytest.approx(1.0, abs=0.1)
     with pytest.raises(ParameterError):
         th.unbalanced_sweep_init(4, 3, torch.tensor([1.0], dtype=F64), seeds=1, seed=0, out_std=0.0)
+
+
+def test_thm1_measures_match_the_single_formulas(testbed):
+    X, y = testbed
+    lams = torch.tensor([1e-2, 1e-3], dtype=F64)
+    p = sweep_init(6, X.shape[1], lams, seeds=2, seed=1)
+    Z = torch.eye(X.shape[1], dtype=F64)
+    loss = torch.tensor([[1e-3, 2e-3], [5e-4, 1e-4]], dtype=F64)
+    m = th.thm1_measures(p, X, y, Z, loss)
+    ex, gap = th.excess_norm(p, X, y).numpy(), th.function_gap(p, X, y, Z).numpy()
+    np.testing.assert_allclose(m["final_max"], [2e-3, 5e-4])
+    np.testing.assert_allclose(m["excess_min"], ex.min(-1))
+    np.testing.assert_allclose(m["excess_last"], ex[:, -1])
+    np.testing.assert_allclose(m["gap_last"], gap[:, -1])
+    np.testing.assert_array_equal(m["excess_mono"], th.decreasing(ex).astype(float))
+    assert set(m) == {"final_max", "excess_min", "excess_mono", "excess_last", "gap_mono", "gap_last"}
+
+
+def test_half_fit_gap_is_zero_against_itself_and_checks_lengths(testbed):
+    X, y = testbed
+    lams = torch.tensor([1e-2, 1e-3], dtype=F64)
+    p = sweep_init(50, X.shape[1], lams, seeds=1, seed=0)
+    gd = train(p.map(lambda t: t[0]), X, y, loss=half_mse(), lr=2e-2, steps=5000, record=250)
+    single = [th.sub_runs(gd, k) for k in range(2)]
+    assert th.half_fit_gap(gd, single, X, y) == 0.0
+    late = Trajectory(steps=single[0].steps, time=single[0].time * 1.1, params=single[0].params,
+                      loss=single[0].loss, meta=dict(single[0].meta))          # a "flow" 10 % slower
+    assert th.half_fit_gap(th.sub_runs(gd, slice(0, 1)), [late], X, y) == pytest.approx(1 - 1 / 1.1, rel=1e-9)
+    with pytest.raises(ParameterError):
+        th.half_fit_gap(gd, single[:1], X, y)
