@@ -1000,19 +1000,16 @@ for c in ("fig4.saddles", "fig4.realign", "fig4.sparse", "fig5.lazy"):
 # file records the change of expectation).
 
 # %%
-gap_of = lambda tr: np.array([(forward(tr.run(r).final, Z_lz)[:, 0] - h_ntk[r]).abs().max().item()  # noqa: E731
-                              for r in range(N_SEEDS)]) / y_no.abs().max().item()
-n_saddles = lambda tr, its, ws: np.array([sum(orth.plateau_speedup(tr.loss[:, r].numpy(), its, pl) >= 10  # noqa: E731
-                                              for pl in w["plateaus"]) for r, w in enumerate(ws)])
 it_lazy = np.nan_to_num(first_crossing(lazy.steps.astype(float), lazy.loss, 1e-5), nan=4e5)
 it_rich = np.nan_to_num(first_crossing(it_no, no.loss, 1e-5), nan=4e5)
 
 # %%
-sad_lazy, sad_rich = n_saddles(lazy, lazy.steps.astype(float), walk_lazy), n_saddles(no, it_no, walk_no)
-ledger.grade("fig5.ntk", gap_ntk=gap_of(lazy), step_gap=step_lazy, control=dict(gap_ntk=gap_of(no)))
+sad_lazy, sad_rich = orth.count_saddles(lazy.loss, lazy.steps.astype(float), walk_lazy), orth.count_saddles(no.loss, it_no, walk_no)
+gap_lazy, gap_rich = orth.ntk_gap(lazy.final, h_ntk, Z_lz, y_no), orth.ntk_gap(no.final, h_ntk, Z_lz, y_no)
+ledger.grade("fig5.ntk", gap_ntk=gap_lazy, step_gap=step_lazy, control=dict(gap_ntk=gap_rich))
 ledger.grade("fig5.faster", it_lazy=it_lazy, it_rich=it_rich, saddles=sad_lazy, step_gap=step_lazy,
              control=dict(it_lazy=it_rich, it_rich=it_lazy, saddles=sad_rich))
-pd.DataFrame({"|h - h_NTK| / max|y|, large init": gap_of(lazy), "same, small init": gap_of(no),
+pd.DataFrame({"|h - h_NTK| / max|y|, large init": gap_lazy, "same, small init": gap_rich,
               "iterations to 1e-5, large": it_lazy, "iterations, small": it_rich, "saddles, large": sad_lazy, "saddles, small": sad_rich},
              index=[f"seed {s}" for s in range(N_SEEDS)])
 

@@ -603,3 +603,26 @@ def test_half_fit_gap_is_zero_against_itself_and_checks_lengths(testbed):
     assert th.half_fit_gap(th.sub_runs(gd, slice(0, 1)), [late], X, y) == pytest.approx(1 - 1 / 1.1, rel=1e-9)
     with pytest.raises(ParameterError):
         th.half_fit_gap(gd, single[:1], X, y)
+
+
+def test_ntk_gap_is_the_scaled_sup_distance():
+    p = balanced_init(4, 3, scale=0.7, gen=generator(2), runs=(2,))
+    Z = torch.randn(9, 3, generator=generator(3), dtype=F64)
+    h = forward(p, Z)[..., 0]
+    y = torch.tensor([1.0, -2.0], dtype=F64)
+    np.testing.assert_allclose(th.ntk_gap(p, h, Z, y), [0.0, 0.0], atol=1e-15)
+    shifted = h.clone()
+    shifted[1, 4] += 0.5
+    np.testing.assert_allclose(th.ntk_gap(p, shifted, Z, y), [0.0, 0.25], atol=1e-15)
+
+
+def test_count_saddles_counts_plateaus_left_fast():
+    slow = 0.5 * 0.999 ** np.arange(10)
+    L = np.r_[1.0, slow, slow[-1] * 10.0 ** -np.arange(1, 4)]                 # plateau, then a fast drop
+    loss = torch.tensor(np.c_[L, L], dtype=F64)
+    its = np.arange(len(L), dtype=float)
+    walks = [dict(plateaus=[(1, 10)]), dict(plateaus=[])]
+    np.testing.assert_array_equal(th.count_saddles(loss, its, walks), [1, 0])
+    np.testing.assert_array_equal(th.count_saddles(loss, its, walks, speedup=1e9), [0, 0])
+    with pytest.raises(ParameterError):
+        th.count_saddles(loss, its, walks[:1])

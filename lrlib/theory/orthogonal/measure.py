@@ -1077,3 +1077,51 @@ def thm1_measures(p: TwoLayer, X: Tensor, y: Tensor, Z: Tensor, final_loss: Tens
     gap = function_gap(p, X, y, Z).numpy()
     return dict(final_max=final_loss.amax(-1).numpy(), excess_min=ex.min(-1), excess_mono=decreasing(ex).astype(float),
                 excess_last=ex[:, -1], gap_mono=decreasing(gap, strict=False).astype(float), gap_last=gap[:, -1])
+
+
+def ntk_gap(p: TwoLayer, h_ntk: Tensor, Z: Tensor, y: Tensor) -> np.ndarray:
+    """The sup distance of the final function to the NTK interpolator, over the largest label.
+
+    Parameters
+    ----------
+    p : TwoLayer
+        Final networks, runs ``(R,)``.
+    h_ntk : Tensor
+        ``(R, N)`` each run's NTK interpolator on ``Z`` (:func:`ntk_interpolator`).
+    Z : Tensor
+        ``(N, d)`` the grid.
+    y : Tensor
+        ``(n,)`` the labels (for the scale ``max_k |y_k|``).
+
+    Returns
+    -------
+    ndarray
+        ``(R,)`` ``max_z |h_θ(z) − h_NTK(z)| / max_k |y_k|`` (dimensionless).
+    """
+    return ((forward(p, Z)[..., 0] - h_ntk).abs().amax(-1) / y.abs().max()).numpy()
+
+
+def count_saddles(loss: Tensor, iterations: np.ndarray, walks: list[dict], speedup: float = 10.0) -> np.ndarray:
+    """The number of saddles per run: intermediate plateaus left at least ``speedup`` times faster than the
+    loss moves on them (:func:`plateau_speedup`).
+
+    Parameters
+    ----------
+    loss : Tensor
+        ``(T, R)`` loss series.
+    iterations : ndarray
+        ``(T,)`` the snapshots' iterations.
+    walks : list of dict
+        ``R`` results of :func:`saddle_walk` (their ``plateaus``).
+    speedup : float
+        Exit-rate factor that marks a saddle.
+
+    Returns
+    -------
+    ndarray
+        ``(R,)`` counts.
+    """
+    if len(walks) != loss.shape[1]:
+        raise ParameterError(f"{loss.shape[1]} runs but {len(walks)} saddle walks")
+    return np.array([sum(plateau_speedup(loss[:, r].numpy(), iterations, pl) >= speedup for pl in w["plateaus"])
+                     for r, w in enumerate(walks)])
