@@ -1125,3 +1125,40 @@ def count_saddles(loss: Tensor, iterations: np.ndarray, walks: list[dict], speed
         raise ParameterError(f"{loss.shape[1]} runs but {len(walks)} saddle walks")
     return np.array([sum(plateau_speedup(loss[:, r].numpy(), iterations, pl) >= speedup for pl in w["plateaus"])
                      for r, w in enumerate(walks)])
+
+
+def step_table(decls: dict, names: dict[str, tuple[str, ...]], runs: dict[str, dict], run: int = 0,
+               ref: float = 1e-3):
+    """One run's first-saddle exit and rule verdicts, for the same run trained with several steps.
+
+    Parameters
+    ----------
+    decls : dict
+        Claim id → declaration (``ledger.decls``).
+    names : dict
+        Claim id → the measurement names its rule reads (keys of the :func:`hd_measures` dict).
+    runs : dict
+        Row label (e.g. the step) → :func:`hd_measures` of a run with that step.
+    run : int
+        Which run (seed) of each :func:`hd_measures` result to read.
+    ref : float
+        The paper's step: the exit iteration ``k`` (in its units) is paper time ``t = 2·ref·k``
+        (mean-MSE runs).
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per label: ``exit (iterations)``, ``exit (paper time t)`` and the rule's verdict on the
+        run for each claim (premises not applied).
+    """
+    import pandas as pd
+
+    from ...claims import grade_control
+    rows = {}
+    for label, m in runs.items():
+        it = float(np.asarray(m["exit"])[run])
+        row = {"exit (iterations)": it, "exit (paper time t)": 2 * ref * it}
+        for c, ns in names.items():
+            row[c] = grade_control(decls[c], {k: np.asarray(m[k])[run:run + 1] for k in ns})[0]
+        rows[label] = row
+    return pd.DataFrame(rows).T
