@@ -474,6 +474,12 @@ pd.DataFrame({"median |a⁰|/‖w⁰‖": both(0, (p_unb.a.abs() / p_unb.norms_i
              index=[f"seed {s}" for s in range(N_SEEDS)] + ["control (seed 0)"])
 
 # %% [markdown]
+# The table puts each seed's unbalanced run beside its balanced run (same $g_j$, same signs) at the
+# smallest $\lambda$, and the control below them; the verdicts are in the ledger (`unbalanced.thm1`). The
+# control shows the mechanism the paper's remark relies on: an imbalance that does not shrink with
+# $\lambda$ keeps the norm away from the minimum and the function away from $h^*$.
+
+# %% [markdown]
 # ```{glue:figure} orthogonal-unbalanced
 # :name: orthogonal-unbalanced
 #
