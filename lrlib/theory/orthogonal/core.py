@@ -14,7 +14,10 @@ Closed forms (the paper's displays, some rebuilt from its prose; every one is te
   ``≈ ln(1/λ)/‖D_+‖`` and ``≈ ln(1/λ)/‖D_−‖``;
 * the local (linearised) loss decay rate after convergence.
 
-Conventions: paper time ``t`` (gradient flow on the ½-mean loss).  The authors'
+Conventions: ``X`` is ``(n, d)``, the inputs ``x_k`` (rows; the closed forms assume them pairwise
+orthogonal), and ``y`` is ``(n,)``, the labels ``y_k``; an argument written ``X, y : Tensor / The data (module conventions)`` is this pair.
+Networks are :class:`lrlib.models.TwoLayer` with scalar output and run axes ``(R...)``.
+Paper time ``t`` (gradient flow on the ½-mean loss).  The authors'
 code minimises the mean MSE (twice the loss), so one of their GD steps of size
 ``η`` is paper time ``2η``.
 """
@@ -88,14 +91,13 @@ def key_vectors(X: Tensor, y: Tensor) -> KeyVectors:
 
     Parameters
     ----------
-    X : Tensor
-        ``(n, d)`` inputs.
-    y : Tensor
-        ``(n,)`` labels.
+    X, y : Tensor
+        The data (module conventions); orthogonality is not needed here.
 
     Returns
     -------
     KeyVectors
+        ``D_+`` and ``D_−``, each ``(d,)``, with their norms and ``r``.
     """
     n = X.shape[0]
     pos, neg = (y > 0).to(X.dtype), (y < 0).to(X.dtype)
@@ -111,10 +113,8 @@ def s_sets(p: TwoLayer, X: Tensor, y: Tensor) -> tuple[Tensor, Tensor]:
     ----------
     p : TwoLayer
         Scalar-output network, runs ``(R...)``.
-    X : Tensor
-        ``(n, d)`` inputs.
-    y : Tensor
-        ``(n,)`` labels.
+    X, y : Tensor
+        The data (module conventions) on which the sets are read.
 
     Returns
     -------
@@ -141,6 +141,7 @@ def assumption3_failure_probability(m: int, n_plus: int, n_minus: int) -> float:
     Returns
     -------
     float
+        A probability bound, at most 1.
     """
     return min(1.0, (1 - 2.0 ** (-n_plus - 1)) ** m + (1 - 2.0 ** (-n_minus - 1)) ** m)
 
@@ -156,14 +157,13 @@ def min_norm_squared(X: Tensor, y: Tensor) -> float:
 
     Parameters
     ----------
-    X : Tensor
-        ``(n, d)`` orthogonal inputs.
-    y : Tensor
-        ``(n,)`` labels.
+    X, y : Tensor
+        The data to interpolate (module conventions).
 
     Returns
     -------
     float
+        ``2(‖ỹ_+‖ + ‖ỹ_−‖)``.
     """
     yt, _ = _scaled_labels(X, y)
     return 2 * float(torch.linalg.vector_norm(yt[y > 0]) + torch.linalg.vector_norm(yt[y < 0]))
@@ -174,14 +174,13 @@ def min_f1_norm(X: Tensor, y: Tensor) -> float:
 
     Parameters
     ----------
-    X : Tensor
-        ``(n, d)`` orthogonal inputs.
-    y : Tensor
-        ``(n,)`` labels.
+    X, y : Tensor
+        The data to interpolate (module conventions), as for :func:`min_norm_squared`.
 
     Returns
     -------
     float
+        ``‖ỹ_+‖ + ‖ỹ_−‖``.
     """
     return min_norm_squared(X, y) / 2
 
@@ -192,10 +191,8 @@ def limit_function(X: Tensor, y: Tensor, Z: Tensor) -> Tensor:
 
     Parameters
     ----------
-    X : Tensor
-        ``(n, d)`` orthogonal inputs.
-    y : Tensor
-        ``(n,)`` labels.
+    X, y : Tensor
+        The data (module conventions) that ``h*`` interpolates.
     Z : Tensor
         ``(N, d)`` where to evaluate it.
 
@@ -232,10 +229,8 @@ def fit_vectors(X: Tensor, y: Tensor) -> tuple[Tensor, Tensor]:
 
     Parameters
     ----------
-    X : Tensor
-        ``(n, d)`` orthogonal inputs.
-    y : Tensor
-        ``(n,)`` labels.
+    X, y : Tensor
+        The data (module conventions) whose ±-labels ``v_±`` fit.
 
     Returns
     -------
@@ -255,10 +250,8 @@ def limit_directions(X: Tensor, y: Tensor) -> tuple[Tensor, Tensor]:
 
     Parameters
     ----------
-    X : Tensor
-        ``(n, d)`` orthogonal inputs.
-    y : Tensor
-        ``(n,)`` labels.
+    X, y : Tensor
+        The data (module conventions), as for :func:`fit_vectors`.
 
     Returns
     -------
@@ -363,10 +356,8 @@ def saddle_point(X: Tensor, y: Tensor, m_plus: int = 1) -> TwoLayer:
 
     Parameters
     ----------
-    X : Tensor
-        ``(n, d)`` orthogonal inputs.
-    y : Tensor
-        ``(n,)`` labels.
+    X, y : Tensor
+        The data (module conventions); the saddle fits its positive labels.
     m_plus : int
         Number of neurons sharing the positive cluster.
 
@@ -391,10 +382,8 @@ def escape_curvature(X: Tensor, y: Tensor, deltas: Tensor) -> tuple[Tensor, floa
 
     Parameters
     ----------
-    X : Tensor
-        ``(n, d)`` orthonormal inputs.
-    y : Tensor
-        ``(n,)`` labels.
+    X, y : Tensor
+        The data (module conventions); orthonormal inputs only.
     deltas : Tensor
         ``(K,)`` the values of δ.
 
