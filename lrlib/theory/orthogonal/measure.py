@@ -1,5 +1,12 @@
 """Measurements on trajectories behind the orthogonal chapter's claims (Boursier et al. 2022): crossing
-and phase times, alignment, distances to the saddle, the Lemma checks, the figure measurements."""
+and phase times, alignment, distances to the saddle, the Lemma checks, the figure measurements.
+
+Conventions (as in :mod:`lrlib.theory.orthogonal.core`): ``X`` is ``(n, d)``, the (orthogonal) inputs
+(rows), ``y`` is ``(n,)``, the labels; ``X, y : Tensor / The data (module conventions)`` is this pair.
+The λ-sweep checks take ``traj, X, y, lams`` (``The λ-sweep and its data``): ``traj`` a
+:class:`lrlib.trajectory.Trajectory` with runs ``(rows, K)`` and time in paper time, ``lams`` a
+``(K,)`` tensor, the λ of the columns. Times are paper time (½-mean loss L) unless said otherwise.
+"""
 
 from __future__ import annotations
 
@@ -129,10 +136,8 @@ def assumption3_counts(p: TwoLayer, X: Tensor, y: Tensor) -> tuple[Tensor, Tenso
     ----------
     p : TwoLayer
         Runs ``(R...)``.
-    X : Tensor
-        ``(n, d)`` inputs.
-    y : Tensor
-        ``(n,)`` labels.
+    X, y : Tensor
+        The data (module conventions) on which the sets are read.
 
     Returns
     -------
@@ -195,20 +200,12 @@ def lemma2_holds(traj: Trajectory, X: Tensor, y: Tensor, lams: Tensor, dt: float
 
     Parameters
     ----------
-    traj : Trajectory
-        Runs ``(rows, K)``, time in paper time.
-    X : Tensor
-        ``(n, d)`` inputs.
-    y : Tensor
-        ``(n,)`` labels.
-    lams : Tensor
-        ``(K,)`` the λ of the columns.
+    traj, X, y, lams
+        The λ-sweep and its data (module conventions).
     dt : float
         The GD step (paper time per step), to find the snapshot of ``t_{±1}``.
-    eps : float
-        The lemma's ε.
-    lam_max : float
-        Largest λ checked (the statement is asymptotic).
+    eps, lam_max : float
+        The lemma's ε; the largest λ checked (the statement is asymptotic).
 
     Returns
     -------
@@ -245,10 +242,8 @@ def half_fit_times(traj: Trajectory, X: Tensor, y: Tensor) -> tuple[np.ndarray, 
     ----------
     traj : Trajectory
         Runs ``(R...)``, time in paper time.
-    X : Tensor
-        ``(n, d)`` inputs.
-    y : Tensor
-        ``(n,)`` labels.
+    X, y : Tensor
+        The data (module conventions) that fix ``S_{±,1}`` and ``‖D_±‖``.
 
     Returns
     -------
@@ -311,10 +306,8 @@ def excess_norm(p: TwoLayer, X: Tensor, y: Tensor) -> Tensor:
     ----------
     p : TwoLayer
         Networks, runs ``(R...)``.
-    X : Tensor
-        ``(n, d)`` orthogonal inputs (the formula's data).
-    y : Tensor
-        ``(n,)`` labels.
+    X, y : Tensor
+        The data (module conventions) of the formula's minimal norm.
 
     Returns
     -------
@@ -332,10 +325,8 @@ def function_gap(p: TwoLayer, X: Tensor, y: Tensor, Z: Tensor) -> Tensor:
     ----------
     p : TwoLayer
         Networks, runs ``(R...)``.
-    X : Tensor
-        ``(n, d)`` orthogonal inputs (the limit's data).
-    y : Tensor
-        ``(n,)`` labels.
+    X, y : Tensor
+        The data (module conventions) of the limit ``h*``.
     Z : Tensor
         ``(N, d)`` test inputs.
 
@@ -358,10 +349,8 @@ def two_clusters(p: TwoLayer, X: Tensor, y: Tensor, rel: float = 1e-3, cos_min: 
     ----------
     p : TwoLayer
         Networks, runs ``(R...)``.
-    X : Tensor
-        ``(n, d)`` orthogonal inputs.
-    y : Tensor
-        ``(n,)`` labels.
+    X, y : Tensor
+        The data (module conventions) that fix the two limit directions.
     rel : float
         Norm threshold, relative to the largest neuron.
     cos_min : float
@@ -423,10 +412,8 @@ def uncovered_floor(p0: TwoLayer, X: Tensor, y: Tensor) -> Tensor:
     ----------
     p0 : TwoLayer
         Initial networks, runs ``(R...)``.
-    X : Tensor
-        ``(n, d)`` orthogonal inputs.
-    y : Tensor
-        ``(n,)`` labels.
+    X, y : Tensor
+        The data (module conventions) whose uncovered labels set the floor.
 
     Returns
     -------
@@ -604,10 +591,8 @@ def toy_events(traj: Trajectory, X: Tensor, y: Tensor, plateau_level: float = 0.
     ----------
     traj : Trajectory
         One run.
-    X : Tensor
-        ``(n, d)`` inputs.
-    y : Tensor
-        ``(n,)`` labels.
+    X, y : Tensor
+        The toy's data (module conventions).
     plateau_level : float
         The plateau's loss (mean-MSE units).
     aligned : float
@@ -637,10 +622,8 @@ def stuck_measures(p0: TwoLayer, final: Tensor, X: Tensor, y: Tensor, groups: in
         Initial networks, runs ``(groups·k,)``.
     final : Tensor
         ``(groups·k,)`` final losses (paper units).
-    X : Tensor
-        ``(n, d)`` orthogonal inputs.
-    y : Tensor
-        ``(n,)`` labels.
+    X, y : Tensor
+        The data (module conventions) of every draw.
     groups : int
         Number of groups.
 
@@ -763,18 +746,10 @@ def no_collapse_margin(traj: Trajectory, X: Tensor, y: Tensor, lams: Tensor, eps
 
     Parameters
     ----------
-    traj : Trajectory
-        Runs ``(rows, K)``, time in paper time.
-    X : Tensor
-        ``(n, d)`` inputs.
-    y : Tensor
-        ``(n,)`` labels.
-    lams : Tensor
-        ``(K,)`` the λ of the columns.
-    eps : float
-        The lemma's ε.
-    lam_max : float
-        Largest λ checked.
+    traj, X, y, lams
+        The λ-sweep and its data (module conventions).
+    eps, lam_max : float
+        The lemma's ε; the largest λ checked.
     flip : bool
         Use the exponents ``1 − ε`` and ``1 − rε`` instead (a perturbed bound, for a control).
 
@@ -810,14 +785,8 @@ def mass_times(traj: Trajectory, X: Tensor, y: Tensor, lams: Tensor, eps: float 
 
     Parameters
     ----------
-    traj : Trajectory
-        Runs ``(rows, K)``, time in paper time.
-    X : Tensor
-        ``(n, d)`` inputs.
-    y : Tensor
-        ``(n,)`` labels.
-    lams : Tensor
-        ``(K,)`` the λ of the columns.
+    traj, X, y, lams
+        The λ-sweep and its data (module conventions).
     eps : float
         The lemmas' ε.
 
@@ -848,10 +817,8 @@ def saddle_distance(traj: Trajectory, X: Tensor, y: Tensor) -> Tensor:
     ----------
     traj : Trajectory
         Runs ``(R...)``.
-    X : Tensor
-        ``(n, d)`` orthogonal inputs.
-    y : Tensor
-        ``(n,)`` labels.
+    X, y : Tensor
+        The data (module conventions) that fix ``θ_S``.
 
     Returns
     -------
@@ -992,10 +959,8 @@ def ntk_interpolator(p0: TwoLayer, X: Tensor, y: Tensor, Z: Tensor) -> Tensor:
     ----------
     p0 : TwoLayer
         One run (no run axes), scalar output.
-    X : Tensor
-        ``(n, d)`` inputs.
-    y : Tensor
-        ``(n,)`` labels.
+    X, y : Tensor
+        The data (module conventions) to interpolate.
     Z : Tensor
         ``(N, d)`` where to evaluate it.
 
