@@ -3,6 +3,7 @@
 Every function returns ``(X, y)`` tensors: ``X (n, d)``, ``y (n,)``; random
 ones take an explicit ``torch.Generator``.  Where a paper appends a constant
 coordinate to emulate a bias, the returned ``X`` already has it (last column).
+``dtype`` is the dtype of the returned tensors.
 """
 
 from __future__ import annotations
@@ -45,7 +46,7 @@ def orthogonal_toy(dtype: torch.dtype = torch.float64) -> tuple[Tensor, Tensor]:
     Parameters
     ----------
     dtype : torch.dtype
-        Output dtype.
+        Output dtype (module conventions); the toy's values are exact in any float dtype.
 
     Returns
     -------
