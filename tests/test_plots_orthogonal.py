@@ -15,11 +15,7 @@ from lrlib.models import balanced_init, generator  # noqa: E402
 from lrlib.plots import orthogonal as oplot  # noqa: E402
 from lrlib.theory.orthogonal.data import orthogonal_toy  # noqa: E402
 
-
-@pytest.fixture(autouse=True)
-def _close_figures():
-    yield
-    plt.close("all")
+pytestmark = pytest.mark.usefixtures("close_figures")
 
 
 def test_excess_vs_lambda_draws_one_line_per_run_and_the_threshold():
