@@ -10,7 +10,7 @@ import torch
 
 from ...errors import ParameterError
 from ...measure import drop_times, first_crossing, relative_error
-from . import core, dln
+from . import core, dln, modular
 
 Tensor = torch.Tensor
 _ACT = {"linear": (lambda z: z, lambda z: np.ones_like(z)), "square": (lambda z: z * z, lambda z: 2 * z),
@@ -301,3 +301,33 @@ def sign_flip_and_drops(time: np.ndarray, beta0: np.ndarray, dense_time: np.ndar
     t_flip = float(time[sc[-1] + 1] / eta) if len(sc) else float("nan")
     opposite = float(np.sign(beta0[-1]) == -np.sign(pred.betas[1, 0]))
     return opposite, t_flip, drop_times(dense_time, dense_loss, pred.levels) / eta
+
+
+def utility_update_error(neurons: np.ndarray, X: np.ndarray, R: np.ndarray, x: np.ndarray, xi: int) -> float:
+    """Lemma F.6's check: how far the utility against a residual is from Lemma F.2's form for the
+    template with its ``±xi`` harmonic removed.
+
+    Parameters
+    ----------
+    neurons : ``(K, 3, p)`` unit neurons ``(u, v, w)``.
+    X : ``(p², 2p)`` inputs of :func:`lrlib.theory.agf.modular.dataset`.
+    R : ``(p², p)`` residual ``y − f`` of the network after the cost step.
+    x : ``(p,)`` the template; xi : the removed frequency.
+
+    Returns
+    -------
+    float
+        ``max_k |U_R(θ_k) − U_F2(θ_k; x − x_ξ)| / max_k |U_F2(θ_k; x)|`` (dimensionless).
+    """
+    u, v, w = neurons[:, 0], neurons[:, 1], neurons[:, 2]
+    direct = modular.residual_utility(u, v, w, X, R)
+    x_rest = modular.without_frequency(x, xi)
+    removed = np.array([modular.fourier_utility(*n, x_rest) for n in neurons])
+    full = np.array([modular.fourier_utility(*n, x) for n in neurons])
+    return float(np.max(np.abs(direct - removed)) / np.max(np.abs(full)))
+
+
+def frequency_order(time: np.ndarray, power: np.ndarray, pred) -> list[int]:
+    """Frequencies of ``pred`` (:class:`lrlib.theory.agf.modular.ModularAGF`) in the order in which the
+    output power ``power (T, p//2+1)`` first reaches half its target ``pred.amps``."""
+    return [pred.order[i] for i in activation_order(time, power[:, pred.order], pred.amps)]

@@ -152,3 +152,19 @@ def heads_grad_population(Sigma: Tensor, N: int):
         return {"W1": W1, "W2": W2}
 
     return grad
+
+
+def harmonic_grad_fn(P: Tensor, grad_fn=square_grad):
+    """A ``grad_fn`` for :func:`lrlib.train.train` on :func:`modular_params` networks that keeps every
+    ``u_i, v_i, w_i`` in the span of the orthonormal columns of ``P (p, q)`` (e.g.
+    :func:`lrlib.theory.agf.modular.harmonic_basis`): the gradient of ``grad_fn`` projected on it.
+    Started inside the span, GD stays there exactly (GD on the coefficients)."""
+    Pr = P @ P.T                                                # (p, p) projector
+
+    def grad(p: TwoLayer, X: Tensor, y: Tensor) -> dict[str, Tensor]:
+        g = grad_fn(p, X, y)
+        q = Pr.shape[0]
+        W1 = torch.cat([g["W1"][..., :q] @ Pr, g["W1"][..., q:] @ Pr], -1)
+        return {"W1": W1, "W2": Pr @ g["W2"]}
+
+    return grad

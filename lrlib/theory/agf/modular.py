@@ -92,3 +92,28 @@ def dominant_frequency(W: Tensor) -> Tensor:
     P = torch.fft.rfft(W, dim=-1).abs()
     P[..., 0] = 0
     return P.argmax(-1)
+
+
+def harmonic_basis(p: int, xi: int) -> np.ndarray:
+    """Orthonormal basis of the real harmonic of frequency ``xi``: ``(p, 2)``, columns
+    ``√(2/p) cos(2πξn/p)`` and ``√(2/p) sin(2πξn/p)`` (requires ``0 < 2ξ < p``)."""
+    if not 0 < 2 * xi < p:
+        raise ValueError(f"need 0 < 2·xi < p, got xi = {xi}, p = {p}")
+    n = np.arange(p)
+    return math.sqrt(2 / p) * np.stack([np.cos(2 * np.pi * xi * n / p), np.sin(2 * np.pi * xi * n / p)], 1)
+
+
+def without_frequency(x: np.ndarray, xi: int) -> np.ndarray:
+    """The template ``x`` with its ``±xi`` harmonic removed ``(p,)``."""
+    xh = np.fft.fft(x)
+    xh[xi % len(x)] = 0
+    xh[(-xi) % len(x)] = 0
+    return np.fft.ifft(xh).real
+
+
+def residual_utility(u: np.ndarray, v: np.ndarray, w: np.ndarray, X: np.ndarray, R: np.ndarray) -> np.ndarray:
+    """Utility ``mean_{a,b} ⟨w (⟨u,a·x⟩+⟨v,b·x⟩)², r(a, b)⟩`` of neurons ``u, v, w (K, p)`` against a
+    residual ``R (p², p)`` on the inputs ``X (p², 2p)`` of :func:`dataset`; returns ``(K,)``."""
+    p = u.shape[-1]
+    f = (X[:, :p] @ u.T + X[:, p:] @ v.T) ** 2                   # (p², K)
+    return np.mean(f * (R @ w.T), axis=0)
