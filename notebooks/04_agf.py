@@ -79,7 +79,6 @@ import math
 
 import numpy as np
 import pandas as pd
-import matplotlib.pyplot as plt
 import torch
 from scipy.integrate import solve_ivp
 
@@ -90,7 +89,7 @@ from lrlib.losses import half_mse
 from lrlib.measure import drop_times, relative_error
 from lrlib.models import agf_init, generator
 from lrlib.models import forward as net_forward
-from lrlib.plots import PALETTE, POS, THEORY, glue, label_panels, panel_grid
+from lrlib.plots import glue
 from lrlib.plots import agf as agf_plots
 from lrlib.theory.agf import core, dln, linear, modular, transformer
 from lrlib.theory.agf import measure as agf_measure
@@ -752,44 +751,11 @@ agf6_steps = agf6.tau / alpha6 / t_step6                                        
 agf6_pow = np.stack([modular.output_power(net_forward(n, X6), p6).numpy() for n in agf6.nets])  # (K+1, p//2+1)
 print("simulated AGF: jumps (GD steps)", np.round(agf6_steps[1:]).astype(int), "levels", np.round(agf6.levels, 4))
 
-# %% tags=["hide-input"]
-fig = plt.figure(figsize=(14, 8), constrained_layout=True)
-gsf = fig.add_gridspec(2, 4)
-axL6, axP6 = fig.add_subplot(gsf[0, 0:2]), fig.add_subplot(gsf[0, 2:4])
+# %%
 s6 = np.arange(steps6 + 1)
-for r in range(N_SEEDS):
-    axL6.loglog(s6[1:], L6[1:, r], color=PALETTE[r % 6], lw=1.2, label=f"GD seed {r}")
-for lv in pred6.levels[:-1]:
-    axL6.axhline(lv, color=THEORY, ls=":", lw=0.8)
-for b in bound6:
-    axL6.axvline(b, color="0.5", ls="--", lw=0.8)
-axL6.step(np.append(agf6_steps, steps6), np.append(agf6.levels, agf6.levels[-1]), where="post", color="k", ls="--", lw=1.3,
-          label="simulated AGF (seed 0)")
-axL6.set(xlabel="GD step (heavy ball: t ≈ 0.01 × step)", ylabel="loss", title="loss (dotted: Eq. 9 levels; dashed: drop lower bounds)", ylim=(1e-3, 10))
-axL6.legend(fontsize="x-small")
-for i, k in enumerate(pred6.order):
-    axP6.semilogx(run6.steps[1:], pow6[1:, 0, k], color=PALETTE[i], lw=1.5, label=f"frequency {k}")
-    axP6.axhline(pred6.amps[i], color=PALETTE[i], ls=":", lw=0.8)
-    axP6.step(np.append(agf6_steps, steps6), np.append(agf6_pow[:, k], agf6_pow[-1, k]), where="post", color=PALETTE[i], ls="--", lw=1.0)
-    axP6.annotate("", xy=(bound6[i], pred6.amps[i]), xytext=(bound6[i], 0), arrowprops=dict(arrowstyle="->", color=PALETTE[i], lw=0.8))
-axP6.set(xlabel="GD step (heavy ball: t ≈ 0.01 × step)", ylabel="mean |rfft(output)|", title="output power per frequency (seed 0; dashed: AGF; dotted: target)")
-axP6.legend(fontsize="x-small")
-snap_steps = [int(s) for s in np.geomspace(max(10, bound6[0] / 2), steps6, 4)]
-pair = int(torch.randint(0, p6 * p6, (1,), generator=generator(seed + 61)))
-for j, st in enumerate(snap_steps):
-    ax = fig.add_subplot(gsf[1, j])
-    i_s = run6.index_of_step(st)
-    ax.plot(Y6[pair].numpy(), "k--", lw=1, label="target")
-    ax.plot(out6[i_s, 0, pair].numpy(), color=POS, lw=1.5, label="network")
-    W_t = run6.params.W2[i_s, 0].T.numpy()                                                   # (H, p)
-    dom = modular.dominant_frequency(torch.tensor(W_t)).numpy()
-    big = np.linalg.norm(W_t, axis=1) > 0.3 * np.linalg.norm(W_t, axis=1).max()
-    ax.set(title=f"step {run6.steps[i_s]:,}", xlabel="output index", ylim=(-2.2, 2.6))
-    ax.text(0.02, 0.97, f"large neurons' frequencies: {sorted(set(dom[big].tolist()))}", transform=ax.transAxes, fontsize="x-small", va="top")
-    if j == 0:
-        ax.legend(fontsize="x-small", loc="lower left")
-label_panels(fig.axes)
-fig.suptitle(f"Figure 6 — modular addition, p = 20, H = 18, α = {alpha6}: frequencies 1, 3, 5 learned in turn (seed 0)")
+pair6 = int(torch.randint(0, p6 * p6, (1,), generator=generator(seed + 61)))                # the (a, b) pair of panel (c)
+fig = agf_plots.fig6(s6, L6, bound6, agf6_steps, agf6.levels, agf6_pow, run6.steps, pow6, pred6, out6.numpy(), Y6.numpy(),
+                     run6.params.W2[:, 0].transpose(-1, -2).numpy(), pair6, alpha6)
 glue("agf-fig6", fig, display=False)
 
 # %% [markdown]
@@ -800,29 +766,9 @@ glue("agf-fig6", fig, display=False)
 # ```
 
 # %%
-fig, axes = panel_grid(3, width=4.4, height=3.3)
-Wf = run6.params.W2[-1, 0].T.numpy()
+Wf = run6.params.W2[-1, 0].T.numpy()                                                          # (H, p) seed 0 at the end
 Uf, Vf = run6.params.W1[-1, 0, :, :p6].numpy(), run6.params.W1[-1, 0, :, p6:].numpy()
-domf = modular.dominant_frequency(torch.tensor(Wf)).numpy()
-for i in np.argsort(domf):
-    axes[0].plot(Wf[i], color=PALETTE[pred6.order.index(domf[i]) if domf[i] in pred6.order else 5], lw=1, alpha=0.8)
-axes[0].set(title="rows $w_i$ at the end (colour: dominant frequency)", xlabel="index")
-spec = np.abs(np.fft.rfft(Wf, axis=1)) ** 2
-axes[1].imshow(spec[np.argsort(domf)], aspect="auto", cmap="Greys")
-axes[1].set(title="power spectra of $w_i$ (sorted)", xlabel="frequency", ylabel="neuron")
-ax = fig.add_subplot(1, 3, 3, projection="polar")
-axes[2].remove()
-phase_res = []
-xh6 = np.fft.fft(x6)
-for i in range(H6):
-    k = domf[i]
-    s_ = [np.angle(np.fft.fft(t)[k]) for t in (Uf[i], Vf[i], Wf[i])] + [np.angle(xh6[k])]
-    res = (s_[0] + s_[1] - s_[2] - s_[3] + np.pi) % (2 * np.pi) - np.pi
-    phase_res.append(res)
-    ax.scatter([s_[2]], [1 + pred6.order.index(k) if k in pred6.order else 4], color=PALETTE[pred6.order.index(k) if k in pred6.order else 5], s=20)
-ax.set_title("phases of $\\hat w_i[\\xi_i]$ (radius: frequency rank)", fontsize="small")
-label_panels([axes[0], axes[1], ax])
-fig.suptitle("Figure 6 (d) — the learned neurons: single-frequency waveforms")
+fig = agf_plots.fig6d(Wf, pred6.order)
 glue("agf-fig6d", fig, display=False)
 
 # %% [markdown]
