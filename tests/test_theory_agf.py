@@ -644,3 +644,12 @@ def test_frequency_order():
     power[2:, 2] = 4.0
     power[3:, 1] = 6.0
     assert ms.frequency_order(t, power, pred) == [2, 1]
+
+
+def test_agf_refuses_an_initial_norm_of_one_or_more():
+    X, y, _ = dln.fig3_data()
+    Xt, yt = torch.tensor(X), torch.tensor(y)
+    for scale in (1.0, 3.0):
+        p0 = AM.dln_params(torch.full((5,), scale, dtype=F64), torch.zeros(5, dtype=F64))
+        with pytest.raises(ParameterError, match="norm"):
+            core.agf(p0, Xt, yt, loss=half_mse(), kappa=2, eta=1.0, cost_fn=dln_cost(Xt, yt), mask=AM.dln_mask(5))

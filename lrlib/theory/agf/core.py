@@ -130,6 +130,12 @@ def agf(
         Mfull[:, :d] = mask.to(theta0.dtype)
         theta0 = theta0 * Mfull
     norm = torch.linalg.vector_norm(theta0, dim=-1)
+    if bool((norm >= 1).any()):
+        i = int(norm.argmax())
+        raise ParameterError(
+            f"agf needs a small initialisation: every neuron must start with norm ‖θ_i(0)‖ < 1 (its jump threshold), "
+            f"but neuron {i} has norm {float(norm[i]):.4g}; at norm ≥ 1 the jump condition already holds at τ = 0 "
+            f"and the jump times would come out negative")
     tbar = theta0 / norm.unsqueeze(-1)
     dormant_tol = float(10 * norm.max()) if dormant_tol is None else dormant_tol
     active = torch.zeros(m, dtype=torch.bool)

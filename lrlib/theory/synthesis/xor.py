@@ -110,3 +110,32 @@ def xor_agf_vs_gd(time: np.ndarray, closs: np.ndarray, run, X: Tensor, Y: Tensor
     order_ok = (single and len(run.order) == C and len(seq) == C and bool(np.isfinite(gd_t).all())
                 and list(np.argsort(gd_t, kind="stable")) == seq)
     return [rows[c] for c in range(C)], bool(order_ok)
+
+
+def swap_first_two(rows: list[dict]) -> tuple[list[dict], bool]:
+    """A perturbed AGF prediction (the negative control of the XOR claim): the clusters of AGF's jumps 1
+    and 2 exchange their jump index and jump time; GD's drop times stay.
+
+    Parameters
+    ----------
+    rows : the per-cluster rows of :func:`xor_agf_vs_gd` (``cluster``, ``jump``, ``agf``, ``gd``, ``err``;
+        times in gradient-flow time).
+
+    Returns
+    -------
+    (rows, order_ok)
+        The perturbed rows, ``err = |agf − gd|/gd`` recomputed, and whether the perturbed sequence of
+        clusters is GD's order of per-cluster drops (``False`` when a cluster has no jump or no drop).
+    """
+    out = [dict(r) for r in rows]
+    by_jump = {int(r["jump"]): r for r in out if np.isfinite(r["jump"])}
+    if 1 in by_jump and 2 in by_jump:
+        a, b = by_jump[1], by_jump[2]
+        a["jump"], b["jump"], a["agf"], b["agf"] = b["jump"], a["jump"], b["agf"], a["agf"]
+    for r in out:
+        r["err"] = float(relative_error(r["agf"], r["gd"]))
+    jumps = np.array([r["jump"] for r in out], dtype=float)
+    gd_t = np.array([r["gd"] for r in out], dtype=float)
+    ok = bool(np.isfinite(jumps).all() and np.isfinite(gd_t).all()
+              and list(np.argsort(jumps, kind="stable")) == list(np.argsort(gd_t, kind="stable")))
+    return out, ok
