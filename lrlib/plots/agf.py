@@ -11,10 +11,24 @@ from . import PALETTE, POS, THEORY, label_panels, panel_grid
 
 
 def fig4(time, loss, sv, etas, alphas, preds: dict, tmax: float, seed_index: int = 0):
-    """Figure 4: integrated flow against Conjecture 4.1, one row per variant (``preds``, in the order of
-    the variant axis).  ``time (T,)`` raw flow time; ``loss (T, α, variant, seed)``; ``sv (T, α, variant,
-    seed, r)`` singular values of ``AW``; ``etas``, ``alphas`` per α (the first two are drawn; the
-    spectrum at the second); ``tmax`` the right end of the accelerated axis."""
+    """Figure 4: the integrated flow against Conjecture 4.1, one row per variant.
+
+    Parameters
+    ----------
+    time : ``(T,)`` raw gradient-flow time.
+    loss : ``(T, A, V, S)`` loss per α, variant and seed.
+    sv : ``(T, A, V, S, r)`` singular values of ``AW``.
+    etas : ``(A,)`` ``η_α = −log α`` (the accelerated clock is ``t/η_α``).
+    alphas : ``(A,)`` initialisation scales (the first two are drawn; the spectrum at the second).
+    preds : variant name → Conjecture 4.1's prediction (:func:`lrlib.theory.agf.linear.conjecture`), in
+        the order of the variant axis.
+    tmax : right end of the accelerated-time axis.
+    seed_index : the seed drawn.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+    """
     fig, axes = panel_grid(2, 2, width=4.8, height=3.3)
     tt = np.geomspace(1e-2, tmax, 1500)
     s = seed_index
@@ -43,10 +57,24 @@ def fig4(time, loss, sv, etas, alphas, preds: dict, tmax: float, seed_index: int
 
 
 def fig5(steps_dense, loss, steps_rec, proj, pred, bounds, agf_steps, agf_levels, steps_max: int):
-    """Figure 5: the transformer's GD loss ``loss (steps+1, seed)`` at the GD steps ``steps_dense`` with
-    Eq. 7's levels (``pred``), the jump bounds ``bounds (4,)`` and the simulated AGF staircase
-    (``agf_steps``, ``agf_levels``, both ``(K+1,)``, of the first seed); and ``proj (T, seed, d)``, the
-    projections ``v_kᵀΓv_k`` at the recorded steps ``steps_rec``, with ``A_k``."""
+    """Figure 5: the linear transformer's GD loss against Eq. 7 and the simulated AGF.
+
+    Parameters
+    ----------
+    steps_dense : ``(n+1,)`` GD step indices of ``loss``.
+    loss : ``(n+1, S)`` population loss per step and seed.
+    steps_rec : ``(T,)`` recorded GD steps.
+    proj : ``(T, S, d)`` projections ``v_kᵀΓv_k`` at the recorded steps.
+    pred : Eq. 7's prediction (:func:`lrlib.theory.agf.transformer.predict`: levels, ``A_k``).
+    bounds : ``(4,)`` jump lower bounds of the first seed, in GD steps.
+    agf_steps : ``(K+1,)`` simulated AGF's jump times (first seed), in GD steps.
+    agf_levels : ``(K+1,)`` its loss levels.
+    steps_max : right end of the step axis.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+    """
     fig, axes = panel_grid(2, width=5.0, height=3.5)
     for r in range(loss.shape[1]):
         axes[0].loglog(steps_dense[1:], loss[1:, r], color=PALETTE[r % 6], lw=1.2, label=f"GD seed {r}")
@@ -73,10 +101,22 @@ def fig5(steps_dense, loss, steps_rec, proj, pred, bounds, agf_steps, agf_levels
 
 
 def fig3(time_dense, loss_dense, time_rec, beta, alphas, agf_inf, beta_star):
-    """Figure 3: GD on the diagonal linear network from each ``alphas (A,)`` on the clock ``t/(−log α)``:
-    the loss ``loss_dense (T, A)`` at raw times ``time_dense`` against AGF's staircase ``agf_inf`` (a
-    :class:`~lrlib.theory.agf.dln.DLNResult` at a vanishing α), and the coefficients ``beta (T', A, d)`` at
-    ``time_rec`` against AGF's and ``beta_star (d,)``."""
+    """Figure 3: GD on the diagonal linear network from several α, on the clock ``t/(−log α)``.
+
+    Parameters
+    ----------
+    time_dense : ``(n+1,)`` raw gradient-flow time of every GD step.
+    loss_dense : ``(n+1, A)`` loss per step and α.
+    time_rec : ``(T,)`` raw time of the recorded snapshots.
+    beta : ``(T, A, d)`` coefficients ``β = u ⊙ v`` at the snapshots.
+    alphas : ``(A,)`` initialisation scales.
+    agf_inf : the closed-form AGF at a vanishing α (:class:`~lrlib.theory.agf.dln.DLNResult`).
+    beta_star : ``(d,)`` the target coefficients.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+    """
     fig, axes = panel_grid(2, width=4.8, height=3.6)
     cols = plt.cm.viridis(np.linspace(0, 0.9, len(alphas)))
     d = beta.shape[-1]
@@ -103,9 +143,18 @@ def fig3(time_dense, loss_dense, time_rec, beta, alphas, agf_inf, beta_star):
 
 
 def fig2(run):
-    """Figure 2 from a run of the general algorithm (:class:`~lrlib.theory.agf.core.AGFRun`): each
-    neuron's norm against accelerated time (thin while dormant, thick once active) and the loss of the
-    active network after each jump."""
+    """Figure 2 from a run of the general algorithm.
+
+    Parameters
+    ----------
+    run : an :class:`~lrlib.theory.agf.core.AGFRun` (its ``hist`` of norms over accelerated time).
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+        (a) each neuron's norm (log scale) against accelerated time, thin while dormant, thick once
+        active; (b) the loss of the active network after each jump.
+    """
     H = run.hist
     fig, axes = panel_grid(2, width=4.6, height=3.4)
     ax = axes[0]
@@ -132,11 +181,25 @@ def fig2(run):
 
 
 def fig8(u, v, beta, alphas, time_rec, dense_loss, h, agf8, alpha_agf, X, y):
-    """Figure 8: GD on Pesme–Flammarion's 2-D example from each ``alphas (A,)``.  ``u, v, beta (T, A, 2)``
-    at the raw times ``time_rec``; ``dense_loss (steps+1, A)`` at every step of size ``h``; ``agf8`` the
-    closed-form AGF at ``alpha_agf`` (:func:`lrlib.theory.agf.dln.agf`); ``X, y`` the data (for the
-    landscape).  Panels: each coordinate in polar coordinates (log radius), accumulated utility, angle,
-    the path of β over the loss landscape, the loss."""
+    """Figure 8: GD on Pesme–Flammarion's 2-D example from several α.
+
+    Parameters
+    ----------
+    u, v, beta : ``(T, A, 2)`` the DLN's coordinates and ``β = u ⊙ v`` at the snapshots.
+    alphas : ``(A,)`` initialisation scales.
+    time_rec : ``(T,)`` raw gradient-flow time of the snapshots.
+    dense_loss : ``(n+1, A)`` loss at every GD step.
+    h : the GD step (raw time per step).
+    agf8 : the closed-form AGF at ``alpha_agf`` (:func:`lrlib.theory.agf.dln.agf`).
+    alpha_agf : its initialisation scale.
+    X, y : ``(n, 2)`` and ``(n,)`` the data (for the loss landscape).
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+        Each coordinate in polar coordinates (log radius), accumulated utility, angle, the path of β
+        over the loss landscape, the loss.
+    """
     from ..theory.agf import dln
 
     u8, v8, beta8, alphas8, X8, y8 = u, v, beta, alphas, X, y
@@ -215,9 +278,11 @@ def fig6(steps_dense, loss, bounds, agf_steps, agf_levels, agf_power, steps_rec,
     steps_rec : ``(T,)`` recorded GD steps.
     power : ``(T, S, p//2+1)`` GD's mean |rfft(output)| per frequency.
     pred : :class:`lrlib.theory.agf.modular.ModularAGF` (order, levels, amps).
-    out : ``(T, S, p², p)`` GD outputs at the recorded steps; targets ``(p², p)``.
+    out : ``(T, S, p², p)`` GD outputs at the recorded steps.
+    targets : ``(p², p)`` the targets.
     W_hist : ``(T, H, p)`` seed 0's output weights (rows ``w_i``) at the recorded steps.
-    pair : index of the ``(a, b)`` pair drawn in (c); alpha : the initialisation scale (title).
+    pair : index of the ``(a, b)`` pair drawn in (c).
+    alpha : the initialisation scale (title).
 
     Returns
     -------
@@ -306,7 +371,16 @@ def fig6d(W, order):
 
 
 def torch_tensor(a):
-    """``torch.tensor(a)`` (imported lazily: the drawing helpers otherwise need only numpy)."""
+    """``torch.tensor(a)``, imported lazily (the drawing helpers otherwise need only numpy).
+
+    Parameters
+    ----------
+    a : array-like.
+
+    Returns
+    -------
+    Tensor
+    """
     import torch
 
     return torch.tensor(a)
