@@ -38,6 +38,20 @@ MODULES = [
     "theory/orthogonal/data.py",
     "theory/orthogonal/measure.py",
     "plots/orthogonal.py",
+    "theory/agf/__init__.py",
+    "theory/agf/core.py",
+    "theory/agf/dln.py",
+    "theory/agf/linear.py",
+    "theory/agf/measure.py",
+    "theory/agf/models.py",
+    "theory/agf/modular.py",
+    "theory/agf/transformer.py",
+    "theory/synthesis/__init__.py",
+    "theory/synthesis/agf_gd.py",
+    "theory/synthesis/race_alignment.py",
+    "theory/synthesis/xor.py",
+    "plots/agf.py",
+    "plots/synthesis.py",
 ]
 
 

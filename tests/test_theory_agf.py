@@ -595,3 +595,61 @@ def test_sign_flip_and_drops():
     assert opp == 1.0 and t_flip == 1.5 and drops == pytest.approx([1.25], abs=0.03)
     opp, t_flip, _ = ms.sign_flip_and_drops(time, np.abs(beta0), dt, np.ones_like(dt), pred, eta=1.0)
     assert opp == 0.0
+
+
+# ---------------------------------------------------------------- cost step helpers (Thm F.7, Lemma F.6)
+def test_harmonic_basis_orthonormal_and_checked():
+    P = modular.harmonic_basis(11, 2)
+    np.testing.assert_allclose(P.T @ P, np.eye(2), atol=1e-12)
+    assert np.abs(np.fft.fft(P[:, 0]))[[0, 1, 3, 4, 5]].max() < 1e-12
+    with pytest.raises(ValueError):
+        modular.harmonic_basis(10, 5)
+
+
+def test_without_frequency_and_residual_utility():
+    x = modular.template(11, {1: 6.0, 2: 4.0})
+    xr = modular.without_frequency(x, 1)
+    np.testing.assert_allclose(xr, modular.template(11, {2: 4.0}), atol=1e-12)
+    X, Y = modular.dataset(x)
+    rs = np.random.RandomState(0)
+    u, v, w = rs.randn(3, 2, 11)
+    got = modular.residual_utility(u, v, w, X, Y)
+    want = [modular.direct_utility(u[k], v[k], w[k], x) for k in range(2)]
+    np.testing.assert_allclose(got, want, rtol=1e-12)
+
+
+def test_harmonic_grad_keeps_neurons_in_the_span_and_exact_minimiser_passes():
+    x = modular.template(11, {1: 6.0, 2: 4.0})
+    X, Y = (torch.tensor(a) for a in modular.dataset(x))
+    P = torch.tensor(modular.harmonic_basis(11, 1))
+    c = 0.2 * torch.randn(3, 1, 6, 2, generator=generator(3), dtype=F64)
+    U, V, W = (ci @ P.T for ci in c)
+    run = train(AM.modular_params(U, V, W), X, Y, loss=half_mse(), lr=0.01, steps=3000, record=[0, 3000],
+                grad_fn=AM.harmonic_grad_fn(P), progress=False)
+    Pr = P @ P.T
+    W1 = run.params.W1[-1, 0]
+    torch.testing.assert_close(W1[:, :11] @ Pr, W1[:, :11])
+    pred = modular.predict(x)
+    assert abs(float(run.loss[-1, 0]) - pred.levels[1]) < 1e-8 * pred.levels[1]
+    R = (Y - forward(run.params, X)[-1, 0]).numpy()
+    th = np.random.RandomState(1).randn(4, 3, 11)
+    assert ms.utility_update_error(th, X.numpy(), R, x, 1) < 1e-6
+    assert ms.utility_update_error(th, X.numpy(), Y.numpy(), x, 1) > 0.1    # nothing learned: the ξ terms remain
+
+
+def test_frequency_order():
+    pred = modular.predict(modular.template(11, {1: 6.0, 2: 4.0}))
+    t = np.arange(4.0)
+    power = np.zeros((4, 6))
+    power[2:, 2] = 4.0
+    power[3:, 1] = 6.0
+    assert ms.frequency_order(t, power, pred) == [2, 1]
+
+
+def test_agf_refuses_an_initial_norm_of_one_or_more():
+    X, y, _ = dln.fig3_data()
+    Xt, yt = torch.tensor(X), torch.tensor(y)
+    for scale in (1.0, 3.0):
+        p0 = AM.dln_params(torch.full((5,), scale, dtype=F64), torch.zeros(5, dtype=F64))
+        with pytest.raises(ParameterError, match="norm"):
+            core.agf(p0, Xt, yt, loss=half_mse(), kappa=2, eta=1.0, cost_fn=dln_cost(Xt, yt), mask=AM.dln_mask(5))

@@ -283,3 +283,15 @@ def test_loss_between_drops():
     assert np.isnan(sy.loss_between_drops(t, t, np.array([2.0, np.nan]))[0])
     with pytest.raises(ParameterError):
         sy.loss_between_drops(t, t, np.array([2.0]))
+
+
+def test_swap_first_two_is_a_wrong_prediction_the_rule_sees():
+    Xa, Y, cl, nets = _xor_staircase()
+    t = np.linspace(0, 10, 1001)
+    closs = np.stack([np.interp(t, [0, 1.1 * (c + 1) - 0.1, 1.1 * (c + 1) + 0.1, 10], [0.25, 0.25, 0.0, 0.0]) for c in range(4)], -1)
+    rows, ok = sy.xor_agf_vs_gd(t, closs, _Run([0, 1, 2, 3, 4], [[0], [1], [2], [3]], nets), Xa, Y, cl)
+    swapped, ok2 = sy.swap_first_two(rows)
+    assert ok and not ok2
+    assert [r["jump"] for r in swapped] == [2, 1, 3, 4] and [r["agf"] for r in swapped][:2] == [2.0, 1.0]
+    np.testing.assert_allclose([r["err"] for r in swapped], [0.9 / 1.1, 1.2 / 2.2, 0.1 / 1.1, 0.1 / 1.1], rtol=1e-9)
+    assert [r["jump"] for r in rows] == [1, 2, 3, 4]                       # the input rows are not modified

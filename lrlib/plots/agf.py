@@ -11,10 +11,24 @@ from . import PALETTE, POS, THEORY, label_panels, panel_grid
 
 
 def fig4(time, loss, sv, etas, alphas, preds: dict, tmax: float, seed_index: int = 0):
-    """Figure 4: integrated flow against Conjecture 4.1, one row per variant (``preds``, in the order of
-    the variant axis).  ``time (T,)`` raw flow time; ``loss (T, α, variant, seed)``; ``sv (T, α, variant,
-    seed, r)`` singular values of ``AW``; ``etas``, ``alphas`` per α (the first two are drawn; the
-    spectrum at the second); ``tmax`` the right end of the accelerated axis."""
+    """Figure 4: the integrated flow against Conjecture 4.1, one row per variant.
+
+    Parameters
+    ----------
+    time : ``(T,)`` raw gradient-flow time.
+    loss : ``(T, A, V, S)`` loss per α, variant and seed.
+    sv : ``(T, A, V, S, r)`` singular values of ``AW``.
+    etas : ``(A,)`` ``η_α = −log α`` (the accelerated clock is ``t/η_α``).
+    alphas : ``(A,)`` initialisation scales (the first two are drawn; the spectrum at the second).
+    preds : variant name → Conjecture 4.1's prediction (:func:`lrlib.theory.agf.linear.conjecture`), in
+        the order of the variant axis.
+    tmax : right end of the accelerated-time axis.
+    seed_index : the seed drawn.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+    """
     fig, axes = panel_grid(2, 2, width=4.8, height=3.3)
     tt = np.geomspace(1e-2, tmax, 1500)
     s = seed_index
@@ -43,10 +57,24 @@ def fig4(time, loss, sv, etas, alphas, preds: dict, tmax: float, seed_index: int
 
 
 def fig5(steps_dense, loss, steps_rec, proj, pred, bounds, agf_steps, agf_levels, steps_max: int):
-    """Figure 5: the transformer's GD loss ``loss (steps+1, seed)`` at the GD steps ``steps_dense`` with
-    Eq. 7's levels (``pred``), the jump bounds ``bounds (4,)`` and the simulated AGF staircase
-    (``agf_steps``, ``agf_levels``, both ``(K+1,)``, of the first seed); and ``proj (T, seed, d)``, the
-    projections ``v_kᵀΓv_k`` at the recorded steps ``steps_rec``, with ``A_k``."""
+    """Figure 5: the linear transformer's GD loss against Eq. 7 and the simulated AGF.
+
+    Parameters
+    ----------
+    steps_dense : ``(n+1,)`` GD step indices of ``loss``.
+    loss : ``(n+1, S)`` population loss per step and seed.
+    steps_rec : ``(T,)`` recorded GD steps.
+    proj : ``(T, S, d)`` projections ``v_kᵀΓv_k`` at the recorded steps.
+    pred : Eq. 7's prediction (:func:`lrlib.theory.agf.transformer.predict`: levels, ``A_k``).
+    bounds : ``(4,)`` jump lower bounds of the first seed, in GD steps.
+    agf_steps : ``(K+1,)`` simulated AGF's jump times (first seed), in GD steps.
+    agf_levels : ``(K+1,)`` its loss levels.
+    steps_max : right end of the step axis.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+    """
     fig, axes = panel_grid(2, width=5.0, height=3.5)
     for r in range(loss.shape[1]):
         axes[0].loglog(steps_dense[1:], loss[1:, r], color=PALETTE[r % 6], lw=1.2, label=f"GD seed {r}")
@@ -73,10 +101,22 @@ def fig5(steps_dense, loss, steps_rec, proj, pred, bounds, agf_steps, agf_levels
 
 
 def fig3(time_dense, loss_dense, time_rec, beta, alphas, agf_inf, beta_star):
-    """Figure 3: GD on the diagonal linear network from each ``alphas (A,)`` on the clock ``t/(−log α)``:
-    the loss ``loss_dense (T, A)`` at raw times ``time_dense`` against AGF's staircase ``agf_inf`` (a
-    :class:`~lrlib.theory.agf.dln.DLNResult` at a vanishing α), and the coefficients ``beta (T', A, d)`` at
-    ``time_rec`` against AGF's and ``beta_star (d,)``."""
+    """Figure 3: GD on the diagonal linear network from several α, on the clock ``t/(−log α)``.
+
+    Parameters
+    ----------
+    time_dense : ``(n+1,)`` raw gradient-flow time of every GD step.
+    loss_dense : ``(n+1, A)`` loss per step and α.
+    time_rec : ``(T,)`` raw time of the recorded snapshots.
+    beta : ``(T, A, d)`` coefficients ``β = u ⊙ v`` at the snapshots.
+    alphas : ``(A,)`` initialisation scales.
+    agf_inf : the closed-form AGF at a vanishing α (:class:`~lrlib.theory.agf.dln.DLNResult`).
+    beta_star : ``(d,)`` the target coefficients.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+    """
     fig, axes = panel_grid(2, width=4.8, height=3.6)
     cols = plt.cm.viridis(np.linspace(0, 0.9, len(alphas)))
     d = beta.shape[-1]
@@ -103,9 +143,18 @@ def fig3(time_dense, loss_dense, time_rec, beta, alphas, agf_inf, beta_star):
 
 
 def fig2(run):
-    """Figure 2 from a run of the general algorithm (:class:`~lrlib.theory.agf.core.AGFRun`): each
-    neuron's norm against accelerated time (thin while dormant, thick once active) and the loss of the
-    active network after each jump."""
+    """Figure 2 from a run of the general algorithm.
+
+    Parameters
+    ----------
+    run : an :class:`~lrlib.theory.agf.core.AGFRun` (its ``hist`` of norms over accelerated time).
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+        (a) each neuron's norm (log scale) against accelerated time, thin while dormant, thick once
+        active; (b) the loss of the active network after each jump.
+    """
     H = run.hist
     fig, axes = panel_grid(2, width=4.6, height=3.4)
     ax = axes[0]
@@ -132,11 +181,25 @@ def fig2(run):
 
 
 def fig8(u, v, beta, alphas, time_rec, dense_loss, h, agf8, alpha_agf, X, y):
-    """Figure 8: GD on Pesme–Flammarion's 2-D example from each ``alphas (A,)``.  ``u, v, beta (T, A, 2)``
-    at the raw times ``time_rec``; ``dense_loss (steps+1, A)`` at every step of size ``h``; ``agf8`` the
-    closed-form AGF at ``alpha_agf`` (:func:`lrlib.theory.agf.dln.agf`); ``X, y`` the data (for the
-    landscape).  Panels: each coordinate in polar coordinates (log radius), accumulated utility, angle,
-    the path of β over the loss landscape, the loss."""
+    """Figure 8: GD on Pesme–Flammarion's 2-D example from several α.
+
+    Parameters
+    ----------
+    u, v, beta : ``(T, A, 2)`` the DLN's coordinates and ``β = u ⊙ v`` at the snapshots.
+    alphas : ``(A,)`` initialisation scales.
+    time_rec : ``(T,)`` raw gradient-flow time of the snapshots.
+    dense_loss : ``(n+1, A)`` loss at every GD step.
+    h : the GD step (raw time per step).
+    agf8 : the closed-form AGF at ``alpha_agf`` (:func:`lrlib.theory.agf.dln.agf`).
+    alpha_agf : its initialisation scale.
+    X, y : ``(n, 2)`` and ``(n,)`` the data (for the loss landscape).
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+        Each coordinate in polar coordinates (log radius), accumulated utility, angle, the path of β
+        over the loss landscape, the loss.
+    """
     from ..theory.agf import dln
 
     u8, v8, beta8, alphas8, X8, y8 = u, v, beta, alphas, X, y
@@ -198,3 +261,126 @@ def fig8(u, v, beta, alphas, time_rec, dense_loss, h, agf8, alpha_agf, X, y):
     label_panels([axp[0], axp[1], axS, axA, axC, axL])
     fig.suptitle("Figure 8 — a coordinate returns to dormancy and reactivates with the opposite sign")
     return fig
+
+
+def fig6(steps_dense, loss, bounds, agf_steps, agf_levels, agf_power, steps_rec, power, pred, out, targets, W_hist,
+         pair: int, alpha: float):
+    """Figure 6 (a–c): modular addition, GD against Eq. 9 and the simulated AGF.
+
+    Parameters
+    ----------
+    steps_dense : ``(n_steps+1,)`` GD step indices of ``loss``.
+    loss : ``(n_steps+1, S)`` GD loss per step and seed.
+    bounds : ``(K,)`` drop lower bounds, in GD steps.
+    agf_steps : ``(J+1,)`` simulated AGF's jump times (seed 0), in GD steps (first entry 0).
+    agf_levels : ``(J+1,)`` its loss after each jump.
+    agf_power : ``(J+1, p//2+1)`` its output power per frequency after each jump.
+    steps_rec : ``(T,)`` recorded GD steps.
+    power : ``(T, S, p//2+1)`` GD's mean |rfft(output)| per frequency.
+    pred : :class:`lrlib.theory.agf.modular.ModularAGF` (order, levels, amps).
+    out : ``(T, S, p², p)`` GD outputs at the recorded steps.
+    targets : ``(p², p)`` the targets.
+    W_hist : ``(T, H, p)`` seed 0's output weights (rows ``w_i``) at the recorded steps.
+    pair : index of the ``(a, b)`` pair drawn in (c).
+    alpha : the initialisation scale (title).
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+    """
+    from ..theory.agf import modular
+
+    fig = plt.figure(figsize=(14, 8), constrained_layout=True)
+    gsf = fig.add_gridspec(2, 4)
+    axL, axP = fig.add_subplot(gsf[0, 0:2]), fig.add_subplot(gsf[0, 2:4])
+    n_steps = int(steps_dense[-1])
+    for r in range(loss.shape[1]):
+        axL.loglog(steps_dense[1:], loss[1:, r], color=PALETTE[r % 6], lw=1.2, label=f"GD seed {r}")
+    for lv in pred.levels[:-1]:
+        axL.axhline(lv, color=THEORY, ls=":", lw=0.8)
+    for b in bounds:
+        axL.axvline(b, color="0.5", ls="--", lw=0.8)
+    axL.step(np.append(agf_steps, n_steps), np.append(agf_levels, agf_levels[-1]), where="post", color="k", ls="--",
+             lw=1.3, label="simulated AGF (seed 0)")
+    axL.set(xlabel="GD step (heavy ball: t ≈ 0.01 × step)", ylabel="loss",
+            title="loss (dotted: Eq. 9 levels; dashed: drop lower bounds)", ylim=(1e-3, 10))
+    axL.legend(fontsize="x-small")
+    for i, k in enumerate(pred.order):
+        axP.semilogx(steps_rec[1:], power[1:, 0, k], color=PALETTE[i], lw=1.5, label=f"frequency {k}")
+        axP.axhline(pred.amps[i], color=PALETTE[i], ls=":", lw=0.8)
+        axP.step(np.append(agf_steps, n_steps), np.append(agf_power[:, k], agf_power[-1, k]), where="post",
+                 color=PALETTE[i], ls="--", lw=1.0)
+        axP.annotate("", xy=(bounds[i], pred.amps[i]), xytext=(bounds[i], 0),
+                     arrowprops=dict(arrowstyle="->", color=PALETTE[i], lw=0.8))
+    axP.set(xlabel="GD step (heavy ball: t ≈ 0.01 × step)", ylabel="mean |rfft(output)|",
+            title="output power per frequency (seed 0; dashed: AGF; dotted: target)")
+    axP.legend(fontsize="x-small")
+    snaps = [int(s) for s in np.geomspace(max(10, bounds[0] / 2), n_steps, 4)]
+    for j, st in enumerate(snaps):
+        ax = fig.add_subplot(gsf[1, j])
+        i_s = max(int(np.searchsorted(steps_rec, st, side="right")) - 1, 0)     # last snapshot at or before st
+        ax.plot(targets[pair], "k--", lw=1, label="target")
+        ax.plot(out[i_s, 0, pair], color=POS, lw=1.5, label="network")
+        W_t = W_hist[i_s]
+        dom = modular.dominant_frequency(torch_tensor(W_t)).numpy()
+        big = np.linalg.norm(W_t, axis=1) > 0.3 * np.linalg.norm(W_t, axis=1).max()
+        ax.set(title=f"step {int(steps_rec[i_s]):,}", xlabel="output index", ylim=(-2.2, 2.6))
+        ax.text(0.02, 0.97, f"large neurons' frequencies: {sorted(set(dom[big].tolist()))}", transform=ax.transAxes,
+                fontsize="x-small", va="top")
+        if j == 0:
+            ax.legend(fontsize="x-small", loc="lower left")
+    label_panels(fig.axes)
+    fig.suptitle(f"Figure 6 — modular addition, p = {len(targets[pair])}, H = {W_hist.shape[1]}, α = {alpha}: "
+                 f"frequencies {', '.join(map(str, pred.order))} learned in turn (seed 0)")
+    return fig
+
+
+def fig6d(W, order):
+    """Figure 6 (d): the learned neurons of one network.
+
+    Parameters
+    ----------
+    W : ``(H, p)`` the output weights ``w_i`` (rows) at the end of the run.
+    order : the predicted frequencies in learning order (colours: rank in this list).
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+        Three panels: rows ``w_i`` coloured by dominant frequency, their power spectra (sorted), and the
+        phase of ``ŵ_i`` at that frequency (polar; radius: frequency rank).
+    """
+    from ..theory.agf import modular
+
+    fig, axes = panel_grid(3, width=4.4, height=3.3)
+    dom = modular.dominant_frequency(torch_tensor(W)).numpy()
+    colour = [PALETTE[order.index(k) if k in order else 5] for k in dom]
+    for i in np.argsort(dom):
+        axes[0].plot(W[i], color=colour[i], lw=1, alpha=0.8)
+    axes[0].set(title="rows $w_i$ at the end (colour: dominant frequency)", xlabel="index")
+    spec = np.abs(np.fft.rfft(W, axis=1)) ** 2
+    axes[1].imshow(spec[np.argsort(dom)], aspect="auto", cmap="Greys")
+    axes[1].set(title="power spectra of $w_i$ (sorted)", xlabel="frequency", ylabel="neuron")
+    ax = fig.add_subplot(1, 3, 3, projection="polar")
+    axes[2].remove()
+    for i, k in enumerate(dom):
+        ax.scatter([np.angle(np.fft.fft(W[i])[k])], [1 + order.index(k) if k in order else 4], color=colour[i], s=20)
+    ax.set_title("phases of $\\hat w_i[\\xi_i]$ (radius: frequency rank)", fontsize="small")
+    label_panels([axes[0], axes[1], ax])
+    fig.suptitle("Figure 6 (d) — the learned neurons: single-frequency waveforms")
+    return fig
+
+
+def torch_tensor(a):
+    """``torch.tensor(a)``, imported lazily (the drawing helpers otherwise need only numpy).
+
+    Parameters
+    ----------
+    a : array-like.
+
+    Returns
+    -------
+    Tensor
+    """
+    import torch
+
+    return torch.tensor(a)

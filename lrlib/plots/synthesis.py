@@ -14,10 +14,22 @@ from . import NEG, OTHER, PALETTE, POS, THEORY, label_panels, panel_grid
 
 def agf_on_orthogonal(time: np.ndarray, losses: dict[float, np.ndarray], agf_runs: dict[float, object],
                       jumps: pd.DataFrame):
-    """(a) GD's loss (solid) and AGF's staircase (dashed) for one seed at each ``λ`` of ``losses``
-    (``λ → (T,)``, with ``agf_runs[λ]`` the AGF run from the same init); (b) the median relative error
-    of the drop times of AGF and of the leading order ``ln(1/λ)/‖D±‖`` against ``ln(1/λ)``, from
-    ``jumps`` (columns ``lam, jump, err_agf, err_leading``), with the tolerance ``1/ln(1/λ)``."""
+    """Part 1's figure: AGF's staircase on the orthogonal-input data.
+
+    Parameters
+    ----------
+    time : ``(T,)`` gradient-flow time.
+    losses : ``λ → (T,)`` GD's loss for one seed at each ``λ``.
+    agf_runs : ``λ → AGFRun``, the AGF run from the same initialisation.
+    jumps : table with columns ``lam, jump, err_agf, err_leading``.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+        (a) GD's loss (solid) and AGF's staircase (dashed) per ``λ``; (b) the median relative error of the
+        drop times of AGF and of the leading order ``ln(1/λ)/‖D±‖`` against ``ln(1/λ)``, with the tolerance
+        ``1/ln(1/λ)``.
+    """
     fig, axes = panel_grid(2, width=4.4, height=3.2)
     ax = axes[0]
     lams = sorted(losses, reverse=True)
@@ -46,10 +58,21 @@ def agf_on_orthogonal(time: np.ndarray, losses: dict[float, np.ndarray], agf_run
 
 
 def alignment_on_race(series: pd.DataFrame, cos_end: np.ndarray, winners: np.ndarray, step_end: int):
-    """(a) the fraction of neurons in their predicted cone and (c) the stable rank of ``W1`` over the
-    steps of one run (``series`` columns ``step, in_cone, stable_rank``); (b) the histogram of the
-    cosines ``cos_end (m,)`` to ``sign(v) x_a(w)`` at the end of the plateau (``step_end``), winners
-    (``winners (m,)`` bool) stacked on the others."""
+    """Part 2's figure: the alignment paper's quantities along one race run.
+
+    Parameters
+    ----------
+    series : table with columns ``step, in_cone, stable_rank`` over the steps of one run.
+    cos_end : ``(m,)`` cosines to ``sign(v) x_a(w)`` at the end of the plateau.
+    winners : ``(m,)`` bool, the race's winners.
+    step_end : the step of the end of the plateau.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+        (a) fraction of neurons in their cone, (b) histogram of ``cos_end`` with the winners stacked,
+        (c) stable rank of ``W1``.
+    """
     fig, axes = panel_grid(3, width=3.6, height=3.0)
     s = series.iloc[1:]
     axes[0].semilogx(s.step, s.in_cone, color=POS, label="in the predicted cone")
@@ -70,10 +93,25 @@ def alignment_on_race(series: pd.DataFrame, cos_end: np.ndarray, winners: np.nda
 
 def agf_on_xor(time: np.ndarray, loss: np.ndarray, closs: np.ndarray, run, table: pd.DataFrame,
                tol: float, labels: list[str]):
-    """(a) one seed: GD's loss (black), its per-cluster losses (one colour per cluster, ``closs (T, C)``)
-    and AGF's staircase ``run`` (dashed), with AGF's jump times marked in the colour of the cluster each
-    activates; (b) AGF's jump time against GD's per-cluster drop time for every seed and cluster
-    (``table`` columns ``cluster, gd, agf``), with the diagonal and the band ``± tol`` (relative)."""
+    """Part 3's figure: AGF on the XOR toy.
+
+    Parameters
+    ----------
+    time : ``(T,)`` gradient-flow time.
+    loss : ``(T,)`` GD's total loss (one seed).
+    closs : ``(T, C)`` its per-cluster losses.
+    run : the AGF run (:class:`~lrlib.theory.agf.AGFRun`) from the same initialisation.
+    table : every seed and cluster, columns ``cluster, gd, agf`` (gradient-flow time).
+    tol : the relative tolerance drawn as a band.
+    labels : ``C`` cluster names.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+        (a) GD's loss (black), per-cluster losses (colours) and AGF's staircase (dashed), AGF's jumps
+        marked in the colour of the cluster each activates; (b) AGF's jump time against GD's per-cluster
+        drop time, with the diagonal and the band ``± tol``.
+    """
     fig, axes = panel_grid(2, width=4.4, height=3.2)
     ax = axes[0]
     ax.plot(time, loss, color="k", lw=1.6, label="GD, total")

@@ -44,11 +44,16 @@ Tensor = torch.Tensor
 class AGFRun:
     """Output of :func:`agf`.
 
-    ``tau (K+1,)`` jump times (``tau[0] = 0``), ``levels (K+1,)`` the loss of the active network after
-    each jump (``levels[0]`` at init with every neuron removed), ``nets`` the active network after each
-    jump (dormant neurons zeroed), ``order`` the neurons activated at each jump, ``returned`` those that
-    went back to dormancy.  ``hist``: utility-phase samples ``t (T,)``, ``S (T, m)`` accumulated utility,
-    ``norm (T, m)``, ``U (T, m)`` normalised utility, ``dormant (T, m)``.
+    Parameters
+    ----------
+    tau : ``(K+1,)`` jump times in accelerated time ``τ = t/η`` (``tau[0] = 0``).
+    levels : ``(K+1,)`` the loss of the active network after each jump (``levels[0]`` at init with every
+        neuron removed).
+    nets : ``K+1`` TwoLayer, the active network after each jump (dormant neurons zeroed).
+    order : the neurons activated at each jump.
+    returned : the neurons that went back to dormancy at each jump.
+    hist : utility-phase samples ``t (T,)``, ``S (T, m)`` accumulated utility, ``norm (T, m)``,
+        ``U (T, m)`` normalised utility, ``dormant (T, m)``.
     """
 
     tau: np.ndarray
@@ -59,33 +64,106 @@ class AGFRun:
     hist: dict[str, np.ndarray] = field(default_factory=dict)
 
     def loss_at(self, times: np.ndarray) -> np.ndarray:
+        """AGF's staircase evaluated at given accelerated times.
+
+        Parameters
+        ----------
+        times : ``(T,)`` accelerated times.
+
+        Returns
+        -------
+        np.ndarray
+            ``(T,)`` the level in force at each time.
+        """
         k = np.searchsorted(self.tau, np.asarray(times, dtype=float), side="right") - 1
         return self.levels[np.clip(k, 0, len(self.levels) - 1)]
 
 
 def split(p: TwoLayer) -> Tensor:
-    """Neuron vectors ``θ (m, d + k)`` of a single network (no bias)."""
+    """Neuron vectors of a single bias-free network.
+
+    Parameters
+    ----------
+    p : a TwoLayer without run dimensions or biases, ``W1 (m, d)``, ``W2 (k, m)``.
+
+    Returns
+    -------
+    Tensor
+        ``θ (m, d + k)``, row ``i`` = ``(w_i, a_i)``.
+    """
     if p.b1 is not None or p.b2 is not None or p.runs:
         raise ParameterError("agf: a single bias-free TwoLayer is needed")
     return torch.cat([p.W1, p.W2.T], -1)
 
 
 def join(theta: Tensor, d: int, act: str) -> TwoLayer:
+    """Inverse of :func:`split`.
+
+    Parameters
+    ----------
+    theta : ``(m, d + k)`` neuron vectors.
+    d : the input dimension.
+    act : the activation name.
+
+    Returns
+    -------
+    TwoLayer
+    """
     return TwoLayer(W1=theta[:, :d].clone(), W2=theta[:, d:].T.clone(), act=act)
 
 
 def neuron_outputs(theta: Tensor, X: Tensor, d: int, act: str) -> Tensor:
-    """Each neuron's output ``(n, m, k)``."""
+    """Each neuron's output ``a_i σ(w_iᵀx)``.
+
+    Parameters
+    ----------
+    theta : ``(m, d + k)`` neuron vectors.
+    X : ``(n, d)`` inputs.
+    d : the input dimension.
+    act : the activation name.
+
+    Returns
+    -------
+    Tensor
+        ``(n, m, k)``.
+    """
     return activation(act)(X @ theta[:, :d].T).unsqueeze(-1) * theta[:, d:].unsqueeze(0)
 
 
 def utilities(theta: Tensor, X: Tensor, G: Tensor, d: int, act: str) -> Tensor:
-    """``U_i = −⟨G, f_i⟩`` ``(m,)`` with ``G = ∇_f L(f_A)`` ``(n, k)``."""
+    """Utilities ``U_i = −⟨G, f_i⟩`` of the neurons.
+
+    Parameters
+    ----------
+    theta : ``(m, d + k)`` neuron vectors.
+    X : ``(n, d)`` inputs.
+    G : ``(n, k)`` ``∇_f L(f_A)``, the loss gradient at the active network's outputs.
+    d : the input dimension.
+    act : the activation name.
+
+    Returns
+    -------
+    Tensor
+        ``(m,)``.
+    """
     return -torch.einsum("nk,nmk->m", G, neuron_outputs(theta, X, d, act))
 
 
 def loss_gradient(net: TwoLayer, X: Tensor, y: Tensor, loss: Loss) -> tuple[Tensor, Tensor]:
-    """``(L(f_A), ∇_f L(f_A) (n, k))``."""
+    """Loss of the active network and its gradient in the outputs.
+
+    Parameters
+    ----------
+    net : the active network (TwoLayer).
+    X : ``(n, d)`` inputs; the active network's outputs are ``(n, k)``.
+    y : ``(n, k)`` targets.
+    loss : the :class:`~lrlib.losses.Loss`.
+
+    Returns
+    -------
+    (Tensor, Tensor)
+        ``L(f_A)`` (scalar) and ``∇_f L(f_A)`` ``(n, k)``.
+    """
     pred = forward(net, X).detach().requires_grad_(True)
     L = loss(pred, y)
     (G,) = torch.autograd.grad(L, pred)
@@ -110,15 +188,37 @@ def agf(
     record_every: int = 1,
     max_returns: int = 5,
 ) -> AGFRun:
-    """Run AGF from ``p0`` (see the module docstring).
+    """Run AGF (Algorithm 1) from ``p0`` (see the module docstring).
 
-    ``cost_fn(active_net) -> Trajectory`` minimises the loss over the active neurons (a
-    :class:`TwoLayer` holding only them), e.g. with :func:`lrlib.train.train`; its snapshots are
-    scanned for neurons whose norm falls below ``dormant_tol``: at the first such snapshot they
-    return to dormancy (with the norm and direction they had when the cost phase began, i.e.
-    ``S_i = c_i/η``) and the cost phase restarts from there without them (at most ``max_returns`` times).  Integration: Heun's method in ``τ`` with step
-    ``min(dtau_max, dir_step / max angular speed)``, shortened to land exactly on the first threshold.
-    ``dormant_tol``: norm below which an active neuron returns to dormancy (default ``10 × ‖θ(0)‖``).
+    Integration: Heun's method in ``τ`` with step ``min(dtau_max, dir_step / max angular speed)``,
+    shortened to land exactly on the first threshold.  Active neurons whose norm falls below
+    ``dormant_tol`` during a cost phase return to dormancy (with the norm and direction they had when
+    the cost phase began, i.e. ``S_i = c_i/η``) and the cost phase restarts without them.
+
+    Parameters
+    ----------
+    p0 : the initial network, a single bias-free TwoLayer ``W1 (m, d)``, ``W2 (k, m)``; every neuron must
+        have norm ``‖θ_i(0)‖ < 1`` (else :class:`~lrlib.errors.ParameterError`: its jump condition would
+        already hold and the jump times come out negative).
+    X : ``(n, d)`` inputs.
+    y : ``(n, k)`` targets.
+    loss : the :class:`~lrlib.losses.Loss`.
+    kappa : the neurons' homogeneity degree ``κ ≥ 2``.
+    eta : the acceleration ``η_α`` (accelerated time ``τ = t/η``).
+    cost_fn : ``cost_fn(active_net) -> Trajectory`` minimising the loss over the active neurons (a
+        TwoLayer holding only them), e.g. with :func:`lrlib.train.train`.
+    mask : optional ``(m, d)`` mask fixing entries of ``W1`` at zero.
+    max_iter : most jumps.
+    tau_max : stop after this accelerated time.
+    dtau_max : largest integration step in ``τ``.
+    dir_step : largest angle (radians) a direction turns in one step.
+    dormant_tol : norm below which an active neuron returns to dormancy (default ``10 × max ‖θ(0)‖``).
+    record_every : record the utility phase every this many steps.
+    max_returns : most restarts of one cost phase after returns to dormancy.
+
+    Returns
+    -------
+    AGFRun
     """
     if kappa < 2:
         raise ParameterError(f"agf needs κ ≥ 2 (homogeneous neurons), got {kappa}")
@@ -130,6 +230,12 @@ def agf(
         Mfull[:, :d] = mask.to(theta0.dtype)
         theta0 = theta0 * Mfull
     norm = torch.linalg.vector_norm(theta0, dim=-1)
+    if bool((norm >= 1).any()):
+        i = int(norm.argmax())
+        raise ParameterError(
+            f"agf needs a small initialisation: every neuron must start with norm ‖θ_i(0)‖ < 1 (its jump threshold), "
+            f"but neuron {i} has norm {float(norm[i]):.4g}; at norm ≥ 1 the jump condition already holds at τ = 0 "
+            f"and the jump times would come out negative")
     tbar = theta0 / norm.unsqueeze(-1)
     dormant_tol = float(10 * norm.max()) if dormant_tol is None else dormant_tol
     active = torch.zeros(m, dtype=torch.bool)
@@ -243,16 +349,43 @@ def agf(
 
 
 def conserved(p: TwoLayer, kappa: float) -> Tensor:
-    """The per-neuron conserved quantity of gradient flow ``(κ−1)‖a_i‖² − ‖w_i‖²`` ``(..., m)``."""
+    """The per-neuron conserved quantity of gradient flow ``(κ−1)‖a_i‖² − ‖w_i‖²``.
+
+    Parameters
+    ----------
+    p : a TwoLayer (any leading dims).
+    kappa : the homogeneity degree.
+
+    Returns
+    -------
+    Tensor
+        ``(..., m)``.
+    """
     return (kappa - 1) * p.norms_out() ** 2 - p.norms_in() ** 2
 
 
 def utility_flow(theta0: Tensor, X: Tensor, G: Tensor, d: int, act: str, t_eval: np.ndarray,
                  mask: Tensor | None = None, rtol: float = 1e-10, stop_norm: float | None = None) -> np.ndarray:
-    """Gradient flow of one neuron's utility, ``dθ/dt = ∇_θ U(θ)`` (Eq. 2 with η = 1 and a frozen
-    residual ``G = ∇_f L(f_A)``), by ``scipy.integrate.solve_ivp`` (DOP853, absolute tolerance
-    ``1e-12 ‖θ0‖``).  ``theta0 (D,)``; returns ``θ(t) (T, D)``, cut where ``‖θ‖`` first reaches
-    ``stop_norm`` (if given; the last row is then the state at that moment)."""
+    """Gradient flow of one neuron's utility, ``dθ/dt = ∇_θ U(θ)`` (Eq. 2 with η = 1 and a frozen residual),
+    by ``scipy.integrate.solve_ivp`` (DOP853, absolute tolerance ``1e-12 ‖θ0‖``).
+
+    Parameters
+    ----------
+    theta0 : ``(D,)`` the initial neuron, ``D = d + k``.
+    X : ``(n, d)`` inputs.
+    G : ``(n, k)`` the frozen ``∇_f L(f_A)``.
+    d : the input dimension.
+    act : the activation name.
+    t_eval : ``(T,)`` raw times to record.
+    mask : optional ``(D,)`` mask on ``θ``.
+    rtol : relative tolerance.
+    stop_norm : stop where ``‖θ‖`` first reaches it (the last row is then the state at that moment).
+
+    Returns
+    -------
+    np.ndarray
+        ``θ(t)`` ``(T', D)``, ``T' ≤ T`` (+1 with ``stop_norm``).
+    """
     from scipy.integrate import solve_ivp
 
     M = torch.ones_like(theta0) if mask is None else mask
@@ -277,7 +410,18 @@ def utility_flow(theta0: Tensor, X: Tensor, G: Tensor, d: int, act: str, t_eval:
 
 
 def norm_bound_slack(p: TwoLayer, kappa: float) -> float:
-    """App. B.3's bound ``‖θ_i‖² ≥ |c_i| / max(1, κ−1)`` (``c_i`` of :func:`conserved`) over every neuron,
-    snapshot and run of ``p``: the largest ``(|c_i|/max(1, κ−1) − ‖θ_i‖²) / ‖θ_i‖²`` (≤ 0 when it holds)."""
+    """App. B.3's bound ``‖θ_i‖² ≥ |c_i| / max(1, κ−1)`` (``c_i`` of :func:`conserved`) checked over every
+    neuron, snapshot and run.
+
+    Parameters
+    ----------
+    p : a TwoLayer (any leading dims, e.g. a trajectory's snapshots and runs).
+    kappa : the homogeneity degree.
+
+    Returns
+    -------
+    float
+        The largest ``(|c_i|/max(1, κ−1) − ‖θ_i‖²) / ‖θ_i‖²`` (≤ 0 when the bound holds).
+    """
     n2 = p.norms_out() ** 2 + p.norms_in() ** 2
     return float(((conserved(p, kappa).abs() / max(1.0, kappa - 1) - n2) / n2).max())

@@ -27,36 +27,101 @@ from ...errors import ParameterError
 
 
 def log_cosh(a: np.ndarray) -> np.ndarray:
-    """``log cosh a`` without overflow."""
+    """``log cosh a`` without overflow.
+
+    Parameters
+    ----------
+    a : array-like.
+
+    Returns
+    -------
+    np.ndarray
+        Same shape as ``a``.
+    """
     a = np.abs(np.asarray(a, dtype=float))
     return a + np.log1p(np.exp(-2 * a)) - math.log(2)
 
 
 def acosh_exp(x: np.ndarray) -> np.ndarray:
-    """``arccosh(e^x)`` for ``x ≥ 0`` without overflow (``x + log(1 + √(1 − e^{−2x}))``)."""
+    """``arccosh(e^x)`` for ``x ≥ 0`` without overflow (``x + log(1 + √(1 − e^{−2x}))``).
+
+    Parameters
+    ----------
+    x : array-like, ``≥ 0``.
+
+    Returns
+    -------
+    np.ndarray
+        Same shape as ``x``.
+    """
     x = np.maximum(np.asarray(x, dtype=float), 0.0)
     return x + np.log1p(np.sqrt(-np.expm1(-2 * x)))
 
 
 def eta_alpha(alpha: float) -> float:
-    """``η_α = −log(√2 α)`` (the DLN's initial neuron norm is √2 α); needs α < 1/√2."""
+    """The DLN's acceleration ``η_α = −log(√2 α)`` (its initial neuron norm is √2 α).
+
+    Parameters
+    ----------
+    alpha : the initialisation scale, ``< 1/√2``.
+
+    Returns
+    -------
+    float
+    """
     if not 0 < alpha < 1 / math.sqrt(2):
         raise ParameterError(f"alpha must be in (0, 1/√2) for the AGF time scale, got {alpha!r}")
     return -math.log(math.sqrt(2) * alpha)
 
 
 def loss(X: np.ndarray, y: np.ndarray, beta: np.ndarray) -> float:
-    """``½ mean (Xβ − y)²``."""
+    """The DLN's loss ``½ mean (Xβ − y)²``.
+
+    Parameters
+    ----------
+    X : ``(n, d)`` inputs.
+    y : ``(n,)`` targets.
+    beta : ``(d,)`` coefficients.
+
+    Returns
+    -------
+    float
+    """
     return 0.5 * float(np.mean((X @ beta - y) ** 2))
 
 
 def grad(X: np.ndarray, y: np.ndarray, beta: np.ndarray) -> np.ndarray:
-    """``∇_β L = Xᵀ(Xβ − y)/n`` ``(d,)``."""
+    """The gradient ``∇_β L = Xᵀ(Xβ − y)/n``.
+
+    Parameters
+    ----------
+    X : ``(n, d)`` inputs.
+    y : ``(n,)`` targets.
+    beta : ``(d,)`` coefficients.
+
+    Returns
+    -------
+    np.ndarray
+        ``(d,)``.
+    """
     return X.T @ (X @ beta - y) / len(y)
 
 
 def constrained_ls(X: np.ndarray, y: np.ndarray, signs: np.ndarray, tol: float = 1e-10) -> np.ndarray:
-    """``argmin L(β)`` s.t. ``β_i = 0`` where ``signs_i = 0``, ``s_i β_i ≥ 0`` elsewhere."""
+    """The cost step: ``argmin L(β)`` s.t. ``β_i = 0`` where ``signs_i = 0`` and ``s_i β_i ≥ 0`` elsewhere.
+
+    Parameters
+    ----------
+    X : ``(n, d)`` inputs.
+    y : ``(n,)`` targets.
+    signs : ``(d,)`` in ``{−1, 0, +1}``.
+    tol : tolerance of the active-set iteration.
+
+    Returns
+    -------
+    np.ndarray
+        ``(d,)``.
+    """
     d = X.shape[1]
     beta = np.zeros(d)
     act = np.flatnonzero(signs != 0)
@@ -74,10 +139,17 @@ def constrained_ls(X: np.ndarray, y: np.ndarray, signs: np.ndarray, tol: float =
 class DLNResult:
     """AGF (or PF) on a diagonal linear network.
 
-    ``tau``: ``(K+1,)`` jump times in accelerated time (``tau[0] = 0``); ``levels``: ``(K+1,)`` the
-    loss ``ℓ_k`` after jump ``k``; ``betas``: ``(K+1, d)`` the active network ``β_A``; ``active``:
-    ``(K+1, d)`` bool; ``segments``: per iteration ``(g, ρ, A0)`` (AGF) or ``(g, S0)`` (PF),
-    enough to evaluate ``S_i`` at any time (:meth:`S_at`).
+    Parameters
+    ----------
+    tau : ``(K+1,)`` jump times in accelerated time (``tau[0] = 0``).
+    levels : ``(K+1,)`` the loss ``ℓ_k`` after jump ``k``.
+    betas : ``(K+1, d)`` the active network ``β_A``.
+    active : ``(K+1, d)`` bool.
+    order : the coordinates activated at each jump.
+    eta : the acceleration ``η_α`` (``nan`` for PF).
+    kind : ``"agf"`` or ``"pf"``.
+    segments : per iteration ``(g, ρ, A0)`` (AGF) or ``(g, S0)`` (PF), enough to evaluate ``S_i`` at any
+        time (:meth:`S_at`).
     """
 
     tau: np.ndarray
@@ -90,8 +162,18 @@ class DLNResult:
     segments: list = field(default_factory=list)
 
     def S_at(self, times: np.ndarray) -> np.ndarray:
-        """Signed accumulated utility ``(T, d)``: sign = the neuron's sign sgn(u_i v_i) (AGF), or PF's ``S``.
-        Active coordinates are reported at ``±1``."""
+        """Signed accumulated utility: sign = the neuron's sign sgn(u_i v_i) (AGF), or PF's ``S``; active
+        coordinates are reported at ``±1``.
+
+        Parameters
+        ----------
+        times : ``(T,)`` accelerated times.
+
+        Returns
+        -------
+        np.ndarray
+            ``(T, d)``.
+        """
         times = np.asarray(times, dtype=float)
         out = np.zeros((len(times), len(self.tau) and self.betas.shape[1]))
         for j, t in enumerate(times):
@@ -114,7 +196,17 @@ class DLNResult:
         return out
 
     def loss_at(self, times: np.ndarray) -> np.ndarray:
-        """The AGF step curve ``ℓ(τ)`` at ``times``."""
+        """The AGF step curve ``ℓ(τ)``.
+
+        Parameters
+        ----------
+        times : ``(T,)`` accelerated times.
+
+        Returns
+        -------
+        np.ndarray
+            ``(T,)``.
+        """
         k = np.searchsorted(self.tau, np.asarray(times, dtype=float), side="right") - 1
         return self.levels[np.clip(k, 0, len(self.levels) - 1)]
 
@@ -185,26 +277,73 @@ def _agf_or_pf(X: np.ndarray, y: np.ndarray, alpha: float | None, max_iter: int,
 
 
 def agf(X: np.ndarray, y: np.ndarray, alpha: float, *, max_iter: int = 100, tie: float = 1e-9) -> DLNResult:
-    """Closed-form AGF on a DLN (Thm C.4, Cor. C.5, constrained least squares); ``X`` ``(n, d)``."""
+    """Closed-form AGF on a DLN (Thm C.4, Cor. C.5, constrained least squares).
+
+    Parameters
+    ----------
+    X : ``(n, d)`` inputs.
+    y : ``(n,)`` targets.
+    alpha : the initialisation scale (``u = √2 α``, ``v = 0``).
+    max_iter : most jumps.
+    tie : relative tolerance under which jump times count as simultaneous.
+
+    Returns
+    -------
+    DLNResult
+    """
     return _agf_or_pf(X, y, alpha, max_iter, tie)
 
 
 def pesme_flammarion(X: np.ndarray, y: np.ndarray, *, max_iter: int = 100, tie: float = 1e-9) -> DLNResult:
-    """Pesme & Flammarion's algorithm (Algorithm 2), the α → 0 limit of AGF."""
+    """Pesme & Flammarion's algorithm (Algorithm 2), the α → 0 limit of AGF.
+
+    Parameters
+    ----------
+    X : ``(n, d)`` inputs.
+    y : ``(n,)`` targets.
+    max_iter : most jumps.
+    tie : relative tolerance under which jump times count as simultaneous.
+
+    Returns
+    -------
+    DLNResult
+    """
     return _agf_or_pf(X, y, None, max_iter, tie)
 
 
 def utility_flow(g: float, alpha: float, t: np.ndarray) -> dict[str, np.ndarray]:
-    """Lemma C.2–C.3 / Thm C.4 for one neuron under a *fixed* gradient ``g`` in raw time (η = 1) from
-    ``u = √2 α``, ``v = 0``: ``‖θ‖² = 2α² cosh(2|g| t)``, ``u² − v² = 2α²`` and ``S(t)`` with
-    ``‖θ(t)‖ = ‖θ(0)‖ e^{S(t)}``.  Returns ``norm2``, ``S``."""
+    """Lemma C.2–C.3 / Thm C.4 for one neuron under a *fixed* gradient ``g``, from ``u = √2 α``, ``v = 0``:
+    ``‖θ‖² = 2α² cosh(2|g| t)``, ``u² − v² = 2α²`` and ``S(t)`` with ``‖θ(t)‖ = ‖θ(0)‖ e^{S(t)}``.
+
+    Parameters
+    ----------
+    g : the fixed gradient ``∇_β L`` of the coordinate.
+    alpha : the initialisation scale.
+    t : ``(T,)`` raw times (η = 1).
+
+    Returns
+    -------
+    dict
+        ``norm2 (T,)`` and ``S (T,)``.
+    """
     t = np.asarray(t, dtype=float)
     return {"norm2": 2 * alpha ** 2 * np.cosh(2 * abs(g) * t), "S": 0.5 * log_cosh(2 * abs(g) * t)}
 
 
 def fig3_data(seed: int = 10, n: int = 20, d: int = 5) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Figure 3's data, as the authors' code draws it (numpy legacy seed 10): ``x ~ N(0, diag(1/i))``,
-    ``β* = 10 N(0, I)``, ``y = Xβ*``.  Returns ``X (n, d)``, ``y (n,)``, ``β* (d,)``."""
+    """Figure 3's data, as the authors' code draws it: ``x ~ N(0, diag(1/i))``, ``β* = 10 N(0, I)``, ``y = Xβ*``.
+
+    Parameters
+    ----------
+    seed : numpy legacy seed (the authors': 10).
+    n : number of points.
+    d : dimension.
+
+    Returns
+    -------
+    (np.ndarray, np.ndarray, np.ndarray)
+        ``X (n, d)``, ``y (n,)``, ``β* (d,)``.
+    """
     rs = np.random.RandomState(seed)
     X = rs.randn(n, d) @ np.diag(np.sqrt(1 / np.arange(1, d + 1)))
     b = 10 * rs.randn(d)

@@ -20,8 +20,16 @@ import numpy as np
 
 @dataclass
 class LinearAGF:
-    """Conjecture 4.1's prediction.  ``tau (K+1,)`` (``tau[0] = 0``), ``levels (K+1,)``, ``betas (K+1, c, d)``,
-    ``sv (K+1, min(c, d))`` singular values of each ``β^{(k)}``, ``sigma (K, r)`` the rows ``σ^{(l)}_·``."""
+    """Conjecture 4.1's prediction.
+
+    Parameters
+    ----------
+    tau : ``(K+1,)`` jump times in accelerated time (``tau[0] = 0``).
+    levels : ``(K+1,)`` loss levels.
+    betas : ``(K+1, c, d)`` the end-to-end map on each plateau.
+    sv : ``(K+1, min(c, d))`` singular values of each ``β^{(k)}``.
+    sigma : ``(K, r)`` the rows ``σ^{(l)}_·`` of the recursion.
+    """
 
     tau: np.ndarray
     levels: np.ndarray
@@ -30,22 +38,68 @@ class LinearAGF:
     sigma: np.ndarray
 
     def loss_at(self, times: np.ndarray) -> np.ndarray:
+        """The predicted step curve.
+
+        Parameters
+        ----------
+        times : ``(T,)`` accelerated times.
+
+        Returns
+        -------
+        np.ndarray
+            ``(T,)``.
+        """
         k = np.searchsorted(self.tau, np.asarray(times, dtype=float), side="right") - 1
         return self.levels[np.clip(k, 0, len(self.levels) - 1)]
 
     def sv_at(self, times: np.ndarray) -> np.ndarray:
+        """The predicted singular values of the end-to-end map.
+
+        Parameters
+        ----------
+        times : ``(T,)`` accelerated times.
+
+        Returns
+        -------
+        np.ndarray
+            ``(T, min(c, d))``.
+        """
         k = np.searchsorted(self.tau, np.asarray(times, dtype=float), side="right") - 1
         return self.sv[np.clip(k, 0, len(self.sv) - 1)]
 
 
 def population_loss(beta: np.ndarray, B: np.ndarray, Sxx: np.ndarray) -> np.ndarray:
-    """``½ tr((β − B) Σ (β − B)ᵀ)`` for ``β (..., c, d)``."""
+    """Population loss ``½ tr((β − B) Σ (β − B)ᵀ)``.
+
+    Parameters
+    ----------
+    beta : ``(..., c, d)`` end-to-end maps.
+    B : ``(c, d)`` the target map.
+    Sxx : ``(d, d)`` the input covariance.
+
+    Returns
+    -------
+    np.ndarray
+        ``(...)``.
+    """
     M = beta - B
     return 0.5 * np.einsum("...ij,jk,...ik->...", M, Sxx, M)
 
 
 def reduced_rank(Syx: np.ndarray, Sxx: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray]:
-    """Reduced-rank regression: ``β^{(k)} = P_{U_k} Σ_yx Σ_xx⁻¹`` and ``U`` (all eigenvectors, descending)."""
+    """Reduced-rank regression ``β^{(k)} = P_{U_k} Σ_yx Σ_xx⁻¹``.
+
+    Parameters
+    ----------
+    Syx : ``(c, d)`` cross-covariance.
+    Sxx : ``(d, d)`` input covariance.
+    k : the rank.
+
+    Returns
+    -------
+    (np.ndarray, np.ndarray)
+        ``β^{(k)} (c, d)`` and ``U`` (all eigenvectors, descending).
+    """
     Sinv = np.linalg.inv(Sxx)
     mu, U = np.linalg.eigh(Syx @ Sinv @ Syx.T)
     U = U[:, np.argsort(mu)[::-1]]
@@ -54,7 +108,17 @@ def reduced_rank(Syx: np.ndarray, Sxx: np.ndarray, k: int) -> tuple[np.ndarray, 
 
 
 def conjecture(Sxx: np.ndarray, B: np.ndarray) -> LinearAGF:
-    """Conjecture 4.1's levels and jump times for targets ``y = Bx``, ``x ~ N(0, Σ_xx)``."""
+    """Conjecture 4.1's levels and jump times for targets ``y = Bx``, ``x ~ N(0, Σ_xx)``.
+
+    Parameters
+    ----------
+    Sxx : ``(d, d)`` the input covariance.
+    B : ``(c, d)`` the target map.
+
+    Returns
+    -------
+    LinearAGF
+    """
     Syx = B @ Sxx
     r = min(Syx.shape)
     betas, sig, levels = [], [], []
@@ -75,15 +139,37 @@ def conjecture(Sxx: np.ndarray, B: np.ndarray) -> LinearAGF:
 
 
 def commuting_times(Sxx: np.ndarray, B: np.ndarray) -> np.ndarray:
-    """The proved commuting case: ``τ^{(k)} = 1/σ_k(Σ_yx)`` ``(r,)``."""
+    """The proved commuting case ``τ^{(k)} = 1/σ_k(Σ_yx)``.
+
+    Parameters
+    ----------
+    Sxx : ``(d, d)`` the input covariance.
+    B : ``(c, d)`` the target map.
+
+    Returns
+    -------
+    np.ndarray
+        ``(r,)``.
+    """
     return 1.0 / np.linalg.svd(B @ Sxx, compute_uv=False)
 
 
 def fig4_setup(seed: int = 0, d: int = 10, commuting: bool = True) -> tuple[np.ndarray, np.ndarray]:
-    """Figure 4's ``Σ_xx`` and ``B`` as the authors' code draws them (numpy legacy seed 0):
-    ``Σ_xx = M Mᵀ``, ``M = U diag(1/i) Vᵀ``, ``B ~ N(0, 1)^{d×d}``; with ``commuting=True`` the
-    eigenvectors of ``Σ_xx`` are replaced by the right singular vectors of ``B`` (then Σ_xx commutes
-    with ``Σ_yxᵀ Σ_yx``).  Returns ``(Σ_xx, B)``."""
+    """Figure 4's ``Σ_xx`` and ``B`` as the authors' code draws them: ``Σ_xx = M Mᵀ``,
+    ``M = U diag(1/i) Vᵀ``, ``B ~ N(0, 1)^{d×d}``; with ``commuting=True`` the eigenvectors of ``Σ_xx`` are
+    replaced by the right singular vectors of ``B`` (then Σ_xx commutes with ``Σ_yxᵀ Σ_yx``).
+
+    Parameters
+    ----------
+    seed : numpy legacy seed (the authors': 0).
+    d : the dimension.
+    commuting : the commuting variant.
+
+    Returns
+    -------
+    (np.ndarray, np.ndarray)
+        ``Σ_xx (d, d)`` and ``B (d, d)``.
+    """
     rs = np.random.RandomState(seed)
     U, _ = np.linalg.qr(rs.randn(d, d))
     V, _ = np.linalg.qr(rs.randn(d, d))
@@ -98,8 +184,18 @@ def fig4_setup(seed: int = 0, d: int = 10, commuting: bool = True) -> tuple[np.n
 
 
 def population_design(Sxx: np.ndarray) -> np.ndarray:
-    """``d`` points ``X (d, d)`` with ``mean_j x_j x_jᵀ = Σ_xx`` exactly (``X = √d Σ^{1/2}``): a
-    mean-reduced loss on them equals the population loss of any model that is linear in ``x``
-    (or whose loss is a quadratic form of ``x``)."""
+    """``d`` points with ``mean_j x_j x_jᵀ = Σ_xx`` exactly (``X = √d Σ^{1/2}``): a mean-reduced loss on
+    them equals the population loss of any model that is linear in ``x`` (or whose loss is a quadratic
+    form of ``x``).
+
+    Parameters
+    ----------
+    Sxx : ``(d, d)`` the covariance.
+
+    Returns
+    -------
+    np.ndarray
+        ``X (d, d)``.
+    """
     w, Q = np.linalg.eigh(Sxx)
     return np.sqrt(len(w)) * (Q * np.sqrt(np.clip(w, 0, None))) @ Q.T

@@ -10,7 +10,7 @@ import torch
 
 from ...errors import ParameterError
 from ...measure import drop_times, first_crossing, relative_error
-from . import core, dln
+from . import core, dln, modular
 
 Tensor = torch.Tensor
 _ACT = {"linear": (lambda z: z, lambda z: np.ones_like(z)), "square": (lambda z: z * z, lambda z: 2 * z),
@@ -18,10 +18,21 @@ _ACT = {"linear": (lambda z: z, lambda z: np.ones_like(z)), "square": (lambda z:
 
 
 def fc_drops(time: np.ndarray, loss: np.ndarray, etas: np.ndarray, preds: dict, K: int) -> np.ndarray:
-    """The first ``K`` mid-level drop times, in accelerated time, of fully connected runs batched as
-    ``loss (T, α, variant, seed)`` (raw flow ``time (T,)``, ``etas (α,)`` the η_α of each α) against each
-    variant's prediction ``preds`` (a dict, in the order of the variant axis, of objects with ``levels``).
-    ``(variant, α, seed, K)``; ``nan`` where a drop is not reached."""
+    """The first ``K`` mid-level drop times, in accelerated time, of fully connected runs.
+
+    Parameters
+    ----------
+    time : ``(T,)`` raw gradient-flow time.
+    loss : ``(T, A, V, S)`` loss per α, variant and seed.
+    etas : ``(A,)`` the ``η_α`` of each α.
+    preds : variant → prediction (with ``levels``), in the order of the variant axis.
+    K : number of drops.
+
+    Returns
+    -------
+    np.ndarray
+        ``(V, A, S, K)``; ``nan`` where a drop is not reached.
+    """
     loss = np.asarray(loss)
     if loss.ndim != 4 or loss.shape[1] != len(etas) or loss.shape[2] != len(preds):
         raise ParameterError(f"fc_drops needs loss (T, {len(etas)}, {len(preds)}, S), got {loss.shape}")
@@ -30,14 +41,38 @@ def fc_drops(time: np.ndarray, loss: np.ndarray, etas: np.ndarray, preds: dict, 
 
 
 def plateau_values(time: np.ndarray, loss: np.ndarray, tau: np.ndarray) -> np.ndarray:
-    """GD loss at the geometric middle of each predicted plateau ``[τ_k, τ_{k+1}]`` (k = 1..K−1) ``(K−1,)``."""
+    """The loss at the geometric middle of each predicted plateau ``[τ_k, τ_{k+1}]`` (k = 1..K−1).
+
+    Parameters
+    ----------
+    time : ``(T,)`` time of the loss curve (units of ``tau``).
+    loss : ``(T,)`` the loss.
+    tau : ``(K+1,)`` predicted jump times.
+
+    Returns
+    -------
+    np.ndarray
+        ``(K−1,)``.
+    """
     mids = np.sqrt(tau[1:-1] * tau[2:])
     return np.interp(mids, time, loss)
 
 
 def activation_order(time: np.ndarray, values: np.ndarray, finals: np.ndarray, frac: float = 0.5) -> list[int]:
-    """Indices sorted by the first time ``|values[:, i]|`` ``(T, m)`` reaches ``frac·|finals[i]|``
-    (coordinates that never do are left out)."""
+    """Coordinates sorted by the first time they reach a fraction of their final value.
+
+    Parameters
+    ----------
+    time : ``(T,)`` times.
+    values : ``(T, m)`` the coordinates.
+    finals : ``(m,)`` their reference values (a zero reference is left out).
+    frac : the fraction of ``|finals[i]|`` to reach.
+
+    Returns
+    -------
+    list[int]
+        Indices in order of first crossing (coordinates that never cross are left out).
+    """
     hits = []
     for i in range(values.shape[1]):
         if abs(finals[i]) > 0:
@@ -49,8 +84,21 @@ def activation_order(time: np.ndarray, values: np.ndarray, finals: np.ndarray, f
 
 def maximise_on_sphere(fn: Callable[[Tensor], Tensor], theta0: Tensor, *, lr: float = 0.02,
                        steps: int = 4000) -> tuple[float, Tensor]:
-    """Projected gradient ascent of ``fn`` on the unit sphere from ``theta0 (D,)``; returns
-    ``(max value, maximiser)``.  (A small step matters: a step of 0.5 can stall at 0.7·Ū*.)"""
+    """Projected gradient ascent of ``fn`` on the unit sphere.  (A small step matters: a step of 0.5 can
+    stall at 0.7·Ū*.)
+
+    Parameters
+    ----------
+    fn : ``θ (D,) -> scalar`` tensor function.
+    theta0 : ``(D,)`` the start (normalised here).
+    lr : the ascent step.
+    steps : number of steps.
+
+    Returns
+    -------
+    (float, Tensor)
+        The maximum and the maximiser ``(D,)``.
+    """
     th = theta0 / theta0.norm()
     for _ in range(steps):
         th = th.detach().requires_grad_(True)
@@ -62,10 +110,23 @@ def maximise_on_sphere(fn: Callable[[Tensor], Tensor], theta0: Tensor, *, lr: fl
 
 def maximise_on_stiefel(M: np.ndarray, m: int, *, lr: float = 0.1, steps: int = 4000,
                         seed: int = 0) -> tuple[float, np.ndarray]:
-    """Total utility ``Σ_i a_iᵀ M w_i`` of ``m`` linear neurons whose stacked unit vectors ``θ_i = (w_i, a_i)``
-    form an orthonormal frame (Lemma D.1's Stiefel form; ``M (c, d)`` is ``−∇_β L(β_A)``), maximised by
-    Riemannian gradient ascent with a QR retraction from a random frame (numpy seed ``seed``).
-    Returns ``(max, frame (d + c, m))``; the maximum is ``Σ_{i≤m} σ_i(M)/2`` (Ky Fan)."""
+    """Total utility ``Σ_i a_iᵀ M w_i`` of ``m`` linear neurons whose stacked unit vectors
+    ``θ_i = (w_i, a_i)`` form an orthonormal frame (Lemma D.1's Stiefel form), maximised by Riemannian
+    gradient ascent with a QR retraction from a random frame.
+
+    Parameters
+    ----------
+    M : ``(c, d)`` ``−∇_β L(β_A)``.
+    m : number of neurons.
+    lr : ascent step.
+    steps : number of steps.
+    seed : numpy seed of the random start.
+
+    Returns
+    -------
+    (float, np.ndarray)
+        The maximum (``Σ_{i≤m} σ_i(M)/2``, Ky Fan) and the frame ``(d + c, m)``.
+    """
     M = np.asarray(M, dtype=float)
     c, d = M.shape
     if not 1 <= m <= min(c, d):
@@ -84,13 +145,23 @@ def maximise_on_stiefel(M: np.ndarray, m: int, *, lr: float = 0.1, steps: int = 
 
 def dln_vs_agf(X: np.ndarray, y: np.ndarray, alpha: float, time: np.ndarray,
                loss: np.ndarray) -> tuple[dln.DLNResult, float, np.ndarray, np.ndarray]:
-    """GD on a diagonal linear network against closed-form AGF at the same ``alpha``.
+    """A diagonal linear network's loss curve against closed-form AGF at the same ``alpha``.
 
-    ``X (n, d)``, ``y (n,)``: the data; ``time (T,)``: raw gradient-flow time of the GD loss curve
-    ``loss (T,)``.  Returns ``(pred, η_α, err_t, err_l)``: AGF's prediction (:func:`dln.agf`), η_α
-    (:func:`dln.eta_alpha`), the relative errors of GD's mid-level drop times, in accelerated time
-    ``t/η_α``, against ``pred.tau[1:]`` ``(K,)``, and of GD's loss at the geometric middle of each
-    predicted plateau against ``pred.levels[1:-1]`` ``(K−1,)``."""
+    Parameters
+    ----------
+    X : ``(n, d)`` inputs.
+    y : ``(n,)`` targets.
+    alpha : the initialisation scale.
+    time : ``(T,)`` raw gradient-flow time of the loss curve.
+    loss : ``(T,)`` the loss curve.
+
+    Returns
+    -------
+    (DLNResult, float, np.ndarray, np.ndarray)
+        AGF's prediction (:func:`dln.agf`), ``η_α`` (:func:`dln.eta_alpha`), the relative errors of the
+        mid-level drop times, in accelerated time ``t/η_α``, against ``pred.tau[1:]`` ``(K,)``, and of the
+        loss at the geometric middle of each predicted plateau against ``pred.levels[1:-1]`` ``(K−1,)``.
+    """
     pred = dln.agf(X, y, alpha)
     eta = dln.eta_alpha(alpha)
     drops_ = drop_times(time, loss, pred.levels) / eta
@@ -100,19 +171,38 @@ def dln_vs_agf(X: np.ndarray, y: np.ndarray, alpha: float, time: np.ndarray,
 
 
 def verdict_1_over_eta(errs: Iterable[tuple[float, np.ndarray]]) -> str:
-    """``"reproduced"`` when for every ``(η_α, errors)`` pair the largest (non-nan) relative error is
-    ``≤ 1/η_α``, else ``"not reproduced"`` (an all-nan error array does not pass)."""
+    """``"reproduced"`` when for every pair the largest (non-nan) relative error is ``≤ 1/η_α``.
+
+    Parameters
+    ----------
+    errs : pairs ``(η_α, errors)`` with ``errors`` an array of relative errors.
+
+    Returns
+    -------
+    str
+        ``"reproduced"`` or ``"not reproduced"`` (an all-nan error array does not pass).
+    """
     return "reproduced" if all(np.nanmax(e) <= 1 / eta for eta, e in errs) else "not reproduced"
 
 
 def plateau_spectrum_errors(time: np.ndarray, sv: np.ndarray, tau: np.ndarray, sv_pred: np.ndarray) -> np.ndarray:
-    """Spectrum of GD's plateaus against the predicted ones (Conjecture 4.1 / Lemma D.1).
+    """Spectrum of the plateaus against the predicted ones (Conjecture 4.1 / Lemma D.1).
 
-    ``time (T,)``: accelerated time of the snapshots; ``sv (T, r)``: the measured singular values of
-    the end-to-end map, descending; ``tau (K+1,)``: predicted jump times (``tau[0] = 0``);
-    ``sv_pred (≥K, r)``: predicted singular values on each plateau (row ``k`` after jump ``k``).  At the
-    geometric middle of plateau ``k = 1..K−1`` the measured spectrum is interpolated, and the error is
-    ``max_{i ≤ k} |σ_i − σ^{(k)}_i| / σ^{(k)}_1`` (only the ``k`` learned values count).  ``(K−1,)``."""
+    At the geometric middle of plateau ``k = 1..K−1`` the measured spectrum is interpolated, and the
+    error is ``max_{i ≤ k} |σ_i − σ^{(k)}_i| / σ^{(k)}_1`` (only the ``k`` learned values count).
+
+    Parameters
+    ----------
+    time : ``(T,)`` accelerated time of the snapshots.
+    sv : ``(T, r)`` measured singular values of the end-to-end map, descending.
+    tau : ``(K+1,)`` predicted jump times (``tau[0] = 0``).
+    sv_pred : ``(≥K, r)`` predicted singular values on each plateau (row ``k`` after jump ``k``).
+
+    Returns
+    -------
+    np.ndarray
+        ``(K−1,)``.
+    """
     tau = np.asarray(tau, dtype=float)
     if sv.ndim != 2 or sv.shape[0] != len(time):
         raise ParameterError(f"plateau_spectrum_errors needs sv (T, r) with T = {len(time)}, got {sv.shape}")
@@ -123,7 +213,19 @@ def plateau_spectrum_errors(time: np.ndarray, sv: np.ndarray, tau: np.ndarray, s
 
 def align_fraction(theta0: Tensor, X: Tensor, G: Tensor, d: int, act: str, kappa: int, alpha: float, *,
                    angle: float = 0.1, n_grid: int = 2001, horizon: float = 200.0) -> float:
-    """One neuron's :func:`align_fractions` (``theta0 (D,)``, ``X (n, d)``, ``G (n, k)``): a float."""
+    """One neuron's :func:`align_fractions`.
+
+    Parameters
+    ----------
+    theta0 : ``(D,)`` direction.
+    X : ``(n, d)`` data.
+    G : ``(n, k)`` frozen residual gradient.
+    d, act, kappa, alpha, angle, n_grid, horizon : as for :func:`align_fractions`.
+
+    Returns
+    -------
+    float
+    """
     return float(align_fractions(theta0.unsqueeze(0), X.unsqueeze(0), G.unsqueeze(0), d, act, kappa, alpha,
                                  angle=angle, n_grid=n_grid, horizon=horizon)[0])
 
@@ -131,21 +233,37 @@ def align_fraction(theta0: Tensor, X: Tensor, G: Tensor, d: int, act: str, kappa
 def align_fractions(theta0: Tensor, X: Tensor, G: Tensor, d: int, act: str, kappa: int, alpha: float, *,
                     angle: float = 0.1, n_grid: int = 2001, horizon: float = 200.0,
                     rtol: float = 1e-7, adaptive: bool = False) -> np.ndarray:
-    """Fraction of the time a dormant neuron needs to reach ``‖θ‖ = 1`` that it spends more than
-    ``angle`` radians from the direction it has at that moment (App. B.4), for ``R`` independent
-    neurons at once.
+    """Fraction of the time a dormant neuron needs to reach ``‖θ‖ = 1`` that it spends more than ``angle``
+    radians from the direction it has at that moment (App. B.4), for ``R`` independent neurons at once.
 
-    ``theta0 (R, D)``: directions (normalised here); ``X (R, n, d)``, ``G (R, n, k)``: each neuron's
-    data and frozen residual gradient ``∇_f L(f_A)``; neuron ``r`` starts at ``alpha · θ̄0_r`` and follows
-    its utility flow ``dθ/dt = ∇U_r(θ)`` (Eq. 2, η = 1).  Written as direction ``θ̄`` and log-norm
-    ``ρ = log‖θ‖`` it is ``dθ̄/dt = e^{(κ−2)ρ} P⊥∇U_r(θ̄)``, ``dρ/dt = κ e^{(κ−2)ρ} U_r(θ̄)``: the path is that of
-    the *norm-free* system ``dθ̄/dσ = P⊥∇U_r(θ̄)``, ``dρ/dσ = κU_r(θ̄)`` in the time ``dt = e^{−(κ−2)ρ} dσ``.  We
-    integrate the norm-free system (``solve_ivp`` RK45, ``rtol``; O(1) time scales whatever ``alpha``, so
-    ``α = 1e-64`` with ``κ = 3`` is as easy as ``1e-2``) up to each neuron's ``σ_r`` at norm 1 (from the dense
-    output; past norm 1 a neuron is ramped to rest by ``ρ = 0.01``; horizon ``horizon · log(1/α)``), and
-    read the fraction on ``n_grid`` uniform ``σ`` in ``[0, σ_r]`` weighted by ``e^{−(κ−2)ρ}`` (trapezoid), i.e.
-    as a fraction of ``t``.  ``adaptive``: App. B.4's neuron-wise learning rate ``η‖θ‖^{2−κ}``, whose flow *is*
-    the norm-free system (uniform weights).  ``(R,)``; ``nan`` for a neuron that does not reach norm 1."""
+    Neuron ``r`` starts at ``alpha · θ̄0_r`` and follows its utility flow ``dθ/dt = ∇U_r(θ)`` (Eq. 2,
+    η = 1).  Written as direction ``θ̄`` and log-norm ``ρ = log‖θ‖`` its path is that of the *norm-free*
+    system ``dθ̄/dσ = P⊥∇U_r(θ̄)``, ``dρ/dσ = κU_r(θ̄)`` in the time ``dt = e^{−(κ−2)ρ} dσ``, which we
+    integrate (``solve_ivp`` RK45, O(1) time scales whatever ``alpha``) up to each neuron's ``σ_r`` at norm 1;
+    the fraction is read on ``n_grid`` uniform ``σ`` in ``[0, σ_r]`` weighted by ``e^{−(κ−2)ρ}`` (trapezoid),
+    i.e. as a fraction of ``t``.
+
+    Parameters
+    ----------
+    theta0 : ``(R, D)`` directions (normalised here).
+    X : ``(R, n, d)`` each neuron's data.
+    G : ``(R, n, k)`` each neuron's frozen residual gradient ``∇_f L(f_A)``.
+    d : the input dimension.
+    act : the activation name.
+    kappa : the homogeneity degree.
+    alpha : the initial norm.
+    angle : the threshold angle (radians).
+    n_grid : number of ``σ`` samples.
+    horizon : integration horizon, in units of ``log(1/α)``.
+    rtol : relative tolerance of the integrator.
+    adaptive : App. B.4's neuron-wise learning rate ``η‖θ‖^{2−κ}``, whose flow *is* the norm-free system
+        (uniform weights).
+
+    Returns
+    -------
+    np.ndarray
+        ``(R,)`` fractions; ``nan`` for a neuron that does not reach norm 1.
+    """
     from scipy.integrate import solve_ivp
 
     if theta0.ndim != 2 or X.ndim != 3 or G.ndim != 3 or not (theta0.shape[0] == X.shape[0] == G.shape[0]):
@@ -198,19 +316,41 @@ def align_fractions(theta0: Tensor, X: Tensor, G: Tensor, d: int, act: str, kapp
 
 
 def staircase_drop_times(tau: np.ndarray, levels: np.ndarray, ref_levels: np.ndarray) -> np.ndarray:
-    """Drop times of a step curve (``levels[k]`` from ``tau[k]`` on, both ``(K+1,)``) against the
-    mid-levels of ``ref_levels (J+1,)``: for each mid-level, the first ``tau[k]`` with
-    ``levels[k] ≤`` it (``nan`` if none).  ``(J,)``, in the units of ``tau``."""
+    """Drop times of a step curve against the mid-levels of a reference staircase.
+
+    Parameters
+    ----------
+    tau : ``(K+1,)`` the step curve's jump times.
+    levels : ``(K+1,)`` its levels (``levels[k]`` from ``tau[k]`` on).
+    ref_levels : ``(J+1,)`` the reference levels.
+
+    Returns
+    -------
+    np.ndarray
+        ``(J,)`` for each mid-level the first ``tau[k]`` with ``levels[k] ≤`` it (``nan`` if none), in
+        the units of ``tau``.
+    """
     tau, levels, ref = (np.asarray(a, dtype=float) for a in (tau, levels, ref_levels))
     mids = 0.5 * (ref[:-1] + ref[1:])
     return np.array([tau[np.argmax(levels <= m)] if (levels <= m).any() else np.nan for m in mids])
 
 
 def plateau_between_drops(time: np.ndarray, loss: np.ndarray, drops: np.ndarray) -> np.ndarray:
-    """GD's plateau values read between its own drops: the loss ``(T,)`` at the geometric middle
-    ``√(d_k d_{k+1})`` of consecutive drop times ``drops (K,)`` (k = 1..K−1), ``(K−1,)``; ``nan``
-    where a drop is missing.  (The closest approach ``min_t |L/ℓ − 1|`` is not a plateau value: it
-    is ≈ 0 for any curve that passes the level on its way down.)"""
+    """Plateau values read between a curve's own drops: the loss at the geometric middle ``√(d_k d_{k+1})``
+    of consecutive drop times.  (The closest approach ``min_t |L/ℓ − 1|`` is not a plateau value: it is
+    ≈ 0 for any curve that passes the level on its way down.)
+
+    Parameters
+    ----------
+    time : ``(T,)`` times (units of ``drops``).
+    loss : ``(T,)`` the loss.
+    drops : ``(K,)`` drop times (``nan`` when missing).
+
+    Returns
+    -------
+    np.ndarray
+        ``(K−1,)``; ``nan`` where a drop is missing.
+    """
     d = np.asarray(drops, dtype=float)
     if d.ndim != 1 or d.size < 2:
         raise ParameterError(f"plateau_between_drops needs at least two drop times, got shape {d.shape}")
@@ -223,12 +363,22 @@ def phase_constraint(U: np.ndarray, V: np.ndarray, W: np.ndarray, x: np.ndarray,
                      freqs: Iterable[int]) -> np.ndarray:
     """The cost-minimisation phase constraint of the modular-addition network (App. F.2), per frequency.
 
-    ``U, V, W (H, p)``: each neuron's input weights on ``a·x`` and ``b·x`` and its output weights
-    (rows); ``x (p,)`` the template.  For each frequency ``ξ`` in ``freqs``, over the neurons whose
-    output weights ``w_i`` have dominant frequency ``ξ``, with ``A_i = |û_i[ξ]||v̂_i[ξ]||ŵ_i[ξ]|`` and
-    the phase residual ``ρ_i = s_u + s_v − s_w − s_x``: ``|Σ_i A_i sin ρ_i| / Σ_i A_i`` (``nan`` if no
-    neuron has that frequency).  A minimiser of the cost over aligned neurons has ``Σ_i A_i sin ρ_i = 0``
-    (the individual ``ρ_i`` are free).  Returns ``(len(freqs),)``."""
+    For each frequency ``ξ``, over the neurons whose output weights ``w_i`` have dominant frequency
+    ``ξ``, with ``A_i = |û_i[ξ]||v̂_i[ξ]||ŵ_i[ξ]|`` and the phase residual ``ρ_i = s_u + s_v − s_w − s_x``:
+    ``|Σ_i A_i sin ρ_i| / Σ_i A_i``.  A minimiser of the cost over aligned neurons has
+    ``Σ_i A_i sin ρ_i = 0`` (the individual ``ρ_i`` are free).
+
+    Parameters
+    ----------
+    U, V, W : ``(H, p)`` each neuron's input weights on ``a·x`` and ``b·x`` and its output weights.
+    x : ``(p,)`` the template.
+    freqs : the frequencies.
+
+    Returns
+    -------
+    np.ndarray
+        ``(len(freqs),)`` (``nan`` if no neuron has that frequency).
+    """
     U, V, W = (np.asarray(a, dtype=float) for a in (U, V, W))
     if U.ndim != 2 or U.shape != V.shape or U.shape != W.shape or U.shape[1] != len(x):
         raise ParameterError(f"phase_constraint needs U, V, W of one shape (H, p) with p = len(x); got "
@@ -249,11 +399,20 @@ def phase_constraint(U: np.ndarray, V: np.ndarray, W: np.ndarray, x: np.ndarray,
 
 
 def neuron_phase_residuals(U: np.ndarray, V: np.ndarray, W: np.ndarray, x: np.ndarray) -> dict[str, np.ndarray]:
-    """Per-neuron phase residual of Theorem F.3 for neurons ``U, V, W (H, p)`` and template ``x (p,)``:
-    ``res`` = ``s_u + s_v − s_w − s_x`` wrapped to ``(−π, π]`` at each neuron's dominant frequency (of
-    ``w_i``), ``share`` = that frequency's share of ``w_i``'s power (full DFT, both conjugates), ``norm``
-    = ``‖w_i‖``.  (Theorem F.3 states the residual for the utility *maximiser*; after cost minimisation
-    only the weighted sum of :func:`phase_constraint` is constrained.)"""
+    """Per-neuron phase residual of Theorem F.3 (stated for the utility *maximiser*; after cost
+    minimisation only the weighted sum of :func:`phase_constraint` is constrained).
+
+    Parameters
+    ----------
+    U, V, W : ``(H, p)`` the neurons.
+    x : ``(p,)`` the template.
+
+    Returns
+    -------
+    dict
+        ``res (H,)`` = ``s_u + s_v − s_w − s_x`` wrapped to ``(−π, π]`` at each neuron's dominant frequency
+        (of ``w_i``); ``share (H,)`` = that frequency's share of ``w_i``'s power; ``norm (H,)`` = ``‖w_i‖``.
+    """
     U, V, W = (np.asarray(a, dtype=float) for a in (U, V, W))
     if U.ndim != 2 or U.shape != V.shape or U.shape != W.shape or U.shape[1] != len(x):
         raise ParameterError("neuron_phase_residuals needs U, V, W of one shape (H, p) with p = len(x)")
@@ -270,12 +429,21 @@ def staircase_errors(time: np.ndarray, loss: np.ndarray, sv: np.ndarray, etas: n
                      ) -> tuple[np.ndarray, np.ndarray]:
     """Largest relative errors of a batch of runs against one AGF staircase (Figure 4).
 
-    ``time (T,)`` raw flow time; ``loss (T, A, S)`` and ``sv (T, A, S, r)`` (singular values of
-    the end-to-end map) of ``S`` seeds at ``A`` initial scales whose accelerations are
-    ``etas (A,)``; ``pred`` has ``levels``, ``tau`` and ``sv`` (the predicted plateaus' spectra);
-    the first ``K`` drops count. Returns ``(err_times, err_levels)``, each ``(A, S)``: the largest
-    relative error of the mid-level drop times against ``τ_1..τ_K``, and of the plateau losses and
-    spectra against the predicted levels and spectra."""
+    Parameters
+    ----------
+    time : ``(T,)`` raw flow time.
+    loss : ``(T, A, S)`` loss of ``S`` seeds at ``A`` initial scales.
+    sv : ``(T, A, S, r)`` singular values of the end-to-end map.
+    etas : ``(A,)`` the accelerations ``η_α``.
+    pred : the prediction (``levels``, ``tau``, ``sv``: the predicted plateaus' spectra).
+    K : number of drops that count.
+
+    Returns
+    -------
+    (np.ndarray, np.ndarray)
+        ``(A, S)`` each: the largest relative error of the mid-level drop times against ``τ_1..τ_K``,
+        and of the plateau losses and spectra against the predicted levels and spectra.
+    """
     A, S = loss.shape[1], loss.shape[2]
     et, el = np.full((A, S), np.nan), np.full((A, S), np.nan)
     for ia, eta in enumerate(etas):
@@ -292,12 +460,63 @@ def sign_flip_and_drops(time: np.ndarray, beta0: np.ndarray, dense_time: np.ndar
                         pred, eta: float) -> tuple[float, float, np.ndarray]:
     """Figure 8's dormancy measurements for one run of a diagonal linear network.
 
-    ``time (T,)`` and ``beta0 (T,)``: snapshot times and the first coefficient ``β₀``;
-    ``dense_time``, ``dense_loss (N,)``: the loss at every step; ``pred`` the AGF prediction (``betas``,
-    ``levels``) at acceleration ``eta``. Returns ``(opposite, t_flip, drops)``: 1.0 if β₀ ends with the
-    sign opposite to the one AGF first gives it; the accelerated time of its last sign change (nan if
-    none); the mid-level drop times in accelerated time."""
+    Parameters
+    ----------
+    time : ``(T,)`` raw time of the snapshots.
+    beta0 : ``(T,)`` the first coefficient ``β₀`` at the snapshots.
+    dense_time : ``(N,)`` raw time of every step.
+    dense_loss : ``(N,)`` the loss at every step.
+    pred : the AGF prediction (``betas``, ``levels``).
+    eta : the acceleration ``η_α``.
+
+    Returns
+    -------
+    (float, float, np.ndarray)
+        1.0 if β₀ ends with the sign opposite to the one AGF first gives it (else 0.0); the accelerated
+        time of its last sign change (nan if none); the mid-level drop times in accelerated time.
+    """
     sc = np.flatnonzero(np.diff(np.sign(beta0)) != 0)
     t_flip = float(time[sc[-1] + 1] / eta) if len(sc) else float("nan")
     opposite = float(np.sign(beta0[-1]) == -np.sign(pred.betas[1, 0]))
     return opposite, t_flip, drop_times(dense_time, dense_loss, pred.levels) / eta
+
+
+def utility_update_error(neurons: np.ndarray, X: np.ndarray, R: np.ndarray, x: np.ndarray, xi: int) -> float:
+    """Lemma F.6's check: how far the utility against a residual is from Lemma F.2's form for the
+    template with its ``±xi`` harmonic removed.
+
+    Parameters
+    ----------
+    neurons : ``(K, 3, p)`` unit neurons ``(u, v, w)``.
+    X : ``(p², 2p)`` inputs of :func:`lrlib.theory.agf.modular.dataset`.
+    R : ``(p², p)`` residual ``y − f`` of the network after the cost step.
+    x : ``(p,)`` the template.
+    xi : the removed frequency.
+
+    Returns
+    -------
+    float
+        ``max_k |U_R(θ_k) − U_F2(θ_k; x − x_ξ)| / max_k |U_F2(θ_k; x)|`` (dimensionless).
+    """
+    u, v, w = neurons[:, 0], neurons[:, 1], neurons[:, 2]
+    direct = modular.residual_utility(u, v, w, X, R)
+    x_rest = modular.without_frequency(x, xi)
+    removed = np.array([modular.fourier_utility(*n, x_rest) for n in neurons])
+    full = np.array([modular.fourier_utility(*n, x) for n in neurons])
+    return float(np.max(np.abs(direct - removed)) / np.max(np.abs(full)))
+
+
+def frequency_order(time: np.ndarray, power: np.ndarray, pred) -> list[int]:
+    """Frequencies in the order in which the output power first reaches half its target.
+
+    Parameters
+    ----------
+    time : ``(T,)`` times.
+    power : ``(T, p//2+1)`` output power per frequency (:func:`lrlib.theory.agf.modular.output_power`).
+    pred : the :class:`lrlib.theory.agf.modular.ModularAGF` (``order``, ``amps``).
+
+    Returns
+    -------
+    list[int]
+    """
+    return [pred.order[i] for i in activation_order(time, power[:, pred.order], pred.amps)]

@@ -24,17 +24,49 @@ Tensor = torch.Tensor
 
 
 def dln_params(u: Tensor, v: Tensor) -> TwoLayer:
-    """``u, v (R..., d)`` → the DLN as a TwoLayer."""
+    """The diagonal linear network ``β = u ⊙ v`` as a TwoLayer (``W1 = diag(u)``, ``W2 = vᵀ``).
+
+    Parameters
+    ----------
+    u, v : ``(R..., d)``.
+
+    Returns
+    -------
+    TwoLayer
+        ``W1 (R..., d, d)``, ``W2 (R..., 1, d)``, linear activation.
+    """
     return TwoLayer(W1=torch.diag_embed(u), W2=v.unsqueeze(-2), act="linear")
 
 
 def dln_beta(p: TwoLayer) -> Tensor:
-    """``β = u ⊙ v`` ``(..., d)``."""
+    """The DLN's coefficients ``β = u ⊙ v``.
+
+    Parameters
+    ----------
+    p : a DLN from :func:`dln_params` (any leading dims).
+
+    Returns
+    -------
+    Tensor
+        ``(..., d)``.
+    """
     return torch.diagonal(p.W1, dim1=-2, dim2=-1) * p.W2[..., 0, :]
 
 
 def dln_grad(p: TwoLayer, X: Tensor, y: Tensor) -> dict[str, Tensor]:
-    """Closed-form gradient of ``½ mean (Xβ − y)²`` in ``(u, v)``, diagonal ``W1`` kept diagonal."""
+    """Closed-form gradient of ``½ mean (Xβ − y)²`` in ``(u, v)``, keeping ``W1`` diagonal.
+
+    Parameters
+    ----------
+    p : a DLN from :func:`dln_params` (``R...`` runs).
+    X : ``(n, d)`` inputs; the runs broadcast.
+    y : ``(n,)`` targets.
+
+    Returns
+    -------
+    dict
+        ``{"W1": (R..., d, d) diagonal, "W2": (R..., 1, d)}``.
+    """
     u = torch.diagonal(p.W1, dim1=-2, dim2=-1)
     v = p.W2[..., 0, :]
     r = (X * (u * v).unsqueeze(-2)).sum(-1) - y                 # (R..., n)
@@ -44,11 +76,25 @@ def dln_grad(p: TwoLayer, X: Tensor, y: Tensor) -> dict[str, Tensor]:
 
 def dln_flow(X: Tensor, y: Tensor, u0: Tensor, v0: Tensor, times, *, rtol: float = 1e-10,
              atol: float = 1e-20, max_evals: int = 2_000_000) -> FlowResult:
-    """Gradient *flow* of ``½ mean (Xβ − y)²`` in ``(u, v)`` (``β = u ⊙ v``) from ``(u0, v0)``
-    ``(R..., d)``, recorded at the raw flow ``times`` ``(T,)``: :func:`lrlib.integrate.integrate` with
-    the closed-form :func:`dln_grad`.  Returns its :class:`~lrlib.integrate.FlowResult` (states ``u``,
-    ``v`` ``(T, R..., d)``, loss ``(T, R...)``, gradient evaluations).  ``atol`` sits far below the
-    smallest initial scale (``α ≥ 1e-16`` gives ``u0 ≈ 1.4e-16``)."""
+    """Gradient *flow* of ``½ mean (Xβ − y)²`` in ``(u, v)`` (``β = u ⊙ v``), by
+    :func:`lrlib.integrate.integrate` with the closed-form :func:`dln_grad`.
+
+    Parameters
+    ----------
+    X : ``(n, d)`` inputs.
+    y : ``(n,)`` targets.
+    u0, v0 : ``(R..., d)`` the initialisation.
+    times : ``(T,)`` raw flow times to record.
+    rtol : relative tolerance of the integrator.
+    atol : absolute tolerance; it sits far below the smallest initial scale (``α ≥ 1e-16`` gives
+        ``u0 ≈ 1.4e-16``).
+    max_evals : most gradient evaluations allowed.
+
+    Returns
+    -------
+    FlowResult
+        States ``u``, ``v`` ``(T, R..., d)``, loss ``(T, R...)``, gradient evaluations.
+    """
     loss = half_mse()
 
     def loss_fn(th: dict[str, Tensor]) -> Tensor:
@@ -64,32 +110,84 @@ def dln_flow(X: Tensor, y: Tensor, u0: Tensor, v0: Tensor, times, *, rtol: float
 
 
 def dln_mask(d: int, dtype: torch.dtype = torch.float64) -> Tensor:
-    """``W1`` mask of a DLN (the identity)."""
+    """The ``W1`` mask of a DLN (the identity).
+
+    Parameters
+    ----------
+    d : the dimension.
+    dtype : the mask's dtype.
+
+    Returns
+    -------
+    Tensor
+        ``(d, d)``.
+    """
     return torch.eye(d, dtype=dtype)
 
 
 def heads_params(V: Tensor, K: Tensor, Q: Tensor) -> TwoLayer:
-    """Heads ``V (R..., H)``, ``K, Q (R..., H, d)`` → tied square pairs (``2H`` neurons on ``2d`` inputs)."""
+    """Attention heads as tied pairs of square neurons (``2H`` neurons on ``2d`` inputs).
+
+    Parameters
+    ----------
+    V : ``(R..., H)`` value scalars.
+    K, Q : ``(R..., H, d)`` key and query vectors.
+
+    Returns
+    -------
+    TwoLayer
+        ``W1 (R..., 2H, 2d)``, ``W2 (R..., 1, 2H)``, square activation.
+    """
     W1 = torch.cat([torch.cat([K, Q], -1), torch.cat([K, -Q], -1)], -2)
     W2 = torch.cat([V / 4, -V / 4], -1).unsqueeze(-2)
     return TwoLayer(W1=W1, W2=W2, act="square")
 
 
 def heads_of(p: TwoLayer) -> tuple[Tensor, Tensor, Tensor]:
-    """Inverse of :func:`heads_params`: ``(V, K, Q)``."""
+    """Inverse of :func:`heads_params`.
+
+    Parameters
+    ----------
+    p : tied heads from :func:`heads_params` (any leading dims).
+
+    Returns
+    -------
+    (Tensor, Tensor, Tensor)
+        ``V (..., H)``, ``K (..., H, d)``, ``Q (..., H, d)``.
+    """
     H = p.W1.shape[-2] // 2
     d = p.W1.shape[-1] // 2
     return 4 * p.W2[..., 0, :H], p.W1[..., :H, :d], p.W1[..., :H, d:]
 
 
 def heads_gamma(p: TwoLayer) -> Tensor:
-    """``Γ = Σ_h V_h K_h Q_hᵀ`` ``(..., d, d)``."""
+    """The heads' combined matrix ``Γ = Σ_h V_h K_h Q_hᵀ``.
+
+    Parameters
+    ----------
+    p : tied heads from :func:`heads_params`.
+
+    Returns
+    -------
+    Tensor
+        ``(..., d, d)``.
+    """
     V, K, Q = heads_of(p)
     return torch.einsum("...h,...hi,...hj->...ij", V, K, Q)
 
 
 def heads_grad_fn(loss: Loss):
-    """A ``grad_fn`` for :func:`lrlib.train.train`: autograd in ``(V, K, Q)``, mapped onto the tied pairs."""
+    """A ``grad_fn`` for :func:`lrlib.train.train`: autograd in ``(V, K, Q)``, mapped onto the tied pairs.
+
+    Parameters
+    ----------
+    loss : the :class:`~lrlib.losses.Loss`.
+
+    Returns
+    -------
+    callable
+        ``grad(p, X, y) -> {"W1", "W2"}`` gradients of the tied network's parameters.
+    """
 
     def grad(p: TwoLayer, X: Tensor, y: Tensor) -> dict[str, Tensor]:
         with torch.enable_grad():                  # train() calls grad_fn under no_grad
@@ -104,13 +202,34 @@ def heads_grad_fn(loss: Loss):
 
 
 def modular_params(U: Tensor, V: Tensor, W: Tensor) -> TwoLayer:
-    """Quadratic network ``Σ_i w_i (⟨u_i, a·x⟩ + ⟨v_i, b·x⟩)²`` from ``U, V, W (R..., H, p)``."""
+    """The quadratic network ``Σ_i w_i (⟨u_i, a·x⟩ + ⟨v_i, b·x⟩)²`` as a TwoLayer.
+
+    Parameters
+    ----------
+    U, V, W : ``(R..., H, p)`` input blocks and output weights.
+
+    Returns
+    -------
+    TwoLayer
+        ``W1 = [U, V] (R..., H, 2p)``, ``W2 = Wᵀ (R..., p, H)``, square activation.
+    """
     return TwoLayer(W1=torch.cat([U, V], -1), W2=W.transpose(-1, -2), act="square")
 
 
 def masked_grad_fn(loss: Loss, mask: Tensor):
-    """A ``grad_fn`` for :func:`lrlib.train.train`: autograd, with the ``W1`` gradient multiplied by
-    ``mask`` (entries fixed at zero stay zero; e.g. the active neurons of a DLN)."""
+    """A ``grad_fn`` for :func:`lrlib.train.train`: autograd, with the ``W1`` gradient multiplied by a mask
+    (entries fixed at zero stay zero; e.g. the active neurons of a DLN).
+
+    Parameters
+    ----------
+    loss : the :class:`~lrlib.losses.Loss`.
+    mask : ``(m, d)`` or broadcastable to ``W1``.
+
+    Returns
+    -------
+    callable
+        ``grad(p, X, y) -> {"W1", "W2"}``.
+    """
 
     def grad(p: TwoLayer, X: Tensor, y: Tensor) -> dict[str, Tensor]:
         with torch.enable_grad():
@@ -123,8 +242,19 @@ def masked_grad_fn(loss: Loss, mask: Tensor):
 
 
 def square_grad(p: TwoLayer, X: Tensor, y: Tensor) -> dict[str, Tensor]:
-    """Closed-form gradient of ``½ mean_j ‖f(x_j) − y_j‖²`` for a bias-free square-activation
-    TwoLayer (``W1 (R..., m, d)``, ``W2 (R..., k, m)``, ``X (n, d)``, ``y (n, k)``)."""
+    """Closed-form gradient of ``½ mean_j ‖f(x_j) − y_j‖²`` for a bias-free square-activation TwoLayer.
+
+    Parameters
+    ----------
+    p : ``W1 (R..., m, d)``, ``W2 (R..., k, m)``.
+    X : ``(n, d)`` inputs.
+    y : ``(n, k)`` targets.
+
+    Returns
+    -------
+    dict
+        ``{"W1": (R..., m, d), "W2": (R..., k, m)}``.
+    """
     pre = X @ p.W1.transpose(-1, -2)                            # (R..., n, m)
     h = pre * pre
     r = (h @ p.W2.transpose(-1, -2) - y) / X.shape[-2]          # (R..., n, k)
@@ -136,7 +266,18 @@ def square_grad(p: TwoLayer, X: Tensor, y: Tensor) -> dict[str, Tensor]:
 def heads_grad_population(Sigma: Tensor, N: int):
     """A ``grad_fn`` for tied heads (:func:`heads_params`) on the *population* loss, from
     ``∇_Γ L = −NΣ² + M_zz Γ Σ`` by the chain rule (the data argument is ignored; the loss that
-    :func:`lrlib.train.train` records comes from the population design, which has the same gradient)."""
+    :func:`lrlib.train.train` records comes from the population design, which has the same gradient).
+
+    Parameters
+    ----------
+    Sigma : ``(d, d)`` the input covariance.
+    N : the context length.
+
+    Returns
+    -------
+    callable
+        ``grad(p, X, y) -> {"W1", "W2"}``.
+    """
     Mzz = N * (N + 1) * Sigma @ Sigma + N * torch.trace(Sigma) * Sigma
     S2 = N * Sigma @ Sigma
 
@@ -150,5 +291,31 @@ def heads_grad_population(Sigma: Tensor, N: int):
         W1 = torch.cat([torch.cat([gK, gQ], -1), torch.cat([gK, -gQ], -1)], -2)
         W2 = torch.cat([gV / 4, -gV / 4], -1).unsqueeze(-2)
         return {"W1": W1, "W2": W2}
+
+    return grad
+
+
+def harmonic_grad_fn(P: Tensor, grad_fn=square_grad):
+    """A ``grad_fn`` for :func:`lrlib.train.train` on :func:`modular_params` networks that keeps every
+    ``u_i, v_i, w_i`` in the span of the orthonormal columns of ``P`` (the gradient of ``grad_fn``
+    projected on it). Started inside the span, GD stays there exactly (GD on the coefficients).
+
+    Parameters
+    ----------
+    P : ``(p, q)`` orthonormal columns, e.g. :func:`lrlib.theory.agf.modular.harmonic_basis`.
+    grad_fn : the unprojected gradient (default :func:`square_grad`).
+
+    Returns
+    -------
+    callable
+        ``grad(p, X, y) -> {"W1": (R..., H, 2p), "W2": (R..., p, H)}``.
+    """
+    Pr = P @ P.T                                                # (p, p) projector
+
+    def grad(p: TwoLayer, X: Tensor, y: Tensor) -> dict[str, Tensor]:
+        g = grad_fn(p, X, y)
+        q = Pr.shape[0]
+        W1 = torch.cat([g["W1"][..., :q] @ Pr, g["W1"][..., q:] @ Pr], -1)
+        return {"W1": W1, "W2": Pr @ g["W2"]}
 
     return grad

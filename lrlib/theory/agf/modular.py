@@ -22,7 +22,18 @@ Tensor = torch.Tensor
 
 
 def template(p: int, amps: dict[int, float]) -> np.ndarray:
-    """Real, centred template with ``x̂[±k] = amps[k]`` (zero phase) and every other ``x̂`` zero."""
+    """A real, centred template with ``x̂[±k] = amps[k]`` (zero phase) and every other ``x̂`` zero.
+
+    Parameters
+    ----------
+    p : its length.
+    amps : frequency → DFT modulus.
+
+    Returns
+    -------
+    np.ndarray
+        ``(p,)``.
+    """
     xh = np.zeros(p, complex)
     for k, a in amps.items():
         xh[k % p] = a
@@ -32,7 +43,17 @@ def template(p: int, amps: dict[int, float]) -> np.ndarray:
 
 
 def dataset(x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """All ``p²`` pairs: inputs ``(p², 2p)`` = ``(roll(x, a), roll(x, b))`` and targets ``(p², p)`` = ``roll(x, a+b)``."""
+    """All ``p²`` pairs ``(a, b)`` of the modular-addition task.
+
+    Parameters
+    ----------
+    x : ``(p,)`` the template.
+
+    Returns
+    -------
+    (np.ndarray, np.ndarray)
+        Inputs ``(p², 2p)`` = ``(roll(x, a), roll(x, b))`` and targets ``(p², p)`` = ``roll(x, a+b)``.
+    """
     p = len(x)
     a, b = np.meshgrid(np.arange(p), np.arange(p), indexing="ij")
     a, b = a.ravel(), b.ravel()
@@ -41,7 +62,17 @@ def dataset(x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 
 
 def fourier_utility(u: np.ndarray, v: np.ndarray, w: np.ndarray, x: np.ndarray) -> float:
-    """Lemma F.2's Fourier form of ``U = mean_{a,b} ⟨w (⟨u,a·x⟩+⟨v,b·x⟩)², (a+b)·x⟩``."""
+    """Lemma F.2's Fourier form of ``U = mean_{a,b} ⟨w (⟨u,a·x⟩+⟨v,b·x⟩)², (a+b)·x⟩``.
+
+    Parameters
+    ----------
+    u, v, w : ``(p,)`` one neuron.
+    x : ``(p,)`` the template.
+
+    Returns
+    -------
+    float
+    """
     p = len(x)
     xh, uh, vh, wh = (np.fft.fft(t) for t in (x, u, v, w))
     k = np.arange(1, p)
@@ -49,7 +80,17 @@ def fourier_utility(u: np.ndarray, v: np.ndarray, w: np.ndarray, x: np.ndarray) 
 
 
 def direct_utility(u: np.ndarray, v: np.ndarray, w: np.ndarray, x: np.ndarray) -> float:
-    """The same utility by summing over the ``p²`` pairs."""
+    """The same utility as :func:`fourier_utility`, by summing over the ``p²`` pairs.
+
+    Parameters
+    ----------
+    u, v, w : ``(p,)`` one neuron.
+    x : ``(p,)`` the template.
+
+    Returns
+    -------
+    float
+    """
     X, Y = dataset(x)
     p = len(x)
     f = (X[:, :p] @ u + X[:, p:] @ v) ** 2
@@ -58,7 +99,15 @@ def direct_utility(u: np.ndarray, v: np.ndarray, w: np.ndarray, x: np.ndarray) -
 
 @dataclass
 class ModularAGF:
-    """Eq. 9: ``order`` (frequencies 1 ≤ ξ ≤ p/2 by decreasing |x̂|), ``levels (K+1,)``, ``u_star (K,)``."""
+    """Eq. 9's prediction for a template.
+
+    Parameters
+    ----------
+    order : frequencies ``1 ≤ ξ ≤ p/2`` by decreasing ``|x̂|``.
+    levels : ``(K+1,)`` loss levels (½-sum-over-outputs, mean-over-pairs loss).
+    u_star : ``(K,)`` maximal utilities ``Ū*`` of Thm F.3.
+    amps : ``(K,)`` ``|x̂[ξ]|`` in that order.
+    """
 
     order: list[int]
     levels: np.ndarray
@@ -67,7 +116,17 @@ class ModularAGF:
 
 
 def predict(x: np.ndarray, tol: float = 1e-9) -> ModularAGF:
-    """Order, levels and ``Ū*`` for template ``x`` (½-sum-over-outputs, mean-over-pairs loss)."""
+    """Order, levels and ``Ū*`` for a template (Eq. 9, Thm F.3).
+
+    Parameters
+    ----------
+    x : ``(p,)`` the template.
+    tol : frequencies with ``|x̂| ≤ tol·max|x̂|`` are ignored.
+
+    Returns
+    -------
+    ModularAGF
+    """
     p = len(x)
     xh = np.abs(np.fft.fft(x))
     freqs = [k for k in range(1, p // 2 + 1) if xh[k] > tol * xh.max()]
@@ -83,12 +142,90 @@ def predict(x: np.ndarray, tol: float = 1e-9) -> ModularAGF:
 
 
 def output_power(pred: Tensor, p: int) -> Tensor:
-    """Mean modulus of the rfft of the outputs ``pred (..., n, p)`` per frequency ``(..., p//2+1)``."""
+    """Mean modulus of the rfft of the outputs, per frequency.
+
+    Parameters
+    ----------
+    pred : ``(..., n, p)`` network outputs.
+    p : the template length.
+
+    Returns
+    -------
+    Tensor
+        ``(..., p//2+1)``.
+    """
     return torch.fft.rfft(pred, dim=-1).abs().mean(-2)
 
 
 def dominant_frequency(W: Tensor) -> Tensor:
-    """Dominant rfft frequency (≥ 1) of each row of ``W (..., m, p)``: ``(..., m)`` int."""
+    """Dominant rfft frequency (≥ 1) of each row.
+
+    Parameters
+    ----------
+    W : ``(..., m, p)``.
+
+    Returns
+    -------
+    Tensor
+        ``(..., m)`` int.
+    """
     P = torch.fft.rfft(W, dim=-1).abs()
     P[..., 0] = 0
     return P.argmax(-1)
+
+
+def harmonic_basis(p: int, xi: int) -> np.ndarray:
+    """Orthonormal basis of the real harmonic of frequency ``xi``.
+
+    Parameters
+    ----------
+    p : the length.
+    xi : the frequency (``0 < 2ξ < p``).
+
+    Returns
+    -------
+    np.ndarray
+        ``(p, 2)``, columns ``√(2/p) cos(2πξn/p)`` and ``√(2/p) sin(2πξn/p)``.
+    """
+    if not 0 < 2 * xi < p:
+        raise ValueError(f"need 0 < 2·xi < p, got xi = {xi}, p = {p}")
+    n = np.arange(p)
+    return math.sqrt(2 / p) * np.stack([np.cos(2 * np.pi * xi * n / p), np.sin(2 * np.pi * xi * n / p)], 1)
+
+
+def without_frequency(x: np.ndarray, xi: int) -> np.ndarray:
+    """The template with its ``±xi`` harmonic removed.
+
+    Parameters
+    ----------
+    x : ``(p,)`` the template.
+    xi : the frequency to remove.
+
+    Returns
+    -------
+    np.ndarray
+        ``(p,)``.
+    """
+    xh = np.fft.fft(x)
+    xh[xi % len(x)] = 0
+    xh[(-xi) % len(x)] = 0
+    return np.fft.ifft(xh).real
+
+
+def residual_utility(u: np.ndarray, v: np.ndarray, w: np.ndarray, X: np.ndarray, R: np.ndarray) -> np.ndarray:
+    """Utility ``mean_{a,b} ⟨w (⟨u,a·x⟩+⟨v,b·x⟩)², r(a, b)⟩`` of neurons against a residual.
+
+    Parameters
+    ----------
+    u, v, w : ``(K, p)`` the neurons.
+    X : ``(p², 2p)`` the inputs of :func:`dataset`.
+    R : ``(p², p)`` the residual.
+
+    Returns
+    -------
+    np.ndarray
+        ``(K,)``.
+    """
+    p = u.shape[-1]
+    f = (X[:, :p] @ u.T + X[:, p:] @ v.T) ** 2                   # (p², K)
+    return np.mean(f * (R @ w.T), axis=0)

@@ -28,12 +28,35 @@ Tensor = torch.Tensor
 
 
 def moments(Sigma: np.ndarray, N: int) -> tuple[np.ndarray, np.ndarray]:
-    """``(M_zz, E[z βᵀ]) = (N(N+1)Σ² + N trΣ Σ, NΣ)``."""
+    """The moments ``(M_zz, E[z βᵀ]) = (N(N+1)Σ² + N trΣ Σ, NΣ)``.
+
+    Parameters
+    ----------
+    Sigma : ``(d, d)`` covariance.
+    N : context length.
+
+    Returns
+    -------
+    (np.ndarray, np.ndarray)
+        Both ``(d, d)``.
+    """
     return N * (N + 1) * Sigma @ Sigma + N * np.trace(Sigma) * Sigma, N * Sigma
 
 
 def population_loss(Gamma: np.ndarray, Sigma: np.ndarray, N: int) -> np.ndarray:
-    """``L(Γ)`` for ``Γ (..., d, d)`` (½ convention)."""
+    """Population loss ``L(Γ)`` (½ convention).
+
+    Parameters
+    ----------
+    Gamma : ``(..., d, d)``.
+    Sigma : ``(d, d)`` covariance.
+    N : context length.
+
+    Returns
+    -------
+    np.ndarray
+        ``(...)``.
+    """
     Mzz, _ = moments(Sigma, N)
     S2 = Sigma @ Sigma
     lin = np.einsum("...ij,ji->...", Gamma, S2)
@@ -42,13 +65,38 @@ def population_loss(Gamma: np.ndarray, Sigma: np.ndarray, N: int) -> np.ndarray:
 
 
 def population_grad(Gamma: np.ndarray, Sigma: np.ndarray, N: int) -> np.ndarray:
-    """``∇_Γ L = −NΣ² + M_zz Γ Σ``."""
+    """``∇_Γ L = −NΣ² + M_zz Γ Σ``.
+
+    Parameters
+    ----------
+    Gamma : ``(..., d, d)``.
+    Sigma : ``(d, d)`` covariance.
+    N : context length.
+
+    Returns
+    -------
+    np.ndarray
+        ``(..., d, d)``.
+    """
     Mzz, _ = moments(Sigma, N)
     return -N * Sigma @ Sigma + Mzz @ Gamma @ Sigma
 
 
 def monte_carlo_loss(Gamma: np.ndarray, Sigma: np.ndarray, N: int, samples: int, rs: np.random.RandomState) -> float:
-    """``½ mean (zᵀΓx_q − y_q)²`` over ``samples`` sampled prompts (checks :func:`population_loss`)."""
+    """``½ mean (zᵀΓx_q − y_q)²`` over sampled prompts (checks :func:`population_loss`).
+
+    Parameters
+    ----------
+    Gamma : ``(d, d)``.
+    Sigma : ``(d, d)`` covariance.
+    N : context length.
+    samples : number of prompts.
+    rs : numpy ``RandomState``.
+
+    Returns
+    -------
+    float
+    """
     d = len(Sigma)
     Lc = np.linalg.cholesky(Sigma)
     x = rs.randn(samples, N + 1, d) @ Lc.T
@@ -61,7 +109,16 @@ def monte_carlo_loss(Gamma: np.ndarray, Sigma: np.ndarray, N: int, samples: int,
 
 @dataclass
 class TransformerAGF:
-    """Eq. 7: ``levels (d+1,)``, ``A (d,)``, ``u_star (d,)`` (Ū*_k), eigenpairs ``lam (d,)``, ``v (d, d)``."""
+    """Eq. 7's prediction.
+
+    Parameters
+    ----------
+    levels : ``(d+1,)`` loss levels.
+    A : ``(d,)`` the learned magnitudes ``A_k``.
+    u_star : ``(d,)`` maximal utilities ``Ū*_k``.
+    lam : ``(d,)`` eigenvalues of Σ, descending.
+    v : ``(d, d)`` eigenvectors (columns).
+    """
 
     levels: np.ndarray
     A: np.ndarray
@@ -70,16 +127,47 @@ class TransformerAGF:
     v: np.ndarray
 
     def gamma(self, k: int) -> np.ndarray:
-        """``Γ^{(k)} = Σ_{i≤k} A_i v_i v_iᵀ``."""
+        """``Γ^{(k)} = Σ_{i≤k} A_i v_i v_iᵀ``.
+
+        Parameters
+        ----------
+        k : number of learned heads.
+
+        Returns
+        -------
+        np.ndarray
+            ``(d, d)``.
+        """
         return sum((self.A[i] * np.outer(self.v[:, i], self.v[:, i]) for i in range(k)), np.zeros_like(self.v))
 
     def bound_gap(self, k: int, eta: float, mu: float) -> float:
-        """Lower bound on ``τ^{(k)} − τ^{(k−1)}`` (k ≥ 1): ``1/(3η Ū*_k μ) = √3/(η N λ_k² μ)``."""
+        """Lower bound on ``τ^{(k)} − τ^{(k−1)}``: ``1/(3η Ū*_k μ) = √3/(η N λ_k² μ)``.
+
+        Parameters
+        ----------
+        k : the jump (``≥ 1``).
+        eta : the acceleration (``1`` gives raw flow time).
+        mu : the largest dormant head norm at the previous jump.
+
+        Returns
+        -------
+        float
+        """
         return 1.0 / (3 * eta * self.u_star[k - 1] * mu)
 
 
 def predict(Sigma: np.ndarray, N: int) -> TransformerAGF:
-    """Lemma E.1, E.2 and Eq. 7 for covariance ``Σ`` and context length ``N``."""
+    """Lemma E.1, E.2 and Eq. 7.
+
+    Parameters
+    ----------
+    Sigma : ``(d, d)`` covariance.
+    N : context length.
+
+    Returns
+    -------
+    TransformerAGF
+    """
     lam, v = np.linalg.eigh(Sigma)
     idx = np.argsort(lam)[::-1]
     lam, v = lam[idx], v[:, idx]
@@ -90,7 +178,21 @@ def predict(Sigma: np.ndarray, N: int) -> TransformerAGF:
 
 
 def head_utility(V: Tensor, K: Tensor, Q: Tensor, Gamma_A: Tensor, Sigma: Tensor, N: int) -> Tensor:
-    """``U_h = −⟨∇_Γ L(Γ_A), V_h K_h Q_hᵀ⟩`` ``(H,)`` for heads ``V (H,)``, ``K, Q (H, d)``."""
+    """Utilities ``U_h = −⟨∇_Γ L(Γ_A), V_h K_h Q_hᵀ⟩`` of heads.
+
+    Parameters
+    ----------
+    V : ``(H,)``.
+    K, Q : ``(H, d)``.
+    Gamma_A : ``(d, d)`` the active heads' ``Γ``.
+    Sigma : ``(d, d)`` covariance.
+    N : context length.
+
+    Returns
+    -------
+    Tensor
+        ``(H,)``.
+    """
     Mzz = N * (N + 1) * Sigma @ Sigma + N * torch.trace(Sigma) * Sigma
     G = N * Sigma @ Sigma - Mzz @ Gamma_A @ Sigma
     return V * torch.einsum("hi,ij,hj->h", K, G, Q)
@@ -98,7 +200,19 @@ def head_utility(V: Tensor, K: Tensor, Q: Tensor, Gamma_A: Tensor, Sigma: Tensor
 
 def fig5_sigma(seed: int = 0, d: int = 4, trace: float = 2.0) -> np.ndarray:
     """Figure 5's covariance: eigenvalues ∝ (1, ½, …, 1/d) scaled to ``tr Σ = trace``, random orthogonal
-    eigenvectors (QR of a Gaussian matrix drawn from numpy seed ``seed``)."""
+    eigenvectors (QR of a Gaussian matrix).
+
+    Parameters
+    ----------
+    seed : numpy seed.
+    d : the dimension.
+    trace : ``tr Σ``.
+
+    Returns
+    -------
+    np.ndarray
+        ``(d, d)``.
+    """
     lam = 1.0 / np.arange(1, d + 1)
     lam = trace * lam / lam.sum()
     Q, _ = np.linalg.qr(np.random.RandomState(seed).randn(d, d))
@@ -106,11 +220,21 @@ def fig5_sigma(seed: int = 0, d: int = 4, trace: float = 2.0) -> np.ndarray:
 
 
 def design(Sigma: np.ndarray, N: int) -> tuple[np.ndarray, np.ndarray, float]:
-    """An exact *population design* for the bilinear model ``ŷ = zᵀΓx_q``: ``d²`` points
-    ``(z_i, x_j)`` (a product of a ``d``-point design with second moment ``M_zz`` and one with
-    second moment ``Σ``) and targets ``y_ij = z_iᵀ C x_j`` with ``C = M_zz⁻¹ E[zβᵀ]``.  Then for every
-    ``Γ``: ``½ mean (zᵀΓx − y)² + const = L(Γ)``.  Returns ``inputs (d², 2d)`` = ``(z, x_q)``,
-    ``targets (d²,)`` and ``const``."""
+    """An exact *population design* for the bilinear model ``ŷ = zᵀΓx_q``: ``d²`` points ``(z_i, x_j)``
+    (a product of a ``d``-point design with second moment ``M_zz`` and one with second moment ``Σ``) and
+    targets ``y_ij = z_iᵀ C x_j`` with ``C = M_zz⁻¹ E[zβᵀ]``.  Then for every ``Γ``:
+    ``½ mean (zᵀΓx − y)² + const = L(Γ)``.
+
+    Parameters
+    ----------
+    Sigma : ``(d, d)`` covariance.
+    N : context length.
+
+    Returns
+    -------
+    (np.ndarray, np.ndarray, float)
+        Inputs ``(d², 2d)`` = ``(z, x_q)``, targets ``(d²,)`` and ``const``.
+    """
     from .linear import population_design
 
     d = len(Sigma)
@@ -126,29 +250,59 @@ def design(Sigma: np.ndarray, N: int) -> tuple[np.ndarray, np.ndarray, float]:
 
 @dataclass
 class HeadsAGF:
-    """Simulated AGF of the heads (:func:`agf_heads`): ``tau (K+1,)`` jump times in accelerated time
-    ``τ = α t`` (``tau[0] = 0``), ``levels (K+1,)`` the loss after each jump, ``order`` the head that
-    jumped at each jump."""
+    """Simulated AGF of the heads (:func:`agf_heads`).
+
+    Parameters
+    ----------
+    tau : ``(K+1,)`` jump times in accelerated time ``τ = α t`` (``tau[0] = 0``).
+    levels : ``(K+1,)`` the loss after each jump.
+    order : the head that jumped at each jump.
+    """
 
     tau: np.ndarray
     levels: np.ndarray
     order: list[int]
 
     def loss_at(self, times: np.ndarray) -> np.ndarray:
+        """The simulated AGF's step curve.
+
+        Parameters
+        ----------
+        times : ``(T,)`` accelerated times.
+
+        Returns
+        -------
+        np.ndarray
+            ``(T,)``.
+        """
         k = np.searchsorted(self.tau, np.asarray(times, dtype=float), side="right") - 1
         return self.levels[np.clip(k, 0, len(self.levels) - 1)]
 
 
 def agf_heads(V0: np.ndarray, K0: np.ndarray, Q0: np.ndarray, Sigma: np.ndarray, N: int, alpha: float, *,
               rtol: float = 1e-8) -> HeadsAGF:
-    """AGF (Algorithm 1) for the heads ``V0 (H,)``, ``K0, Q0 (H, d)`` of one initialisation of scale ``alpha``.
+    """AGF (Algorithm 1) for the heads of one initialisation of scale ``alpha``.
 
     Utility maximisation: every dormant head follows its utility flow ``dθ/dt = ∇U_h(θ)``,
     ``U_h = V_h K_hᵀ G Q_h`` with ``G = −∇_Γ L(Γ_A)`` frozen, integrated as direction and log-norm (κ = 3,
     ``solve_ivp`` RK45) until the first dormant head reaches norm 1 (the jump).  Cost minimisation is
     taken in closed form: after jump ``k`` the active heads realise ``Γ^{(k)} = Σ_{i≤k} A_i v_i v_iᵀ``
-    (Lemma E.2, which assumes the jumping head is aligned with ``v_k``), so the levels are Eq. 7's and the
-    jump times are what this simulation adds.  ``min(H, d)`` jumps."""
+    (Lemma E.2, which assumes the jumping head is aligned with ``v_k``), so the levels are Eq. 7's and
+    the jump times are what this simulation adds.  ``min(H, d)`` jumps.
+
+    Parameters
+    ----------
+    V0 : ``(H,)`` initial values.
+    K0, Q0 : ``(H, d)`` initial keys and queries.
+    Sigma : ``(d, d)`` covariance.
+    N : context length.
+    alpha : the initialisation scale (``η_α = 1/α``).
+    rtol : relative tolerance of the integrator.
+
+    Returns
+    -------
+    HeadsAGF
+    """
     from scipy.integrate import solve_ivp
 
     V0, K0, Q0 = (np.asarray(a, dtype=float) for a in (V0, K0, Q0))

@@ -16,8 +16,19 @@ from ...measure import drop_times, relative_error
 
 
 def loss_between_drops(time: np.ndarray, loss: np.ndarray, drops: np.ndarray) -> np.ndarray:
-    """GD's plateau values: ``loss (T,)`` at the midpoint ``(d_k + d_{k+1}) / 2`` of consecutive drop
-    times ``drops (K,)``, ``(K−1,)``; ``nan`` where a drop is missing (``nan``)."""
+    """GD's plateau values midway between consecutive drops.
+
+    Parameters
+    ----------
+    time : ``(T,)`` times of the loss curve (gradient-flow time).
+    loss : ``(T,)`` one loss curve.
+    drops : ``(K,)`` drop times (same units as ``time``; ``nan`` for a missing drop), ``K ≥ 2``.
+
+    Returns
+    -------
+    np.ndarray
+        ``(K−1,)`` the loss at the midpoints ``(d_k + d_{k+1}) / 2``; ``nan`` where a drop is missing.
+    """
     d = np.asarray(drops, dtype=float)
     if d.ndim != 1 or d.size < 2:
         raise ParameterError(f"loss_between_drops needs at least two drop times, got shape {d.shape}")
@@ -31,16 +42,25 @@ def agf_vs_gd_jumps(time: np.ndarray, loss: np.ndarray, tau: np.ndarray, levels:
     """One row per jump ``k = 1, 2, …`` comparing AGF's jump times with GD's drops and a reference
     prediction (e.g. the orthogonal paper's leading-order phase times).
 
-    ``time (T,)`` and ``loss (T,)``: one GD loss curve (time in the same units as ``tau``, here
-    gradient-flow time); ``tau (K+1,)`` and ``levels (K+1,)``: AGF's jump times (``tau[0] = 0``) and
-    loss levels (:class:`~lrlib.theory.agf.AGFRun`); ``reference``: the reference times of the first
-    jumps.  The rows cover the first ``min(K, len(reference))`` jumps.
-
     GD's drop ``k`` is the first crossing of the mid-level ``(levels[k−1] + levels[k]) / 2``
-    (:func:`lrlib.measure.drop_times`).  Columns: ``jump``; ``gd``, ``agf``, ``leading`` (the three
-    times); ``err_agf``, ``err_leading`` (relative errors against ``gd``); ``tol`` (passed through);
-    ``n_jumps = K``; ``level = levels[k]`` (AGF's level after jump ``k``); ``gd_level``: for ``k = 1``
-    the GD loss midway between its first two drops (:func:`loss_between_drops`) (needs ``K ≥ 2``), ``nan`` for ``k > 1``.
+    (:func:`lrlib.measure.drop_times`). The rows cover the first ``min(K, len(reference))`` jumps.
+
+    Parameters
+    ----------
+    time : ``(T,)`` times of the GD loss curve, in the units of ``tau`` (here gradient-flow time).
+    loss : ``(T,)`` one GD loss curve.
+    tau : ``(K+1,)`` AGF's jump times (``tau[0] = 0``), from :class:`~lrlib.theory.agf.AGFRun`.
+    levels : ``(K+1,)`` AGF's loss levels.
+    reference : the reference times of the first jumps (same units).
+    tol : the tolerance, passed through to the rows.
+
+    Returns
+    -------
+    list[dict]
+        Columns ``jump``; ``gd``, ``agf``, ``leading`` (the three times); ``err_agf``, ``err_leading``
+        (relative errors against ``gd``); ``tol``; ``n_jumps = K``; ``level = levels[k]``; ``gd_level``: for
+        ``k = 1`` the GD loss midway between its first two drops (:func:`loss_between_drops`, needs ``K ≥ 2``),
+        ``nan`` for ``k > 1``.
     """
     tau, levels = np.asarray(tau, dtype=float), np.asarray(levels, dtype=float)
     if tau.ndim != 1 or levels.shape != tau.shape:

@@ -28,15 +28,34 @@ Tensor = torch.Tensor
 
 
 def pm_labels(y: Tensor) -> Tensor:
-    """Class labels ``{0, 1}`` → the alignment paper's ``{−1, +1}`` (class 1 is ``+1``), float."""
+    """Class labels ``{0, 1}`` → the alignment paper's ``{−1, +1}`` (class 1 is ``+1``).
+
+    Parameters
+    ----------
+    y : ``(…, N)`` class labels 0 or 1.
+
+    Returns
+    -------
+    Tensor
+        ``(…, N)`` float64 labels ``±1``.
+    """
     if not bool(((y == 0) | (y == 1)).all()):
         raise ParameterError("pm_labels expects class labels 0 and 1")
     return 2.0 * y.to(torch.float64) - 1.0
 
 
 def logit_difference(p: TwoLayer) -> TwoLayer:
-    """The scalar network ``z₁ − z₀`` of a two-output network ``p``: same first layer, outgoing
-    weights ``v = W2[1] − W2[0]`` ``(…, 1, m)`` and bias ``b2[1] − b2[0]``."""
+    """The scalar network ``z₁ − z₀`` of a two-output network.
+
+    Parameters
+    ----------
+    p : a :class:`~lrlib.models.TwoLayer` with two outputs (``W2 (…, 2, m)``).
+
+    Returns
+    -------
+    TwoLayer
+        Same first layer, outgoing weights ``v = W2[1] − W2[0]`` ``(…, 1, m)`` and bias ``b2[1] − b2[0]``.
+    """
     if p.W2.shape[-2] != 2:
         raise ParameterError(f"logit_difference needs two outputs, got {p.W2.shape[-2]}")
     v = (p.W2[..., 1, :] - p.W2[..., 0, :]).unsqueeze(-2)
@@ -45,12 +64,23 @@ def logit_difference(p: TwoLayer) -> TwoLayer:
 
 
 def race_gamma_from_alignment(p: TwoLayer, X: Tensor, y: Tensor) -> Tensor:
-    """The race paper's ⟨γ_α⟩ computed in the alignment paper's terms, ``(…, m, D)``:
+    """The race paper's ⟨γ_α⟩ computed in the alignment paper's terms.
 
     ``⟨γ_α⟩ = (v_α / ‖w2_α‖) · (1/N) Σ_{s: active} (−ℓ'(y_s z_s)) y_s x_s`` with the logistic
     loss ``ℓ(u) = log(1 + e^{−u})`` of the logit difference ``z``, ``y = ±1``.  At a small
     initialisation ``−ℓ' ≈ ½`` and this is ``(v_α / 2N‖w2_α‖) x_a(w_α)``, the alignment paper's
     signed active sum (eq. 5) — its early-alignment field.
+
+    Parameters
+    ----------
+    p : a two-output race network (``W1 (…, m, D)``).
+    X : ``(…, N, D)`` inputs.
+    y : ``(…, N)`` class labels ``{0, 1}``.
+
+    Returns
+    -------
+    Tensor
+        ``(…, m, D)`` one direction per neuron.
     """
     q = logit_difference(p)
     ypm = pm_labels(y).to(X.dtype)
@@ -63,15 +93,23 @@ def race_gamma_from_alignment(p: TwoLayer, X: Tensor, y: Tensor) -> Tensor:
 
 
 def alignment_lens(p: TwoLayer, X: Tensor, y: Tensor) -> tuple[dict[str, float], Tensor]:
-    """The alignment paper's quantities for one race network ``p`` (two outputs, ``W1 (m, D)``) on
-    ``X (N, D)``, ``y (N,)`` with labels ``{0, 1}``, in float64, with ``v = W2[1] − W2[0]``:
+    """The alignment paper's quantities for one race network, in float64, with ``v = W2[1] − W2[0]``.
 
     * ``in_cone``: fraction of neurons in their predicted cone, ``S₊ ∪ S_dead`` for ``v > 0`` and
       ``S₋ ∪ S_dead`` for ``v < 0`` (Min et al. Thm. 1; a neuron with ``v = 0`` counts as outside);
     * ``cos_all``: median over neurons of ``cos(w_α, sign(v_α) x_a(w_α))``;
     * ``stable_rank``: ``‖W1‖_F² / ‖W1‖_2²`` (without biases).
 
-    Returns that dict (floats) and the per-neuron cosines ``(m,)`` (0 where ``x_a = 0``, e.g. a dead neuron).
+    Parameters
+    ----------
+    p : one race network (two outputs, ``W1 (m, D)``, no run dimensions).
+    X : ``(N, D)`` inputs.
+    y : ``(N,)`` labels ``{0, 1}``.
+
+    Returns
+    -------
+    (dict, Tensor)
+        That dict (floats) and the per-neuron cosines ``(m,)`` (0 where ``x_a = 0``, e.g. a dead neuron).
     """
     if p.W1.ndim != 2 or X.ndim != 2 or y.shape != X.shape[:1] or X.shape[-1] != p.W1.shape[-1]:
         raise ParameterError(f"alignment_lens needs one network W1 (m, D), X (N, D), y (N,); got W1 {tuple(p.W1.shape)}, "
@@ -86,7 +124,18 @@ def alignment_lens(p: TwoLayer, X: Tensor, y: Tensor) -> tuple[dict[str, float],
 
 
 def plateau_end(loss: np.ndarray, level: float) -> int:
-    """Index of the last entry of ``loss (T,)`` at or above ``level`` (the end of the plateau)."""
+    """Index of the end of the plateau.
+
+    Parameters
+    ----------
+    loss : ``(T,)`` a loss curve.
+    level : the plateau threshold (loss units).
+
+    Returns
+    -------
+    int
+        Index of the last entry of ``loss`` at or above ``level``.
+    """
     hits = np.nonzero(np.asarray(loss) >= level)[0]
     if hits.size == 0:
         raise ParameterError(f"plateau_end: the loss never reaches {level}")
@@ -95,13 +144,23 @@ def plateau_end(loss: np.ndarray, level: float) -> int:
 
 def alignment_lens_rows(traj, X: Tensor, y: Tensor, *, plateau_level: float = 0.99 * math.log(2),
                         winners_quantile: float = 0.9) -> list[dict]:
-    """:func:`alignment_lens` of one race run ``traj`` (a single-run :class:`~lrlib.trajectory.Trajectory`)
-    at its first snapshot (``"init"``), at the end of the plateau (``"end of plateau"``: the last
-    snapshot with loss ``≥ plateau_level``, in nats) and at its last snapshot (``"final"``).
+    """:func:`alignment_lens` of one race run at its start, at the end of its plateau and at its end.
 
-    Each row: ``when``, ``step``, ``loss``, ``cos_winners`` (median cosine over the winners: the
-    neurons whose final ``a_α = ‖w1_α‖‖w2_α‖`` is at or above the ``winners_quantile`` quantile) and
-    the three entries of :func:`alignment_lens`."""
+    Parameters
+    ----------
+    traj : a single-run :class:`~lrlib.trajectory.Trajectory` of a race network.
+    X : ``(N, D)`` inputs.
+    y : ``(N,)`` labels ``{0, 1}``.
+    plateau_level : the end of the plateau is the last snapshot with loss ``≥ plateau_level`` (nats).
+    winners_quantile : the winners are the neurons whose final ``a_α = ‖w1_α‖‖w2_α‖`` is at or above
+        this quantile.
+
+    Returns
+    -------
+    list[dict]
+        Three rows (``when`` = ``"init"``, ``"end of plateau"``, ``"final"``), each with ``step``, ``loss``,
+        ``cos_winners`` (median cosine over the winners) and the three entries of :func:`alignment_lens`.
+    """
     L = traj.loss.numpy()
     i_end = plateau_end(L, plateau_level)
     a_fin = total_norm(traj.final)

@@ -30,9 +30,21 @@ Tensor = torch.Tensor
 
 def xor_task(n_per_cluster: int, gen: torch.Generator, *, dtype: torch.dtype = torch.float64,
              **kwargs) -> tuple[Tensor, Tensor, Tensor]:
-    """The race paper's XOR toy for AGF: inputs with a constant coordinate ``X̃ (N, 3)``, centred
-    one-hot targets ``Y (N, 2)`` (``±½``) and the cluster index ``(N,)``.  ``kwargs`` go to
-    :func:`~lrlib.theory.race.xor_clusters` (``norms``, ``std``)."""
+    """The race paper's XOR toy in the form AGF needs.
+
+    Parameters
+    ----------
+    n_per_cluster : points per cluster.
+    gen : the random generator (:func:`lrlib.models.generator`).
+    dtype : the floating dtype.
+    **kwargs : passed to :func:`~lrlib.theory.race.xor_clusters` (``norms``, ``std``).
+
+    Returns
+    -------
+    (Tensor, Tensor, Tensor)
+        Inputs with a constant coordinate ``X̃ (N, 3)``, centred one-hot targets ``Y (N, 2)`` (``±½``) and
+        the cluster index ``(N,)``.
+    """
     X, y, cl = xor_clusters(n_per_cluster, gen, dtype=dtype, **kwargs)
     Xa = torch.cat([X, torch.ones(X.shape[0], 1, dtype=dtype)], -1)
     Y = torch.nn.functional.one_hot(y, 2).to(dtype) - 0.5
@@ -40,8 +52,17 @@ def xor_task(n_per_cluster: int, gen: torch.Generator, *, dtype: torch.dtype = t
 
 
 def homogeneous_race_net(p: TwoLayer) -> TwoLayer:
-    """A race network ``p`` (hidden and output biases) as a bias-free network on ``X̃ = (x, 1)``:
-    ``W1 ← [W1, b1]``; the output bias must be zero (it is dropped)."""
+    """A race network as a bias-free network on ``X̃ = (x, 1)``: ``W1 ← [W1, b1]``.
+
+    Parameters
+    ----------
+    p : a race network with hidden and output biases; the output bias must be zero (it is dropped).
+
+    Returns
+    -------
+    TwoLayer
+        ``W1 (…, m, D+1)``, ``W2`` unchanged, no biases.
+    """
     if p.b1 is None or p.b2 is None:
         raise ParameterError("homogeneous_race_net needs a race network with both biases")
     if bool((p.b2 != 0).any()):
@@ -50,9 +71,19 @@ def homogeneous_race_net(p: TwoLayer) -> TwoLayer:
 
 
 def cluster_losses(params: TwoLayer, X: Tensor, Y: Tensor, cl: Tensor) -> Tensor:
-    """``½ mean_{s ∈ c} ‖f(x_s) − y_s‖²`` for each cluster ``c = 0..C−1``: ``(…, C)``, where
-    ``params`` may carry leading dims (e.g. time and runs of a trajectory) and ``X``, ``Y`` broadcast
-    against them."""
+    """Per-cluster square losses ``½ mean_{s ∈ c} ‖f(x_s) − y_s‖²``.
+
+    Parameters
+    ----------
+    params : a :class:`~lrlib.models.TwoLayer`, possibly with leading dims (e.g. time and runs of a trajectory).
+    X, Y : ``(…, N, D)`` inputs and ``(…, N, k)`` targets, broadcasting against ``params``.
+    cl : ``(N,)`` cluster index ``0..C−1``.
+
+    Returns
+    -------
+    Tensor
+        ``(…, C)`` one loss per cluster.
+    """
     if cl.ndim != 1 or cl.shape[0] != X.shape[-2] or Y.shape[-2] != X.shape[-2]:
         raise ParameterError(f"cluster_losses: X {tuple(X.shape)}, Y {tuple(Y.shape)} and cl {tuple(cl.shape)} disagree")
     per_point = 0.5 * ((forward(params, X) - Y) ** 2).sum(-1)                 # (…, N)
@@ -61,8 +92,19 @@ def cluster_losses(params: TwoLayer, X: Tensor, Y: Tensor, cl: Tensor) -> Tensor
 
 
 def neuron_clusters(W1: Tensor, X: Tensor, cl: Tensor) -> Tensor:
-    """The cluster each neuron serves: ``argmax_c mean_{s ∈ c} relu(w_i · x_s)`` for ``W1 (k, D)``,
-    ``(k,)``; ``−1`` for a neuron active on no point (e.g. zeroed)."""
+    """The cluster each neuron serves: ``argmax_c mean_{s ∈ c} relu(w_i · x_s)``.
+
+    Parameters
+    ----------
+    W1 : ``(k, D)`` first-layer weights of ``k`` neurons.
+    X : ``(N, D)`` inputs.
+    cl : ``(N,)`` cluster index.
+
+    Returns
+    -------
+    Tensor
+        ``(k,)`` cluster index per neuron; ``−1`` for a neuron active on no point (e.g. zeroed).
+    """
     act = torch.relu(X @ W1.T)                                                  # (N, k)
     onehot = torch.nn.functional.one_hot(cl.long()).to(act.dtype)               # (N, C)
     per = (onehot.T @ act) / onehot.sum(0).unsqueeze(-1)                        # (C, k)
@@ -74,18 +116,25 @@ def xor_agf_vs_gd(time: np.ndarray, closs: np.ndarray, run, X: Tensor, Y: Tensor
                   ) -> tuple[list[dict], bool]:
     """AGF's cluster activations against GD's per-cluster drops, for one run.
 
-    ``time (T,)`` and ``closs (T, C)``: GD's per-cluster losses (:func:`cluster_losses`); ``run``: the
-    :class:`~lrlib.theory.agf.AGFRun` from the same initial network on ``X``, ``Y``.  Jump ``k``
-    activates the neurons ``run.order[k−1]``, whose clusters are read from ``run.nets[k]``
-    (:func:`neuron_clusters`).  For each cluster ``c``: ``jump`` (the first jump that activates it,
-    ``nan`` if none), ``agf`` (that jump's time), ``gd`` (the first time GD's ``closs[:, c]`` falls
-    below the midpoint of AGF's loss of ``c`` before and after that jump), ``err = |agf − gd|/gd``.
+    Jump ``k`` activates the neurons ``run.order[k−1]``, whose clusters are read from ``run.nets[k]``
+    (:func:`neuron_clusters`).  ``order_ok``: AGF made exactly ``C`` jumps, each activating neurons of one
+    cluster not fitted before, and GD's per-cluster drops come in the same order.  A run whose jump times
+    are not increasing from 0 makes no prediction: every row ``nan``, ``order_ok`` false.
 
-    ``order_ok``: AGF made exactly ``C`` jumps, each activating neurons of one cluster not fitted
-    before, and GD's per-cluster drops come in the same order.
+    Parameters
+    ----------
+    time : ``(T,)`` gradient-flow times of GD's per-cluster losses.
+    closs : ``(T, C)`` GD's per-cluster losses (:func:`cluster_losses`).
+    run : the :class:`~lrlib.theory.agf.AGFRun` from the same initial network on ``X``, ``Y``.
+    X, Y : ``(N, D)`` inputs and ``(N, k)`` targets.
+    cl : ``(N,)`` cluster index.
 
-    A run whose jump times are not increasing from 0 (AGF started with neurons of norm ≥ 1, where its
-    jump condition already holds) makes no prediction: every row ``nan``, ``order_ok`` false.
+    Returns
+    -------
+    (list[dict], bool)
+        One row per cluster ``c``: ``jump`` (the first jump that activates it, ``nan`` if none), ``agf``
+        (that jump's time), ``gd`` (the first time GD's ``closs[:, c]`` falls below the midpoint of AGF's
+        loss of ``c`` before and after that jump), ``err = |agf − gd|/gd``; and ``order_ok``.
     """
     closs = np.asarray(closs, dtype=float)
     C = closs.shape[1]
@@ -110,3 +159,32 @@ def xor_agf_vs_gd(time: np.ndarray, closs: np.ndarray, run, X: Tensor, Y: Tensor
     order_ok = (single and len(run.order) == C and len(seq) == C and bool(np.isfinite(gd_t).all())
                 and list(np.argsort(gd_t, kind="stable")) == seq)
     return [rows[c] for c in range(C)], bool(order_ok)
+
+
+def swap_first_two(rows: list[dict]) -> tuple[list[dict], bool]:
+    """A perturbed AGF prediction (the negative control of the XOR claim): the clusters of AGF's jumps 1
+    and 2 exchange their jump index and jump time; GD's drop times stay.
+
+    Parameters
+    ----------
+    rows : the per-cluster rows of :func:`xor_agf_vs_gd` (``cluster``, ``jump``, ``agf``, ``gd``, ``err``;
+        times in gradient-flow time).
+
+    Returns
+    -------
+    (rows, order_ok)
+        The perturbed rows, ``err = |agf − gd|/gd`` recomputed, and whether the perturbed sequence of
+        clusters is GD's order of per-cluster drops (``False`` when a cluster has no jump or no drop).
+    """
+    out = [dict(r) for r in rows]
+    by_jump = {int(r["jump"]): r for r in out if np.isfinite(r["jump"])}
+    if 1 in by_jump and 2 in by_jump:
+        a, b = by_jump[1], by_jump[2]
+        a["jump"], b["jump"], a["agf"], b["agf"] = b["jump"], a["jump"], b["agf"], a["agf"]
+    for r in out:
+        r["err"] = float(relative_error(r["agf"], r["gd"]))
+    jumps = np.array([r["jump"] for r in out], dtype=float)
+    gd_t = np.array([r["gd"] for r in out], dtype=float)
+    ok = bool(np.isfinite(jumps).all() and np.isfinite(gd_t).all()
+              and list(np.argsort(jumps, kind="stable")) == list(np.argsort(gd_t, kind="stable")))
+    return out, ok
