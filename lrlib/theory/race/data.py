@@ -10,6 +10,18 @@ from ...models import TwoLayer
 
 Tensor = torch.Tensor
 
+def centroid_directions(dtype: torch.dtype = torch.float32) -> Tensor:
+    """Unit vectors of the toy's four cluster directions.
+
+    Returns
+    -------
+    Tensor
+        ``(4, 2)``: the directions at 45°, 135°, 225°, 315° (the order of :func:`xor_clusters`'s clusters).
+    """
+    ang = torch.tensor([45.0, 135.0, 225.0, 315.0], dtype=torch.float64).deg2rad()
+    return torch.stack([ang.cos(), ang.sin()], -1).to(dtype)
+
+
 def xor_clusters(n_per_cluster: int, gen: torch.Generator, *, norms=(4.0, 3.0, 1.0, 2.0), std: float = 0.1,
                  dtype: torch.dtype = torch.float64) -> tuple[Tensor, Tensor]:
     """The XOR-like toy set (paper Fig. 9): four Gaussian clusters at 45°, 135°, 225°, 315° with

@@ -105,32 +105,45 @@ def frozen_flow_check(traj, X: Tensor, y: Tensor, tau_scale: float, t_max: int, 
         ``err`` — max over the compared steps and the fixed-gating neurons of
         ``|cos∠(w̃1(τ), m̃¹) − cos_pred(τ)|`` (``m̃¹`` of the gating at τ = 0); ``rise`` — median over
         the fixed-gating neurons in the growing mode of the measured ``cos(t_max) − cos(0)``;
-        ``fixed`` — share of the neurons with a fixed gating; ``zmax`` — max |output| at ``t_max``.
+        ``fixed`` — share of the neurons with a fixed gating; ``zmax`` — max |output| at ``t_max``;
+        ``err_w`` — the same maximum as ``err`` over every neuron, each only inside its own window
+        (from t = 0 to the last compared step before more than ``max_changed`` of its gates differ);
+        ``n_long`` — neurons whose window reaches ``t_max / 2``. Neurons with an empty effective set
+        at t = 0 (``m̃¹ = 0``) are left out.
     control : dict of ``(R,)`` arrays
-        ``err`` and ``rise`` of the no-rotation prediction (``cos_pred(τ) = cos(0)``: w1 keeps its direction).
+        ``err``, ``rise`` and ``err_w`` of the no-rotation prediction (``cos_pred(τ) = cos(0)``: w̃1 keeps
+        its direction).
     """
     idx = [i for i, s in enumerate(traj.steps) if s <= t_max]
+    steps = np.asarray(traj.steps)[idx]
     P = traj.params.map(lambda t: t[idx])
     Pa, Xa = augmented(P, X)
     p0 = Pa.map(lambda t: t[0])
     m1 = target_m1(p0, Xa, y)                                            # (R, m, D+1)
+    live = torch.linalg.vector_norm(m1, dim=-1) > 0
     cos_meas = cosine(Pa.W1, m1)                                         # (T, R, m)
-    cos_pred, growing = frozen_cos(p0, Xa, y, np.asarray(traj.steps)[idx] * tau_scale)
-    g0 = gating(p0, Xa)
-    fixed = (gating(Pa, Xa) != g0).to(cos_meas.dtype).mean(-1).amax(0) <= max_changed          # (R, m)
+    cos_pred, growing = frozen_cos(p0, Xa, y, steps * tau_scale)
+    ok = (gating(Pa, Xa) != gating(p0, Xa)).to(cos_meas.dtype).mean(-1) <= max_changed     # (T, R, m)
+    window = (ok.cumprod(0) > 0) & live                                  # inside each neuron's own window
+    fixed = window.all(0)                                                # (R, m)
     sel = fixed & growing
+    j_half = int(np.searchsorted(steps, t_max / 2))
 
-    def score(pred: Tensor) -> tuple[np.ndarray, np.ndarray]:
-        dev = torch.where(fixed, (cos_meas - pred).abs(), torch.zeros_like(pred)).amax((0, -1))
+    def score(pred: Tensor) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        dev = (cos_meas - pred).abs()
+        err = torch.where(fixed, dev, torch.zeros_like(dev)).amax((0, -1))
+        err_w = torch.where(window, dev, torch.zeros_like(dev)).amax((0, -1))
         rise = [(pred[-1, r] - cos_meas[0, r])[sel[r]].median().item() if sel[r].any() else float("nan")
                 for r in range(sel.shape[0])]
-        return dev.numpy(), np.array(rise)
+        return err.numpy(), np.array(rise), err_w.numpy()
 
-    err, _ = score(cos_pred)
-    _, rise = score(cos_meas)
-    err_c, rise_c = score(cos_meas[:1].expand_as(cos_meas))
+    err, _, err_w = score(cos_pred)
+    _, rise, _ = score(cos_meas)
+    err_c, rise_c, err_wc = score(cos_meas[:1].expand_as(cos_meas))
     zmax = forward(P.map(lambda t: t[-1]), X).abs().amax((-1, -2)).numpy()
-    return dict(err=err, rise=rise, fixed=fixed.to(torch.float64).mean(-1).numpy(), zmax=zmax), dict(err=err_c, rise=rise_c)
+    measured = dict(err=err, rise=rise, fixed=(fixed.sum(-1) / live.sum(-1)).numpy(), zmax=zmax, err_w=err_w,
+                    n_long=window[min(j_half, len(steps) - 1)].sum(-1).numpy())
+    return measured, dict(err=err_c, rise=rise_c, err_w=err_wc)
 
 
 def direction_drift(traj, t_from: int, n_top: int = 20) -> np.ndarray:
@@ -142,14 +155,15 @@ def direction_drift(traj, t_from: int, n_top: int = 20) -> np.ndarray:
     traj : Trajectory
         Params ``(T, R, m, ...)``.
     t_from : int or sequence of int
-        The step to compare with the end: one for every run, or one per run ``(R,)``.
+        The step to compare with the end: one for every run, or one per run ``(R,)``; NaN (a loss that
+        never left its plateau) gives NaN.
     n_top : int
         Neurons kept per run, by final ``a = ‖w2‖‖w1‖``.
 
     Returns
     -------
     np.ndarray
-        ``(R,)`` angles in degrees.
+        ``(R,)`` angles in degrees (NaN where ``t_from`` is NaN).
     """
     fin = traj.final
     a = torch.linalg.vector_norm(fin.W1, dim=-1) * torch.linalg.vector_norm(fin.W2, dim=-2)     # (R, m)
@@ -157,6 +171,9 @@ def direction_drift(traj, t_from: int, n_top: int = 20) -> np.ndarray:
     steps = np.broadcast_to(np.asarray(t_from), (R,))
     out = []
     for r in range(R):
+        if not np.isfinite(steps[r]):
+            out.append(float("nan"))
+            continue
         w_from = traj.at(traj.index_of_step(int(steps[r]))).W1[r]
         top = torch.topk(a[r], n_top).indices
         ang = torch.rad2deg(torch.arccos(cosine(w_from[top], fin.W1[r][top]).clamp(-1, 1)))

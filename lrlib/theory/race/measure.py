@@ -225,3 +225,29 @@ def rising_share(path: np.ndarray) -> np.ndarray:
     if path.shape[0] < 2:
         raise ParameterError("rising_share needs at least two recorded steps")
     return (np.diff(path, axis=0) > 0).mean(0)
+
+
+def lazy_scores(final: TwoLayer, centroids: Tensor) -> tuple[Tensor, Tensor]:
+    """Figure 4's alignment scores of the four runs of one seed (init std from small to large).
+
+    Parameters
+    ----------
+    final : TwoLayer
+        The four final networks, ``W1 (4, m, 2)``; run 0 is the smallest init std, whose incoming
+        directions define the targets.
+    centroids : Tensor
+        ``(4, 2)`` unit vectors of the toy's cluster directions.
+
+    Returns
+    -------
+    score : Tensor
+        ``(4,)`` :func:`alignment_score` of each run against the targets ``U``.
+    U : Tensor
+        ``(4, 2)`` the targets: in run 0, the incoming vector of the largest-``a`` neuron among those
+        nearest each centroid.
+    """
+    a = total_norm(final)                                                 # (4, m)
+    near = cosine(final.W1[0].unsqueeze(-2), centroids).argmax(-1)         # (m,)
+    U = torch.stack([final.W1[0][torch.where(near == k, a[0], torch.zeros_like(a[0])).argmax()]
+                     for k in range(centroids.shape[0])])
+    return alignment_score(final.W1, a, U), U
