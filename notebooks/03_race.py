@@ -70,6 +70,8 @@
 # | XOR toy (Figs. 2, 3, 4, 9) | centroids at 45°, 135°, 225°, 315° with norms 4, 3, 1, 2 and labels 0, 1, 0, 1; std 0.1; 50 points each; a fresh draw per seed | the paper draws it only; interleaving the norms between the classes separates the clusters' fits |
 # | XOR training | full batch, $\lambda=10^{-3}$, momentum 0.9 (as for CIFAR), init std $10^{-6}$, 6000 steps; width 1000 for Figs. 2 and 3 (the paper's); Fig. 4: width 100 for the graded runs (5 seeds × 4 stds + the control), and the paper's 500 for seed `seed` (the figure, and a check that its verdict is the same) | the paper's widths are 1000 (Figs. 2–3: Fig. 3 is "the XOR-like experiment with 1000 hidden neurons") and 500 (Fig. 4). A toy step's cost is set by the hidden layer (runs × 200 points × width); the toy runs take their gradient from a numpy kernel of the same closed form (`rc.toy_gradients`, about three times faster than the torch step there). Even so, the 24 graded runs of Fig. 4 at width 500 would cost about 60 s of CPU, which the chapter's budget cannot hold beside the 20 000-step CIFAR runs, so Fig. 4 is **reduced** to width 100 for the graded seeds; the one seed run at 500 gives the same verdict (printed in its section) |
 # | snapshots | log-spaced, plus $t\in\{0,250,500,1000,2000,4000\}$ and the end; setting 1 also every 100 steps up to 4000 and every 250 after, setting 2 every 500, setting 3 every 1000 | the paper names $t=0$ and $t=500$ only; the dense record of setting 1 times the two supergroups of Fig. 5 and shows the SGD spikes of Fig. 1a |
+# | frozen-gating closed form (Props. 4.2–4.3) | checked on setting 1's own run at its recorded steps up to $t=500$, flow time $\tau=\lambda_{\rm eff}t$, the bias as one more input coordinate; a neuron's gating counts as fixed while at most 1 % of its gates differ from $t=0$; rule: the closed form within 0.05 in cosine | the paper states the fixed points, not the dynamics; the closed form is the exact solution of the fixed-gating flow at $\|\Delta y\|=\sqrt2/2$, so the only choices are where to test it (the plateau of the small-init run, where its premises are closest to hold) and how much gating change to tolerate in 1024 dimensions |
+# | "the initial alignment remains" (Prop. 4.4) | the 20 neurons of largest final $a$, from the first recorded step with loss $<0.95\ln2$ to the end; ≤ 5° ($a$-weighted mean angle) | the paper gives no number; 5° is small against the 90° between the toy's clusters |
 # | seeds | 5 (image subset, init and mini-batch order), one batched run per setting; figures show seed `seed` | each run of a batch draws its own mini-batch order (its own permutation each epoch), so the seeds differ as independent reruns do |
 
 # %% tags=["parameters"]
@@ -931,8 +933,8 @@ n_c = 1000 if quick else 5000
 yE = y_x.expand(N_SEEDS, -1).clone()
 
 
-trc = train(pc, X_xs, yE, loss=CE, lr=1e-3, steps=n_c, record=linear_schedule(n_c, 100), seed=seed)
-trh = train(pc, X_xs, yE, loss=CE, lr=5e-4, steps=2 * n_c, record=linear_schedule(2 * n_c, 200), seed=seed)
+trc = train(pc, X_xs, yE, loss=CE, lr=1e-3, steps=n_c, record=linear_schedule(n_c, 100), grad_fn=rc.toy_gradients)
+trh = train(pc, X_xs, yE, loss=CE, lr=5e-4, steps=2 * n_c, record=linear_schedule(2 * n_c, 200), grad_fn=rc.toy_gradients)
 trz = train(pc, X_xs, yE, loss=CE, lr=1e-3, steps=n_c // 5, record=linear_schedule(n_c // 5, 100), seed=seed,
             trainable=("W1", "W2", "b2"))
 # %%
