@@ -217,29 +217,20 @@ def forward(p: TwoLayer, X: Tensor) -> Tensor:
     Tensor
         Outputs ``(R..., n, k)``.
     """
-    pre = X @ p.W1.transpose(-1, -2)  # (R..., n, m)
-    if p.b1 is not None:
-        pre = pre + p.b1.unsqueeze(-2)
-    out = activation(p.act)(pre) @ p.W2.transpose(-1, -2)  # (R..., n, k)
+    out = activation(p.act)(preactivations(p, X)) @ p.W2.transpose(-1, -2)  # (R..., n, k)
     if p.b2 is not None:
         out = out + p.b2.unsqueeze(-2)
     return out
 
 
 def preactivations(p: TwoLayer, X: Tensor) -> Tensor:
-    """Hidden pre-activations ``W1 x + b1`` for every point.
+    """Hidden pre-activations ``W1 x + b1`` ``(R..., n, m)`` for every point (the first half of
+    :func:`forward`).
 
     Parameters
     ----------
-    p : TwoLayer
-        The network.
-    X : Tensor
-        Inputs ``(n, d)`` or ``(R..., n, d)``.
-
-    Returns
-    -------
-    Tensor
-        ``(R..., n, m)``.
+    p, X
+        The network and its inputs, as in :func:`forward`.
     """
     pre = X @ p.W1.transpose(-1, -2)
     return pre + p.b1.unsqueeze(-2) if p.b1 is not None else pre
