@@ -34,6 +34,13 @@ MODULES = [
     "verdicts.py",
     "sweep.py",
     "ledger_page.py",
+    "theory/race/data.py",
+    "theory/race/neuron.py",
+    "theory/race/measure.py",
+    "theory/race/merging.py",
+    "theory/race/frozen.py",
+    "theory/race/toy_step.py",
+    "plots/race.py",
 ]
 
 

@@ -119,14 +119,3 @@ def test_lazy_scores_and_centroids():
     assert score.shape == (4,) and targets.shape == (4, 2)
     assert torch.allclose(score[:2], torch.ones(2, dtype=F64)) and (score[2:] < 1).all()
 
-
-@pytest.mark.parametrize("module", ["theory/race/data.py", "theory/race/neuron.py", "theory/race/measure.py",
-                                    "theory/race/merging.py", "theory/race/frozen.py", "theory/race/toy_step.py",
-                                    "plots/race.py"])
-def test_race_docstrings_are_numpy_style(module):
-    """Every public function of the race package and its plots documents its arguments (numpy style)."""
-    from pathlib import Path
-
-    from test_docstrings import _undocumented
-
-    assert _undocumented(Path(__file__).resolve().parents[1] / "lrlib" / module) == []
