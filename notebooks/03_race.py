@@ -229,7 +229,9 @@ glue("race-fig9", rc_plots.fig9_toy(X_x, y_x, cl_x, norm_of), display=False)
 #
 # **Figure 9 of the paper.** The XOR-like toy set of seed {glue:text}`race-seed`: four clusters at 45°, 135°,
 # 225°, 315°, opposite clusters in the same class (circles: label 0, the paper's class 1; squares: label
-# 1), with centroid norms 4, 3, 1, 2 written beside them.
+# 1), with centroid norms 4, 3, 1, 2 written beside them. Compare the layout with the paper's figure (the paper
+# gives no coordinates; these are our choices, see the table of choices); the norms are what sets the four speeds
+# graded under Figure 2.
 # ```
 
 # %% tags=["hide-input"]
