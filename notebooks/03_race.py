@@ -985,7 +985,7 @@ pred_int = lam_eff * torch.trapezoid(r_win, torch.as_tensor(tr1.steps[i_win], dt
 c_int90 = rc.median_at((a1_.log() - a0_.log()) / pred_int, top1).numpy()         # measured ÷ integrated eq. 90
 ledger.grade("erratum.E11-factor2", r90=r90, r18=r18, fd_gap=fd_gap, control=dict(r90=r90 / 2, r18=r18 / 2),
              note=f"toy step at t = {t_pre}")
-ledger.grade("erratum.E11-cifar", c18=c_r18, c_fac=c_fac, control=dict(c18=c_r18 / 2),
+ledger.grade("erratum.E11-cifar", c18=c_r18, c_fac=c_fac, control=dict(c18=c_r18 / 2, c_fac=c_fac),
              note=f"÷ (λ_eff × eq. 90 / a, mean of the two ends) = {rl(c_r90)}, "
                   f"÷ (λ_eff × eq. 90 / a integrated every 50 steps) = {rl(c_int90)}, exact factor (‖w1‖² + ‖w2‖²)/a = {rl(c_fac)}")
 print(f"E11 toy: Δa/λ ÷ eq. 90 = {rl(r90, 4)}, ÷ eq. 18 = {rl(r18, 3)}; CIFAR ÷ eq. 18 = {rl(c_r18)} "
