@@ -767,6 +767,15 @@ print(f"frozen closed form, setting 1, t ≤ 500, fixed-gating neurons ({rl(fz['
       f"{rl(fz_h['err_w'], 3)}; windows reaching t = 250: {fz['n_long'].tolist()}) -> {rate('prop4.3.frozen-window')}")
 
 # %% [markdown]
+# **What we see.** Neither version is graded, and the printed numbers say why. Only a minority of the neurons
+# keep their gating over the plateau (the first claim's premise), and the run with half the step moves the
+# error by much more than the declared 25 % (the second's): with batch 4 the mini-batch noise, which shrinks
+# with the step, turns the incoming vectors about as much as the flow does over $t\le500$, so this run does
+# not stand for the gradient flow the closed form solves. The closed form is still closer to the run than the
+# no-rotation model in every seed (printed), but the gap between them is small in some seeds. A full-batch run
+# of setting 1 would test the closed form inside its premises; it does not fit the chapter's time budget.
+
+# %% [markdown]
 # **Prop. 4.4: the initial alignment stays on simple data.** App. E's corrections to the target of
 # $w^{(1)}$ involve the higher moments of the effective data; the paper expects them to matter only after the
 # loss drops, and not at all for a data set as simple as Figure 2's: "the initial alignment remains the
@@ -782,6 +791,13 @@ drift_1 = rc.direction_drift(tr1, t_off[1])
 ledger.grade("prop4.4.xor-stays", drift=drift_x, control=dict(drift=drift_1))
 print(f"drift of the winners' w1 after the loss leaves the plateau: XOR {rl(drift_x, 2)}° (from t = {t_off['xor'][:N_SEEDS].tolist()}); "
       f"CIFAR setting 1 {rl(drift_1, 1)}° -> {rate('prop4.4.xor-stays')}")
+
+# %% [markdown]
+# **What we see.** On the toy the winners keep their direction far better than on CIFAR (printed: the CIFAR
+# control turns several times more), as the paper expects — but not within the declared 5°: after the loss
+# leaves the plateau the winning neurons still turn by about ten degrees, as the other clusters are fitted and
+# their errors leave the winners' effective sets. "The initial alignment remains the same" holds here only
+# in the comparative sense.
 
 # %%
 err_cifar = [rc.identity_error(P500.map(lambda t: t[r]), X1d[r], y1[r]) for r in range(N_SEEDS)]
