@@ -795,9 +795,9 @@ print(f"drift of the winners' w1 after the loss leaves the plateau: XOR {rl(drif
 # %% [markdown]
 # **What we see.** On the toy the winners keep their direction far better than on CIFAR (printed: the CIFAR
 # control turns several times more), as the paper expects — but not within the declared 5°: after the loss
-# leaves the plateau the winning neurons still turn by about ten degrees, as the other clusters are fitted and
-# their errors leave the winners' effective sets. "The initial alignment remains the same" holds here only
-# in the comparative sense.
+# leaves the plateau the winning neurons still turn by more than that (printed), while the other clusters are
+# fitted; we have not measured which change of their targets turns them. "The initial alignment remains the
+# same" holds here only in the comparative sense.
 
 # %%
 err_cifar = [rc.identity_error(P500.map(lambda t: t[r]), X1d[r], y1[r]) for r in range(N_SEEDS)]
