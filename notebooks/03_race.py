@@ -68,8 +68,10 @@
 # | total parameter vector | $\theta_\alpha=[w^{(1)}_\alpha, b_\alpha, w^{(2)}_\alpha]$ | "total parameter vector"; merging $\theta\mapsto\hat\theta\sqrt{\sum\|\theta\|^2}$ is exact for parallel $\theta$ (2-homogeneity) |
 # | merging | greedy in decreasing $\|\theta\|$: each unassigned neuron absorbs every unassigned one with cosine $\ge0.999$; the merged neuron has the paper's norm $\sqrt{\sum\|\theta\|^2}$ and the direction of the $\|\theta\|^2$-weighted mean of its members' unit vectors | the paper gives only the threshold and the norm (for exactly parallel neurons); the weighted mean is the direction that keeps the group's function to first order (see the merging section) |
 # | XOR toy (Figs. 2, 3, 4, 9) | centroids at 45°, 135°, 225°, 315° with norms 4, 3, 1, 2 and labels 0, 1, 0, 1; std 0.1; 50 points each; a fresh draw per seed | the paper draws it only; interleaving the norms between the classes separates the clusters' fits |
-# | XOR training | full batch, $\lambda=10^{-3}$, momentum 0.9 (as for CIFAR), init std $10^{-6}$; width 200 for Fig. 2, 1000 for Fig. 3, 100 for Fig. 4 | the paper's widths are 1000 (Figs. 2–3: Fig. 3 is "the XOR-like experiment with 1000 hidden neurons") and 500 (Fig. 4). Fig. 3 is at $t=0$ and uses 1000. The trained runs are **reduced**: 6000 full-batch steps cost about 80 s of CPU for the 6 runs of Fig. 2 at width 1000 and about 200 s for the 24 runs of Fig. 4 at width 500 (against 10 s and 20 s at 200 and 100), which the chapter's budget cannot hold beside the 20 000-step CIFAR runs |
+# | XOR training | full batch, $\lambda=10^{-3}$, momentum 0.9 (as for CIFAR), init std $10^{-6}$, 6000 steps; width 1000 for Figs. 2 and 3 (the paper's); Fig. 4: width 100 for the graded runs (5 seeds × 4 stds + the control), and the paper's 500 for seed `seed` (the figure, and a check that its verdict is the same) | the paper's widths are 1000 (Figs. 2–3: Fig. 3 is "the XOR-like experiment with 1000 hidden neurons") and 500 (Fig. 4). A toy step's cost is set by the hidden layer (runs × 200 points × width); the toy runs take their gradient from a numpy kernel of the same closed form (`rc.toy_gradients`, about three times faster than the torch step there). Even so, the 24 graded runs of Fig. 4 at width 500 would cost about 60 s of CPU, which the chapter's budget cannot hold beside the 20 000-step CIFAR runs, so Fig. 4 is **reduced** to width 100 for the graded seeds; the one seed run at 500 gives the same verdict (printed in its section) |
 # | snapshots | log-spaced, plus $t\in\{0,250,500,1000,2000,4000\}$ and the end; setting 1 also every 100 steps up to 4000 and every 250 after, setting 2 every 500, setting 3 every 1000 | the paper names $t=0$ and $t=500$ only; the dense record of setting 1 times the two supergroups of Fig. 5 and shows the SGD spikes of Fig. 1a |
+# | frozen-gating closed form (Props. 4.2–4.3) | checked on setting 1's own run at its recorded steps up to $t=500$, flow time $\tau=\lambda_{\rm eff}t$, the bias as one more input coordinate; a neuron's gating counts as fixed while at most 1 % of its gates differ from $t=0$; rule: the closed form within 0.05 in cosine | the paper states the fixed points, not the dynamics; the closed form is the exact solution of the fixed-gating flow at $\|\Delta y\|=\sqrt2/2$, so the only choices are where to test it (the plateau of the small-init run, where its premises are closest to hold) and how much gating change to tolerate in 1024 dimensions |
+# | "the initial alignment remains" (Prop. 4.4) | the 20 neurons of largest final $a$, from the first recorded step with loss $<0.95\ln2$ to the end; ≤ 5° ($a$-weighted mean angle) | the paper gives no number; 5° is small against the 90° between the toy's clusters |
 # | seeds | 5 (image subset, init and mini-batch order), one batched run per setting; figures show seed `seed` | each run of a batch draws its own mini-batch order (its own permutation each epoch), so the seeds differ as independent reruns do |
 
 # %% tags=["parameters"]
@@ -86,6 +88,7 @@ import pandas as pd
 import torch
 
 from lrlib import chapter
+from lrlib.claims import grade_seeds
 from lrlib.data import cifar_race
 from lrlib.losses import Loss
 from lrlib.measure import drops, first_crossing
@@ -124,8 +127,8 @@ SETTINGS = {1: dict(n_per=50, bs=4, std=1e-4, steps=20_000), 2: dict(n_per=50, b
 if quick:
     SETTINGS = {k: dict(s, steps=800, n_per=min(s["n_per"], 100)) for k, s in SETTINGS.items()}
 CONV_LOSS, CONV_WINDOW = 0.05, 2000                                            # the convergence criterion (see Choices)
-XOR_W = 40 if quick else 200
-XOR4_W = 20 if quick else 100
+XOR_W = 40 if quick else 1000                                                  # Fig. 2: the paper's width
+XOR4_W, XOR4_PAPER = (20, 40) if quick else (100, 500)                          # Fig. 4: graded width, paper's width (one seed)
 XOR_STEPS = 2000 if quick else 6000
 print(CE.describe(), f"| SGD lr {LR}, momentum {MOM} | {N_SEEDS} seeds, steps per setting "
       f"{ {k: s['steps'] for k, s in SETTINGS.items()} }")
@@ -195,8 +198,10 @@ R_x = N_SEEDS + 1                                                               
 Xr = torch.cat([X_xs, X_eq[None]]).float()
 yr = y_x.expand(R_x, -1).clone()
 p2 = rc.race_init(XOR_W, 2, 1e-6, gen(5), runs=(R_x,))
-xor = train(p2, Xr, yr, loss=CE, lr=LR, momentum=MOM, steps=XOR_STEPS, record=linear_schedule(XOR_STEPS, 25))
+xor = train(p2, Xr, yr, loss=CE, lr=LR, momentum=MOM, steps=XOR_STEPS, record=linear_schedule(XOR_STEPS, 25),
+            grad_fn=rc.toy_gradients)
 glue("race-xor-width", XOR_W, display=False)
+cen_dir = rc.centroid_directions()                                             # (4, 2) unit vectors
 Lx = xor.loss.numpy()                                                           # (T, R_x)
 n_drops = np.array([len(drops(xor.steps, Lx[:, r], rel=0.05)) for r in range(R_x)])
 
@@ -224,13 +229,13 @@ glue("race-fig9", rc_plots.fig9_toy(X_x, y_x, cl_x, norm_of), display=False)
 #
 # **Figure 9 of the paper.** The XOR-like toy set of seed {glue:text}`race-seed`: four clusters at 45°, 135°,
 # 225°, 315°, opposite clusters in the same class (circles: label 0, the paper's class 1; squares: label
-# 1), with centroid norms 4, 3, 1, 2 written beside them.
+# 1), with centroid norms 4, 3, 1, 2 written beside them. Compare the layout with the paper's figure (the paper
+# gives no coordinates; these are our choices, see the table of choices); the norms are what sets the four speeds
+# graded under Figure 2.
 # ```
 
-# %%
+# %% tags=["hide-input"]
 xor0 = xor.run(0)
-cen_ang = torch.tensor([45.0, 135.0, 225.0, 315.0]).deg2rad()
-cen_dir = torch.stack([cen_ang.cos(), cen_ang.sin()], -1)
 grp = rc.cosine(xor0.final.W1.unsqueeze(-2), cen_dir).argmax(-1)                 # nearest centroid, (m,)
 t_drop = [int(xor.steps[i]) for i in drops(xor.steps, Lx[:, 0], rel=0.05)]
 snap_x = sorted(set([0, (t_drop[0] if t_drop else XOR_STEPS) // 2] + t_drop + [XOR_STEPS]))[:7]
@@ -242,7 +247,7 @@ glue("race-fig2", fig, display=False)
 # ```{glue:figure} race-fig2
 # :name: race-fig2
 #
-# **Figure 2 of the paper** ({glue:text}`race-xor-width` neurons, the paper 1000; seed {glue:text}`race-seed`). (a) The training loss
+# **Figure 2 of the paper** ({glue:text}`race-xor-width` neurons, as the paper; seed {glue:text}`race-seed`). (a) The training loss
 # (black) and the loss on each cluster (dashed, coloured as the cluster's neurons); dotted lines: the drops
 # of the total loss. The paper shows four drops; compare the number in the title and the order of the
 # dashed curves (largest centroid norm first). (b) Incoming and (c) outgoing directions at the snapshots,
@@ -262,7 +267,9 @@ glue("race-fig2", fig, display=False)
 
 # %% [markdown]
 # ## Initialisation scale: rich to lazy (Figure 4)
-# The same toy, {glue:text}`race-xor4-width` neurons (the paper uses 500; see Choices), four init stds, the same optimiser, for every seed (one batch of 24 runs). Alignment score: the
+# The same toy, four init stds, the same optimiser, for every seed: {glue:text}`race-xor4-width` neurons for the graded
+# runs (one batch of 24 runs), and the paper's {glue:text}`race-xor4-paper` for seed {glue:text}`race-seed` (the figure, and
+# a check that the verdict does not depend on the reduced width; see Choices). Alignment score: the
 # $a$-weighted mean over neurons of $\max_k\cos(w^{(1)}_\alpha,u_k)$, where $u_k$ are the four final incoming
 # directions of the same seed's smallest-std run (the direction of its largest-$a$ neuron in each cluster).
 # Control: four runs that all start from std $10^{-4}$, scored in the same order (no change of scale).
@@ -273,40 +280,45 @@ std4 = torch.tensor(STD4 * N_SEEDS + [1e-4] * 4)                               #
 X4 = torch.cat([X_xs.repeat_interleave(4, 0), X_xs[:1].expand(4, -1, -1)]).float()
 p4 = rc.race_init(XOR4_W, 2, std4, gen(6), runs=(len(std4),))
 rec4 = sorted(set([0, XOR_STEPS // 8, XOR_STEPS // 4, XOR_STEPS // 2, XOR_STEPS]))
-xor4 = train(p4, X4, y_x.expand(len(std4), -1).clone(), loss=CE, lr=LR, momentum=MOM, steps=XOR_STEPS, record=rec4)
+xor4 = train(p4, X4, y_x.expand(len(std4), -1).clone(), loss=CE, lr=LR, momentum=MOM, steps=XOR_STEPS, record=rec4,
+             grad_fn=rc.toy_gradients)
+p4w = rc.race_init(XOR4_PAPER, 2, torch.tensor(STD4), gen(10), runs=(4,))       # seed `seed` at the paper's width
+xor4w = train(p4w, X4[:4], y_x.expand(4, -1).clone(), loss=CE, lr=LR, momentum=MOM, steps=XOR_STEPS, record=rec4,
+              grad_fn=rc.toy_gradients)
 glue("race-xor4-width", XOR4_W, display=False)
+glue("race-xor4-paper", XOR4_PAPER, display=False)
 # %%
-f4 = xor4.final
-a4 = rc.total_norm(f4)
-U4, score = [], []
-for g_ in range(N_SEEDS + 1):
-    b = 4 * g_
-    gk0 = rc.cosine(f4.W1[b].unsqueeze(-2), cen_dir).argmax(-1)
-    U = torch.stack([f4.W1[b][torch.where(gk0 == k, a4[b], torch.zeros_like(a4[b])).argmax()] for k in range(4)])
-    U4.append(U)
-    score.append(rc.alignment_score(f4.W1[b:b + 4], a4[b:b + 4], U).numpy())
-score = np.stack(score)                                                         # (N_SEEDS + 1, 4)
-ledger.grade("fig4.lazy", s1=score[:N_SEEDS, 0], s2=score[:N_SEEDS, 1], s3=score[:N_SEEDS, 2], s4=score[:N_SEEDS, 3],
-             control=dict(s1=score[N_SEEDS:, 0], s2=score[N_SEEDS:, 1], s3=score[N_SEEDS:, 2], s4=score[N_SEEDS:, 3]))
+lazy = [rc.lazy_scores(xor4.final.map(lambda t: t[4 * g_:4 * g_ + 4]), cen_dir) for g_ in range(N_SEEDS + 1)]
+score = torch.stack([sc for sc, _ in lazy]).numpy()                             # (N_SEEDS + 1, 4)
+s_of = lambda sc: dict(s1=sc[..., 0], s2=sc[..., 1], s3=sc[..., 2], s4=sc[..., 3])  # noqa: E731
+ledger.grade("fig4.lazy", **s_of(score[:N_SEEDS]), control=s_of(score[N_SEEDS:]))
 print(pd.DataFrame(score, columns=[f"std {s:g}" for s in STD4],
                    index=[f"seed {seed + r}" for r in range(N_SEEDS)] + ["control (all 1e-4)"]).round(4).to_string())
 print(f"rich → lazy: {rate('fig4.lazy')}")
 
 # %%
-panels = [[(xor4.at(i).W1[c], rc.cosine(xor4.at(i).W1[c].unsqueeze(-2), U4[0]).argmax(-1),
-            f"std {s:g}, $t$={xor4.steps[i]}" + (f"\nscore {score[0, c]:.3f}" if row else ""))
-           for c, s in enumerate(STD4)] for row, i in enumerate([1, len(xor4) - 1])]
+score_w, U_w = rc.lazy_scores(xor4w.final, cen_dir)
+verdict_w = grade_seeds(ledger.decls["fig4.lazy"], s_of(score_w.numpy()))[0]
+verdict_n = ledger.results["fig4.lazy"].verdicts[0]
+glue("race-fig4-same", "the same" if verdict_w == verdict_n else "a different", display=False)
+print(f"seed {seed}, width {XOR4_W}: scores {rl(score[0], 4)} -> {verdict_n}; width {XOR4_PAPER}: {rl(score_w, 4)} -> {verdict_w}")
+
+# %%
+panels = [[(xor4w.at(i).W1[c], rc.cosine(xor4w.at(i).W1[c].unsqueeze(-2), U_w).argmax(-1),
+            f"std {s:g}, $t$={xor4w.steps[i]}" + (f"\nscore {score_w[c]:.3f}" if row else ""))
+           for c, s in enumerate(STD4)] for row, i in enumerate([1, len(xor4w) - 1])]
 glue("race-fig4", rc_plots.fig4_lazy(panels, STD4, seed), display=False)
 
 # %% [markdown]
 # ```{glue:figure} race-fig4
 # :name: race-fig4
 #
-# **Figure 4 of the paper** (seed {glue:text}`race-seed`, {glue:text}`race-xor4-width` neurons). Incoming directions
+# **Figure 4 of the paper** (seed {glue:text}`race-seed`, {glue:text}`race-xor4-paper` neurons, as the paper). Incoming directions
 # early (top) and at the end (bottom) for init std $10^{-4}$, $10^{-2}$, $10^{-1}$, $1$ (left to right), coloured by
 # the nearest of the four target directions $u_k$. Compare the collapse onto four directions at small std with
 # the spread at std 1; the number to look at is the alignment score in the lower titles (1 = every unit of
-# norm on a target), which the claim `fig4.lazy` grades per seed.
+# norm on a target), which the claim `fig4.lazy` grades per seed at width {glue:text}`race-xor4-width`; at this width
+# the same rule gives {glue:text}`race-fig4-same` verdict for this seed.
 # ```
 
 # %% [markdown]
@@ -403,14 +415,17 @@ if not quick and std_chosen != SETTINGS[1]["std"]:
 # $t=500$ (bottom), darker = larger final $a_\alpha$.
 
 # %%
+S1 = stats[1]
+T1 = int(tr1.steps[-1])
+
+
+# %% tags=["hide-input"]
 def cos_panel(tr, s, title):
     """(cosine matrix of θ of seed `seed` at step s, its clustering order, title) for a figure panel."""
     C = cosine_similarity_matrix(rc.theta(tr.at(tr.index_of_step(s)))[0].double()).numpy()
     return C, rc.cluster_order(C), title
 
 
-S1 = stats[1]
-T1 = int(tr1.steps[-1])
 t_cm = [s for s in SNAP_T if s in (0, 500, 1000, 2000)] + [T1]
 cos1 = [cos_panel(tr1, s, ("(b) cosine similarity of $\\theta_\\alpha$, " if i == 0 else "") + f"$t$ = {s}") for i, s in enumerate(t_cm)]
 cda1 = [[(S1["cd"][j, 0], S1["a"][j, 0], S1["a_final"][0], ("(c) " if row == 0 else "") + f"current $a_\\alpha$ at $t$ = {s}"),
@@ -611,7 +626,7 @@ print(f"half the final Σa: φ¹* {thalf[0].tolist()}, φ²* {thalf[1].tolist()}
       f"({sum(v == 'inconclusive' for v in ledger.results['fig5.two-speeds'].verdicts)} inconclusive); "
       f"10× the initial Σa: φ¹* {t10[0].tolist()}, φ²* {t10[1].tolist()}")
 
-# %%
+# %% tags=["hide-input"]
 t_show = [s for s in SNAP_T if s in (0, 250, 500, 1000, 2000)]
 pm = [(torch.where(grp1[0], S1["cd"][SNAP_T.index(s), 0], -S1["cd"][SNAP_T.index(s), 0]), S1["a"][SNAP_T.index(s), 0],
        S1["a_final"][0], f"$t$ = {s}") for s in t_show]
@@ -718,6 +733,72 @@ print(f"mean cos δ of the 25 largest, setting 1: t = 0 {rl(paths[1][1][0], 3)},
 # mean by less than its noise, so the share of rising steps stays below the 90 % the rule asks in most
 # seeds. The pass rate above is what the ledger grades.
 
+# %% [markdown]
+# **The frozen-gating closed form over time (Props. 4.2–4.3, App. E).** Fix a neuron's gating, its error
+# vectors at $\hat y=(\frac12,\frac12)$ (so $\|\Delta y\|=\sqrt2/2$) and write the bias as one more input
+# coordinate ($\tilde w=[w^{(1)},b]$, $\tilde x=[x,1]$). The mean-loss flow is then linear: with
+# $\tilde m^1_\alpha$ the $m^1$ of eq. 13 in these coordinates, $q=\tilde w\cdot\hat m^1$, $v=w^{(2)}\cdot(1,-1)/\sqrt2$ and
+# $k=\|\tilde m^1\|/(\sqrt2N)$, $\dot q=kv$, $\dot v=kq$, and $\tilde w-q\hat m^1$ does not move, so
+# $q(\tau)=\frac12[(q_0+v_0)e^{k\tau}+(q_0-v_0)e^{-k\tau}]$ and $\tilde w$ turns towards $\tilde m^1$ — the target of
+# Props. 4.2–4.3 — at a rate set by $k$. We start this closed form from each neuron of setting 1 at $t=0$ and
+# compare its $\cos\angle(\tilde w(\tau),\tilde m^1)$ with the network's at **every recorded step** up to $t=500$
+# ($\tau=\lambda_{\rm eff}t$), on the neurons whose gating stays fixed (at most 1 % of their gates change).
+# Premises: at least half the neurons keep their gating, the outputs stay below 0.05, and a rerun with half
+# the step (same init and mini-batch orders, twice the steps) changes the error by less than 25 %. Control:
+# the no-rotation model, in which $\tilde w$ keeps its initial direction. A second claim, declared after the
+# reduced-size run had shown that only a quarter to a third of the neurons keep their gating up to $t=500$
+# (so that the first claim's premise fails), grades every neuron only inside its own window of fixed gating
+# (from $t=0$ to its last recorded step with at most 1 % of its gates changed), provided at least 10 windows
+# reach $t=250$.
+
+# %%
+fz, fz_ctl = rc.frozen_flow_check(tr1, X1, y1, LR / (1 - MOM), 500)
+rec_h = [2 * int(s_) for s_ in tr1.steps if s_ <= 500]
+tr1h = train(rc.race_init(250, 1024, SETTINGS[1]["std"], generator(seed + 100), runs=(N_SEEDS,)), X1, y1, loss=CE, lr=LR / 2, momentum=MOM,
+             batch_size=4, steps=rec_h[-1], record=rec_h, seed=batch_seeds(1, N_SEEDS))
+fz_h, _ = rc.frozen_flow_check(tr1h, X1, y1, LR / 2 / (1 - MOM), rec_h[-1])
+ledger.grade("prop4.3.frozen-flow", err=fz["err"], rise=fz["rise"], fixed=fz["fixed"], zmax=fz["zmax"],
+             gap=np.abs(fz_h["err"] / fz["err"] - 1), control=dict(err=fz_ctl["err"], rise=fz_ctl["rise"]))
+ledger.grade("prop4.3.frozen-window", err=fz["err_w"], n_long=fz["n_long"], zmax=fz["zmax"],
+             gap=np.abs(fz_h["err_w"] / fz["err_w"] - 1), control=dict(err=fz_ctl["err_w"]))
+print(f"frozen closed form, setting 1, t ≤ 500, fixed-gating neurons ({rl(fz['fixed'])} of them): max |Δcos| {rl(fz['err'], 3)} "
+      f"(no rotation: {rl(fz_ctl['err'], 3)}), median rise of cos {rl(fz['rise'], 3)} -> {rate('prop4.3.frozen-flow')}; "
+      f"each neuron inside its own window: {rl(fz['err_w'], 3)} (no rotation: {rl(fz_ctl['err_w'], 3)}; half step: "
+      f"{rl(fz_h['err_w'], 3)}; windows reaching t = 250: {fz['n_long'].tolist()}) -> {rate('prop4.3.frozen-window')}")
+
+# %% [markdown]
+# **What we see.** Neither version is graded, and the printed numbers say why. Only a minority of the neurons
+# keep their gating over the plateau (the first claim's premise), and the run with half the step moves the
+# error by much more than the declared 25 % (the second's): with batch 4 the mini-batch noise, which shrinks
+# with the step, turns the incoming vectors about as much as the flow does over $t\le500$, so this run does
+# not stand for the gradient flow the closed form solves. The closed form is still closer to the run than the
+# no-rotation model in every seed (printed), but the gap between them is small in some seeds. A full-batch run
+# of setting 1 would test the closed form inside its premises; it does not fit the chapter's time budget.
+
+# %% [markdown]
+# **Prop. 4.4: the initial alignment stays on simple data.** App. E's corrections to the target of
+# $w^{(1)}$ involve the higher moments of the effective data; the paper expects them to matter only after the
+# loss drops, and not at all for a data set as simple as Figure 2's: "the initial alignment remains the
+# same". Per seed we take the 20 neurons of largest final $a$ of the toy run of Figure 2 and measure the
+# $a$-weighted mean angle between $w^{(1)}_\alpha$ when the loss first falls below $0.95\ln2$ and at the end
+# (rule: ≤ 5°). Control: the same measurement on CIFAR setting 1, where the paper expects the targets to keep
+# moving after the drop.
+
+# %%
+t_off = {k: first_crossing(tr.steps, tr.loss.numpy(), 0.95 * math.log(2), interpolate=False) for k, tr in (("xor", xor), (1, tr1))}
+drift_x = rc.direction_drift(xor, t_off["xor"])[:N_SEEDS]
+drift_1 = rc.direction_drift(tr1, t_off[1])
+ledger.grade("prop4.4.xor-stays", drift=drift_x, control=dict(drift=drift_1))
+print(f"drift of the winners' w1 after the loss leaves the plateau: XOR {rl(drift_x, 2)}° (from t = {t_off['xor'][:N_SEEDS].tolist()}); "
+      f"CIFAR setting 1 {rl(drift_1, 1)}° -> {rate('prop4.4.xor-stays')}")
+
+# %% [markdown]
+# **What we see.** On the toy the winners keep their direction far better than on CIFAR (printed: the CIFAR
+# control turns several times more), as the paper expects — but not within the declared 5°: after the loss
+# leaves the plateau the winning neurons still turn by more than that (printed), while the other clusters are
+# fitted; we have not measured which change of their targets turns them. "The initial alignment remains the
+# same" holds here only in the comparative sense.
+
 # %%
 err_cifar = [rc.identity_error(P500.map(lambda t: t[r]), X1d[r], y1[r]) for r in range(N_SEEDS)]
 ledger.grade("eqs4-8.cifar", err=err_cifar)
@@ -761,7 +842,7 @@ glue("race-fig6", rc_plots.cos_grid(rows6, "Figure 6 — cosine similarity of $\
 # rows; the paper sees stronger alignment in setting 3 than in setting 2 (graded by `align.s3-vs-s2`).
 # ```
 
-# %%
+# %% tags=["hide-input"]
 t7 = [0, 500, 2000, "end"]
 rows7 = [[(S["cd"][j, 0], S["a"][j, 0], S["a_final"][0], f"$t$ = {t}") for t, j in zip(t7, [0, i500, SNAP_T.index(2000) if 2000 in SNAP_T else -1, -1])]
          for S in (stats[2], stats[3])]
@@ -848,19 +929,21 @@ print("top-10 % share of Σa: " + "; ".join(f"setting {k}: {rl(v, 3)}" for k, v 
 # $\Delta a/\lambda$, which we divide by eq. 90 (should be 1) and by eq. 18 (should be 2) over the 20
 # neurons of largest $a$ (premise: halving that step changes the quotient by < 1 %); (ii) on CIFAR
 # setting 1, the measured $d\log a/dt$ between $t=250$ and $t=500$ of the 10 largest neurons against
-# $\lambda_{\rm eff}$ times eq. 90 and eq. 18 divided by $a$ ($\lambda_{\rm eff}=0.01$, mean of both ends). The test
-# asks for both. The CIFAR init is unbalanced ($\|w^{(1)}\|^2\approx1024\,\text{std}^2$ vs
-# $\|w^{(2)}\|^2\approx2\,\text{std}^2$, so $c\neq0$), and by the paper's own eq. 91 the exact factor is then
-# $(\|w^{(1)}\|^2+\|w^{(2)}\|^2)/a$, printed beside. Control: growth at the paper's rate (every measured rate halved).
-# Also printed (context, not graded): the measured CIFAR rate against eq. 90 itself, (i) with eq. 90's rate
-# averaged over the two ends of the window, as above, and (ii) integrated over the window from snapshots every
-# 50 steps. Eq. 90 is the exact $\dot a$ for $b=0$, whatever $c$; but $\|w^{(1)}\|^2/a$ falls fast while
-# $\|w^{(2)}\|$ grows, and the mean of a fast-falling rate's two ends overestimates its integral. If that were
-# the whole story, (ii) would be close to 1; it is not (printed in the note of the claim: (ii) is only a few
-# percent above (i)), so the window's averaging does not explain the gap. What remains is the premise of the
-# formulas themselves — gradient flow — against SGD with batch 4, whose noise slows the growth of $\log a$;
-# we do not measure that part here, so E11 is graded on the toy's exact one-step quotient and on CIFAR only
-# as stated above, and the CIFAR ratio to eq. 90 stays an open observation.
+# $\lambda_{\rm eff}$ times eq. 90 and eq. 18 divided by $a$ ($\lambda_{\rm eff}=0.01$, mean of both ends). The two are
+# **separate claims** since the erratum's premise, $c\approx0$, is measurable and holds only on the toy: the CIFAR init
+# is unbalanced ($\|w^{(1)}\|^2\approx1024\,\text{std}^2$ vs $\|w^{(2)}\|^2\approx2\,\text{std}^2$), and by the paper's
+# own eq. 91 the exact factor is then $(\|w^{(1)}\|^2+\|w^{(2)}\|^2)/a$, not 2. So `erratum.E11-cifar` is graded only
+# where that factor is within 10 % of 2 (a declared premise). **Rule change:** an earlier version graded the toy and
+# CIFAR parts in one rule, so the toy's exact factor 2 was reported as not reproduced because of a CIFAR measurement
+# outside the erratum's premise; the toy's rule is unchanged. Control of both: growth at the paper's rate (every
+# measured rate halved). Also printed (context, not graded): the measured CIFAR rate against eq. 90 itself, with
+# eq. 90's rate averaged over the two ends of the window and integrated over it from snapshots every 50 steps.
+# Eq. 90 is the exact $\dot a$ for $b=0$ under gradient flow, whatever $c$; the CIFAR runs are SGD with batch 4
+# and momentum, with biases, and their measured rate falls short of it (ratios in the note of `erratum.E11-cifar`).
+# Averaging the rate over the window does not explain that (the integrated ratio is only a few percent above the
+# other); what is left — mini-batch noise, whose mean effect on $\log a$ is negative, and the biases — is outside
+# the premises of both formulas and is not measured here: the CIFAR ratio to eq. 90 stays an open observation,
+# not a graded claim.
 
 # %%
 pc = rc.race_init(50, 2, 0.1, gen(9), runs=(N_SEEDS,), dtype=F64)
@@ -868,8 +951,8 @@ n_c = 1000 if quick else 5000
 yE = y_x.expand(N_SEEDS, -1).clone()
 
 
-trc = train(pc, X_xs, yE, loss=CE, lr=1e-3, steps=n_c, record=linear_schedule(n_c, 100), seed=seed)
-trh = train(pc, X_xs, yE, loss=CE, lr=5e-4, steps=2 * n_c, record=linear_schedule(2 * n_c, 200), seed=seed)
+trc = train(pc, X_xs, yE, loss=CE, lr=1e-3, steps=n_c, record=linear_schedule(n_c, 100), grad_fn=rc.toy_gradients)
+trh = train(pc, X_xs, yE, loss=CE, lr=5e-4, steps=2 * n_c, record=linear_schedule(2 * n_c, 200), grad_fn=rc.toy_gradients)
 trz = train(pc, X_xs, yE, loss=CE, lr=1e-3, steps=n_c // 5, record=linear_schedule(n_c // 5, 100), seed=seed,
             trainable=("W1", "W2", "b2"))
 # %%
@@ -916,12 +999,13 @@ i_win = [i for i, s_ in enumerate(tr1.steps) if 250 <= s_ <= 500]               
 r_win = torch.stack([rc.growth_rates(tr1.at(i), X1, y1)["eq90"] / rc.total_norm(tr1.at(i)) for i in i_win])
 pred_int = lam_eff * torch.trapezoid(r_win, torch.as_tensor(tr1.steps[i_win], dtype=r_win.dtype), dim=0)
 c_int90 = rc.median_at((a1_.log() - a0_.log()) / pred_int, top1).numpy()         # measured ÷ integrated eq. 90
-ledger.grade("erratum.E11-factor2", r90=r90, r18=r18, c18=c_r18, fd_gap=fd_gap,
-             control=dict(r90=r90 / 2, r18=r18 / 2, c18=c_r18 / 2),
-             note=f"toy step at t = {t_pre}; CIFAR: ÷ (λ_eff × eq. 90 / a, mean of the two ends) = {rl(c_r90)}, "
+ledger.grade("erratum.E11-factor2", r90=r90, r18=r18, fd_gap=fd_gap, control=dict(r90=r90 / 2, r18=r18 / 2),
+             note=f"toy step at t = {t_pre}")
+ledger.grade("erratum.E11-cifar", c18=c_r18, c_fac=c_fac, control=dict(c18=c_r18 / 2, c_fac=c_fac),
+             note=f"÷ (λ_eff × eq. 90 / a, mean of the two ends) = {rl(c_r90)}, "
                   f"÷ (λ_eff × eq. 90 / a integrated every 50 steps) = {rl(c_int90)}, exact factor (‖w1‖² + ‖w2‖²)/a = {rl(c_fac)}")
 print(f"E11 toy: Δa/λ ÷ eq. 90 = {rl(r90, 4)}, ÷ eq. 18 = {rl(r18, 3)}; CIFAR ÷ eq. 18 = {rl(c_r18)} "
-      f"(exact factor {rl(c_fac)}) -> {rate('erratum.E11-factor2')}")
+      f"(exact factor {rl(c_fac)}) -> toy {rate('erratum.E11-factor2')}, CIFAR {rate('erratum.E11-cifar')}")
 
 # %% [markdown]
 # **E15 — setting 3 is not underparameterized by parameter count.** The paper calls setting 3

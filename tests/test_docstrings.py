@@ -52,6 +52,13 @@ MODULES = [
     "theory/synthesis/xor.py",
     "plots/agf.py",
     "plots/synthesis.py",
+    "theory/race/data.py",
+    "theory/race/neuron.py",
+    "theory/race/measure.py",
+    "theory/race/merging.py",
+    "theory/race/frozen.py",
+    "theory/race/toy_step.py",
+    "plots/race.py",
 ]
 
 

@@ -16,7 +16,23 @@ CLUSTER_COLOURS = ["#56b4e9", "#e69f00", "#d1495b", "#009e73"]
 
 def directions(ax, vec: np.ndarray, groups: np.ndarray, colours: Sequence[str] = CLUSTER_COLOURS, *,
                lw: float = 0.7, alpha: float = 0.8) -> None:
-    """Unit vectors of ``vec (m, 2)`` drawn from the origin, coloured by ``groups (m,)``."""
+    """Unit vectors of ``vec (m, 2)`` drawn from the origin, coloured by ``groups (m,)``.
+
+    Parameters
+    ----------
+    ax : matplotlib.axes.Axes
+        The panel drawn into.
+    vec : np.ndarray
+        ``(m, 2)`` vectors.
+    groups : np.ndarray
+        ``(m,)`` colour index of each.
+    colours : sequence of str
+        Colour of each group.
+    lw : float
+        Line width.
+    alpha : float
+        Opacity.
+    """
     vec, groups = np.asarray(vec, dtype=float), np.asarray(groups)
     u = vec / np.linalg.norm(vec, axis=-1, keepdims=True)
     for k, c in enumerate(colours):
@@ -27,7 +43,23 @@ def directions(ax, vec: np.ndarray, groups: np.ndarray, colours: Sequence[str] =
 
 
 def fig3_ratio(gap, ratio, exact, norm_out):
-    """Figure 3: the ratio of eq. 15 against 3π/4 − φ (left), and divided by ‖w2‖ against tan (right)."""
+    """Figure 3: the ratio of eq. 15 against 3π/4 − φ (left), and divided by ‖w2‖ against tan (right).
+
+    Parameters
+    ----------
+    gap : Tensor
+        ``(m,)`` 3π/4 − φ (radians).
+    ratio : Tensor
+        ``(m,)`` the measured ratio of eq. 15.
+    exact : Tensor
+        ``(m,)`` ‖w2‖ tan(3π/4 − φ).
+    norm_out : Tensor
+        ``(m,)`` ‖w2‖.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+    """
     gap, ratio, exact, norm_out = (np.asarray(v, dtype=float) for v in (gap, ratio, exact, norm_out))
     fig, axes = panel_grid(2, width=4.2, height=3.3)
     axes[0].scatter(gap, ratio, s=5, color=POS, label="measured ratio")
@@ -44,7 +76,23 @@ def fig3_ratio(gap, ratio, exact, norm_out):
 
 
 def fig9_toy(X, y, cl, norms=(4, 3, 1, 2)):
-    """Figure 9: the XOR-like toy set, one marker per class, each cluster labelled with its centroid norm."""
+    """Figure 9: the XOR-like toy set, one marker per class, each cluster labelled with its centroid norm.
+
+    Parameters
+    ----------
+    X : Tensor
+        ``(N, 2)``.
+    y : Tensor
+        ``(N,)`` labels.
+    cl : Tensor
+        ``(N,)`` cluster index.
+    norms : sequence of float
+        Centroid norms of the clusters at 45°, 135°, 225°, 315°.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+    """
     X, y, cl = np.asarray(X, dtype=float), np.asarray(y), np.asarray(cl)
     fig, ax = plt.subplots(figsize=(3.6, 3.6), constrained_layout=True)
     for k in range(4):
@@ -59,7 +107,31 @@ def fig9_toy(X, y, cl, norms=(4, 3, 1, 2)):
 def fig2_xor(steps, loss, cluster_loss, drop_steps, snaps, groups, norms=(4, 3, 1, 2), seed: int = 0):
     """Figure 2: (a) the total loss and each cluster's loss (``cluster_loss (T, 4)``) with the drops
     marked; (b, c) incoming and outgoing directions at the snapshots ``snaps`` = [(t, W1, W2out)],
-    coloured by ``groups`` (the cluster nearest each neuron's final incoming direction)."""
+    coloured by ``groups`` (the cluster nearest each neuron's final incoming direction).
+
+    Parameters
+    ----------
+    steps : np.ndarray
+        ``(T,)`` optimiser steps.
+    loss : np.ndarray
+        ``(T,)`` total loss.
+    cluster_loss : np.ndarray
+        ``(T, 4)``.
+    drop_steps : sequence of int
+        Steps of the drops.
+    snaps : list of tuple
+        ``(t, W1 (m, 2), W2out (m, 2))`` per snapshot.
+    groups : Tensor
+        ``(m,)`` cluster of each neuron.
+    norms : sequence of float
+        Centroid norms of the clusters at 45°, 135°, 225°, 315°.
+    seed : int
+        The seed shown (written in the title).
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+    """
     fig = plt.figure(figsize=(2.3 * len(snaps), 7.0), constrained_layout=True)
     gs = fig.add_gridspec(3, len(snaps))
     axL = fig.add_subplot(gs[0, :])
@@ -85,7 +157,21 @@ def fig2_xor(steps, loss, cluster_loss, drop_steps, snaps, groups, norms=(4, 3, 
 
 def fig4_lazy(panels, stds, seed: int = 0):
     """Figure 4: incoming directions for each init std; ``panels[row][col] = (W1, groups, title)``
-    (row 0: early, row 1: end)."""
+    (row 0: early, row 1: end).
+
+    Parameters
+    ----------
+    panels : list of list of tuple
+        ``panels[row][col] = (W1 (m, 2), groups (m,), title)``.
+    stds : sequence of float
+        Init std of each column.
+    seed : int
+        The seed shown (written in the title).
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+    """
     fig, axes = panel_grid(len(stds), nrows=2, width=2.4, height=2.4)
     for row, cols in enumerate(panels):
         for col, (W1, groups, title) in enumerate(cols):
@@ -97,7 +183,19 @@ def fig4_lazy(panels, stds, seed: int = 0):
 
 
 def cos_matrix(ax, C, order, title: str) -> None:
-    """A cosine-similarity matrix ``C (m, m)`` reordered by ``order`` (e.g. a clustering's leaves)."""
+    """A cosine-similarity matrix ``C (m, m)`` reordered by ``order`` (e.g. a clustering's leaves).
+
+    Parameters
+    ----------
+    ax : matplotlib.axes.Axes
+        The panel drawn into.
+    C : np.ndarray
+        ``(m, m)``.
+    order : np.ndarray
+        ``(m,)`` row/column order.
+    title : str
+        Panel title.
+    """
     C = np.asarray(C)
     ax.imshow(C[np.ix_(order, order)], cmap="RdBu_r", vmin=-1, vmax=1, interpolation="nearest")
     ax.set(xticks=[], yticks=[], title=title)
@@ -105,7 +203,21 @@ def cos_matrix(ax, C, order, title: str) -> None:
 
 
 def scatter_cd_a(ax, cd, a, af, title: str) -> None:
-    """``a`` against cos δ (log y), darker for a larger final ``af`` (drawn last)."""
+    """``a`` against cos δ (log y), darker for a larger final ``af`` (drawn last).
+
+    Parameters
+    ----------
+    ax : matplotlib.axes.Axes
+        The panel drawn into.
+    cd : Tensor
+        ``(m,)`` cos δ.
+    a : Tensor
+        ``(m,)`` the a drawn.
+    af : Tensor
+        ``(m,)`` final a (shade).
+    title : str
+        Panel title.
+    """
     cd, a, af = (np.asarray(v, dtype=float) for v in (cd, a, af))
     o = np.argsort(af)
     ax.scatter(cd[o], a[o], c=np.log10(af[o]), cmap="Blues", s=9, edgecolor="0.6", linewidth=0.2)
@@ -114,7 +226,23 @@ def scatter_cd_a(ax, cd, a, af, title: str) -> None:
 
 def loss_curves(ax, steps, loss, *, shown: int = 0, marks: Sequence[float] = (), title: str = "") -> None:
     """Training loss of every run (``loss (T, R)``): run ``shown`` in blue, the others grey; vertical
-    dotted lines at ``marks``."""
+    dotted lines at ``marks``.
+
+    Parameters
+    ----------
+    ax : matplotlib.axes.Axes
+        The panel drawn into.
+    steps : np.ndarray
+        ``(T,)``.
+    loss : Tensor or np.ndarray
+        ``(T, R)``.
+    shown : int
+        Run drawn in blue.
+    marks : sequence of float
+        Steps marked by dotted lines.
+    title : str
+        Panel title.
+    """
     loss = np.asarray(loss, dtype=float)
     for r in range(loss.shape[1]):
         ax.plot(steps, loss[:, r], color=POS if r == shown else "0.7", lw=1.2 if r == shown else 0.7,
@@ -126,7 +254,25 @@ def loss_curves(ax, steps, loss, *, shown: int = 0, marks: Sequence[float] = (),
 
 def fig1(steps, loss, cos_panels, cd_a_panels, *, marks: Sequence[float] = ()):
     """Figure 1: (a) loss curves; (b) cosine matrices ``cos_panels = [(C, order, title)]``; (c) the 2×2
-    grid ``cd_a_panels = [[(cd, a, af, title), (cd, af, af, title)], [...]]``."""
+    grid ``cd_a_panels = [[(cd, a, af, title), (cd, af, af, title)], [...]]``.
+
+    Parameters
+    ----------
+    steps : np.ndarray
+        ``(T,)``.
+    loss : Tensor
+        ``(T, R)``.
+    cos_panels : list of tuple
+        ``(C (m, m), order (m,), title)``.
+    cd_a_panels : list of list of tuple
+        2×2 ``(cd, a, af, title)``.
+    marks : sequence of float
+        Steps marked on the loss.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+    """
     fig = plt.figure(figsize=(12, 12.5), constrained_layout=True)
     gs = fig.add_gridspec(3, 1, height_ratios=[0.9, 0.8, 2.0])
     loss_curves(fig.add_subplot(gs[0]), steps, loss, marks=marks,
@@ -142,7 +288,19 @@ def fig1(steps, loss, cos_panels, cd_a_panels, *, marks: Sequence[float] = ()):
 
 
 def cos_grid(rows, suptitle: str):
-    """Rows of cosine matrices, ``rows[i] = [(C, order, title), ...]`` (Figure 6)."""
+    """Rows of cosine matrices, ``rows[i] = [(C, order, title), ...]`` (Figure 6).
+
+    Parameters
+    ----------
+    rows : list of list of tuple
+        ``rows[i] = [(C, order, title), ...]``.
+    suptitle : str
+        Figure title.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+    """
     ncols = max(len(r) for r in rows)
     fig, axes = panel_grid(ncols, nrows=len(rows), width=2.4, height=2.5)
     for i, row in enumerate(rows):
@@ -154,7 +312,21 @@ def cos_grid(rows, suptitle: str):
 
 def scatter_grid(rows, suptitle: str, *, loss_rows=None):
     """Rows of :func:`scatter_cd_a` panels ``rows[i] = [(cd, a, af, title), ...]``; with ``loss_rows[i] =
-    (steps, loss (T,), title)`` each row starts with a loss panel (Figure 7)."""
+    (steps, loss (T,), title)`` each row starts with a loss panel (Figure 7).
+
+    Parameters
+    ----------
+    rows : list of list of tuple
+        ``rows[i] = [(cd, a, af, title), ...]``.
+    suptitle : str
+        Figure title.
+    loss_rows : list of tuple or None
+        ``(steps, loss (T,), title)`` per row.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+    """
     extra = 1 if loss_rows is not None else 0
     ncols = extra + max(len(r) for r in rows)
     fig, axes = panel_grid(ncols, nrows=len(rows), width=2.6, height=2.6)

@@ -24,7 +24,18 @@ from .neuron import (
 Tensor = torch.Tensor
 
 def cluster_order(C: np.ndarray | Tensor) -> np.ndarray:
-    """Leaf order of average-linkage clustering on 1 − C for a cosine matrix ``C (m, m)``."""
+    """Leaf order of average-linkage clustering on 1 − C for a cosine matrix ``C (m, m)``.
+
+    Parameters
+    ----------
+    C : np.ndarray or Tensor
+        ``(m, m)`` cosine matrix.
+
+    Returns
+    -------
+    np.ndarray
+        ``(m,)`` the leaf order.
+    """
     from scipy.cluster.hierarchy import leaves_list, linkage
     from scipy.spatial.distance import squareform
 
@@ -35,7 +46,20 @@ def cluster_order(C: np.ndarray | Tensor) -> np.ndarray:
 
 
 def spearman(u: Tensor, v: Tensor) -> Tensor:
-    """Spearman rank correlation along the last axis (no ties assumed), ``(B...)``."""
+    """Spearman rank correlation along the last axis (no ties assumed), ``(B...)``.
+
+    Parameters
+    ----------
+    u : Tensor
+        ``(B..., m)``.
+    v : Tensor
+        ``(B..., m)``.
+
+    Returns
+    -------
+    Tensor
+        ``(B...)`` rank correlations.
+    """
     def ranks(t):
         return torch.argsort(torch.argsort(t, -1), -1).to(torch.float64)
     ru, rv = ranks(u), ranks(v)
@@ -44,7 +68,22 @@ def spearman(u: Tensor, v: Tensor) -> Tensor:
 
 
 def top_overlap(score: Tensor, target: Tensor, frac: float = 0.1) -> Tensor:
-    """Fraction of the top-``frac`` neurons by ``target`` that are also top by ``score``, ``(B...)``."""
+    """Fraction of the top-``frac`` neurons by ``target`` that are also top by ``score``, ``(B...)``.
+
+    Parameters
+    ----------
+    score : Tensor
+        ``(B..., m)`` the predictor.
+    target : Tensor
+        ``(B..., m)`` the predicted quantity.
+    frac : float
+        Share of neurons at the top.
+
+    Returns
+    -------
+    Tensor
+        ``(B...)`` in [0, 1].
+    """
     k = max(1, int(round(frac * score.shape[-1])))
     a = F.one_hot(torch.topk(score, k, -1).indices, score.shape[-1]).sum(-2)
     b = F.one_hot(torch.topk(target, k, -1).indices, score.shape[-1]).sum(-2)
@@ -52,13 +91,37 @@ def top_overlap(score: Tensor, target: Tensor, frac: float = 0.1) -> Tensor:
 
 
 def top_share(a: Tensor, frac: float = 0.1) -> Tensor:
-    """Share of Σ_α a_α held by the top ``frac`` neurons, ``(B...)``."""
+    """Share of Σ_α a_α held by the top ``frac`` neurons, ``(B...)``.
+
+    Parameters
+    ----------
+    a : Tensor
+        ``(B..., m)`` nonnegative.
+    frac : float
+        Share of neurons at the top.
+
+    Returns
+    -------
+    Tensor
+        ``(B...)`` in [0, 1].
+    """
     k = max(1, int(round(frac * a.shape[-1])))
     return torch.topk(a, k, -1).values.sum(-1) / a.sum(-1)
 
 
 def growth_fit_mask(cd: Tensor | np.ndarray) -> np.ndarray:
-    """The neurons :func:`growth_form_fits` fits: cos δ above its median and in (0, 1)."""
+    """The neurons :func:`growth_form_fits` fits: cos δ above its median and in (0, 1).
+
+    Parameters
+    ----------
+    cd : Tensor or np.ndarray
+        ``(m,)`` cos δ of one network.
+
+    Returns
+    -------
+    np.ndarray
+        ``(m,)`` bool.
+    """
     cd = np.asarray(cd, dtype=float)
     return (cd > np.median(cd)) & (cd > 0) & (cd < 1)
 
@@ -67,7 +130,20 @@ def growth_form_fits(cd: Tensor, a: Tensor) -> dict[str, float]:
     """Compare, on the neurons of :func:`growth_fit_mask` (single network), the fits of log a against
     (i) cos δ (eq. 19's exponential form), (ii) log cos δ (a power law a ∝ cos^k δ: the same
     monotonicity and number of parameters) and (iii) log(cos δ / sin²δ) (the frozen-gating closed form
-    a = ‖w1⊥‖² cos δ / sin²δ).  Returns the slopes and R² of the three and the number of neurons fitted."""
+    a = ‖w1⊥‖² cos δ / sin²δ).  Returns the slopes and R² of the three and the number of neurons fitted.
+
+    Parameters
+    ----------
+    cd : Tensor
+        ``(m,)`` cos δ of one network.
+    a : Tensor
+        ``(m,)`` its a.
+
+    Returns
+    -------
+    dict
+        ``slope_exp``, ``r2_exp``, ``slope_pow``, ``r2_pow``, ``slope_frozen``, ``r2_frozen``, ``n`` (floats).
+    """
     cd, a = np.asarray(cd, dtype=float), np.asarray(a, dtype=float)
     if cd.shape != a.shape or cd.ndim != 1 or (a <= 0).any():
         raise ParameterError("growth_form_fits takes 1-D cos δ and a > 0 of one network, same shape")
@@ -85,7 +161,20 @@ def power_law_like(cd: Tensor | np.ndarray, a: Tensor | np.ndarray) -> np.ndarra
     """A synthetic ``a' = a_lo (cos δ / c_lo)^k`` on the neurons of :func:`growth_fit_mask`, with ``k``
     such that it spans the same range of ``a`` (from its value at the smallest to that at the largest
     fitted cos δ): a power law with the measurement's monotonicity and range.  Other neurons keep
-    their ``a``.  Single network; returns a numpy array of ``a``'s shape."""
+    their ``a``.  Single network; returns a numpy array of ``a``'s shape.
+
+    Parameters
+    ----------
+    cd : Tensor or np.ndarray
+        ``(m,)`` cos δ of one network.
+    a : Tensor or np.ndarray
+        ``(m,)`` its a.
+
+    Returns
+    -------
+    np.ndarray
+        ``(m,)`` the synthetic a.
+    """
     cd, a = np.asarray(cd, dtype=float), np.asarray(a, dtype=float)
     sel = growth_fit_mask(cd)
     c, v = cd[sel], a[sel]
@@ -99,7 +188,24 @@ def power_law_like(cd: Tensor | np.ndarray, a: Tensor | np.ndarray) -> np.ndarra
 def snapshot_stats(traj, X: Tensor, y: Tensor, steps) -> dict[str, Tensor]:
     """cos δ, a and φ at the snapshots at or before each of ``steps`` (in the trajectory's
     dtype), plus the final a and φ.  Returns ``cd``, ``a``, ``phi`` ``(S, R..., m)``,
-    ``a_final``, ``phi_final`` ``(R..., m)`` and ``step`` ``(S,)`` (the snapshot steps used)."""
+    ``a_final``, ``phi_final`` ``(R..., m)`` and ``step`` ``(S,)`` (the snapshot steps used).
+
+    Parameters
+    ----------
+    traj : Trajectory
+        A recorded (batched) run; params ``(T, R..., ...)``, steps ``(T,)`` in optimiser steps.
+    X : Tensor
+        ``(R..., N, D)``.
+    y : Tensor
+        ``(R..., N)``.
+    steps : sequence of int
+        Optimiser steps (``S`` of them).
+
+    Returns
+    -------
+    dict[str, Tensor]
+        ``cd``, ``a``, ``phi`` ``(S, R..., m)``; ``a_final``, ``phi_final`` ``(R..., m)``; ``step`` ``(S,)``.
+    """
     idx = [traj.index_of_step(int(s)) for s in steps]
     P = traj.params.map(lambda t: t[idx])
     return dict(cd=cos_delta(P, X, y), a=total_norm(P), phi=phi(P), a_final=total_norm(traj.final),
@@ -108,7 +214,22 @@ def snapshot_stats(traj, X: Tensor, y: Tensor, steps) -> dict[str, Tensor]:
 
 def alignment_score(W1: Tensor, a: Tensor, U: Tensor) -> Tensor:
     """a-weighted mean over neurons of max_k cos(w1_α, u_k) for target directions ``U (K, D)``;
-    ``W1 (B..., m, D)``, ``a (B..., m)`` → ``(B...)``.  1 = every unit of norm on a target."""
+    ``W1 (B..., m, D)``, ``a (B..., m)`` → ``(B...)``.  1 = every unit of norm on a target.
+
+    Parameters
+    ----------
+    W1 : Tensor
+        ``(B..., m, D)``.
+    a : Tensor
+        ``(B..., m)`` weights (the neurons' a).
+    U : Tensor
+        ``(K, D)`` target directions.
+
+    Returns
+    -------
+    Tensor
+        ``(B...)`` in [−1, 1].
+    """
     c = cosine(W1.unsqueeze(-2), U.to(W1.dtype)).amax(-1)               # (B..., m)
     return (a * c).sum(-1) / a.sum(-1)
 
@@ -122,7 +243,28 @@ def rule_agreement(P: TwoLayer, final: TwoLayer, X: Tensor, y: Tensor,
     :func:`phi_star_predicted` gives on ``P`` (same run dims ``(R...)``, ``X (R..., N, D)``,
     ``y (R..., N)``).  Returns the share by count and the a-weighted share (weights: final
     :func:`total_norm`), each ``(R...)`` as numpy (``nan`` where no neuron is near a target).
-    ``flip=True`` exchanges the rule's two targets (a perturbed prediction, for a negative control)."""
+    ``flip=True`` exchanges the rule's two targets (a perturbed prediction, for a negative control).
+
+    Parameters
+    ----------
+    P : TwoLayer
+        The network the rule is evaluated on, ``(R..., ...)``.
+    final : TwoLayer
+        The network whose targets are compared, same run dims.
+    X : Tensor
+        ``(R..., N, D)``.
+    y : Tensor
+        ``(R..., N)``.
+    tol : float
+        Radians from a target that counts as settled.
+    flip : bool
+        Exchange the rule's two targets (the control).
+
+    Returns
+    -------
+    by_count, by_a : np.ndarray
+        Each ``(R...)``.
+    """
     ph_fin, a_fin = phi(final), total_norm(final)
     near = target_gap(ph_fin) < tol
     pred = phi_star_predicted(P, X, y)
@@ -134,7 +276,21 @@ def rule_agreement(P: TwoLayer, final: TwoLayer, X: Tensor, y: Tensor,
 
 def top_alignment(p: TwoLayer, n_top: int = 25) -> Tensor:
     """Mean ``|cos|`` between the total vectors θ (:func:`theta`) of the ``n_top`` neurons of largest
-    ``a`` (off-diagonal pairs only), in float64, ``(B...)``; 1 = all parallel or antiparallel."""
+    ``a`` (off-diagonal pairs only), in float64, ``(B...)``; 1 = all parallel or antiparallel.
+
+    Parameters
+    ----------
+    p : TwoLayer
+        Network(s); tensors may carry leading run/time dims ``B...``: ``W1 (B..., m, D)``,
+        ``b1 (B..., m)``, ``W2 (B..., 2, m)``, ``b2 (B..., 2)``.
+    n_top : int
+        Neurons kept, by a.
+
+    Returns
+    -------
+    Tensor
+        ``(B...)`` in [0, 1].
+    """
     if not 2 <= n_top <= p.W1.shape[-2]:
         raise ParameterError(f"top_alignment needs 2 ≤ n_top ≤ m = {p.W1.shape[-2]}, got {n_top}")
     th_all = theta(p)
@@ -146,26 +302,78 @@ def top_alignment(p: TwoLayer, n_top: int = 25) -> Tensor:
 
 def median_at(v: Tensor, idx: Tensor) -> Tensor:
     """Median of ``v (B..., m)`` over the neurons ``idx (B..., k)`` of each run, ``(B...)``
-    (torch's lower median for even ``k``)."""
+    (torch's lower median for even ``k``).
+
+    Parameters
+    ----------
+    v : Tensor
+        ``(B..., m)``.
+    idx : Tensor
+        ``(B..., k)`` neuron indices.
+
+    Returns
+    -------
+    Tensor
+        ``(B...)``.
+    """
     return v.gather(-1, idx).median(-1).values
 
 
 def gate_change(p_from: TwoLayer, p_to: TwoLayer, X: Tensor) -> Tensor:
     """Fraction of the gates g_α^s (neurons × samples) that differ between two networks with the
-    same run dims, on the same ``X``; ``(R...)``."""
+    same run dims, on the same ``X``; ``(R...)``.
+
+    Parameters
+    ----------
+    p_from : TwoLayer
+        Network(s); tensors may carry leading run/time dims ``B...``: ``W1 (B..., m, D)``,
+        ``b1 (B..., m)``, ``W2 (B..., 2, m)``, ``b2 (B..., 2)``.
+    p_to : TwoLayer
+        Same run dims as ``p_from``.
+    X : Tensor
+        Inputs ``(N, D)`` shared by every run, or ``(B..., N, D)``.
+
+    Returns
+    -------
+    Tensor
+        ``(R...)`` in [0, 1].
+    """
     return (gating(p_from, X) != gating(p_to, X)).to(torch.float64).mean((-1, -2))
 
 
 def shuffled(v: Tensor, gen: torch.Generator) -> Tensor:
     """``v (R..., m)`` with its last axis permuted independently in each run (breaks the pairing of
-    neurons between two per-neuron quantities)."""
+    neurons between two per-neuron quantities).
+
+    Parameters
+    ----------
+    v : Tensor
+        ``(R..., m)``.
+    gen : torch.Generator
+        The permutations' generator.
+
+    Returns
+    -------
+    Tensor
+        ``v``'s shape.
+    """
     flat = v.reshape(-1, v.shape[-1])
     out = torch.stack([row[torch.randperm(v.shape[-1], generator=gen)] for row in flat])
     return out.reshape(v.shape)
 
 
 def n_parameters(p: TwoLayer) -> int:
-    """Number of parameters of one network (all tensors; run dims must be absent)."""
+    """Number of parameters of one network (all tensors; run dims must be absent).
+
+    Parameters
+    ----------
+    p : TwoLayer
+        One network (no run dims): ``W1 (m, D)``, ``b1 (m,)``, ``W2 (2, m)``, ``b2 (2,)``; float64 for the identities.
+
+    Returns
+    -------
+    int
+    """
     if p.runs:
         raise ParameterError("n_parameters takes a single network (no run dimensions)")
     return int(sum(t.numel() for t in p.tensors().values() if t is not None))
@@ -177,7 +385,26 @@ def appendix_g_check(p: TwoLayer, X: Tensor, y: Tensor, n_want: int = 20, min_sa
     at least ``min_samples`` effective samples, and finite-difference ∂⟨‖Δy‖⟩/∂a (:func:`~.neuron.appendix_g`),
     until ``n_want`` neurons are found.  Returns ``(measured, control)``: ``neg`` the share of negative
     derivatives, ``dev`` the largest relative deviation from the formula, and for the measurement
-    ``cos_min`` (smallest cos(w1, m¹)) and ``n`` (neurons found); the control turns w2 to 3π/4 instead."""
+    ``cos_min`` (smallest cos(w1, m¹)) and ``n`` (neurons found); the control turns w2 to 3π/4 instead.
+
+    Parameters
+    ----------
+    p : TwoLayer
+        One network (no run dims): ``W1 (m, D)``, ``b1 (m,)``, ``W2 (2, m)``, ``b2 (2,)``; float64 for the identities.
+    X : Tensor
+        Inputs ``(N, D)``.
+    y : Tensor
+        Labels ``(N,)`` in {0, 1}.
+    n_want : int
+        Neurons wanted.
+    min_samples : int
+        Fewest effective samples of a kept neuron.
+
+    Returns
+    -------
+    measured, control : dict
+        ``neg``, ``dev``, ``cos_min``, ``n`` (floats) for w2 at 7π/4 and, in the control, at 3π/4.
+    """
     if p.runs:
         raise ParameterError("appendix_g_check takes a single network (no run dimensions)")
     fd, fd_c, coss = [], [], []
@@ -203,7 +430,18 @@ def appendix_g_check(p: TwoLayer, X: Tensor, y: Tensor, n_want: int = 20, min_sa
 def conservation_drifts(P: TwoLayer) -> tuple[np.ndarray, np.ndarray]:
     """Max over time and neurons of the drift of ‖w2‖² − ‖w1‖² − b² (corrected) and of the paper's
     ‖w2‖² − ‖w1‖² (eq. 84) from their first value, relative to the largest a at each time; ``P`` has
-    dims ``(T, R..., ...)``; returns two arrays ``(R...)``."""
+    dims ``(T, R..., ...)``; returns two arrays ``(R...)``.
+
+    Parameters
+    ----------
+    P : TwoLayer
+        Snapshots ``(T, R..., ...)``.
+
+    Returns
+    -------
+    corrected, paper : np.ndarray
+        Each ``(R...)``.
+    """
     c_ok, c_paper = conserved(P)
     amax = total_norm(P).amax(-1, keepdim=True)
     return (((c_ok - c_ok[0]).abs() / amax).amax((0, -1)).numpy(), ((c_paper - c_paper[0]).abs() / amax).amax((0, -1)).numpy())
@@ -211,7 +449,28 @@ def conservation_drifts(P: TwoLayer) -> tuple[np.ndarray, np.ndarray]:
 
 def top_cos_delta_path(traj, X: Tensor, y: Tensor, t_max: int, n_top: int = 25) -> tuple[np.ndarray, np.ndarray]:
     """Mean cos δ over the ``n_top`` neurons of largest *final* a, at every recorded step ≤ ``t_max`` of a
-    (batched) trajectory.  Returns the steps ``(S,)`` and the means ``(S, R...)``."""
+    (batched) trajectory.  Returns the steps ``(S,)`` and the means ``(S, R...)``.
+
+    Parameters
+    ----------
+    traj : Trajectory
+        A recorded (batched) run; params ``(T, R..., ...)``, steps ``(T,)`` in optimiser steps.
+    X : Tensor
+        ``(R..., N, D)``.
+    y : Tensor
+        ``(R..., N)``.
+    t_max : int
+        Last step (optimiser steps).
+    n_top : int
+        Neurons kept, by final a.
+
+    Returns
+    -------
+    steps : np.ndarray
+        ``(S,)``.
+    means : np.ndarray
+        ``(S, R...)``.
+    """
     idx = [i for i, s in enumerate(traj.steps) if s <= t_max]
     top = torch.topk(total_norm(traj.final), n_top, -1).indices                       # (R..., n_top)
     means = [cos_delta(traj.at(i), X, y).gather(-1, top).mean(-1).numpy() for i in idx]
@@ -220,8 +479,45 @@ def top_cos_delta_path(traj, X: Tensor, y: Tensor, t_max: int, n_top: int = 25) 
 
 def rising_share(path: np.ndarray) -> np.ndarray:
     """Share of the steps of ``path (S, R...)`` (after the first) at which it is larger than at the
-    step before, ``(R...)``."""
+    step before, ``(R...)``.
+
+    Parameters
+    ----------
+    path : np.ndarray
+        ``(S, R...)``.
+
+    Returns
+    -------
+    np.ndarray
+        ``(R...)`` in [0, 1].
+    """
     path = np.asarray(path, dtype=float)
     if path.shape[0] < 2:
         raise ParameterError("rising_share needs at least two recorded steps")
     return (np.diff(path, axis=0) > 0).mean(0)
+
+
+def lazy_scores(final: TwoLayer, centroids: Tensor) -> tuple[Tensor, Tensor]:
+    """Figure 4's alignment scores of the four runs of one seed (init std from small to large).
+
+    Parameters
+    ----------
+    final : TwoLayer
+        The four final networks, ``W1 (4, m, 2)``; run 0 is the smallest init std, whose incoming
+        directions define the targets.
+    centroids : Tensor
+        ``(4, 2)`` unit vectors of the toy's cluster directions.
+
+    Returns
+    -------
+    score : Tensor
+        ``(4,)`` :func:`alignment_score` of each run against the targets ``U``.
+    U : Tensor
+        ``(4, 2)`` the targets: in run 0, the incoming vector of the largest-``a`` neuron among those
+        nearest each centroid.
+    """
+    a = total_norm(final)                                                 # (4, m)
+    near = cosine(final.W1[0].unsqueeze(-2), centroids).argmax(-1)         # (m,)
+    U = torch.stack([final.W1[0][torch.where(near == k, a[0], torch.zeros_like(a[0])).argmax()]
+                     for k in range(centroids.shape[0])])
+    return alignment_score(final.W1, a, U), U

@@ -15,14 +15,39 @@ from ...track import cosine_similarity_matrix
 Tensor = torch.Tensor
 
 def theta(p: TwoLayer) -> Tensor:
-    """Total parameter vectors θ_α = [w1_α, b_α, w2_α], ``(B..., m, D+3)``."""
+    """Total parameter vectors θ_α = [w1_α, b_α, w2_α], ``(B..., m, D+3)``.
+
+    Parameters
+    ----------
+    p : TwoLayer
+        Network(s); tensors may carry leading run/time dims ``B...``: ``W1 (B..., m, D)``,
+        ``b1 (B..., m)``, ``W2 (B..., 2, m)``, ``b2 (B..., 2)``.
+
+    Returns
+    -------
+    Tensor
+        ``(B..., m, D+3)``.
+    """
     return p.neuron_vectors()
 
 
 def merge_groups(p: TwoLayer, threshold: float = 0.999) -> Tensor:
     """Greedy grouping of one network's neurons (§4.5): in decreasing ‖θ‖, each unassigned neuron
     leads a group with every unassigned neuron whose θ has cosine ≥ ``threshold`` with its own.
-    Returns the group label of each neuron ``(m,)`` (label = index of the leader)."""
+    Returns the group label of each neuron ``(m,)`` (label = index of the leader).
+
+    Parameters
+    ----------
+    p : TwoLayer
+        One network (no run dims): ``W1 (m, D)``, ``b1 (m,)``, ``W2 (2, m)``, ``b2 (2,)``; float64 for the identities.
+    threshold : float
+        Cosine at or above which two θ join a group.
+
+    Returns
+    -------
+    Tensor
+        ``(m,)`` int64 group labels.
+    """
     if p.runs:
         raise ParameterError("merge_groups takes a single network (no run dimensions)")
     th = theta(p).to(torch.float64)
@@ -52,7 +77,24 @@ def merge(p: TwoLayer, threshold: float = 0.999, direction: str = "weighted") ->
     ``"leader"`` — the direction of the group's largest member (first order off by the
     members' mean deviation from it).
 
-    Exact for parallel θ (2-homogeneity).  Returns the merged network and its number of neurons."""
+    Exact for parallel θ (2-homogeneity).  Returns the merged network and its number of neurons.
+
+    Parameters
+    ----------
+    p : TwoLayer
+        One network (no run dims): ``W1 (m, D)``, ``b1 (m,)``, ``W2 (2, m)``, ``b2 (2,)``; float64 for the identities.
+    threshold : float
+        Cosine threshold of :func:`merge_groups`.
+    direction : str
+        ``"weighted"`` or ``"leader"``.
+
+    Returns
+    -------
+    merged : TwoLayer
+        One network with one neuron per group.
+    groups : int
+        Its number of neurons.
+    """
     if direction not in MERGE_DIRECTIONS:
         raise ParameterError(f"merge: direction must be one of {MERGE_DIRECTIONS}, got {direction!r}")
     label = merge_groups(p, threshold)
@@ -71,7 +113,22 @@ def merge(p: TwoLayer, threshold: float = 0.999, direction: str = "weighted") ->
 
 
 def split_neuron(p: TwoLayer, alpha: int, c: float) -> TwoLayer:
-    """Replace neuron ``alpha`` by two parallel copies ``c θ`` and ``√(1−c²) θ`` (same function)."""
+    """Replace neuron ``alpha`` by two parallel copies ``c θ`` and ``√(1−c²) θ`` (same function).
+
+    Parameters
+    ----------
+    p : TwoLayer
+        One network (no run dims): ``W1 (m, D)``, ``b1 (m,)``, ``W2 (2, m)``, ``b2 (2,)``; float64 for the identities.
+    alpha : int
+        Index of the neuron.
+    c : float
+        Share of the first copy, in (0, 1).
+
+    Returns
+    -------
+    TwoLayer
+        ``m + 1`` neurons, the same function.
+    """
     th = theta(p)
     new = torch.cat([th, th[alpha:alpha + 1] * math.sqrt(1 - c * c)], 0)
     new[alpha] = th[alpha] * c
@@ -81,7 +138,20 @@ def split_neuron(p: TwoLayer, alpha: int, c: float) -> TwoLayer:
 
 def split_all(p: TwoLayer, c: float = 0.6) -> TwoLayer:
     """Every neuron of a single network replaced by two parallel copies ``c θ`` and ``√(1−c²) θ``
-    (the same function, with 2m neurons that merge back exactly)."""
+    (the same function, with 2m neurons that merge back exactly).
+
+    Parameters
+    ----------
+    p : TwoLayer
+        One network (no run dims): ``W1 (m, D)``, ``b1 (m,)``, ``W2 (2, m)``, ``b2 (2,)``; float64 for the identities.
+    c : float
+        Share of the first copy of each neuron, in (0, 1).
+
+    Returns
+    -------
+    TwoLayer
+        ``2m`` neurons, the same function.
+    """
     if p.runs or not 0 < c < 1:
         raise ParameterError("split_all takes a single network and 0 < c < 1")
     th = theta(p)
@@ -96,7 +166,30 @@ def merge_rows(p: TwoLayer, X: Tensor, y: Tensor, loss: Loss,
     """Merge one network ``p`` (no run dims) at each cosine threshold (:func:`merge`) and measure it on
     ``X (N, D)``, ``y (N,)``: one row per threshold with ``tags`` first, then ``threshold``, ``groups``
     (neurons left) and ``rel_loss_change`` ``(L_merged − L) / L`` of the mean ``loss``; ``direction`` as
-    in :func:`merge`."""
+    in :func:`merge`.
+
+    Parameters
+    ----------
+    p : TwoLayer
+        One network (no run dims): ``W1 (m, D)``, ``b1 (m,)``, ``W2 (2, m)``, ``b2 (2,)``; float64 for the identities.
+    X : Tensor
+        Inputs ``(N, D)``.
+    y : Tensor
+        Labels ``(N,)`` in {0, 1}.
+    loss : Loss
+        The loss measured before and after merging.
+    thresholds : sequence of float
+        Cosine thresholds.
+    direction : str
+        As in :func:`merge`.
+    tags : keyword arguments
+        Columns put first in every row (e.g. ``setting=1, seed=0``).
+
+    Returns
+    -------
+    list of dict
+        One row per threshold.
+    """
     L0 = loss(forward(p, X), y).item()
     return [dict(**tags, threshold=thr, groups=n_g, rel_loss_change=(loss(forward(q, X), y).item() - L0) / L0)
             for thr in thresholds for q, n_g in [merge(p, thr, direction)]]

@@ -30,23 +30,78 @@ PHI1 = 7 * math.pi / 4   # φ* of neurons that push output node 0 (paper's class
 PHI2 = 3 * math.pi / 4   # φ* of neurons that push output node 1 (paper's class 2)
 
 def error_vectors(p: TwoLayer, X: Tensor, y: Tensor) -> Tensor:
-    """``Δy^s = y^s − ŷ^s`` (one-hot minus softmax), ``(B..., N, 2)``."""
+    """``Δy^s = y^s − ŷ^s`` (one-hot minus softmax), ``(B..., N, 2)``.
+
+    Parameters
+    ----------
+    p : TwoLayer
+        Network(s); tensors may carry leading run/time dims ``B...``: ``W1 (B..., m, D)``,
+        ``b1 (B..., m)``, ``W2 (B..., 2, m)``, ``b2 (B..., 2)``.
+    X : Tensor
+        Inputs ``(N, D)`` shared by every run, or ``(B..., N, D)``.
+    y : Tensor
+        Labels ``(N,)`` or ``(B..., N)`` in {0, 1}; label 0 is the paper's class 1 (φ_Δy = 7π/4).
+
+    Returns
+    -------
+    Tensor
+        ``(B..., N, 2)``.
+    """
     z = forward(p, X)
     return F.one_hot(y.long(), 2).to(z.dtype) - torch.softmax(z, -1)
 
 
 def gating(p: TwoLayer, X: Tensor) -> Tensor:
-    """Gating vectors ``g_α^s = 1[w1_α·x^s + b_α > 0]`` as float ``(B..., m, N)`` (one entry per sample)."""
+    """Gating vectors ``g_α^s = 1[w1_α·x^s + b_α > 0]`` as float ``(B..., m, N)`` (one entry per sample).
+
+    Parameters
+    ----------
+    p : TwoLayer
+        Network(s); tensors may carry leading run/time dims ``B...``: ``W1 (B..., m, D)``,
+        ``b1 (B..., m)``, ``W2 (B..., 2, m)``, ``b2 (B..., 2)``.
+    X : Tensor
+        Inputs ``(N, D)`` shared by every run, or ``(B..., N, D)``.
+
+    Returns
+    -------
+    Tensor
+        ``(B..., m, N)``, 1.0 where the neuron is active on the sample.
+    """
     return active(p, X).to(p.W1.dtype)
 
 
 def phi(p: TwoLayer) -> Tensor:
-    """Polar angle of each outgoing vector ``w2_α``, in ``[0, 2π)``, ``(B..., m)``."""
+    """Polar angle of each outgoing vector ``w2_α``, in ``[0, 2π)``, ``(B..., m)``.
+
+    Parameters
+    ----------
+    p : TwoLayer
+        Network(s); tensors may carry leading run/time dims ``B...``: ``W1 (B..., m, D)``,
+        ``b1 (B..., m)``, ``W2 (B..., 2, m)``, ``b2 (B..., 2)``.
+
+    Returns
+    -------
+    Tensor
+        ``(B..., m)`` radians.
+    """
     return torch.remainder(torch.atan2(p.W2[..., 1, :], p.W2[..., 0, :]), 2 * math.pi)
 
 
 def angle_gap(a: Tensor, b: float | Tensor) -> Tensor:
-    """Signed angle ``a − b`` wrapped into ``(−π, π]``."""
+    """Signed angle ``a − b`` wrapped into ``(−π, π]``.
+
+    Parameters
+    ----------
+    a : Tensor
+        Angles (radians), any shape.
+    b : float or Tensor
+        Angles broadcastable to ``a``.
+
+    Returns
+    -------
+    Tensor
+        ``a − b`` in ``(−π, π]``, the broadcast shape.
+    """
     d = torch.remainder(a - b + math.pi, 2 * math.pi) - math.pi
     return torch.where(d == -math.pi, torch.full_like(d, math.pi), d)
 
@@ -59,19 +114,63 @@ def _unit_out(p: TwoLayer) -> Tensor:
 def gamma(p: TwoLayer, X: Tensor, y: Tensor) -> Tensor:
     """⟨γ_α⟩ = (1/N) Σ_s g_α^s cos(φ_Δy^s − φ_α) ‖Δy^s‖ x^s (eq. 9), ``(B..., m, D)``.
 
-    Uses ``cos(φ_Δy − φ_α)‖Δy‖ = Δy · ŵ2_α``."""
+    Uses ``cos(φ_Δy − φ_α)‖Δy‖ = Δy · ŵ2_α``.
+
+    Parameters
+    ----------
+    p : TwoLayer
+        Network(s); tensors may carry leading run/time dims ``B...``: ``W1 (B..., m, D)``,
+        ``b1 (B..., m)``, ``W2 (B..., 2, m)``, ``b2 (B..., 2)``.
+    X : Tensor
+        Inputs ``(N, D)`` shared by every run, or ``(B..., N, D)``.
+    y : Tensor
+        Labels ``(N,)`` or ``(B..., N)`` in {0, 1}; label 0 is the paper's class 1 (φ_Δy = 7π/4).
+
+    Returns
+    -------
+    Tensor
+        ``(B..., m, D)``.
+    """
     dy = error_vectors(p, X, y)                                         # (B..., N, 2)
     c = _unit_out(p) @ dy.transpose(-1, -2)                             # (B..., m, N)
     return (gating(p, X) * c) @ X / X.shape[-2]
 
 
 def cos_delta(p: TwoLayer, X: Tensor, y: Tensor) -> Tensor:
-    """cos δ_α, δ_α = ∠(w1_α, ⟨γ_α⟩) (the vector angle, valid beyond 2-D), ``(B..., m)``."""
+    """cos δ_α, δ_α = ∠(w1_α, ⟨γ_α⟩) (the vector angle, valid beyond 2-D), ``(B..., m)``.
+
+    Parameters
+    ----------
+    p : TwoLayer
+        Network(s); tensors may carry leading run/time dims ``B...``: ``W1 (B..., m, D)``,
+        ``b1 (B..., m)``, ``W2 (B..., 2, m)``, ``b2 (B..., 2)``.
+    X : Tensor
+        Inputs ``(N, D)`` shared by every run, or ``(B..., N, D)``.
+    y : Tensor
+        Labels ``(N,)`` or ``(B..., N)`` in {0, 1}; label 0 is the paper's class 1 (φ_Δy = 7π/4).
+
+    Returns
+    -------
+    Tensor
+        ``(B..., m)``.
+    """
     return cosine(p.W1, gamma(p, X, y))
 
 
 def total_norm(p: TwoLayer) -> Tensor:
-    """``a_α = ‖w2_α‖ ‖w1_α‖`` (bias excluded, as in the paper), ``(B..., m)``."""
+    """``a_α = ‖w2_α‖ ‖w1_α‖`` (bias excluded, as in the paper), ``(B..., m)``.
+
+    Parameters
+    ----------
+    p : TwoLayer
+        Network(s); tensors may carry leading run/time dims ``B...``: ``W1 (B..., m, D)``,
+        ``b1 (B..., m)``, ``W2 (B..., 2, m)``, ``b2 (B..., 2)``.
+
+    Returns
+    -------
+    Tensor
+        ``(B..., m)``.
+    """
     return p.norms_out() * p.norms_in(with_bias=False)
 
 
@@ -81,7 +180,23 @@ def polar_gradients(p: TwoLayer, X: Tensor, y: Tensor) -> dict[str, Tensor]:
     Returns ``dphi`` ∂L/∂φ_α (eq. 4), ``dnorm2`` ∂L/∂‖w2_α‖ (eq. 5), ``dnorm1`` ∂L/∂‖w1_α‖
     (eq. 7, vector form −‖w2‖‖γ‖cos δ), ``dtheta`` the size of the angular derivative of w1_α in the
     plane of (w1_α, γ_α) (eq. 6: −‖w2‖‖w1‖‖γ‖ sin δ), ``db`` ∂L/∂b_α (eq. 8), all ``(B..., m)``, and
-    ``dw1`` ∇_{w1_α} L = −‖w2_α‖⟨γ_α⟩ (eq. 66) ``(B..., m, D)``."""
+    ``dw1`` ∇_{w1_α} L = −‖w2_α‖⟨γ_α⟩ (eq. 66) ``(B..., m, D)``.
+
+    Parameters
+    ----------
+    p : TwoLayer
+        Network(s); tensors may carry leading run/time dims ``B...``: ``W1 (B..., m, D)``,
+        ``b1 (B..., m)``, ``W2 (B..., 2, m)``, ``b2 (B..., 2)``.
+    X : Tensor
+        Inputs ``(N, D)`` shared by every run, or ``(B..., N, D)``.
+    y : Tensor
+        Labels ``(N,)`` or ``(B..., N)`` in {0, 1}; label 0 is the paper's class 1 (φ_Δy = 7π/4).
+
+    Returns
+    -------
+    dict[str, Tensor]
+        ``dphi``, ``dnorm2``, ``dnorm1``, ``dtheta``, ``db`` ``(B..., m)`` and ``dw1`` ``(B..., m, D)``.
+    """
     N = X.shape[-2]
     dy = error_vectors(p, X, y)                                         # (B..., N, 2)
     u = _unit_out(p)                                                    # (B..., m, 2)
@@ -105,7 +220,23 @@ def polar_gradients(p: TwoLayer, X: Tensor, y: Tensor) -> dict[str, Tensor]:
 
 def autograd_polar(p: TwoLayer, X: Tensor, y: Tensor) -> dict[str, Tensor]:
     """The same quantities from autograd's Cartesian gradient of the mean cross-entropy,
-    projected on the polar directions (reference for :func:`polar_gradients`)."""
+    projected on the polar directions (reference for :func:`polar_gradients`).
+
+    Parameters
+    ----------
+    p : TwoLayer
+        Network(s); tensors may carry leading run/time dims ``B...``: ``W1 (B..., m, D)``,
+        ``b1 (B..., m)``, ``W2 (B..., 2, m)``, ``b2 (B..., 2)``.
+    X : Tensor
+        Inputs ``(N, D)`` shared by every run, or ``(B..., N, D)``.
+    y : Tensor
+        Labels ``(N,)`` or ``(B..., N)`` in {0, 1}; label 0 is the paper's class 1 (φ_Δy = 7π/4).
+
+    Returns
+    -------
+    dict[str, Tensor]
+        The keys and shapes of :func:`polar_gradients`.
+    """
     W1 = p.W1.detach().clone().requires_grad_(True)
     W2 = p.W2.detach().clone().requires_grad_(True)
     b1 = p.b1.detach().clone().requires_grad_(True)
@@ -125,7 +256,23 @@ def autograd_polar(p: TwoLayer, X: Tensor, y: Tensor) -> dict[str, Tensor]:
 
 def identity_error(p: TwoLayer, X: Tensor, y: Tensor) -> float:
     """Largest relative deviation of :func:`polar_gradients` from :func:`autograd_polar`: the max over
-    the six quantities of ``max|formula − autograd| / max|autograd|`` (dimensionless; use float64)."""
+    the six quantities of ``max|formula − autograd| / max|autograd|`` (dimensionless; use float64).
+
+    Parameters
+    ----------
+    p : TwoLayer
+        Network(s); tensors may carry leading run/time dims ``B...``: ``W1 (B..., m, D)``,
+        ``b1 (B..., m)``, ``W2 (B..., 2, m)``, ``b2 (B..., 2)``.
+    X : Tensor
+        Inputs ``(N, D)`` shared by every run, or ``(B..., N, D)``.
+    y : Tensor
+        Labels ``(N,)`` or ``(B..., N)`` in {0, 1}; label 0 is the paper's class 1 (φ_Δy = 7π/4).
+
+    Returns
+    -------
+    float
+        The largest relative deviation (dimensionless).
+    """
     f, a = polar_gradients(p, X, y), autograd_polar(p, X, y)
     return max(float((f[k] - a[k]).abs().max() / a[k].abs().max()) for k in f)
 
@@ -133,14 +280,48 @@ def identity_error(p: TwoLayer, X: Tensor, y: Tensor) -> float:
 def phi_ratio(p: TwoLayer, X: Tensor, y: Tensor) -> tuple[Tensor, Tensor]:
     """Eq. 15 (Fig. 3): the measured ratio ⟨∂L/∂φ_α⟩ / ⟨∂L/∂‖w2_α‖⟩ and the exact value
     ``‖w2_α‖ tan(3π/4 − φ_α)`` (valid for any data, gating and time, because every φ_Δy is
-    7π/4 or 3π/4), both ``(B..., m)``."""
+    7π/4 or 3π/4), both ``(B..., m)``.
+
+    Parameters
+    ----------
+    p : TwoLayer
+        Network(s); tensors may carry leading run/time dims ``B...``: ``W1 (B..., m, D)``,
+        ``b1 (B..., m)``, ``W2 (B..., 2, m)``, ``b2 (B..., 2)``.
+    X : Tensor
+        Inputs ``(N, D)`` shared by every run, or ``(B..., N, D)``.
+    y : Tensor
+        Labels ``(N,)`` or ``(B..., N)`` in {0, 1}; label 0 is the paper's class 1 (φ_Δy = 7π/4).
+
+    Returns
+    -------
+    ratio, exact : Tensor
+        Each ``(B..., m)``.
+    """
     g = polar_gradients(p, X, y)
     return g["dphi"] / g["dnorm2"], p.norms_out() * torch.tan(PHI2 - phi(p))
 
 
 def class_sums(p: TwoLayer, X: Tensor, y: Tensor, weight: Tensor | None = None) -> tuple[Tensor, Tensor]:
     """Σ over each neuron's effective samples of class 1 (label 0) and class 2 (label 1) of
-    ``weight^s x^s`` (weight 1 if None), each ``(B..., m, D)``."""
+    ``weight^s x^s`` (weight 1 if None), each ``(B..., m, D)``.
+
+    Parameters
+    ----------
+    p : TwoLayer
+        Network(s); tensors may carry leading run/time dims ``B...``: ``W1 (B..., m, D)``,
+        ``b1 (B..., m)``, ``W2 (B..., 2, m)``, ``b2 (B..., 2)``.
+    X : Tensor
+        Inputs ``(N, D)`` shared by every run, or ``(B..., N, D)``.
+    y : Tensor
+        Labels ``(N,)`` or ``(B..., N)`` in {0, 1}; label 0 is the paper's class 1 (φ_Δy = 7π/4).
+    weight : Tensor or None
+        Per-sample weights ``(B..., N)`` (``None``: 1).
+
+    Returns
+    -------
+    s1, s2 : Tensor
+        Each ``(B..., m, D)``.
+    """
     g = gating(p, X)
     w = torch.ones_like(g[..., 0, :]) if weight is None else weight
     c1 = (y == 0).to(X.dtype) * w
@@ -149,18 +330,66 @@ def class_sums(p: TwoLayer, X: Tensor, y: Tensor, weight: Tensor | None = None) 
 
 
 def xi(p: TwoLayer, X: Tensor, y: Tensor) -> tuple[Tensor, Tensor]:
-    """ξ₁, ξ₂ of eq. 12: Σ_{s∈C_c, g_α^s=1} ‖Δy^s‖ x^s, each ``(B..., m, D)``."""
+    """ξ₁, ξ₂ of eq. 12: Σ_{s∈C_c, g_α^s=1} ‖Δy^s‖ x^s, each ``(B..., m, D)``.
+
+    Parameters
+    ----------
+    p : TwoLayer
+        Network(s); tensors may carry leading run/time dims ``B...``: ``W1 (B..., m, D)``,
+        ``b1 (B..., m)``, ``W2 (B..., 2, m)``, ``b2 (B..., 2)``.
+    X : Tensor
+        Inputs ``(N, D)`` shared by every run, or ``(B..., N, D)``.
+    y : Tensor
+        Labels ``(N,)`` or ``(B..., N)`` in {0, 1}; label 0 is the paper's class 1 (φ_Δy = 7π/4).
+
+    Returns
+    -------
+    xi1, xi2 : Tensor
+        Each ``(B..., m, D)``.
+    """
     return class_sums(p, X, y, torch.linalg.vector_norm(error_vectors(p, X, y), dim=-1))
 
 
 def target_m1(p: TwoLayer, X: Tensor, y: Tensor) -> Tensor:
-    """m¹_α = Σ_{C1, g=1} x − Σ_{C2, g=1} x (eq. 13); m² = −m¹.  ``(B..., m, D)``."""
+    """m¹_α = Σ_{C1, g=1} x − Σ_{C2, g=1} x (eq. 13); m² = −m¹.  ``(B..., m, D)``.
+
+    Parameters
+    ----------
+    p : TwoLayer
+        Network(s); tensors may carry leading run/time dims ``B...``: ``W1 (B..., m, D)``,
+        ``b1 (B..., m)``, ``W2 (B..., 2, m)``, ``b2 (B..., 2)``.
+    X : Tensor
+        Inputs ``(N, D)`` shared by every run, or ``(B..., N, D)``.
+    y : Tensor
+        Labels ``(N,)`` or ``(B..., N)`` in {0, 1}; label 0 is the paper's class 1 (φ_Δy = 7π/4).
+
+    Returns
+    -------
+    Tensor
+        ``(B..., m, D)``.
+    """
     s1, s2 = class_sums(p, X, y)
     return s1 - s2
 
 
 def phi_star_predicted(p: TwoLayer, X: Tensor, y: Tensor) -> Tensor:
-    """Theorem 4.1: 7π/4 where w1_α·ξ₁ > w1_α·ξ₂, else 3π/4, ``(B..., m)``."""
+    """Theorem 4.1: 7π/4 where w1_α·ξ₁ > w1_α·ξ₂, else 3π/4, ``(B..., m)``.
+
+    Parameters
+    ----------
+    p : TwoLayer
+        Network(s); tensors may carry leading run/time dims ``B...``: ``W1 (B..., m, D)``,
+        ``b1 (B..., m)``, ``W2 (B..., 2, m)``, ``b2 (B..., 2)``.
+    X : Tensor
+        Inputs ``(N, D)`` shared by every run, or ``(B..., N, D)``.
+    y : Tensor
+        Labels ``(N,)`` or ``(B..., N)`` in {0, 1}; label 0 is the paper's class 1 (φ_Δy = 7π/4).
+
+    Returns
+    -------
+    Tensor
+        ``(B..., m)``, 7π/4 or 3π/4 (radians).
+    """
     x1, x2 = xi(p, X, y)
     s = (p.W1 * (x1 - x2)).sum(-1)
     return torch.where(s > 0, torch.full_like(s, PHI1), torch.full_like(s, PHI2))
@@ -168,7 +397,23 @@ def phi_star_predicted(p: TwoLayer, X: Tensor, y: Tensor) -> Tensor:
 
 def phi_drive(p: TwoLayer, X: Tensor, y: Tensor) -> Tensor:
     """Exact form of −⟨∂L/∂φ_α⟩ (eqs. 41–43): (‖w2_α‖/N)(A₁ − A₂) sin(7π/4 − φ_α), with
-    A_c = Σ_{s∈C_c} g h ‖Δy‖.  ``(B..., m)``."""
+    A_c = Σ_{s∈C_c} g h ‖Δy‖.  ``(B..., m)``.
+
+    Parameters
+    ----------
+    p : TwoLayer
+        Network(s); tensors may carry leading run/time dims ``B...``: ``W1 (B..., m, D)``,
+        ``b1 (B..., m)``, ``W2 (B..., 2, m)``, ``b2 (B..., 2)``.
+    X : Tensor
+        Inputs ``(N, D)`` shared by every run, or ``(B..., N, D)``.
+    y : Tensor
+        Labels ``(N,)`` or ``(B..., N)`` in {0, 1}; label 0 is the paper's class 1 (φ_Δy = 7π/4).
+
+    Returns
+    -------
+    Tensor
+        ``(B..., m)``.
+    """
     nd = torch.linalg.vector_norm(error_vectors(p, X, y), dim=-1)      # (B..., N)
     h = (preactivations(p, X) * (preactivations(p, X) > 0)).transpose(-1, -2)
     A1 = (h * ((y == 0) * nd).unsqueeze(-2)).sum(-1)
@@ -178,7 +423,19 @@ def phi_drive(p: TwoLayer, X: Tensor, y: Tensor) -> Tensor:
 
 def conserved(p: TwoLayer) -> tuple[Tensor, Tensor]:
     """``(‖w2‖² − ‖w1‖² − b², ‖w2‖² − ‖w1‖²)``: the corrected conserved quantity (with the bias) and
-    the paper's eq. 84, each ``(B..., m)``."""
+    the paper's eq. 84, each ``(B..., m)``.
+
+    Parameters
+    ----------
+    p : TwoLayer
+        Network(s); tensors may carry leading run/time dims ``B...``: ``W1 (B..., m, D)``,
+        ``b1 (B..., m)``, ``W2 (B..., 2, m)``, ``b2 (B..., 2)``.
+
+    Returns
+    -------
+    corrected, paper : Tensor
+        Each ``(B..., m)``.
+    """
     paper = p.norms_out() ** 2 - p.norms_in(with_bias=False) ** 2
     return paper - (p.b1 ** 2 if p.b1 is not None else 0.0), paper
 
@@ -188,7 +445,23 @@ def growth_rates(p: TwoLayer, X: Tensor, y: Tensor) -> dict[str, Tensor]:
 
     ``exact``: ‖w1‖(−∂L/∂‖w2‖) + ‖w2‖(−∂L/∂‖w1‖) (the true da/dt/λ, bias included);
     ``eq90``: ‖γ‖cos δ (‖w1‖² + ‖w2‖²) (eq. 90 with the cos δ of eq. 91; equal to ``exact`` when b = 0);
-    ``eq18``: ‖γ‖cos δ · a (the paper's eq. 18)."""
+    ``eq18``: ‖γ‖cos δ · a (the paper's eq. 18).
+
+    Parameters
+    ----------
+    p : TwoLayer
+        Network(s); tensors may carry leading run/time dims ``B...``: ``W1 (B..., m, D)``,
+        ``b1 (B..., m)``, ``W2 (B..., 2, m)``, ``b2 (B..., 2)``.
+    X : Tensor
+        Inputs ``(N, D)`` shared by every run, or ``(B..., N, D)``.
+    y : Tensor
+        Labels ``(N,)`` or ``(B..., N)`` in {0, 1}; label 0 is the paper's class 1 (φ_Δy = 7π/4).
+
+    Returns
+    -------
+    dict[str, Tensor]
+        ``exact``, ``eq90``, ``eq18``, each ``(B..., m)``, per unit flow time λt.
+    """
     g = polar_gradients(p, X, y)
     gam = gamma(p, X, y)
     k = torch.linalg.vector_norm(gam, dim=-1) * cosine(p.W1, gam)
@@ -197,7 +470,24 @@ def growth_rates(p: TwoLayer, X: Tensor, y: Tensor) -> dict[str, Tensor]:
 
 
 def effective_error_mean(p: TwoLayer, X: Tensor, y: Tensor, alpha: int) -> Tensor:
-    """⟨‖Δy^s‖⟩ over neuron ``alpha``'s effective samples, normalised by N^e (App. G, eq. 95)."""
+    """⟨‖Δy^s‖⟩ over neuron ``alpha``'s effective samples, normalised by N^e (App. G, eq. 95).
+
+    Parameters
+    ----------
+    p : TwoLayer
+        One network (no run dims): ``W1 (m, D)``, ``b1 (m,)``, ``W2 (2, m)``, ``b2 (2,)``; float64 for the identities.
+    X : Tensor
+        Inputs ``(N, D)``.
+    y : Tensor
+        Labels ``(N,)`` in {0, 1}.
+    alpha : int
+        Index of the neuron.
+
+    Returns
+    -------
+    Tensor
+        A scalar.
+    """
     g = gating(p, X)[..., alpha, :]
     nd = torch.linalg.vector_norm(error_vectors(p, X, y), dim=-1)
     return (g * nd).sum(-1) / g.sum(-1)
@@ -206,7 +496,26 @@ def effective_error_mean(p: TwoLayer, X: Tensor, y: Tensor, alpha: int) -> Tenso
 def appendix_g(p: TwoLayer, X: Tensor, y: Tensor, alpha: int, eps: float = 1e-4) -> tuple[float, float]:
     """App. G: finite-difference ∂⟨‖Δy‖⟩_α/∂a_α (scale w1_α, w2_α by 1+ε; single network, b = 0)
     and the paper's value ½‖m¹‖cos(π + Δ) = −½ ŵ1_α·m¹ (m¹ normalised by N^e, eq. 102), for a
-    neuron whose w2 is aligned to 7π/4.  Returns ``(finite difference, formula)``."""
+    neuron whose w2 is aligned to 7π/4.  Returns ``(finite difference, formula)``.
+
+    Parameters
+    ----------
+    p : TwoLayer
+        One network (no run dims): ``W1 (m, D)``, ``b1 (m,)``, ``W2 (2, m)``, ``b2 (2,)``; float64 for the identities.
+    X : Tensor
+        Inputs ``(N, D)``.
+    y : Tensor
+        Labels ``(N,)`` in {0, 1}.
+    alpha : int
+        Index of the neuron.
+    eps : float
+        Relative scaling of ``w1_α`` and ``w2_α`` for the finite difference.
+
+    Returns
+    -------
+    finite_difference, formula : float
+        ∂⟨‖Δy‖⟩_α/∂a_α measured and by eq. 102.
+    """
     q = p.clone()
     q.W1[alpha] *= 1 + eps
     q.W2[:, alpha] *= 1 + eps
@@ -224,7 +533,30 @@ def align_to_own_m1(p: TwoLayer, X: Tensor, y: Tensor, alpha: int, iters: int = 
     Rotating ``w1_α`` onto m¹ changes its gating, hence m¹; the rotation is repeated (norms kept)
     until the gating no longer changes (at most ``iters`` times).  Returns the network, the final
     ``cos(w1_α, m¹_α)`` with m¹ from the final gating (the one App. G's formula uses), and whether
-    the gating settled."""
+    the gating settled.
+
+    Parameters
+    ----------
+    p : TwoLayer
+        One network (no run dims): ``W1 (m, D)``, ``b1 (m,)``, ``W2 (2, m)``, ``b2 (2,)``; float64 for the identities.
+    X : Tensor
+        Inputs ``(N, D)``.
+    y : Tensor
+        Labels ``(N,)`` in {0, 1}.
+    alpha : int
+        Index of the neuron.
+    iters : int
+        Most rotations tried.
+
+    Returns
+    -------
+    network : TwoLayer
+        A copy of ``p`` with neuron ``alpha`` turned.
+    cos : float
+        ``cos(w1_α, m¹_α)`` with m¹ from the final gating.
+    settled : bool
+        Whether the gating stopped changing.
+    """
     if p.runs:
         raise ParameterError("align_to_own_m1 takes a single network (no run dimensions)")
     q = p.clone()
@@ -245,5 +577,16 @@ def align_to_own_m1(p: TwoLayer, X: Tensor, y: Tensor, alpha: int, iters: int = 
 
 
 def target_gap(ph: Tensor) -> Tensor:
-    """Angular distance (radians) of φ to the nearer of 7π/4 and 3π/4, ``ph``'s shape."""
+    """Angular distance (radians) of φ to the nearer of 7π/4 and 3π/4, ``ph``'s shape.
+
+    Parameters
+    ----------
+    ph : Tensor
+        Angles φ (radians), any shape.
+
+    Returns
+    -------
+    Tensor
+        ``ph``'s shape, radians in ``[0, π/2]``.
+    """
     return torch.minimum(angle_gap(ph, PHI1).abs(), angle_gap(ph, PHI2).abs())
