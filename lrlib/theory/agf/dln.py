@@ -24,6 +24,7 @@ import numpy as np
 from scipy.optimize import lsq_linear
 
 from ...errors import ParameterError
+from .core import step_at
 
 
 def log_cosh(a: np.ndarray) -> np.ndarray:
@@ -200,15 +201,14 @@ class DLNResult:
 
         Parameters
         ----------
-        times : ``(T,)`` accelerated times.
+        times : ``(T,)`` accelerated times ``τ = t/η_α`` (as for :meth:`S_at`).
 
         Returns
         -------
         np.ndarray
-            ``(T,)``.
+            ``(T,)`` the level ``ℓ_k`` in force at each time.
         """
-        k = np.searchsorted(self.tau, np.asarray(times, dtype=float), side="right") - 1
-        return self.levels[np.clip(k, 0, len(self.levels) - 1)]
+        return step_at(self.tau, self.levels, times)
 
 
 def _agf_or_pf(X: np.ndarray, y: np.ndarray, alpha: float | None, max_iter: int, tie: float) -> DLNResult:

@@ -17,6 +17,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from .core import step_at
+
 
 @dataclass
 class LinearAGF:
@@ -42,30 +44,28 @@ class LinearAGF:
 
         Parameters
         ----------
-        times : ``(T,)`` accelerated times.
+        times : ``(T,)`` accelerated times ``τ = t/η_α``.
 
         Returns
         -------
         np.ndarray
-            ``(T,)``.
+            ``(T,)`` the population loss ``ℓ^{(k)}`` in force at each time.
         """
-        k = np.searchsorted(self.tau, np.asarray(times, dtype=float), side="right") - 1
-        return self.levels[np.clip(k, 0, len(self.levels) - 1)]
+        return step_at(self.tau, self.levels, times)
 
     def sv_at(self, times: np.ndarray) -> np.ndarray:
         """The predicted singular values of the end-to-end map.
 
         Parameters
         ----------
-        times : ``(T,)`` accelerated times.
+        times : ``(T,)`` accelerated times, as for :meth:`loss_at`.
 
         Returns
         -------
         np.ndarray
-            ``(T, min(c, d))``.
+            ``(T, min(c, d))`` the singular values of the ``β^{(k)}`` in force at each time.
         """
-        k = np.searchsorted(self.tau, np.asarray(times, dtype=float), side="right") - 1
-        return self.sv[np.clip(k, 0, len(self.sv) - 1)]
+        return step_at(self.tau, self.sv, times)
 
 
 def population_loss(beta: np.ndarray, B: np.ndarray, Sxx: np.ndarray) -> np.ndarray:

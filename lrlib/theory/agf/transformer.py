@@ -23,6 +23,7 @@ import numpy as np
 import torch
 
 from ...errors import ParameterError
+from .core import step_at
 
 Tensor = torch.Tensor
 
@@ -268,15 +269,14 @@ class HeadsAGF:
 
         Parameters
         ----------
-        times : ``(T,)`` accelerated times.
+        times : ``(T,)`` accelerated times ``τ = α t``.
 
         Returns
         -------
         np.ndarray
-            ``(T,)``.
+            ``(T,)`` the simulated level in force at each time.
         """
-        k = np.searchsorted(self.tau, np.asarray(times, dtype=float), side="right") - 1
-        return self.levels[np.clip(k, 0, len(self.levels) - 1)]
+        return step_at(self.tau, self.levels, times)
 
 
 def agf_heads(V0: np.ndarray, K0: np.ndarray, Q0: np.ndarray, Sigma: np.ndarray, N: int, alpha: float, *,
