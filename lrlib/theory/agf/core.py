@@ -40,6 +40,24 @@ from ...trajectory import Trajectory
 Tensor = torch.Tensor
 
 
+def step_at(tau: np.ndarray, values: np.ndarray, times: np.ndarray) -> np.ndarray:
+    """A staircase (AGF's loss levels, or anything else held between jumps) read at given times.
+
+    Parameters
+    ----------
+    tau : ``(K+1,)`` the jump times, ascending (``tau[0]`` the start).
+    values : ``(K+1, ...)`` the value in force from each jump on.
+    times : ``(T,)`` where to read it; times before ``tau[0]`` get ``values[0]``.
+
+    Returns
+    -------
+    np.ndarray
+        ``(T, ...)``.
+    """
+    k = np.searchsorted(tau, np.asarray(times, dtype=float), side="right") - 1
+    return values[np.clip(k, 0, len(values) - 1)]
+
+
 @dataclass
 class AGFRun:
     """Output of :func:`agf`.
@@ -68,15 +86,14 @@ class AGFRun:
 
         Parameters
         ----------
-        times : ``(T,)`` accelerated times.
+        times : ``(T,)`` accelerated times ``τ = t/η`` (before ``tau[0]``: the level at init).
 
         Returns
         -------
         np.ndarray
             ``(T,)`` the level in force at each time.
         """
-        k = np.searchsorted(self.tau, np.asarray(times, dtype=float), side="right") - 1
-        return self.levels[np.clip(k, 0, len(self.levels) - 1)]
+        return step_at(self.tau, self.levels, times)
 
 
 def split(p: TwoLayer) -> Tensor:

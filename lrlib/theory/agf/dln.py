@@ -1,6 +1,7 @@
 """Diagonal linear networks ``f(x) = Σ_i u_i v_i x_i`` (Kunin et al. 2025, §3, App. C).
 
-Conventions: data ``X`` is ``(n, d)`` (rows are points), loss ``L(β) = ½ mean_j (x_jᵀβ − y_j)²``,
+Conventions: data ``X`` is ``(n, d)`` inputs (rows are points) with targets ``y`` ``(n,)``; ``beta``
+is a ``(d,)`` vector of coefficients ``β_i = u_i v_i``; loss ``L(β) = ½ mean_j (x_jᵀβ − y_j)²``,
 initialisation ``u_i = √2 α``, ``v_i = 0`` (the Pesme–Flammarion init), so ‖θ_i(0)‖ = √2 α and
 ``η_α = −log(√2 α)``.  Time is *accelerated time* ``τ = t / η_α`` with ``t`` gradient-flow time
 on ``L``; one GD step of size ``lr`` is ``Δτ = lr / η_α``.
@@ -24,6 +25,7 @@ import numpy as np
 from scipy.optimize import lsq_linear
 
 from ...errors import ParameterError
+from .core import step_at
 
 
 def log_cosh(a: np.ndarray) -> np.ndarray:
@@ -79,9 +81,7 @@ def loss(X: np.ndarray, y: np.ndarray, beta: np.ndarray) -> float:
 
     Parameters
     ----------
-    X : ``(n, d)`` inputs.
-    y : ``(n,)`` targets.
-    beta : ``(d,)`` coefficients.
+    X, y, beta : the data and the coefficients at which the loss is read (module conventions).
 
     Returns
     -------
@@ -95,9 +95,7 @@ def grad(X: np.ndarray, y: np.ndarray, beta: np.ndarray) -> np.ndarray:
 
     Parameters
     ----------
-    X : ``(n, d)`` inputs.
-    y : ``(n,)`` targets.
-    beta : ``(d,)`` coefficients.
+    X, y, beta : the data and the coefficients at which the gradient is taken (module conventions).
 
     Returns
     -------
@@ -112,8 +110,7 @@ def constrained_ls(X: np.ndarray, y: np.ndarray, signs: np.ndarray, tol: float =
 
     Parameters
     ----------
-    X : ``(n, d)`` inputs.
-    y : ``(n,)`` targets.
+    X, y : the data (module conventions), fitted in the mean-reduced loss.
     signs : ``(d,)`` in ``{−1, 0, +1}``.
     tol : tolerance of the active-set iteration.
 
@@ -146,7 +143,7 @@ class DLNResult:
     betas : ``(K+1, d)`` the active network ``β_A``.
     active : ``(K+1, d)`` bool.
     order : the coordinates activated at each jump.
-    eta : the acceleration ``η_α`` (``nan`` for PF).
+    eta : the acceleration ``η_α`` (``inf`` for PF).
     kind : ``"agf"`` or ``"pf"``.
     segments : per iteration ``(g, ρ, A0)`` (AGF) or ``(g, S0)`` (PF), enough to evaluate ``S_i`` at any
         time (:meth:`S_at`).
@@ -200,15 +197,14 @@ class DLNResult:
 
         Parameters
         ----------
-        times : ``(T,)`` accelerated times.
+        times : ``(T,)`` accelerated times ``τ = t/η_α`` (as for :meth:`S_at`).
 
         Returns
         -------
         np.ndarray
-            ``(T,)``.
+            ``(T,)`` the level ``ℓ_k`` in force at each time.
         """
-        k = np.searchsorted(self.tau, np.asarray(times, dtype=float), side="right") - 1
-        return self.levels[np.clip(k, 0, len(self.levels) - 1)]
+        return step_at(self.tau, self.levels, times)
 
 
 def _agf_or_pf(X: np.ndarray, y: np.ndarray, alpha: float | None, max_iter: int, tie: float) -> DLNResult:
@@ -281,8 +277,7 @@ def agf(X: np.ndarray, y: np.ndarray, alpha: float, *, max_iter: int = 100, tie:
 
     Parameters
     ----------
-    X : ``(n, d)`` inputs.
-    y : ``(n,)`` targets.
+    X, y : the data (module conventions).
     alpha : the initialisation scale (``u = √2 α``, ``v = 0``).
     max_iter : most jumps.
     tie : relative tolerance under which jump times count as simultaneous.
@@ -299,14 +294,14 @@ def pesme_flammarion(X: np.ndarray, y: np.ndarray, *, max_iter: int = 100, tie: 
 
     Parameters
     ----------
-    X : ``(n, d)`` inputs.
-    y : ``(n,)`` targets.
+    X, y : the data (module conventions); no initialisation scale (α → 0).
     max_iter : most jumps.
     tie : relative tolerance under which jump times count as simultaneous.
 
     Returns
     -------
     DLNResult
+        With ``eta = inf`` and ``kind = "pf"``.
     """
     return _agf_or_pf(X, y, None, max_iter, tie)
 

@@ -9,6 +9,10 @@ Population loss ``L(β) = ½ E‖(β − B)x‖²`` with ``x ~ N(0, Σ_xx)``, ``
 * Conjecture 4.1: ``ℓ^{(k)} = ½ Σ_{i>k} μ_i`` and
   ``Δτ^{(k)} = [1 − Σ_{l=0}^{k−2} σ^{(l)}_{k−l} Δτ^{(l+1)}] / σ^{(k−1)}_1``, ``σ^{(l)}_j`` the j-th singular
   value of ``P⊥_{U_l} Σ_yx``; in the commuting case ``τ^{(k)} = 1/σ_k(Σ_yx)``.
+
+Conventions: ``Sxx`` is the ``(d, d)`` input covariance ``Σ_xx``, ``B`` the ``(c, d)`` target map,
+``Syx`` the ``(c, d)`` cross-covariance ``Σ_yx = B Σ_xx`` and ``beta`` a ``(..., c, d)`` stack of
+end-to-end maps ``β``.
 """
 
 from __future__ import annotations
@@ -16,6 +20,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
+
+from .core import step_at
 
 
 @dataclass
@@ -42,30 +48,28 @@ class LinearAGF:
 
         Parameters
         ----------
-        times : ``(T,)`` accelerated times.
+        times : ``(T,)`` accelerated times ``τ = t/η_α``.
 
         Returns
         -------
         np.ndarray
-            ``(T,)``.
+            ``(T,)`` the population loss ``ℓ^{(k)}`` in force at each time.
         """
-        k = np.searchsorted(self.tau, np.asarray(times, dtype=float), side="right") - 1
-        return self.levels[np.clip(k, 0, len(self.levels) - 1)]
+        return step_at(self.tau, self.levels, times)
 
     def sv_at(self, times: np.ndarray) -> np.ndarray:
         """The predicted singular values of the end-to-end map.
 
         Parameters
         ----------
-        times : ``(T,)`` accelerated times.
+        times : ``(T,)`` accelerated times, as for :meth:`loss_at`.
 
         Returns
         -------
         np.ndarray
-            ``(T, min(c, d))``.
+            ``(T, min(c, d))`` the singular values of the ``β^{(k)}`` in force at each time.
         """
-        k = np.searchsorted(self.tau, np.asarray(times, dtype=float), side="right") - 1
-        return self.sv[np.clip(k, 0, len(self.sv) - 1)]
+        return step_at(self.tau, self.sv, times)
 
 
 def population_loss(beta: np.ndarray, B: np.ndarray, Sxx: np.ndarray) -> np.ndarray:
@@ -73,14 +77,12 @@ def population_loss(beta: np.ndarray, B: np.ndarray, Sxx: np.ndarray) -> np.ndar
 
     Parameters
     ----------
-    beta : ``(..., c, d)`` end-to-end maps.
-    B : ``(c, d)`` the target map.
-    Sxx : ``(d, d)`` the input covariance.
+    beta, B, Sxx : the maps to score and the task (module conventions).
 
     Returns
     -------
     np.ndarray
-        ``(...)``.
+        ``(...)``, the leading dimensions of ``beta``.
     """
     M = beta - B
     return 0.5 * np.einsum("...ij,jk,...ik->...", M, Sxx, M)
@@ -91,8 +93,7 @@ def reduced_rank(Syx: np.ndarray, Sxx: np.ndarray, k: int) -> tuple[np.ndarray, 
 
     Parameters
     ----------
-    Syx : ``(c, d)`` cross-covariance.
-    Sxx : ``(d, d)`` input covariance.
+    Syx, Sxx : the covariances (module conventions).
     k : the rank.
 
     Returns
@@ -112,8 +113,7 @@ def conjecture(Sxx: np.ndarray, B: np.ndarray) -> LinearAGF:
 
     Parameters
     ----------
-    Sxx : ``(d, d)`` the input covariance.
-    B : ``(c, d)`` the target map.
+    Sxx, B : the task (module conventions); ``r = min(c, d)`` jumps.
 
     Returns
     -------
@@ -143,13 +143,12 @@ def commuting_times(Sxx: np.ndarray, B: np.ndarray) -> np.ndarray:
 
     Parameters
     ----------
-    Sxx : ``(d, d)`` the input covariance.
-    B : ``(c, d)`` the target map.
+    Sxx, B : the task (module conventions), for which ``Σ_xx`` commutes with ``Σ_yxᵀ Σ_yx``.
 
     Returns
     -------
     np.ndarray
-        ``(r,)``.
+        ``(r,)`` the jump times, ``r = min(c, d)``.
     """
     return 1.0 / np.linalg.svd(B @ Sxx, compute_uv=False)
 

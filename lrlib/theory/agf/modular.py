@@ -8,6 +8,9 @@ outputs).  DFT ``x̂[k] = Σ_n x[n] e^{−2πikn/p}`` (numpy's ``fft``).
 * Lemma F.2: ``U = (2/p³) Σ_{k≠0} |x̂[k]|² û[k] v̂[k] conj(ŵ[k]) conj(x̂[k])`` for the empty active set;
 * Thm F.3: ``Ū* = √(2/(27p³)) |x̂[ξ]|³`` on the dominant frequency ξ;
 * Eq. 9: ``ℓ^{(k)} = (1/2p) Σ_{unlearned k'} |x̂[k']|²``; frequencies learned in decreasing ``|x̂|``.
+
+Conventions: ``x`` is the ``(p,)`` template; ``u, v, w`` are a neuron's three ``(p,)`` weight vectors
+(``(K, p)`` for ``K`` neurons).
 """
 
 from __future__ import annotations
@@ -47,7 +50,7 @@ def dataset(x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 
     Parameters
     ----------
-    x : ``(p,)`` the template.
+    x : the template (module conventions), rolled by ``a``, ``b`` and ``a + b``.
 
     Returns
     -------
@@ -66,12 +69,12 @@ def fourier_utility(u: np.ndarray, v: np.ndarray, w: np.ndarray, x: np.ndarray) 
 
     Parameters
     ----------
-    u, v, w : ``(p,)`` one neuron.
-    x : ``(p,)`` the template.
+    u, v, w, x : one neuron and the template (module conventions); only ``k ≠ 0`` enters.
 
     Returns
     -------
     float
+        ``U``, the real part of the Fourier sum.
     """
     p = len(x)
     xh, uh, vh, wh = (np.fft.fft(t) for t in (x, u, v, w))
@@ -84,12 +87,12 @@ def direct_utility(u: np.ndarray, v: np.ndarray, w: np.ndarray, x: np.ndarray) -
 
     Parameters
     ----------
-    u, v, w : ``(p,)`` one neuron.
-    x : ``(p,)`` the template.
+    u, v, w, x : one neuron and the template (module conventions), as for :func:`fourier_utility`.
 
     Returns
     -------
     float
+        ``U``, the mean over the ``p²`` pairs.
     """
     X, Y = dataset(x)
     p = len(x)
@@ -120,7 +123,7 @@ def predict(x: np.ndarray, tol: float = 1e-9) -> ModularAGF:
 
     Parameters
     ----------
-    x : ``(p,)`` the template.
+    x : the template (module conventions).
     tol : frequencies with ``|x̂| ≤ tol·max|x̂|`` are ignored.
 
     Returns
@@ -198,7 +201,7 @@ def without_frequency(x: np.ndarray, xi: int) -> np.ndarray:
 
     Parameters
     ----------
-    x : ``(p,)`` the template.
+    x : the template (module conventions).
     xi : the frequency to remove.
 
     Returns
@@ -217,7 +220,7 @@ def residual_utility(u: np.ndarray, v: np.ndarray, w: np.ndarray, X: np.ndarray,
 
     Parameters
     ----------
-    u, v, w : ``(K, p)`` the neurons.
+    u, v, w : the ``K`` neurons, ``(K, p)`` each (module conventions).
     X : ``(p², 2p)`` the inputs of :func:`dataset`.
     R : ``(p², p)`` the residual.
 

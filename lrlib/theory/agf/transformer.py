@@ -12,6 +12,10 @@ Closed forms (the paper's §4 and App. E):
 * Lemma E.1: ``Ū*_k = Nλ_k²/(3√3)`` at ``V̄ = ±1/√3``, ``Q̄ = K̄ = ±v_k/√3``;
 * Lemma E.2 / Eq. 7: ``A_k = 1/(trΣ + (N+1)λ_k)``, ``ℓ^{(k)} = ½[trΣ − Σ_{i≤k} Nλ_i² A_i]``;
 * jump bound: ``τ^{(k)} ≥ τ^{(k−1)} + √3/(η_α N λ_k² μ^{(k−1)})``, ``μ`` the largest dormant norm.
+
+Conventions: the task is ``Sigma`` ``(d, d)``, the covariance Σ of ``x_n`` (numpy, or a tensor where
+the function takes tensors), and ``N``, the context length; ``Gamma`` is a ``Γ`` of shape
+``(..., d, d)`` (leading dimensions, where allowed, give one result each).
 """
 
 from __future__ import annotations
@@ -23,6 +27,7 @@ import numpy as np
 import torch
 
 from ...errors import ParameterError
+from .core import step_at
 
 Tensor = torch.Tensor
 
@@ -32,8 +37,7 @@ def moments(Sigma: np.ndarray, N: int) -> tuple[np.ndarray, np.ndarray]:
 
     Parameters
     ----------
-    Sigma : ``(d, d)`` covariance.
-    N : context length.
+    Sigma, N : the task (module conventions), which fixes both moments.
 
     Returns
     -------
@@ -48,9 +52,7 @@ def population_loss(Gamma: np.ndarray, Sigma: np.ndarray, N: int) -> np.ndarray:
 
     Parameters
     ----------
-    Gamma : ``(..., d, d)``.
-    Sigma : ``(d, d)`` covariance.
-    N : context length.
+    Gamma, Sigma, N : module conventions; one loss for each ``Γ`` of the stack.
 
     Returns
     -------
@@ -69,9 +71,7 @@ def population_grad(Gamma: np.ndarray, Sigma: np.ndarray, N: int) -> np.ndarray:
 
     Parameters
     ----------
-    Gamma : ``(..., d, d)``.
-    Sigma : ``(d, d)`` covariance.
-    N : context length.
+    Gamma, Sigma, N : module conventions; the gradient is taken at each ``Γ`` of the stack.
 
     Returns
     -------
@@ -87,9 +87,7 @@ def monte_carlo_loss(Gamma: np.ndarray, Sigma: np.ndarray, N: int, samples: int,
 
     Parameters
     ----------
-    Gamma : ``(d, d)``.
-    Sigma : ``(d, d)`` covariance.
-    N : context length.
+    Gamma, Sigma, N : module conventions, with a single ``Γ`` ``(d, d)`` here.
     samples : number of prompts.
     rs : numpy ``RandomState``.
 
@@ -161,8 +159,7 @@ def predict(Sigma: np.ndarray, N: int) -> TransformerAGF:
 
     Parameters
     ----------
-    Sigma : ``(d, d)`` covariance.
-    N : context length.
+    Sigma, N : the task (module conventions); Σ's eigenvalues, descending, order the jumps.
 
     Returns
     -------
@@ -185,8 +182,7 @@ def head_utility(V: Tensor, K: Tensor, Q: Tensor, Gamma_A: Tensor, Sigma: Tensor
     V : ``(H,)``.
     K, Q : ``(H, d)``.
     Gamma_A : ``(d, d)`` the active heads' ``Γ``.
-    Sigma : ``(d, d)`` covariance.
-    N : context length.
+    Sigma, N : the task (module conventions), ``Sigma`` a tensor here.
 
     Returns
     -------
@@ -227,8 +223,7 @@ def design(Sigma: np.ndarray, N: int) -> tuple[np.ndarray, np.ndarray, float]:
 
     Parameters
     ----------
-    Sigma : ``(d, d)`` covariance.
-    N : context length.
+    Sigma, N : the task (module conventions) whose population loss the design reproduces.
 
     Returns
     -------
@@ -268,15 +263,14 @@ class HeadsAGF:
 
         Parameters
         ----------
-        times : ``(T,)`` accelerated times.
+        times : ``(T,)`` accelerated times ``τ = α t``.
 
         Returns
         -------
         np.ndarray
-            ``(T,)``.
+            ``(T,)`` the simulated level in force at each time.
         """
-        k = np.searchsorted(self.tau, np.asarray(times, dtype=float), side="right") - 1
-        return self.levels[np.clip(k, 0, len(self.levels) - 1)]
+        return step_at(self.tau, self.levels, times)
 
 
 def agf_heads(V0: np.ndarray, K0: np.ndarray, Q0: np.ndarray, Sigma: np.ndarray, N: int, alpha: float, *,
@@ -294,8 +288,7 @@ def agf_heads(V0: np.ndarray, K0: np.ndarray, Q0: np.ndarray, Sigma: np.ndarray,
     ----------
     V0 : ``(H,)`` initial values.
     K0, Q0 : ``(H, d)`` initial keys and queries.
-    Sigma : ``(d, d)`` covariance.
-    N : context length.
+    Sigma, N : the task (module conventions).
     alpha : the initialisation scale (``η_α = 1/α``).
     rtol : relative tolerance of the integrator.
 
