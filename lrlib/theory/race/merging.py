@@ -1,5 +1,9 @@
 """Pinson (2026), §4.5 and §5: merging mutually aligned neurons.  By 2-homogeneity, neurons with
-parallel total vectors θ_α = [w1_α, b_α, w2_α] are one neuron of norm √(Σ‖θ‖²)."""
+parallel total vectors θ_α = [w1_α, b_α, w2_α] are one neuron of norm √(Σ‖θ‖²).
+
+Conventions: ``p``, ``X``, ``y`` as in :mod:`.neuron`; every function but :func:`theta` takes a
+single network (no run dims, ``W1 (m, D)``, ``b1 (m,)``, ``W2 (2, m)``, ``b2 (2,)``; float64 for the
+identities)."""
 
 from __future__ import annotations
 
@@ -20,8 +24,7 @@ def theta(p: TwoLayer) -> Tensor:
     Parameters
     ----------
     p : TwoLayer
-        Network(s); tensors may carry leading run/time dims ``B...``: ``W1 (B..., m, D)``,
-        ``b1 (B..., m)``, ``W2 (B..., 2, m)``, ``b2 (B..., 2)``.
+        Network(s) (conventions of :mod:`.neuron`); ``b2`` is not part of θ.
 
     Returns
     -------
@@ -39,7 +42,7 @@ def merge_groups(p: TwoLayer, threshold: float = 0.999) -> Tensor:
     Parameters
     ----------
     p : TwoLayer
-        One network (no run dims): ``W1 (m, D)``, ``b1 (m,)``, ``W2 (2, m)``, ``b2 (2,)``; float64 for the identities.
+        A single network (conventions of :mod:`.neuron`); θ is compared in float64.
     threshold : float
         Cosine at or above which two θ join a group.
 
@@ -82,7 +85,7 @@ def merge(p: TwoLayer, threshold: float = 0.999, direction: str = "weighted") ->
     Parameters
     ----------
     p : TwoLayer
-        One network (no run dims): ``W1 (m, D)``, ``b1 (m,)``, ``W2 (2, m)``, ``b2 (2,)``; float64 for the identities.
+        A single network (conventions of :mod:`.neuron`); ``b2`` and the activation carry over.
     threshold : float
         Cosine threshold of :func:`merge_groups`.
     direction : str
@@ -118,7 +121,7 @@ def split_neuron(p: TwoLayer, alpha: int, c: float) -> TwoLayer:
     Parameters
     ----------
     p : TwoLayer
-        One network (no run dims): ``W1 (m, D)``, ``b1 (m,)``, ``W2 (2, m)``, ``b2 (2,)``; float64 for the identities.
+        A single network (conventions of :mod:`.neuron`); the copies keep ``b2`` and the activation.
     alpha : int
         Index of the neuron.
     c : float
@@ -143,7 +146,8 @@ def split_all(p: TwoLayer, c: float = 0.6) -> TwoLayer:
     Parameters
     ----------
     p : TwoLayer
-        One network (no run dims): ``W1 (m, D)``, ``b1 (m,)``, ``W2 (2, m)``, ``b2 (2,)``; float64 for the identities.
+        A single network (conventions of :mod:`.neuron`); run dims raise
+        :class:`~lrlib.errors.ParameterError`.
     c : float
         Share of the first copy of each neuron, in (0, 1).
 
@@ -170,12 +174,9 @@ def merge_rows(p: TwoLayer, X: Tensor, y: Tensor, loss: Loss,
 
     Parameters
     ----------
-    p : TwoLayer
-        One network (no run dims): ``W1 (m, D)``, ``b1 (m,)``, ``W2 (2, m)``, ``b2 (2,)``; float64 for the identities.
-    X : Tensor
-        Inputs ``(N, D)``.
-    y : Tensor
-        Labels ``(N,)`` in {0, 1}.
+    p, X, y
+        One network, its inputs ``(N, D)`` and labels ``(N,)`` (conventions of :mod:`.neuron`), measured
+        before and after each merge.
     loss : Loss
         The loss measured before and after merging.
     thresholds : sequence of float
