@@ -34,6 +34,13 @@ def theta(p: TwoLayer) -> Tensor:
     return p.neuron_vectors()
 
 
+def _from_theta(p: TwoLayer, new: Tensor) -> TwoLayer:
+    """The single network with total vectors ``new (m', D+3)`` (rows as in :func:`theta`), ``b2`` and
+    activation of ``p``."""
+    D = p.in_dim
+    return TwoLayer(W1=new[:, :D], b1=new[:, D], W2=new[:, D + 1:].T.contiguous(), b2=p.b2, act=p.act)
+
+
 def merge_groups(p: TwoLayer, threshold: float = 0.999) -> Tensor:
     """Greedy grouping of one network's neurons (§4.5): in decreasing ‖θ‖, each unassigned neuron
     leads a group with every unassigned neuron whose θ has cosine ≥ ``threshold`` with its own.
@@ -110,8 +117,7 @@ def merge(p: TwoLayer, threshold: float = 0.999, direction: str = "weighted") ->
     else:
         dirs = torch.zeros_like(th).index_add_(0, label, nrm.unsqueeze(-1) * th)[leaders]
     new = dirs / torch.linalg.vector_norm(dirs, dim=-1, keepdim=True) * sq[leaders].sqrt().unsqueeze(-1)
-    D = p.in_dim
-    q = TwoLayer(W1=new[:, :D], b1=new[:, D], W2=new[:, D + 1:].T.contiguous(), b2=p.b2, act=p.act)
+    q = _from_theta(p, new)
     return q, int(leaders.numel())
 
 
@@ -135,8 +141,7 @@ def split_neuron(p: TwoLayer, alpha: int, c: float) -> TwoLayer:
     th = theta(p)
     new = torch.cat([th, th[alpha:alpha + 1] * math.sqrt(1 - c * c)], 0)
     new[alpha] = th[alpha] * c
-    D = p.in_dim
-    return TwoLayer(W1=new[:, :D], b1=new[:, D], W2=new[:, D + 1:].T.contiguous(), b2=p.b2, act=p.act)
+    return _from_theta(p, new)
 
 
 def split_all(p: TwoLayer, c: float = 0.6) -> TwoLayer:
@@ -160,8 +165,7 @@ def split_all(p: TwoLayer, c: float = 0.6) -> TwoLayer:
         raise ParameterError("split_all takes a single network and 0 < c < 1")
     th = theta(p)
     new = torch.cat([th * c, th * math.sqrt(1 - c * c)], 0)
-    D = p.in_dim
-    return TwoLayer(W1=new[:, :D], b1=new[:, D], W2=new[:, D + 1:].T.contiguous(), b2=p.b2, act=p.act)
+    return _from_theta(p, new)
 
 
 def merge_rows(p: TwoLayer, X: Tensor, y: Tensor, loss: Loss,
