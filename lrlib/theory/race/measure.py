@@ -1,6 +1,11 @@
 """Pinson (2026): the chapter's measurements on trained networks — rank correlations, top shares,
 the growth-form fits of eq. 19, per-snapshot statistics, Thm. 4.1's rule agreement, alignment
-scores."""
+scores.
+
+Conventions: networks ``p`` (and single networks) as in :mod:`.neuron`.  A ``traj`` is a recorded
+(batched) :class:`~lrlib.trajectory.Trajectory`, params ``(T, R..., ...)``, steps ``(T,)`` in
+optimiser steps; with it (and in :func:`rule_agreement`) ``X (R..., N, D)`` and ``y (R..., N)`` are
+the runs' data.  Per-neuron inputs are ``(B..., m)``; per-run results ``(B...)``."""
 
 from __future__ import annotations
 
@@ -77,7 +82,7 @@ def top_overlap(score: Tensor, target: Tensor, frac: float = 0.1) -> Tensor:
     target : Tensor
         ``(B..., m)`` the predicted quantity.
     frac : float
-        Share of neurons at the top.
+        Share of neurons at the top of each ranking.
 
     Returns
     -------
@@ -98,7 +103,7 @@ def top_share(a: Tensor, frac: float = 0.1) -> Tensor:
     a : Tensor
         ``(B..., m)`` nonnegative.
     frac : float
-        Share of neurons at the top.
+        Share of neurons whose ``a`` is summed.
 
     Returns
     -------
@@ -192,12 +197,8 @@ def snapshot_stats(traj, X: Tensor, y: Tensor, steps) -> dict[str, Tensor]:
 
     Parameters
     ----------
-    traj : Trajectory
-        A recorded (batched) run; params ``(T, R..., ...)``, steps ``(T,)`` in optimiser steps.
-    X : Tensor
-        ``(R..., N, D)``.
-    y : Tensor
-        ``(R..., N)``.
+    traj, X, y
+        A recorded (batched) run and its data (module conventions), read at ``steps``.
     steps : sequence of int
         Optimiser steps (``S`` of them).
 
@@ -251,10 +252,8 @@ def rule_agreement(P: TwoLayer, final: TwoLayer, X: Tensor, y: Tensor,
         The network the rule is evaluated on, ``(R..., ...)``.
     final : TwoLayer
         The network whose targets are compared, same run dims.
-    X : Tensor
-        ``(R..., N, D)``.
-    y : Tensor
-        ``(R..., N)``.
+    X, y : Tensor
+        Data of the runs (module conventions), on which ``P`` is evaluated.
     tol : float
         Radians from a target that counts as settled.
     flip : bool
@@ -281,8 +280,7 @@ def top_alignment(p: TwoLayer, n_top: int = 25) -> Tensor:
     Parameters
     ----------
     p : TwoLayer
-        Network(s); tensors may carry leading run/time dims ``B...``: ``W1 (B..., m, D)``,
-        ``b1 (B..., m)``, ``W2 (B..., 2, m)``, ``b2 (B..., 2)``.
+        Network(s) (conventions of :mod:`.neuron`); θ includes ``b1``.
     n_top : int
         Neurons kept, by a.
 
@@ -325,13 +323,10 @@ def gate_change(p_from: TwoLayer, p_to: TwoLayer, X: Tensor) -> Tensor:
 
     Parameters
     ----------
-    p_from : TwoLayer
-        Network(s); tensors may carry leading run/time dims ``B...``: ``W1 (B..., m, D)``,
-        ``b1 (B..., m)``, ``W2 (B..., 2, m)``, ``b2 (B..., 2)``.
-    p_to : TwoLayer
-        Same run dims as ``p_from``.
+    p_from, p_to : TwoLayer
+        Network(s) with the same run dims (conventions of :mod:`.neuron`).
     X : Tensor
-        Inputs ``(N, D)`` shared by every run, or ``(B..., N, D)``.
+        Inputs (conventions of :mod:`.neuron`), gated by both networks.
 
     Returns
     -------
@@ -368,7 +363,7 @@ def n_parameters(p: TwoLayer) -> int:
     Parameters
     ----------
     p : TwoLayer
-        One network (no run dims): ``W1 (m, D)``, ``b1 (m,)``, ``W2 (2, m)``, ``b2 (2,)``; float64 for the identities.
+        A single network (conventions of :mod:`.neuron`); ``None`` tensors are not counted.
 
     Returns
     -------
@@ -389,12 +384,9 @@ def appendix_g_check(p: TwoLayer, X: Tensor, y: Tensor, n_want: int = 20, min_sa
 
     Parameters
     ----------
-    p : TwoLayer
-        One network (no run dims): ``W1 (m, D)``, ``b1 (m,)``, ``W2 (2, m)``, ``b2 (2,)``; float64 for the identities.
-    X : Tensor
-        Inputs ``(N, D)``.
-    y : Tensor
-        Labels ``(N,)`` in {0, 1}.
+    p, X, y
+        A single network (float64), its inputs and labels (conventions of :mod:`.neuron`); ``p`` is
+        left unchanged.
     n_want : int
         Neurons wanted.
     min_samples : int
@@ -453,12 +445,8 @@ def top_cos_delta_path(traj, X: Tensor, y: Tensor, t_max: int, n_top: int = 25) 
 
     Parameters
     ----------
-    traj : Trajectory
-        A recorded (batched) run; params ``(T, R..., ...)``, steps ``(T,)`` in optimiser steps.
-    X : Tensor
-        ``(R..., N, D)``.
-    y : Tensor
-        ``(R..., N)``.
+    traj, X, y
+        A recorded (batched) run and its data (module conventions), read up to ``t_max``.
     t_max : int
         Last step (optimiser steps).
     n_top : int

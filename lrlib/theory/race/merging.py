@@ -1,5 +1,9 @@
 """Pinson (2026), §4.5 and §5: merging mutually aligned neurons.  By 2-homogeneity, neurons with
-parallel total vectors θ_α = [w1_α, b_α, w2_α] are one neuron of norm √(Σ‖θ‖²)."""
+parallel total vectors θ_α = [w1_α, b_α, w2_α] are one neuron of norm √(Σ‖θ‖²).
+
+Conventions: ``p``, ``X``, ``y`` as in :mod:`.neuron`; every function but :func:`theta` takes a
+single network (no run dims, ``W1 (m, D)``, ``b1 (m,)``, ``W2 (2, m)``, ``b2 (2,)``; float64 for the
+identities)."""
 
 from __future__ import annotations
 
@@ -20,8 +24,7 @@ def theta(p: TwoLayer) -> Tensor:
     Parameters
     ----------
     p : TwoLayer
-        Network(s); tensors may carry leading run/time dims ``B...``: ``W1 (B..., m, D)``,
-        ``b1 (B..., m)``, ``W2 (B..., 2, m)``, ``b2 (B..., 2)``.
+        Network(s) (conventions of :mod:`.neuron`); ``b2`` is not part of θ.
 
     Returns
     -------
@@ -29,6 +32,13 @@ def theta(p: TwoLayer) -> Tensor:
         ``(B..., m, D+3)``.
     """
     return p.neuron_vectors()
+
+
+def _from_theta(p: TwoLayer, new: Tensor) -> TwoLayer:
+    """The single network with total vectors ``new (m', D+3)`` (rows as in :func:`theta`), ``b2`` and
+    activation of ``p``."""
+    D = p.in_dim
+    return TwoLayer(W1=new[:, :D], b1=new[:, D], W2=new[:, D + 1:].T.contiguous(), b2=p.b2, act=p.act)
 
 
 def merge_groups(p: TwoLayer, threshold: float = 0.999) -> Tensor:
@@ -39,7 +49,7 @@ def merge_groups(p: TwoLayer, threshold: float = 0.999) -> Tensor:
     Parameters
     ----------
     p : TwoLayer
-        One network (no run dims): ``W1 (m, D)``, ``b1 (m,)``, ``W2 (2, m)``, ``b2 (2,)``; float64 for the identities.
+        A single network (conventions of :mod:`.neuron`); θ is compared in float64.
     threshold : float
         Cosine at or above which two θ join a group.
 
@@ -82,7 +92,7 @@ def merge(p: TwoLayer, threshold: float = 0.999, direction: str = "weighted") ->
     Parameters
     ----------
     p : TwoLayer
-        One network (no run dims): ``W1 (m, D)``, ``b1 (m,)``, ``W2 (2, m)``, ``b2 (2,)``; float64 for the identities.
+        A single network (conventions of :mod:`.neuron`); ``b2`` and the activation carry over.
     threshold : float
         Cosine threshold of :func:`merge_groups`.
     direction : str
@@ -107,8 +117,7 @@ def merge(p: TwoLayer, threshold: float = 0.999, direction: str = "weighted") ->
     else:
         dirs = torch.zeros_like(th).index_add_(0, label, nrm.unsqueeze(-1) * th)[leaders]
     new = dirs / torch.linalg.vector_norm(dirs, dim=-1, keepdim=True) * sq[leaders].sqrt().unsqueeze(-1)
-    D = p.in_dim
-    q = TwoLayer(W1=new[:, :D], b1=new[:, D], W2=new[:, D + 1:].T.contiguous(), b2=p.b2, act=p.act)
+    q = _from_theta(p, new)
     return q, int(leaders.numel())
 
 
@@ -118,7 +127,7 @@ def split_neuron(p: TwoLayer, alpha: int, c: float) -> TwoLayer:
     Parameters
     ----------
     p : TwoLayer
-        One network (no run dims): ``W1 (m, D)``, ``b1 (m,)``, ``W2 (2, m)``, ``b2 (2,)``; float64 for the identities.
+        A single network (conventions of :mod:`.neuron`); the copies keep ``b2`` and the activation.
     alpha : int
         Index of the neuron.
     c : float
@@ -132,8 +141,7 @@ def split_neuron(p: TwoLayer, alpha: int, c: float) -> TwoLayer:
     th = theta(p)
     new = torch.cat([th, th[alpha:alpha + 1] * math.sqrt(1 - c * c)], 0)
     new[alpha] = th[alpha] * c
-    D = p.in_dim
-    return TwoLayer(W1=new[:, :D], b1=new[:, D], W2=new[:, D + 1:].T.contiguous(), b2=p.b2, act=p.act)
+    return _from_theta(p, new)
 
 
 def split_all(p: TwoLayer, c: float = 0.6) -> TwoLayer:
@@ -143,7 +151,8 @@ def split_all(p: TwoLayer, c: float = 0.6) -> TwoLayer:
     Parameters
     ----------
     p : TwoLayer
-        One network (no run dims): ``W1 (m, D)``, ``b1 (m,)``, ``W2 (2, m)``, ``b2 (2,)``; float64 for the identities.
+        A single network (conventions of :mod:`.neuron`); run dims raise
+        :class:`~lrlib.errors.ParameterError`.
     c : float
         Share of the first copy of each neuron, in (0, 1).
 
@@ -156,8 +165,7 @@ def split_all(p: TwoLayer, c: float = 0.6) -> TwoLayer:
         raise ParameterError("split_all takes a single network and 0 < c < 1")
     th = theta(p)
     new = torch.cat([th * c, th * math.sqrt(1 - c * c)], 0)
-    D = p.in_dim
-    return TwoLayer(W1=new[:, :D], b1=new[:, D], W2=new[:, D + 1:].T.contiguous(), b2=p.b2, act=p.act)
+    return _from_theta(p, new)
 
 
 def merge_rows(p: TwoLayer, X: Tensor, y: Tensor, loss: Loss,
@@ -170,12 +178,9 @@ def merge_rows(p: TwoLayer, X: Tensor, y: Tensor, loss: Loss,
 
     Parameters
     ----------
-    p : TwoLayer
-        One network (no run dims): ``W1 (m, D)``, ``b1 (m,)``, ``W2 (2, m)``, ``b2 (2,)``; float64 for the identities.
-    X : Tensor
-        Inputs ``(N, D)``.
-    y : Tensor
-        Labels ``(N,)`` in {0, 1}.
+    p, X, y
+        One network, its inputs ``(N, D)`` and labels ``(N,)`` (conventions of :mod:`.neuron`), measured
+        before and after each merge.
     loss : Loss
         The loss measured before and after merging.
     thresholds : sequence of float

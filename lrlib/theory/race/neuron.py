@@ -8,9 +8,18 @@ softmax cross-entropy, mean over the ``N`` samples (the paper's ⟨·⟩ is
 paper's *class 1* (output node 0, ``φ_Δy = 7π/4``), label 1 its *class 2*
 (``φ_Δy = 3π/4``).
 
-Shapes: parameters may carry leading run/time dims ``B...``; ``X`` is ``(N, D)`` or
-``(B..., N, D)``; ``y`` is ``(N,)`` or ``(B..., N)``.  Per-neuron outputs are
-``(B..., m)`` or ``(B..., m, D)``.  Angles are in radians, ``φ ∈ [0, 2π)``.
+Conventions (the arguments shared by the functions here and in :mod:`.measure` and :mod:`.merging`;
+their docstrings name them compactly and add only what is specific):
+
+- ``p`` (:class:`~lrlib.models.TwoLayer`): the network(s); tensors may carry leading run/time dims
+  ``B...``: ``W1 (B..., m, D)``, ``b1 (B..., m)``, ``W2 (B..., 2, m)``, ``b2 (B..., 2)``.
+- ``X`` (Tensor): inputs ``(N, D)`` shared by every run, or ``(B..., N, D)``.
+- ``y`` (Tensor): labels ``(N,)`` or ``(B..., N)`` in {0, 1}; label 0 is the paper's class 1
+  (φ_Δy = 7π/4).
+- *Single network*: ``p`` without run dims, ``W1 (m, D)``, ``b1 (m,)``, ``W2 (2, m)``, ``b2 (2,)``
+  (float64 for the identities), with ``X (N, D)``, ``y (N,)``; ``alpha`` (int) indexes one neuron.
+
+Per-neuron outputs are ``(B..., m)`` or ``(B..., m, D)``.  Angles are in radians, ``φ ∈ [0, 2π)``.
 """
 
 from __future__ import annotations
@@ -34,13 +43,8 @@ def error_vectors(p: TwoLayer, X: Tensor, y: Tensor) -> Tensor:
 
     Parameters
     ----------
-    p : TwoLayer
-        Network(s); tensors may carry leading run/time dims ``B...``: ``W1 (B..., m, D)``,
-        ``b1 (B..., m)``, ``W2 (B..., 2, m)``, ``b2 (B..., 2)``.
-    X : Tensor
-        Inputs ``(N, D)`` shared by every run, or ``(B..., N, D)``.
-    y : Tensor
-        Labels ``(N,)`` or ``(B..., N)`` in {0, 1}; label 0 is the paper's class 1 (φ_Δy = 7π/4).
+    p, X, y
+        Network(s), inputs and labels (module conventions); ``y`` is one-hot encoded against the softmax.
 
     Returns
     -------
@@ -56,11 +60,8 @@ def gating(p: TwoLayer, X: Tensor) -> Tensor:
 
     Parameters
     ----------
-    p : TwoLayer
-        Network(s); tensors may carry leading run/time dims ``B...``: ``W1 (B..., m, D)``,
-        ``b1 (B..., m)``, ``W2 (B..., 2, m)``, ``b2 (B..., 2)``.
-    X : Tensor
-        Inputs ``(N, D)`` shared by every run, or ``(B..., N, D)``.
+    p, X
+        Network(s) and inputs (module conventions); only ``W1`` and ``b1`` are read.
 
     Returns
     -------
@@ -76,8 +77,7 @@ def phi(p: TwoLayer) -> Tensor:
     Parameters
     ----------
     p : TwoLayer
-        Network(s); tensors may carry leading run/time dims ``B...``: ``W1 (B..., m, D)``,
-        ``b1 (B..., m)``, ``W2 (B..., 2, m)``, ``b2 (B..., 2)``.
+        Network(s) (module conventions); only ``W2`` is read.
 
     Returns
     -------
@@ -118,13 +118,8 @@ def gamma(p: TwoLayer, X: Tensor, y: Tensor) -> Tensor:
 
     Parameters
     ----------
-    p : TwoLayer
-        Network(s); tensors may carry leading run/time dims ``B...``: ``W1 (B..., m, D)``,
-        ``b1 (B..., m)``, ``W2 (B..., 2, m)``, ``b2 (B..., 2)``.
-    X : Tensor
-        Inputs ``(N, D)`` shared by every run, or ``(B..., N, D)``.
-    y : Tensor
-        Labels ``(N,)`` or ``(B..., N)`` in {0, 1}; label 0 is the paper's class 1 (φ_Δy = 7π/4).
+    p, X, y
+        Network(s), inputs and labels (module conventions); the mean runs over the ``N`` samples.
 
     Returns
     -------
@@ -141,13 +136,8 @@ def cos_delta(p: TwoLayer, X: Tensor, y: Tensor) -> Tensor:
 
     Parameters
     ----------
-    p : TwoLayer
-        Network(s); tensors may carry leading run/time dims ``B...``: ``W1 (B..., m, D)``,
-        ``b1 (B..., m)``, ``W2 (B..., 2, m)``, ``b2 (B..., 2)``.
-    X : Tensor
-        Inputs ``(N, D)`` shared by every run, or ``(B..., N, D)``.
-    y : Tensor
-        Labels ``(N,)`` or ``(B..., N)`` in {0, 1}; label 0 is the paper's class 1 (φ_Δy = 7π/4).
+    p, X, y
+        Network(s), inputs and labels (module conventions); ⟨γ_α⟩ as in :func:`gamma`.
 
     Returns
     -------
@@ -163,8 +153,7 @@ def total_norm(p: TwoLayer) -> Tensor:
     Parameters
     ----------
     p : TwoLayer
-        Network(s); tensors may carry leading run/time dims ``B...``: ``W1 (B..., m, D)``,
-        ``b1 (B..., m)``, ``W2 (B..., 2, m)``, ``b2 (B..., 2)``.
+        Network(s) (module conventions); ``b1`` is left out of ‖w1_α‖.
 
     Returns
     -------
@@ -184,13 +173,8 @@ def polar_gradients(p: TwoLayer, X: Tensor, y: Tensor) -> dict[str, Tensor]:
 
     Parameters
     ----------
-    p : TwoLayer
-        Network(s); tensors may carry leading run/time dims ``B...``: ``W1 (B..., m, D)``,
-        ``b1 (B..., m)``, ``W2 (B..., 2, m)``, ``b2 (B..., 2)``.
-    X : Tensor
-        Inputs ``(N, D)`` shared by every run, or ``(B..., N, D)``.
-    y : Tensor
-        Labels ``(N,)`` or ``(B..., N)`` in {0, 1}; label 0 is the paper's class 1 (φ_Δy = 7π/4).
+    p, X, y
+        Network(s), inputs and labels (module conventions); the gradients are those of the mean cross-entropy.
 
     Returns
     -------
@@ -224,13 +208,8 @@ def autograd_polar(p: TwoLayer, X: Tensor, y: Tensor) -> dict[str, Tensor]:
 
     Parameters
     ----------
-    p : TwoLayer
-        Network(s); tensors may carry leading run/time dims ``B...``: ``W1 (B..., m, D)``,
-        ``b1 (B..., m)``, ``W2 (B..., 2, m)``, ``b2 (B..., 2)``.
-    X : Tensor
-        Inputs ``(N, D)`` shared by every run, or ``(B..., N, D)``.
-    y : Tensor
-        Labels ``(N,)`` or ``(B..., N)`` in {0, 1}; label 0 is the paper's class 1 (φ_Δy = 7π/4).
+    p, X, y
+        Network(s), inputs and labels (module conventions); ``b2`` is held fixed (not differentiated).
 
     Returns
     -------
@@ -260,13 +239,8 @@ def identity_error(p: TwoLayer, X: Tensor, y: Tensor) -> float:
 
     Parameters
     ----------
-    p : TwoLayer
-        Network(s); tensors may carry leading run/time dims ``B...``: ``W1 (B..., m, D)``,
-        ``b1 (B..., m)``, ``W2 (B..., 2, m)``, ``b2 (B..., 2)``.
-    X : Tensor
-        Inputs ``(N, D)`` shared by every run, or ``(B..., N, D)``.
-    y : Tensor
-        Labels ``(N,)`` or ``(B..., N)`` in {0, 1}; label 0 is the paper's class 1 (φ_Δy = 7π/4).
+    p, X, y
+        Network(s), inputs and labels (module conventions); the maxima run over every run and neuron at once.
 
     Returns
     -------
@@ -284,13 +258,8 @@ def phi_ratio(p: TwoLayer, X: Tensor, y: Tensor) -> tuple[Tensor, Tensor]:
 
     Parameters
     ----------
-    p : TwoLayer
-        Network(s); tensors may carry leading run/time dims ``B...``: ``W1 (B..., m, D)``,
-        ``b1 (B..., m)``, ``W2 (B..., 2, m)``, ``b2 (B..., 2)``.
-    X : Tensor
-        Inputs ``(N, D)`` shared by every run, or ``(B..., N, D)``.
-    y : Tensor
-        Labels ``(N,)`` or ``(B..., N)`` in {0, 1}; label 0 is the paper's class 1 (φ_Δy = 7π/4).
+    p, X, y
+        Network(s), inputs and labels (module conventions); the ratio is taken elementwise, unguarded against ∂L/∂‖w2_α‖ = 0.
 
     Returns
     -------
@@ -307,13 +276,8 @@ def class_sums(p: TwoLayer, X: Tensor, y: Tensor, weight: Tensor | None = None) 
 
     Parameters
     ----------
-    p : TwoLayer
-        Network(s); tensors may carry leading run/time dims ``B...``: ``W1 (B..., m, D)``,
-        ``b1 (B..., m)``, ``W2 (B..., 2, m)``, ``b2 (B..., 2)``.
-    X : Tensor
-        Inputs ``(N, D)`` shared by every run, or ``(B..., N, D)``.
-    y : Tensor
-        Labels ``(N,)`` or ``(B..., N)`` in {0, 1}; label 0 is the paper's class 1 (φ_Δy = 7π/4).
+    p, X, y
+        Network(s), inputs and labels (module conventions); ``y`` splits the samples into the two classes.
     weight : Tensor or None
         Per-sample weights ``(B..., N)`` (``None``: 1).
 
@@ -334,13 +298,8 @@ def xi(p: TwoLayer, X: Tensor, y: Tensor) -> tuple[Tensor, Tensor]:
 
     Parameters
     ----------
-    p : TwoLayer
-        Network(s); tensors may carry leading run/time dims ``B...``: ``W1 (B..., m, D)``,
-        ``b1 (B..., m)``, ``W2 (B..., 2, m)``, ``b2 (B..., 2)``.
-    X : Tensor
-        Inputs ``(N, D)`` shared by every run, or ``(B..., N, D)``.
-    y : Tensor
-        Labels ``(N,)`` or ``(B..., N)`` in {0, 1}; label 0 is the paper's class 1 (φ_Δy = 7π/4).
+    p, X, y
+        Network(s), inputs and labels (module conventions); the sample weights are ‖Δy^s‖ (:func:`class_sums`).
 
     Returns
     -------
@@ -355,13 +314,8 @@ def target_m1(p: TwoLayer, X: Tensor, y: Tensor) -> Tensor:
 
     Parameters
     ----------
-    p : TwoLayer
-        Network(s); tensors may carry leading run/time dims ``B...``: ``W1 (B..., m, D)``,
-        ``b1 (B..., m)``, ``W2 (B..., 2, m)``, ``b2 (B..., 2)``.
-    X : Tensor
-        Inputs ``(N, D)`` shared by every run, or ``(B..., N, D)``.
-    y : Tensor
-        Labels ``(N,)`` or ``(B..., N)`` in {0, 1}; label 0 is the paper's class 1 (φ_Δy = 7π/4).
+    p, X, y
+        Network(s), inputs and labels (module conventions); unweighted class sums (:func:`class_sums`).
 
     Returns
     -------
@@ -377,13 +331,8 @@ def phi_star_predicted(p: TwoLayer, X: Tensor, y: Tensor) -> Tensor:
 
     Parameters
     ----------
-    p : TwoLayer
-        Network(s); tensors may carry leading run/time dims ``B...``: ``W1 (B..., m, D)``,
-        ``b1 (B..., m)``, ``W2 (B..., 2, m)``, ``b2 (B..., 2)``.
-    X : Tensor
-        Inputs ``(N, D)`` shared by every run, or ``(B..., N, D)``.
-    y : Tensor
-        Labels ``(N,)`` or ``(B..., N)`` in {0, 1}; label 0 is the paper's class 1 (φ_Δy = 7π/4).
+    p, X, y
+        Network(s), inputs and labels (module conventions); ξ₁, ξ₂ as in :func:`xi`.
 
     Returns
     -------
@@ -401,13 +350,8 @@ def phi_drive(p: TwoLayer, X: Tensor, y: Tensor) -> Tensor:
 
     Parameters
     ----------
-    p : TwoLayer
-        Network(s); tensors may carry leading run/time dims ``B...``: ``W1 (B..., m, D)``,
-        ``b1 (B..., m)``, ``W2 (B..., 2, m)``, ``b2 (B..., 2)``.
-    X : Tensor
-        Inputs ``(N, D)`` shared by every run, or ``(B..., N, D)``.
-    y : Tensor
-        Labels ``(N,)`` or ``(B..., N)`` in {0, 1}; label 0 is the paper's class 1 (φ_Δy = 7π/4).
+    p, X, y
+        Network(s), inputs and labels (module conventions); h is each neuron's ReLU preactivation on each sample.
 
     Returns
     -------
@@ -428,8 +372,7 @@ def conserved(p: TwoLayer) -> tuple[Tensor, Tensor]:
     Parameters
     ----------
     p : TwoLayer
-        Network(s); tensors may carry leading run/time dims ``B...``: ``W1 (B..., m, D)``,
-        ``b1 (B..., m)``, ``W2 (B..., 2, m)``, ``b2 (B..., 2)``.
+        Network(s) (module conventions); a missing ``b1`` counts as 0.
 
     Returns
     -------
@@ -449,13 +392,8 @@ def growth_rates(p: TwoLayer, X: Tensor, y: Tensor) -> dict[str, Tensor]:
 
     Parameters
     ----------
-    p : TwoLayer
-        Network(s); tensors may carry leading run/time dims ``B...``: ``W1 (B..., m, D)``,
-        ``b1 (B..., m)``, ``W2 (B..., 2, m)``, ``b2 (B..., 2)``.
-    X : Tensor
-        Inputs ``(N, D)`` shared by every run, or ``(B..., N, D)``.
-    y : Tensor
-        Labels ``(N,)`` or ``(B..., N)`` in {0, 1}; label 0 is the paper's class 1 (φ_Δy = 7π/4).
+    p, X, y
+        Network(s), inputs and labels (module conventions); built on :func:`polar_gradients` and :func:`gamma`.
 
     Returns
     -------
@@ -474,14 +412,11 @@ def effective_error_mean(p: TwoLayer, X: Tensor, y: Tensor, alpha: int) -> Tenso
 
     Parameters
     ----------
-    p : TwoLayer
-        One network (no run dims): ``W1 (m, D)``, ``b1 (m,)``, ``W2 (2, m)``, ``b2 (2,)``; float64 for the identities.
-    X : Tensor
-        Inputs ``(N, D)``.
-    y : Tensor
-        Labels ``(N,)`` in {0, 1}.
+    p, X, y
+        A single network, its inputs and labels (module conventions); the error vectors are those of
+        the whole network.
     alpha : int
-        Index of the neuron.
+        The neuron whose effective samples are averaged.
 
     Returns
     -------
@@ -500,14 +435,11 @@ def appendix_g(p: TwoLayer, X: Tensor, y: Tensor, alpha: int, eps: float = 1e-4)
 
     Parameters
     ----------
-    p : TwoLayer
-        One network (no run dims): ``W1 (m, D)``, ``b1 (m,)``, ``W2 (2, m)``, ``b2 (2,)``; float64 for the identities.
-    X : Tensor
-        Inputs ``(N, D)``.
-    y : Tensor
-        Labels ``(N,)`` in {0, 1}.
+    p, X, y
+        A single network, its inputs and labels (module conventions); b = 0 and ``w2_alpha`` at 7π/4;
+        ``p`` is left unchanged.
     alpha : int
-        Index of the neuron.
+        The neuron whose w1 and w2 are scaled by 1+ε.
     eps : float
         Relative scaling of ``w1_α`` and ``w2_α`` for the finite difference.
 
@@ -537,14 +469,11 @@ def align_to_own_m1(p: TwoLayer, X: Tensor, y: Tensor, alpha: int, iters: int = 
 
     Parameters
     ----------
-    p : TwoLayer
-        One network (no run dims): ``W1 (m, D)``, ``b1 (m,)``, ``W2 (2, m)``, ``b2 (2,)``; float64 for the identities.
-    X : Tensor
-        Inputs ``(N, D)``.
-    y : Tensor
-        Labels ``(N,)`` in {0, 1}.
+    p, X, y
+        A single network, its inputs and labels (module conventions); a copy is turned, ``p`` is left
+        unchanged.
     alpha : int
-        Index of the neuron.
+        The neuron turned.
     iters : int
         Most rotations tried.
 
