@@ -95,8 +95,8 @@ chapter-reruns:
 # this environment, with the notebook's folder as working directory, at reduced size
 # (LRLIB_QUICK=1, read by lrlib.nbparams.check_common): the book build below executes
 # every chapter at full scale and checks its verdicts, so running the full scale here
-# too would only double CI time.
-NBVAL_CMD = $(PY) scripts/pytest_step.py "the notebooks" --env LRLIB_QUICK=1 -- --nbval-lax --nbval-current-env \
+# too would only double CI time. The notebooks run $(JOBS) at a time (single-threaded kernels).
+NBVAL_CMD = $(PY) scripts/pytest_step.py "the notebooks" --env LRLIB_QUICK=1 --shards $(JOBS) -- --nbval-lax --nbval-current-env \
 	--nbval-cell-timeout=1800 -p no:cacheprovider --rootdir=$(CURDIR) 'notebooks/[0-9][0-9]_*.ipynb'
 nbval:
 	$(call step,test 4/6: nbval on notebooks/*.ipynb,$(NBVAL_CMD))
@@ -123,7 +123,10 @@ site-test:
 # cache before the build, which then finds them there (jupyter-book alone executes them one
 # after another). JOBS defaults to the number of cores.
 JOBS     ?= $(shell nproc 2>/dev/null || echo 2)
-EXEC_CMD = $(PY) scripts/execute_chapters.py --cache $(JCACHE) --jobs $(JOBS) notebooks/[0-9][0-9]_*.ipynb
+# Per-chapter and per-section seconds go to $(BUILD_DIR)/execution-timings.json (benchmarks/run.py
+# --record-book reads it).
+EXEC_CMD = $(PY) scripts/execute_chapters.py --cache $(JCACHE) --jobs $(JOBS) \
+	--timings $(BUILD_DIR)/execution-timings.json notebooks/[0-9][0-9]_*.ipynb
 
 book-cache:
 	@$(PY) scripts/book_cache.py $(BUILD_DIR)

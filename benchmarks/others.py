@@ -135,7 +135,14 @@ def book(jobs: int = 2) -> dict:
         if not timings.is_file():
             raise RuntimeError(f"execute_chapters failed: {proc.stderr[-2000:]}")
         doc = json.loads(timings.read_text())
+    return book_from_timings(doc, wall)
+
+
+def book_from_timings(doc: dict, wall: float | None = None) -> dict:
+    """The ``book`` section from the ``--timings`` file of ``scripts/execute_chapters.py`` (``wall``:
+    the seconds of the whole command, when it was timed from outside)."""
     rows = [dict(chapter=Path(name).stem, seconds=v["seconds"], sections=v["sections"])
             for name, v in sorted(doc["chapters"].items())]
-    return dict(jobs=jobs, wall_s=round(wall, 1), execution_wall_s=doc["wall_s"], failed=doc["failed"], rows=rows,
+    return dict(jobs=doc["jobs"], wall_s=round(wall if wall is not None else doc["wall_s"], 1),
+                execution_wall_s=doc["wall_s"], failed=doc["failed"], rows=rows,
                 cpu_s=round(sum(r["seconds"] for r in rows), 1))

@@ -67,6 +67,10 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--scale", type=float, default=1.0, help="fraction of each step case's steps (default 1)")
     ap.add_argument("--record-ci", nargs=3, metavar=("SECONDS", "COMMIT", "DATE"), default=None,
                     help="record the duration of a fresh-clone .ci/run as the CI service reported it")
+    ap.add_argument("--record-book", default=None, metavar="TIMINGS_JSON",
+                    help="record the book's execution from the --timings file of scripts/execute_chapters.py "
+                         "(make book and make test write _build/execution-timings.json), e.g. a fresh-clone "
+                         "CI run's on an otherwise idle machine")
     ap.add_argument("--threads", type=int, default=1,
                     help="torch threads (default 1, as the chapters use; the matmul ceiling uses the same)")
     args = ap.parse_args(argv)
@@ -81,6 +85,19 @@ def main(argv: list[str] | None = None) -> int:
         _save(results)
         report.write_pages(results)
         print(f"recorded CI: {float(sec):.0f} s for {commit}")
+        return 0
+    if args.record_book:
+        doc = json.loads(Path(args.record_book).read_text())
+        if doc.get("failed") or not doc.get("chapters"):
+            ap.error(f"{args.record_book}: no complete execution to record (failed: {doc.get('failed')})")
+        book = others.book_from_timings(doc)
+        book.update(date=dt.datetime.fromtimestamp(Path(args.record_book).stat().st_mtime, dt.timezone.utc)
+                    .strftime("%Y-%m-%d %H:%M UTC"), load_before=doc.get("load_before", []),
+                    load_after=doc.get("load_after", []), machine=machine(), source=str(args.record_book))
+        results["book"] = book
+        _save(results)
+        report.write_pages(results)
+        print(f"recorded the book's execution: {book['execution_wall_s']:.0f} s from {args.record_book}")
         return 0
     todo = args.only or list(DEFAULT)
     print(f"lrlib benchmarks: {', '.join(todo)}{' + chapters' if args.chapters is not None else ''}; "

@@ -29,6 +29,7 @@ class StepCase:
     steps: int
     momentum: float = 0.0
     batch_size: int | None = None
+    runs: int = 1                  # > 1: runs batched along a leading dimension, as a chapter runs its seeds
 
 
 def _toy():
@@ -54,6 +55,14 @@ def _cifar():
     return p, X, y
 
 
+def _cifar_book():
+    """Setting 3 as the race chapter runs it: five seeds batched (own images, init, batch order)."""
+    data = [cifar_race(500, r, dtype=torch.float32) for r in range(5)]
+    p = gaussian_init(250, 1024, 2, std_in=0.01, std_out=0.01, bias_in=True, bias_out=True,
+                      gen=generator(0), dtype=torch.float32, runs=(5,))
+    return p, torch.stack([d[0] for d in data]), torch.stack([d[1] for d in data])
+
+
 def _mnist():
     X, y = mnist_pair(1, 0, None, dtype=torch.float32)                 # all 2 × 2500 images of the subset
     return gaussian_init(50, 784, std_in=1e-6, std_out=1e-6, gen=generator(0), dtype=torch.float32), X, y
@@ -65,6 +74,9 @@ CASES = [
     StepCase("medium", "ReLU teacher n=75, d=150, m=200 (float64, GD)", _medium, Loss("square", "mean"), 1e-2, 1500),
     StepCase("cifar", "CIFAR setting 3: batch 32 of 2000×1024, m=250, k=2, CE, SGD μ=0.9 (float32)", _cifar,
              Loss("cross_entropy"), 1e-3, 600, momentum=0.9, batch_size=32),
+    StepCase("cifar-book", "CIFAR setting 3 as the chapter runs it: 5 seeds batched, batch 32 of 2000×1024 each, "
+             "m=250, k=2, CE, SGD μ=0.9 (float32)", _cifar_book, Loss("cross_entropy"), 1e-3, 400, momentum=0.9,
+             batch_size=32, runs=5),
     StepCase("mnist", "MNIST 0/1 full batch 5000×784, m=50, exp. loss (float32, GD)", _mnist,
              Loss("exponential"), 2e-3, 60),
 ]
@@ -74,6 +86,11 @@ def flops_per_step(n: int, d: int, m: int, k: int) -> float:
     """Matmul FLOPs of one step: forward ``2ndm + 2nmk``; backward ``2nmk`` (∂W2),
     ``2nmk`` (∂h), ``2nmd`` (∂W1); no gradient with respect to the inputs."""
     return 4.0 * n * d * m + 6.0 * n * m * k
+
+
+def forward_flops(n: int, d: int, m: int, k: int) -> float:
+    """Matmul FLOPs of one forward pass on ``n`` points: ``2ndm + 2nmk``."""
+    return 2.0 * n * d * m + 2.0 * n * m * k
 
 
 def matmul_rate(dtype: torch.dtype, size: int = 1024, repeat: int = 5) -> float:
@@ -201,23 +218,30 @@ def run(scale: float = 1.0, repeat: int = 3, only: set[str] | None = None) -> di
             continue
         p0, X, y = c.make()
         steps = max(5, int(c.steps * scale))
-        kw = dict(loss=c.loss, lr=c.lr, momentum=c.momentum, batch_size=c.batch_size, progress=False)
+        kw = dict(loss=c.loss, lr=c.lr, momentum=c.momentum, batch_size=c.batch_size, progress=False,
+                  seed=list(range(c.runs)) if c.runs > 1 else 0)
         train(p0, X, y, steps=3, record=2, **kw)                    # warm-up
-        check = _floor_check(p0, X, y, c)
-        manual_loop(p0, X, y, c, 3)
         t_lr = _best(lambda: train(p0, X, y, steps=steps, record=2, **kw), repeat)
-        t_fl = _best(lambda: manual_loop(p0, X, y, c, steps), repeat)
-        # the same loop with autograd instead of lrlib.grads' closed forms: what autograd would cost
-        t_ag = _best(lambda: train(p0, X, y, steps=steps, record=2, autograd=True, **kw), repeat)
-        nb = c.batch_size or X.shape[0]
-        fl = flops_per_step(nb, p0.in_dim, p0.width, p0.out_dim)
+        nb = c.batch_size or X.shape[-2]
+        fl = c.runs * flops_per_step(nb, p0.in_dim, p0.width, p0.out_dim)
+        # the timed call also evaluates the loss on all the data at its recorded steps (0 and the
+        # last; with full batches the first comes with the step): count those forward passes too
+        n_full = 2 if c.batch_size else 1
+        fl_extra = n_full * c.runs * forward_flops(X.shape[-2], p0.in_dim, p0.width, p0.out_dim)
         dtype = str(X.dtype).replace("torch.", "")
-        gflops = fl * steps / t_lr / 1e9
-        rows.append(dict(
-            key=c.key, label=c.label, floor_grad_rel_diff=check, n=int(X.shape[0]), batch=nb, d=p0.in_dim, m=p0.width, k=p0.out_dim,
-            dtype=dtype, steps=steps, us_per_step=1e6 * t_lr / steps, floor_us_per_step=1e6 * t_fl / steps,
-            ratio_to_floor=t_lr / t_fl, autograd_us_per_step=1e6 * t_ag / steps, autograd_ratio_to_floor=t_ag / t_fl, gflop_per_step=fl / 1e9, gflops=gflops,
-            floor_gflops=fl * steps / t_fl / 1e9, matmul_gflops=rates[dtype], share_of_matmul=gflops / rates[dtype],
-        ))
+        gflops = (fl * steps + fl_extra) / t_lr / 1e9
+        row = dict(key=c.key, label=c.label, runs=c.runs, n=int(X.shape[-2]), batch=nb, d=p0.in_dim, m=p0.width,
+                   k=p0.out_dim, dtype=dtype, steps=steps, us_per_step=1e6 * t_lr / steps, gflop_per_step=fl / 1e9,
+                   gflops=gflops, matmul_gflops=rates[dtype], share_of_matmul=gflops / rates[dtype])
+        if c.runs == 1:   # the floor and the autograd loop are written for one run
+            check = _floor_check(p0, X, y, c)
+            manual_loop(p0, X, y, c, 3)
+            t_fl = _best(lambda: manual_loop(p0, X, y, c, steps), repeat)
+            # the same loop with autograd instead of lrlib.grads' closed forms: what autograd would cost
+            t_ag = _best(lambda: train(p0, X, y, steps=steps, record=2, autograd=True, **kw), repeat)
+            row.update(floor_grad_rel_diff=check, floor_us_per_step=1e6 * t_fl / steps, ratio_to_floor=t_lr / t_fl,
+                       autograd_us_per_step=1e6 * t_ag / steps, autograd_ratio_to_floor=t_ag / t_fl,
+                       floor_gflops=fl * steps / t_fl / 1e9)
+        rows.append(row)
     return dict(matmul_gflops=rates, dispatch=probe, threads=torch.get_num_threads(), repeat=repeat, scale=scale,
                 cases=rows)

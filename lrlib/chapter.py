@@ -31,7 +31,23 @@ from .plots import set_style
 
 @dataclass
 class Chapter:
-    """One execution of a chapter: its parameters and its claims ledger."""
+    """One execution of a chapter: its parameters and its claims ledger (made by :func:`start`).
+
+    Parameters
+    ----------
+    key : str
+        The chapter key (``orthogonal``, …).
+    seed : int
+        The base seed.
+    quick : bool
+        Whether the chapter runs at reduced size.
+    ledger_path : str
+        Where :meth:`finish` writes the ledger (``''``: nowhere).
+    n_seeds : int
+        Seeds of every graded experiment.
+    ledger : Ledger
+        The chapter's claims ledger.
+    """
 
     key: str
     seed: int
@@ -46,8 +62,18 @@ class Chapter:
         return not self.quick and self.seed == 0
 
     def rate(self, claim: str) -> str:
-        """The pass rate of a graded claim as the ledger states it (``reproduced 5/5``, ``3/5``, …),
-        for the chapter's text."""
+        """The pass rate of a graded claim as the ledger states it, for the chapter's text.
+
+        Parameters
+        ----------
+        claim : str
+            The claim's id.
+
+        Returns
+        -------
+        str
+            ``reproduced 5/5``, ``3/5``, … (:func:`lrlib.claims.headline`).
+        """
         return headline(self.ledger.results[claim].verdicts)
 
     def finish(self):
@@ -61,11 +87,25 @@ def start(key: str, seed: object, quick: object, ledger_path: object, *, n_seeds
 
     Parameters
     ----------
-    key : the chapter key (``orthogonal``, …): its claims file is ``notebooks/NN_<key>.claims.yaml``.
-    seed, quick, ledger_path : the papermill parameters every chapter has (see
-        :func:`lrlib.nbparams.check_common`; ``LRLIB_QUICK=1`` forces ``quick``).
-    n_seeds, quick_seeds : seeds of every graded experiment at full and reduced size.
-    threads : torch intra-op threads (1: the book runs two chapters at a time on two cores).
+    key : str
+        The chapter key (``orthogonal``, …): its claims file is ``notebooks/NN_<key>.claims.yaml``.
+    seed, quick, ledger_path : object
+        The papermill parameters every chapter has (see :func:`lrlib.nbparams.check_common`;
+        ``LRLIB_QUICK=1`` forces ``quick``).
+    n_seeds, quick_seeds : int
+        Seeds of every graded experiment at full and reduced size.
+    threads : int
+        Torch intra-op threads (1: the book runs two chapters at a time on two cores).
+
+    Returns
+    -------
+    Chapter
+        The chapter's parameters and its opened ledger.
+
+    Raises
+    ------
+    ParameterError
+        When a parameter is invalid.
     """
     quick = nbparams.check_common(seed, quick, ledger_path)
     n = positive_int("quick_seeds" if quick else "n_seeds", quick_seeds if quick else n_seeds)

@@ -17,33 +17,123 @@ PARAM_NAMES = ("W1", "b1", "W2", "b2")
 
 
 def integer(name: str, value: object, *, low: int | None = None, what: str = "an int") -> int:
-    """``value`` as an ``int`` (numpy integers accepted, bools rejected), at least ``low``;
-    else ``ParameterError("<name> must be <what>, got ...")``."""
+    """Check that ``value`` is a whole number, at least ``low``, and return it as an ``int``.
+
+    Numpy integers are accepted, bools rejected.
+
+    Parameters
+    ----------
+    name : str
+        The argument's name, for the error message.
+    value : object
+        The value to check.
+    low : int or None
+        The smallest value accepted (``None``: no bound).
+    what : str
+        What the argument must be, for the error message (``"an int"``).
+
+    Returns
+    -------
+    int
+        ``value`` as a Python ``int``.
+
+    Raises
+    ------
+    ParameterError
+        ``"<name> must be <what>, got ..."`` when ``value`` is not an integer or is below ``low``.
+    """
     if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or (low is not None and value < low):
         raise ParameterError(f"{name} must be {what}, got {value!r}")
     return int(value)
 
 
 def positive_int(name: str, value: object) -> int:
-    """A whole number ≥ 1."""
+    """Check that ``value`` is a whole number ≥ 1 (see :func:`integer`).
+
+    Parameters
+    ----------
+    name, value : str, object
+        The argument's name (for the error message) and the value to check.
+
+    Returns
+    -------
+    int
+        ``value`` as an ``int``.
+
+    Raises
+    ------
+    ParameterError
+        When ``value`` is not an integer ≥ 1.
+    """
     return integer(name, value, low=1, what="a positive integer")
 
 
 def nonneg_int(name: str, value: object) -> int:
-    """A whole number ≥ 0."""
+    """Check that ``value`` is a whole number ≥ 0, as :func:`positive_int` checks ≥ 1.
+
+    Parameters
+    ----------
+    name, value : str, object
+        As in :func:`positive_int`.
+
+    Returns
+    -------
+    int
+        The value, a Python ``int``.
+
+    Raises
+    ------
+    ParameterError
+        If ``value`` is negative, a bool or no integer.
+    """
     return integer(name, value, low=0, what="a non-negative integer")
 
 
 def positive_number(name: str, value: object) -> float:
-    """A finite real number > 0 (bools rejected)."""
+    """Check that ``value`` is a finite real number > 0 (bools rejected).
+
+    Parameters
+    ----------
+    name : str
+        Named in the error message.
+    value : object
+        An ``int`` or ``float`` to check.
+
+    Returns
+    -------
+    float
+        ``value`` as a ``float``.
+
+    Raises
+    ------
+    ParameterError
+        When ``value`` is not a finite number > 0.
+    """
     if isinstance(value, bool) or not (isinstance(value, (int, float)) and math.isfinite(value) and value > 0):
         raise ParameterError(f"{name} must be a finite number > 0, got {value!r}")
     return float(value)
 
 
 def point_axis(y: Tensor, n: int) -> int:
-    """Axis of ``y`` that indexes the ``n`` data points: ``-1`` for labels/scalar
-    targets ``(R..., n)``, ``-2`` for vector targets ``(R..., n, k)``."""
+    """The axis of ``y`` that indexes the ``n`` data points.
+
+    Parameters
+    ----------
+    y : Tensor
+        Targets: labels or scalar targets ``(R..., n)``, or vector targets ``(R..., n, k)``.
+    n : int
+        The number of data points (``X.shape[-2]``).
+
+    Returns
+    -------
+    int
+        ``-1`` for targets ``(R..., n)``, ``-2`` for vector targets ``(R..., n, k)``.
+
+    Raises
+    ------
+    ParameterError
+        When both axes, or neither, have length ``n``.
+    """
     last = y.shape[-1] == n
     second = y.dim() >= 2 and y.shape[-2] == n
     if last and second:
@@ -55,9 +145,32 @@ def point_axis(y: Tensor, n: int) -> int:
 
 def run_arguments(p0, X: Tensor, y: Tensor, *, lr: float, steps: int, momentum: float = 0.0,
                   batch_size: int | None = None, trainable: Iterable[str] = PARAM_NAMES) -> None:
-    """The arguments of a training run (:func:`lrlib.train.train`, :func:`lrlib.integrate.flow`):
-    step ``lr`` > 0, ``steps`` ≥ 0, momentum in [0, 1), a batch size in [1, n] or ``None``,
-    data matching the network (features, points, dtype, finite) and known parameter names."""
+    """Check the arguments of a training run (:func:`lrlib.train.train`, :func:`lrlib.integrate.flow`).
+
+    Parameters
+    ----------
+    p0 : TwoLayer
+        The initial network, parameters ``(R..., m, d)`` etc.; its dtype must be ``X``'s.
+    X : Tensor
+        Inputs ``(R..., n, d)``, finite, with ``d = p0.in_dim``.
+    y : Tensor
+        Targets ``(R..., n)`` or ``(R..., n, k)`` (see :func:`point_axis`).
+    lr : float
+        The step size, > 0.
+    steps : int
+        The number of steps, ≥ 0.
+    momentum : float
+        Heavy-ball momentum, in [0, 1).
+    batch_size : int or None
+        Points per minibatch, in [1, n]; ``None`` is full batch.
+    trainable : iterable of str
+        Names of the trained parameters, a subset of ``("W1", "b1", "W2", "b2")``.
+
+    Raises
+    ------
+    ParameterError
+        When any argument is out of range or the data do not match the network.
+    """
     positive_number("lr", lr)
     nonneg_int("steps", steps)
     if not 0 <= momentum < 1:
@@ -79,8 +192,26 @@ def run_arguments(p0, X: Tensor, y: Tensor, *, lr: float, steps: int, momentum: 
 
 
 def record_steps(record, steps: int) -> np.ndarray:
-    """The steps to record: ``record`` snapshots log-spaced over ``[0, steps]`` (an int), or the
-    sorted unique steps given (a sequence), all within ``[0, steps]``."""
+    """The steps at which a run records snapshots.
+
+    Parameters
+    ----------
+    record : int or sequence of int
+        An int: that many snapshots, log-spaced over ``[0, steps]`` (:func:`lrlib.trajectory.log_schedule`);
+        a sequence: these steps, sorted and made unique.
+    steps : int
+        The run's number of steps.
+
+    Returns
+    -------
+    np.ndarray
+        Sorted unique steps ``(T,)``, int64, all within ``[0, steps]``.
+
+    Raises
+    ------
+    ParameterError
+        When no step is given or a step lies outside ``[0, steps]``.
+    """
     from .trajectory import log_schedule
 
     sched = log_schedule(steps, int(record)) if np.isscalar(record) else np.unique(np.asarray(record, dtype=np.int64))

@@ -71,7 +71,19 @@ class StaleSweep(LrlibError):
 # formatting
 
 def fmt(x: Any, digits: int = 4) -> str:
-    """Compact number formatting for the ledger (``nan`` stays ``nan``; strings pass)."""
+    """Compact number formatting for the ledger (``nan`` stays ``nan``; strings pass).
+
+    Parameters
+    ----------
+    x : number, str or None
+        The value; ``None`` is shown as ``nan``.
+    digits : int
+        Significant digits (``g`` format).
+
+    Returns
+    -------
+    str
+    """
     if isinstance(x, str):
         return x
     if x is None:
@@ -83,7 +95,20 @@ def fmt(x: Any, digits: int = 4) -> str:
 
 
 def fmt_values(values: Mapping[str, np.ndarray], names=None) -> str:
-    """``name value`` for one seed, ``name lo–hi`` over several (nan-aware), joined by ``; ``."""
+    """Measurements as text: ``name value`` for one seed, ``name lo–hi`` over several (nan-aware).
+
+    Parameters
+    ----------
+    values : mapping of str to array-like
+        Measurements by name, each a scalar or an array over seeds.
+    names : iterable of str or None
+        The names to show, in order; ``None``: all of ``values``.
+
+    Returns
+    -------
+    str
+        The entries joined by ``; `` (a count of ``nan`` seeds is appended to a range).
+    """
     parts = []
     for k in (names or values):
         v = np.atleast_1d(np.asarray(values[k], dtype=float))
@@ -103,8 +128,16 @@ def fmt_values(values: Mapping[str, np.ndarray], names=None) -> str:
 
 @dataclass(frozen=True)
 class Premise:
-    """A measurable hypothesis of the paper's statement: ``text`` for the reader, ``rule``
-    over the measurements."""
+    """A measurable hypothesis of the paper's statement.
+
+    Parameters
+    ----------
+    text : str
+        The hypothesis, for the reader.
+    rule : str
+        A :class:`~lrlib.rules.Rule` over the measurements; a seed where it is false is
+        ``premise not met``.
+    """
 
     text: str
     rule: str
@@ -112,7 +145,44 @@ class Premise:
 
 @dataclass(frozen=True)
 class Declaration:
-    """One claim as declared before it is measured (one entry of the chapter's YAML file)."""
+    """One claim as declared before it is measured (one entry of the chapter's YAML file).
+
+    Made by :func:`declaration_from_dict`, which validates the fields.
+
+    Parameters
+    ----------
+    id : str
+        The claim's id (letters, digits and ``. _ -``).
+    ref : str
+        The paper's theorem or figure.
+    statement : str
+        The paper's statement.
+    quantity : str
+        What is measured, with units.
+    rule : str
+        The :class:`~lrlib.rules.Rule` that grades a seed ``reproduced``.
+    tolerance : str
+        Where the rule's tolerance comes from.
+    expect : str
+        Expected outcome over seeds: a verdict or a pass-rate range ``lo-hi`` (see
+        :func:`expectation_met`).
+    kind : str
+        ``"reproduction"`` or ``"consistency"``.
+    control : str
+        The counterfactual on which the rule must fail (required for a reproduction).
+    premises : tuple of Premise
+        Measurable hypotheses of the theorem.
+    partial : str
+        Rule of a weaker tier of the paper's own statement (``""``: none).
+    partial_reason : str
+        Why the partial tier is the paper's own (required with ``partial``).
+    inconclusive : str
+        Rule of the condition under which the measurement cannot decide (``""``: none).
+    seeds : str
+        ``"build"`` (n seeds in the build) or ``"sweep"`` (pass rate from the published sweep).
+    rule_change : str
+        When the rule changed after a result was seen: why.
+    """
 
     id: str
     ref: str
@@ -147,7 +217,25 @@ def _check_expect(e: str, where: str) -> None:
 
 
 def declaration_from_dict(d: Mapping[str, Any], where: str = "declaration") -> Declaration:
-    """Validate one YAML entry and return its :class:`Declaration` (every rule is parsed)."""
+    """Validate one YAML entry and return its :class:`Declaration` (every rule is parsed).
+
+    Parameters
+    ----------
+    d : mapping
+        The entry: the fields of :class:`Declaration`, premises as ``{text, rule}`` mappings.
+    where : str
+        Where the entry stands, for error messages.
+
+    Returns
+    -------
+    Declaration
+        With white space in string fields collapsed.
+
+    Raises
+    ------
+    ParameterError
+        When a field is unknown, missing or invalid, or a rule does not parse.
+    """
     if not isinstance(d, Mapping):
         raise ParameterError(f"{where}: each claim is a mapping, got {type(d).__name__}")
     unknown = set(d) - _DECL_FIELDS
@@ -185,7 +273,25 @@ def declaration_from_dict(d: Mapping[str, Any], where: str = "declaration") -> D
 
 
 def chapter_paths(chapter: str, notebooks_dir: str | Path = NOTEBOOKS_DIR) -> tuple[Path, Path]:
-    """``(notebook .py, claims .yaml)`` of a chapter key (``notebooks/NN_<key>.*``)."""
+    """The notebook and claims file of a chapter (``notebooks/NN_<key>.*``).
+
+    Parameters
+    ----------
+    chapter : str
+        The chapter key.
+    notebooks_dir : str or Path
+        The folder of the notebooks.
+
+    Returns
+    -------
+    tuple of Path
+        ``(notebook .py, claims .yaml)``; the claims file need not exist.
+
+    Raises
+    ------
+    ParameterError
+        When there is not exactly one ``NN_<chapter>.py``.
+    """
     nbs = sorted(Path(notebooks_dir).glob(f"[0-9][0-9]_{chapter}.py"))
     if len(nbs) != 1:
         raise ParameterError(f"chapter {chapter!r}: expected one notebooks/NN_{chapter}.py, found {len(nbs)}")
@@ -203,6 +309,21 @@ def load_declarations(path: str | Path) -> list[Declaration]:
     a reproduction claim ``control``. Optional: ``kind``, ``premises`` (list of
     ``{text, rule}``), ``partial`` with ``partial_reason``, ``inconclusive``, ``seeds``,
     ``rule_change``.
+
+    Parameters
+    ----------
+    path : str or Path
+        The claims file (``notebooks/NN_<key>.claims.yaml``).
+
+    Returns
+    -------
+    list of Declaration
+        In file order.
+
+    Raises
+    ------
+    ParameterError
+        When the file is missing or malformed, an entry is invalid, or an id repeats.
     """
     import yaml
 
@@ -228,9 +349,19 @@ GRADING_FIELDS = ("id", "kind", "rule", "partial", "inconclusive", "seeds")
 
 
 def grading_digest(path: Path) -> bytes:
-    """The grading-relevant content of a claims file (:data:`GRADING_FIELDS` and the premises'
-    rules, in file order) as canonical JSON bytes; the raw bytes when the file does not parse
-    (so that any edit of a broken file still counts)."""
+    """The grading-relevant content of a claims file, for :func:`code_hash`.
+
+    Parameters
+    ----------
+    path : Path
+        The claims file.
+
+    Returns
+    -------
+    bytes
+        :data:`GRADING_FIELDS` and the premises' rules, in file order, as canonical JSON; the raw
+        bytes when the file does not parse (so that any edit of a broken file still counts).
+    """
     import yaml
 
     try:
@@ -281,9 +412,22 @@ def _imported_modules(source: str, module: str, is_package: bool) -> set[str]:
 
 
 def lrlib_closure(source: str, root: str | Path = REPO_ROOT) -> list[Path]:
-    """The ``lrlib`` source files that Python ``source`` (a chapter's code) imports, directly or
-    through other ``lrlib`` modules, with the packages around them (their ``__init__`` runs on
-    import). Static: every ``import`` statement in a file counts, wherever it stands."""
+    """The ``lrlib`` source files that a chapter's code imports, directly or through other modules.
+
+    Static: every ``import`` statement in a file counts, wherever it stands.
+
+    Parameters
+    ----------
+    source : str
+        Python source (a chapter's code).
+    root : str or Path
+        The repository root, where the ``lrlib`` package lies.
+
+    Returns
+    -------
+    list of Path
+        Sorted, with the packages around the modules (their ``__init__`` runs on import).
+    """
     root = Path(root)
     seen: dict[str, Path] = {}
     todo = sorted(_imported_modules(source, "__chapter__", False))
@@ -319,7 +463,27 @@ def code_hash(chapter: str, notebooks_dir: str | Path | None = None, root: str |
     editing a rule does; both in ``notebooks_dir``, default ``<root>/notebooks``), the ``lrlib``
     source files the chapter imports (:func:`lrlib_closure`: a change to another paper's module
     does not make this chapter's sweep stale; :data:`NOT_RUN_BY_CHAPTERS` never counts) and
-    ``data/SHA256SUMS``."""
+    ``data/SHA256SUMS``.
+
+    Parameters
+    ----------
+    chapter : str
+        The chapter key.
+    notebooks_dir : str or Path or None
+        The notebooks' folder; ``None``: ``<root>/notebooks``.
+    root : str or Path
+        The repository root.
+
+    Returns
+    -------
+    str
+        16 hex digits.
+
+    Raises
+    ------
+    ParameterError
+        When the chapter has not exactly one notebook.
+    """
     root = Path(root)
     nbdir = Path(notebooks_dir) if notebooks_dir is not None else root / "notebooks"
     found = sorted(nbdir.glob(f"[0-9][0-9]_{chapter}.py")) or sorted(nbdir.glob(f"[0-9][0-9]_{chapter}.ipynb"))
@@ -342,7 +506,18 @@ def code_hash(chapter: str, notebooks_dir: str | Path | None = None, root: str |
 
 
 def load_aggregate(path: str | Path = PUBLISHED_FULL) -> dict | None:
-    """A published sweep aggregate (schema 2), or ``None`` when there is none."""
+    """Read a published sweep aggregate.
+
+    Parameters
+    ----------
+    path : str or Path
+        The aggregate's JSON file (default: the published full-size sweep).
+
+    Returns
+    -------
+    dict or None
+        The aggregate (schema 2), or ``None`` when the file is missing or of another schema.
+    """
     path = Path(path)
     if not path.is_file():
         return None
@@ -354,7 +529,26 @@ def load_aggregate(path: str | Path = PUBLISHED_FULL) -> dict | None:
 # grading
 
 def grade_seeds(decl: Declaration, values: Mapping[str, Any]) -> list[str]:
-    """Per-seed verdicts of ``decl`` on ``values`` (each a scalar or an array over seeds)."""
+    """Per-seed verdicts of a declaration (see the module docstring for the order of the tests).
+
+    Parameters
+    ----------
+    decl : Declaration
+        The claim.
+    values : mapping of str to array-like
+        Measurements by name, each a scalar or an array over seeds; every name the rule,
+        partial tier, inconclusive condition and premises read.
+
+    Returns
+    -------
+    list of str
+        One verdict per seed (the broadcast of the measurements, flattened).
+
+    Raises
+    ------
+    ParameterError
+        When a measurement is missing.
+    """
     rules = {"rule": Rule(decl.rule),
              "partial": Rule(decl.partial) if decl.partial else None,
              "inconclusive": Rule(decl.inconclusive) if decl.inconclusive else None}
@@ -390,14 +584,41 @@ def grade_seeds(decl: Declaration, values: Mapping[str, Any]) -> list[str]:
 
 
 def grade_control(decl: Declaration, values: Mapping[str, Any]) -> list[str]:
-    """Verdicts of the rule (and partial tier) alone on a control's measurements."""
+    """Verdicts of the rule (and partial tier) alone on a control's measurements.
+
+    Premises and the inconclusive condition are not applied.
+
+    Parameters
+    ----------
+    decl : Declaration
+        The claim.
+    values : mapping of str to array-like
+        The control's measurements, as in :func:`grade_seeds`.
+
+    Returns
+    -------
+    list of str
+        One verdict per seed.
+    """
     bare = Declaration(**{**asdict(decl), "premises": (), "inconclusive": ""})
     return grade_seeds(bare, values)
 
 
 def expectation_met(expect: str, verdicts: list[str]) -> bool:
-    """Whether per-seed ``verdicts`` meet ``expect``: a verdict (every seed has it; for
-    ``reproduced``/``not reproduced`` every *graded* seed, at least one) or a pass-rate range."""
+    """Whether per-seed verdicts meet a declared expectation.
+
+    Parameters
+    ----------
+    expect : str
+        A verdict (every seed has it; for ``reproduced``/``not reproduced``/``partial`` every
+        *graded* seed, at least one) or a pass-rate range ``lo-hi``.
+    verdicts : list of str
+        One verdict per seed.
+
+    Returns
+    -------
+    bool
+    """
     passes, graded = pass_rate(verdicts)
     m = _EXPECT_RANGE.match(expect)
     if m:
@@ -409,7 +630,18 @@ def expectation_met(expect: str, verdicts: list[str]) -> bool:
 
 
 def headline(verdicts: list[str]) -> str:
-    """``reproduced 5/5``, ``not reproduced 0/5``, ``3/5``, ``premise not met (5)``, ..."""
+    """A claim's pass rate in words.
+
+    Parameters
+    ----------
+    verdicts : list of str
+        One verdict per seed.
+
+    Returns
+    -------
+    str
+        ``reproduced 5/5``, ``not reproduced 0/5``, ``3/5``, ``premise not met (5)``, ...
+    """
     passes, graded = pass_rate(verdicts)
     if graded == 0:
         kinds = sorted(set(verdicts))
@@ -424,7 +656,29 @@ def headline(verdicts: list[str]) -> str:
 
 @dataclass
 class Result:
-    """A graded claim: the declaration, the measured values and the verdicts."""
+    """A graded claim: the declaration, the measured values and the verdicts.
+
+    Parameters
+    ----------
+    decl : Declaration
+        The claim.
+    seeds : list of int
+        Labels of the seeds measured.
+    values : dict of str to list of float
+        Measurements by name, one entry per seed (``None`` for a non-finite value).
+    verdicts : list of str
+        One verdict per seed.
+    control_values : dict of str to list of float
+        The control's measurements.
+    control_verdicts : list of str
+        The control's verdicts (all must be ``not reproduced``).
+    note : str
+        Shown beside the measured value (context, never graded).
+    sweep_verdicts : list of str or None
+        For ``seeds: sweep`` claims, the verdicts of the published sweep.
+    sweep_source : str
+        Where ``sweep_verdicts`` come from (``sweep <code hash>``, or ``sweep (stale) …``).
+    """
 
     decl: Declaration
     seeds: list[int]
@@ -496,6 +750,8 @@ class Ledger:
     seeds : list of int
         Labels of the seeds a ``seeds: build`` claim is measured on (the chapter's batched
         runs ``0..n-1`` of base seed ``s`` are labelled ``s..s+n-1``).
+    notebooks_dir : str or Path or None
+        The folder of the chapter's notebook, for :func:`code_hash`; ``None``: ``notebooks/``.
     """
 
     def __init__(self, chapter: str, declarations: list[Declaration], seeds: list[int],
@@ -509,9 +765,31 @@ class Ledger:
     @classmethod
     def declared(cls, chapter: str, *, n_seeds: int = 5, base_seed: int = 0,
                  path: str | Path | None = None) -> "Ledger":
-        """The ledger of ``chapter`` with the declarations of its claims file (default: the
-        ``NN_<chapter>.claims.yaml`` next to the notebook, which is the working directory of a
-        chapter run by papermill, nbval or the book; else ``notebooks/``)."""
+        """The ledger of a chapter with the declarations of its claims file.
+
+        Parameters
+        ----------
+        chapter : str
+            The chapter key.
+        n_seeds : int
+            Seeds of a ``seeds: build`` claim.
+        base_seed : int
+            The first seed's label (the seeds are ``base_seed .. base_seed + n_seeds - 1``).
+        path : str or Path or None
+            The claims file; ``None``: the ``NN_<chapter>.claims.yaml`` in the working directory
+            (the notebook's folder for a chapter run by papermill, nbval or the book), else in
+            ``notebooks/``.
+
+        Returns
+        -------
+        Ledger
+            With no claim graded yet.
+
+        Raises
+        ------
+        ParameterError
+            When the claims file is not found or invalid.
+        """
         if path is None:
             local = sorted(Path.cwd().glob(f"[0-9][0-9]_{chapter}.claims.yaml"))
             path = local[0] if len(local) == 1 else chapter_paths(chapter)[1]
@@ -522,10 +800,27 @@ class Ledger:
     # ---- grading ------------------------------------------------------------
     def grade(self, id: str, *, control: Mapping[str, Any] | None = None, note: str = "",
               **measurements: Any) -> None:
-        """Grade claim ``id`` on ``measurements`` (each a scalar or an array over seeds; the
-        names the rule, partial tier, inconclusive condition and premises read) and, for a
-        reproduction claim, on ``control`` (the same names measured on the control).
-        ``note`` is shown beside the measured value (context, never graded). Returns nothing."""
+        """Grade a claim on its measurements and, for a reproduction claim, on its control.
+
+        Parameters
+        ----------
+        id : str
+            The declared claim's id.
+        control : mapping of str to array-like, or None
+            The same names measured on the control (required for a reproduction claim, refused
+            for a consistency check).
+        note : str
+            Shown beside the measured value (context, never graded).
+        **measurements : array-like
+            Each a scalar or an array over seeds; the names the rule, partial tier,
+            inconclusive condition and premises read.
+
+        Raises
+        ------
+        ParameterError
+            When the claim is undeclared or graded twice, the control is missing or not
+            allowed, a measurement is missing, or the number of seeds is wrong.
+        """
         if id not in self.decls:
             raise ParameterError(f"claim {id!r} is not declared in the claims file of {self.chapter!r}")
         if id in self.results:
@@ -552,9 +847,20 @@ class Ledger:
         return [i for i in self.decls if i not in self.results]
 
     def attach_sweep(self, agg: Mapping | None, *, require_fresh: bool) -> None:
-        """Take the verdicts of ``seeds: sweep`` claims from a published sweep aggregate
-        (``lrlib.sweep`` schema 2). With ``require_fresh``, raise :class:`StaleSweep` when a
-        claim needs the sweep and the sweep is missing or was made from other code."""
+        """Take the verdicts of ``seeds: sweep`` claims from a published sweep aggregate.
+
+        Parameters
+        ----------
+        agg : mapping or None
+            The aggregate (``lrlib.sweep`` schema 2, see :func:`load_aggregate`), or ``None``.
+        require_fresh : bool
+            Raise when a claim needs the sweep and the sweep is missing or was made from other code.
+
+        Raises
+        ------
+        StaleSweep
+            With ``require_fresh``, as above.
+        """
         need = [r for r in self.results.values() if r.decl.seeds == "sweep"]
         if not need:
             return
@@ -580,7 +886,18 @@ class Ledger:
                 "claims": [r.to_json() for r in self.results.values()]}
 
     def save(self, path: str | Path | None) -> Path | None:
-        """Write the graded claims as JSON (skipped for an empty path)."""
+        """Write the graded claims as JSON (skipped for an empty path).
+
+        Parameters
+        ----------
+        path : str or Path or None
+            The file; its folder is created. Empty or ``None``: nothing is written.
+
+        Returns
+        -------
+        Path or None
+            The file written, or ``None``.
+        """
         if not path:
             return None
         path = Path(path)
@@ -603,14 +920,29 @@ class Ledger:
         return out
 
     def finish(self, path: str | Path | None = None, *, strict: bool) -> "Any":
-        """End of a chapter: attach sweep pass rates, save the ledger to ``path``, check it, and
-        return the tables for display.
+        """End of a chapter: attach sweep pass rates, save the ledger, check it, return its tables.
 
-        A declared claim that was never graded raises :class:`~lrlib.errors.ParameterError` in
-        every run. ``strict`` (the book's own run: full size, base seed 0) also raises on a control that passed (:class:`ControlPassed`), a pass rate outside its expectation
-        (:class:`VerdictMismatch`) and a stale sweep (:class:`StaleSweep`); otherwise the
-        problems are printed and the run finishes. Under ``lrlib.sweep`` the sweep's own
-        freshness is not required (the sweep is what refreshes it)."""
+        Parameters
+        ----------
+        path : str or Path or None
+            Where to save the ledger (see :meth:`save`).
+        strict : bool
+            The book's own run (full size, base seed 0): problems raise; otherwise they are
+            printed and the run finishes. Under ``lrlib.sweep`` the sweep's own freshness is not
+            required (the sweep is what refreshes it).
+
+        Returns
+        -------
+        ChapterTables
+            The ledger's tables for display (:func:`lrlib.ledger_view.chapter_tables`).
+
+        Raises
+        ------
+        ParameterError
+            In every run, when a declared claim was never graded.
+        ControlPassed, VerdictMismatch, StaleSweep
+            With ``strict``: a control that passed, a pass rate outside its expectation, a stale sweep.
+        """
         in_sweep = os.environ.get(SWEEP_ENV, "") == "1"
         self.attach_sweep(load_aggregate(PUBLISHED_FULL), require_fresh=strict and not in_sweep)
         self.save(path)

@@ -75,7 +75,18 @@ def data_dir() -> Path:
 
 
 def sha256_of(path: str | os.PathLike[str]) -> str:
-    """Hex SHA-256 of a file's bytes (read in 1 MiB blocks)."""
+    """Hex SHA-256 of a file's bytes (read in 1 MiB blocks).
+
+    Parameters
+    ----------
+    path : str or os.PathLike
+        The file.
+
+    Returns
+    -------
+    str
+        The hex digest.
+    """
     h = hashlib.sha256()
     with open(path, "rb") as f:
         for block in iter(lambda: f.read(1 << 20), b""):
@@ -108,17 +119,24 @@ def _expected_sha256(path: Path) -> str:
 def verify_file(path: str | os.PathLike[str], expected_sha256: str | None = None) -> str:
     """Check that ``path`` exists and has the expected SHA-256.
 
-    Args:
-        path: the file to check.
-        expected_sha256: hex digest to compare with; by default the entry for
-            the file's name in ``SHA256SUMS`` in the file's own folder.
+    Parameters
+    ----------
+    path : str or os.PathLike
+        The file to check.
+    expected_sha256 : str or None
+        Hex digest to compare with; ``None``: the entry for the file's name in
+        ``SHA256SUMS`` in the file's own folder.
 
-    Returns:
+    Returns
+    -------
+    str
         The file's hex SHA-256 digest.
 
-    Raises:
-        DataError: the file is missing, not listed in ``SHA256SUMS`` (or that
-            list is missing), or its checksum does not match.
+    Raises
+    ------
+    DataError
+        The file is missing, not listed in ``SHA256SUMS`` (or that list is missing),
+        or its checksum does not match.
     """
     path = Path(path)
     if not path.is_file():
@@ -136,11 +154,14 @@ def verify_file(path: str | os.PathLike[str], expected_sha256: str | None = None
 def load_subset(name: str) -> dict[str, np.ndarray]:
     """Verify and load one of the shipped subsets.
 
-    Args:
-        name: ``"mnist"`` (``mnist_subset.npz``) or ``"cifar4"``
-            (``cifar4_gray_subset.npz``).
+    Parameters
+    ----------
+    name : str
+        ``"mnist"`` (``mnist_subset.npz``) or ``"cifar4"`` (``cifar4_gray_subset.npz``).
 
-    Returns:
+    Returns
+    -------
+    dict of str to np.ndarray
         A new dict of read-only arrays (cached in memory per path and checksum):
 
         - ``"mnist"``: ``x`` uint8 (12500, 28, 28) pixel intensities 0–255;
@@ -153,9 +174,12 @@ def load_subset(name: str) -> dict[str, np.ndarray]:
           training arrays. 1250 per class, sorted by ``index`` (which is also
           class-major order).
 
-    Raises:
-        ValueError: unknown ``name``.
-        DataError: the file is missing, fails its checksum, or cannot be read.
+    Raises
+    ------
+    ParameterError
+        Unknown ``name`` (a ``ValueError``).
+    DataError
+        The file is missing, fails its checksum, or cannot be read.
     """
     if name not in SUBSET_FILES:
         raise ParameterError(f"unknown subset {name!r}; choose one of {sorted(SUBSET_FILES)}")
@@ -200,24 +224,35 @@ def mnist_pair(
     Takes the first ``n_per_class`` images of each digit (in original MNIST
     order); positives come first, then negatives.
 
-    Args:
-        pos_digit: digit labelled +1.
-        neg_digit: digit labelled -1 (must differ from ``pos_digit``).
-        n_per_class: images per digit, 1..2500; ``None`` takes all 2500.
-        center: subtract the mean image of the selected images (computed in
-            float64), so every pixel column has mean 0.
-        dtype: floating dtype of both returned tensors.
+    Parameters
+    ----------
+    pos_digit : int
+        Digit labelled +1.
+    neg_digit : int
+        Digit labelled -1 (must differ from ``pos_digit``).
+    n_per_class : int or None
+        Images per digit, 1..2500; ``None`` takes all 2500.
+    center : bool
+        Subtract the mean image of the selected images (computed in float64), so every
+        pixel column has mean 0.
+    dtype : torch.dtype
+        Floating dtype of both returned tensors.
 
-    Returns:
-        ``X`` of shape (2 * n_per_class, 784): pixel intensities scaled to
-        [0, 1] (row-major flattening of the 28x28 image), centred if
-        ``center``; ``y`` of shape (2 * n_per_class,): +1.0 for
-        ``pos_digit``, -1.0 for ``neg_digit``, in ``dtype``.
+    Returns
+    -------
+    X : Tensor
+        ``(2 * n_per_class, 784)``: pixel intensities scaled to [0, 1] (row-major flattening
+        of the 28x28 image), centred if ``center``.
+    y : Tensor
+        ``(2 * n_per_class,)``: +1.0 for ``pos_digit``, -1.0 for ``neg_digit``, in ``dtype``.
 
-    Raises:
-        ValueError: a digit is not in the subset, the digits are equal,
-            ``n_per_class`` is out of range, or ``dtype`` is not floating.
-        DataError: the subset file is missing or corrupt.
+    Raises
+    ------
+    ParameterError
+        A digit is not in the subset, the digits are equal, ``n_per_class`` is out of
+        range, or ``dtype`` is not floating (a ``ValueError``).
+    DataError
+        The subset file is missing or corrupt.
     """
     pos_digit = _check_int("pos_digit", pos_digit)
     neg_digit = _check_int("neg_digit", neg_digit)
@@ -264,19 +299,29 @@ def cifar_race(
     binary classes), then shuffles the order, all with one
     ``np.random.default_rng(seed)``: the same ``seed`` gives the same data.
 
-    Args:
-        n_per_class: images per original CIFAR class, 1..1250.
-        seed: non-negative int seed for ``np.random.default_rng``.
-        dtype: floating dtype of ``X``.
+    Parameters
+    ----------
+    n_per_class : int
+        Images per original CIFAR class, 1..1250.
+    seed : int
+        Non-negative seed for ``np.random.default_rng``.
+    dtype : torch.dtype
+        Floating dtype of ``X``.
 
-    Returns:
-        ``X`` of shape (N, 1024): grayscale intensities in [0, 1] (ITU-R 601-2
-        luma / 255), each 32x32 image flattened row-major, not centred;
-        ``y`` of shape (N,), int64 in {0, 1}.
+    Returns
+    -------
+    X : Tensor
+        ``(N, 1024)``: grayscale intensities in [0, 1] (ITU-R 601-2 luma / 255), each 32x32
+        image flattened row-major, not centred.
+    y : Tensor
+        ``(N,)``, int64 in {0, 1}.
 
-    Raises:
-        ValueError: ``n_per_class`` out of range, bad ``seed`` or ``dtype``.
-        DataError: the subset file is missing or corrupt.
+    Raises
+    ------
+    ParameterError
+        ``n_per_class`` out of range, bad ``seed`` or ``dtype`` (a ``ValueError``).
+    DataError
+        The subset file is missing or corrupt.
     """
     n = _check_int("n_per_class", n_per_class)
     if not 1 <= n <= CIFAR_PER_CLASS:

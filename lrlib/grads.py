@@ -28,17 +28,50 @@ LOSSES = ("square", "cross_entropy", "exponential", "logistic")
 
 
 def supported(p: TwoLayer, loss: Loss) -> bool:
-    """Whether :func:`backprop` covers this activation and loss."""
+    """Whether :func:`backprop` covers this activation and loss.
+
+    Parameters
+    ----------
+    p : TwoLayer
+        The network (its ``act`` is checked).
+    loss : Loss
+        The loss (its ``name`` is checked).
+
+    Returns
+    -------
+    bool
+    """
     return p.act in ACTS and loss.name in LOSSES
 
 
 def loss_and_dpred(loss: Loss, pred: Tensor, y: Tensor, need_loss: bool = True) -> tuple[Tensor | None, Tensor]:
-    """Per-run loss ``(R...)`` (``None`` unless ``need_loss``) and ``∂L/∂pred`` ``(R..., n, k)``.
+    """Per-run loss and its derivative with respect to the predictions.
 
-    ``pred`` ``(R..., n, k)``; ``y`` as :class:`~lrlib.losses.Loss` takes it (shared
-    ``(n, …)`` or per run).  The value is ``loss(pred, y)`` itself; the derivative of
-    ``L = scale · reduce_i ℓ(pred_i, y_i)`` is by hand (the reduction contributes ``1/n``
-    for the mean, ``1`` for the sum).
+    The value is ``loss(pred, y)`` itself; the derivative of ``L = scale · reduce_i ℓ(pred_i, y_i)``
+    is by hand (the reduction contributes ``1/n`` for the mean, ``1`` for the sum).
+
+    Parameters
+    ----------
+    loss : Loss
+        The loss.
+    pred : Tensor
+        Predictions ``(R..., n, k)``.
+    y : Tensor
+        Targets as :class:`~lrlib.losses.Loss` takes them (shared ``(n, …)`` or per run).
+    need_loss : bool
+        Compute the value too (else ``None``).
+
+    Returns
+    -------
+    L : Tensor or None
+        The loss ``(R...)``.
+    dpred : Tensor
+        ``∂L/∂pred`` ``(R..., n, k)``.
+
+    Raises
+    ------
+    ValueError
+        When there is no closed form for the loss.
     """
     n = pred.shape[-2]
     c = loss.scale / n if loss.reduction == "mean" else loss.scale
@@ -73,15 +106,42 @@ def backprop(
     trainable: Iterable[str] = ("W1", "b1", "W2", "b2"),
     into: dict[str, Tensor] | None = None, beta: float = 0.0,
 ) -> tuple[Tensor | None, dict[str, Tensor]]:
-    """Loss ``(R...)`` (or ``None``) and gradients ``{name: tensor shaped like p.name}``.
+    """Loss and gradients of a two-layer network, by hand (see the module docstring).
 
-    ``X`` ``(n, d)`` shared by all runs or ``(R..., n, d)``; the gradient of each run's loss
-    with respect to its own parameters (runs do not interact).  Only the names in
-    ``trainable`` that ``p`` has are returned.
+    The gradient of each run's loss with respect to its own parameters (runs do not interact).
 
-    ``into``: buffers (e.g. momentum) updated in place, ``into[name] ← beta · into[name] + ∂L``,
-    and returned instead of fresh gradients; for a single run the weight gradients are then
-    accumulated by the matrix product itself (``addmm``), saving a pass over ``W1``.
+    Parameters
+    ----------
+    p : TwoLayer
+        The network, parameters ``W1 (R..., m, d)`` etc.
+    X : Tensor
+        Inputs ``(n, d)`` shared by all runs, or ``(R..., n, d)``.
+    y : Tensor
+        Targets as ``loss`` takes them.
+    loss : Loss
+        The loss (one of :data:`LOSSES`; ``p.act`` one of :data:`ACTS`).
+    need_loss : bool
+        Compute the loss value too (else ``None``).
+    trainable : iterable of str
+        The parameters to differentiate; only those ``p`` has are returned.
+    into : dict of str to Tensor, or None
+        Buffers (e.g. momentum) updated in place, ``into[name] ← beta · into[name] + ∂L``, and
+        returned instead of fresh gradients; for a single run the weight gradients are then
+        accumulated by the matrix product itself (``addmm``), saving a pass over ``W1``.
+    beta : float
+        The factor on ``into``'s old values.
+
+    Returns
+    -------
+    L : Tensor or None
+        The loss ``(R...)``.
+    grads : dict of str to Tensor
+        ``{name: ∂L/∂name}``, each shaped like ``p.<name>``.
+
+    Raises
+    ------
+    ValueError
+        When the loss or activation has no closed form (check with :func:`supported`).
     """
     want = {k for k in trainable if getattr(p, k) is not None}
     pre = X @ p.W1.mT

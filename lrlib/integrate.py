@@ -60,12 +60,18 @@ METHODS = ("RK45", "DOP853", "RK23")
 class FlowResult:
     """What :func:`integrate` returns.
 
-    states: ``{name: (T, …)}`` the parameters at each requested time (float64).
-    loss: ``(T, R...)`` the closure's loss at each requested time.
-    times: ``(T,)`` the requested times ``τ``.
-    grad_evals: gradient evaluations used (every call of the right-hand side:
-        rejected steps included).
-    method, rtol, atol: the solver settings.
+    Parameters
+    ----------
+    states : dict of str to Tensor
+        ``{name: (T, …)}`` the parameters at each requested time (float64).
+    loss : Tensor
+        ``(T, R...)`` the closure's loss at each requested time.
+    times : np.ndarray
+        ``(T,)`` the requested flow times ``τ``.
+    grad_evals : int
+        Gradient evaluations used (every call of the right-hand side: rejected steps included).
+    method, rtol, atol : str, float, float
+        The solver settings.
     """
 
     states: dict[str, Tensor]
@@ -100,20 +106,38 @@ def integrate(
 
     Parameters
     ----------
-    loss_fn: ``{name: tensor} -> (R...)`` loss per run; runs are summed for the
-        gradient, so independent runs do not interact (as in ``train``).
-    theta0: initial tensors (not modified); cast to float64.
-    times: increasing record times ``τ ≥ 0`` (units of the flow of ``loss_fn``).
-    method, rtol, atol: :func:`scipy.integrate.solve_ivp` settings (one of ``METHODS``); the local
-        error of each step is kept below ``atol + rtol·|θ|`` componentwise, so
-        ``atol`` must sit well below the smallest parameter scale you care about.
-    max_loss: a non-finite gradient or a loss above it raises DivergenceError.
-    max_evals: more gradient evaluations than this raise DivergenceError.  This is
-        what happens when the flow *slides along* a kink (both sides push a
-        pre-activation towards 0): the solver's steps shrink without end.  Use GD
-        (``lrlib.train.train``) for such runs.
-    value_and_grad: optional ``θ -> (loss (R...), {name: ∂Σloss/∂θ_name})`` computed in
-        closed form (must agree with autograd on ``loss_fn``); defaults to autograd.
+    loss_fn : callable
+        ``{name: tensor} -> (R...)`` loss per run; runs are summed for the gradient, so
+        independent runs do not interact (as in ``train``).
+    theta0 : dict of str to Tensor
+        Initial tensors (not modified); cast to float64.
+    times : sequence of float
+        Increasing record times ``τ ≥ 0`` ``(T,)`` (units of the flow of ``loss_fn``).
+    method, rtol, atol : str, float, float
+        :func:`scipy.integrate.solve_ivp` settings (one of ``METHODS``); the local error of each
+        step is kept below ``atol + rtol·|θ|`` componentwise, so ``atol`` must sit well below the
+        smallest parameter scale you care about.
+    max_loss : float
+        A non-finite gradient or a loss above it raises DivergenceError.
+    max_evals : int
+        More gradient evaluations than this raise DivergenceError.  This is what happens when
+        the flow *slides along* a kink (both sides push a pre-activation towards 0): the
+        solver's steps shrink without end.  Use GD (``lrlib.train.train``) for such runs.
+    value_and_grad : callable or None
+        Optional ``θ -> (loss (R...), {name: ∂Σloss/∂θ_name})`` computed in closed form (must
+        agree with autograd on ``loss_fn``); ``None``: autograd.
+
+    Returns
+    -------
+    FlowResult
+        The states ``{name: (T, …)}`` and loss ``(T, R...)`` at ``times``, and the cost.
+
+    Raises
+    ------
+    ParameterError
+        When a solver setting, ``max_evals`` or ``times`` is invalid.
+    DivergenceError
+        When the flow diverges or needs more than ``max_evals`` gradient evaluations.
     """
     from scipy.integrate import solve_ivp
 
@@ -167,15 +191,8 @@ def integrate(
 
 
 def flow(
-    p0: TwoLayer,
-    X: Tensor,
-    y: Tensor,
-    *,
-    loss: Loss,
-    lr: float,
-    steps: int,
-    record: int | Sequence[int] | np.ndarray = 200,
-    time_scale: float = 1.0,
+    p0: TwoLayer, X: Tensor, y: Tensor, *, loss: Loss, lr: float, steps: int,   # as train's
+    record: int | Sequence[int] | np.ndarray = 200, time_scale: float = 1.0,
     trainable: Iterable[str] = PARAM_NAMES,
     method: str = "RK45",
     rtol: float = 1e-6,
@@ -195,6 +212,26 @@ def flow(
     ``lr`` only fixes the time axis: the solver chooses its own steps.
     Parameters with run dimensions ``R...`` are integrated together (one error
     control for all runs; ``grad_evals`` is for the whole batch).
+
+    Parameters
+    ----------
+    p0, X, y, loss, lr, steps, record, time_scale, trainable, meta
+        As in :func:`lrlib.train.train` (``p0``, ``X`` and a floating ``y`` are cast to float64);
+        ``steps·lr`` is the final flow time τ.
+    method, rtol, atol, max_loss, max_evals
+        As in :func:`integrate`.
+
+    Returns
+    -------
+    Trajectory
+        Snapshots at the recorded steps: parameters ``(T, R..., …)``, loss ``(T, R...)``.
+
+    Raises
+    ------
+    ParameterError
+        When an argument is invalid.
+    DivergenceError
+        As in :func:`integrate`.
     """
     trainable = tuple(trainable)
     X64 = X.to(F64)

@@ -34,12 +34,24 @@ def _git(*args: str, cwd: Path = REPO_ROOT) -> str | None:
 
 
 def discover() -> dict[str, Path]:
+    """The book's chapters, ``{key: notebook}`` (:func:`lrlib.sweep.discover` on ``notebooks/``)."""
     from .sweep import discover as _discover
     return _discover()
 
 
 def load_published(folder: str | Path = PUBLISH_DIR) -> list[dict]:
-    """The published aggregates of schema 2 in ``folder`` (``sweep-*.json``), full size first."""
+    """The published sweep aggregates.
+
+    Parameters
+    ----------
+    folder : str or Path
+        Where the aggregates lie (``sweep-*.json``); default: the book's ``ledger_data/``.
+
+    Returns
+    -------
+    list of dict
+        The aggregates of schema 2, full size first, then by date.
+    """
     aggs = []
     for p in sorted(Path(folder).glob("sweep-*.json")):
         a = json.loads(p.read_text(encoding="utf-8"))
@@ -49,9 +61,22 @@ def load_published(folder: str | Path = PUBLISH_DIR) -> list[dict]:
 
 
 def declaration_history(path: str | Path, root: str | Path = REPO_ROOT) -> dict[str, dict]:
-    """Per claim id of a claims file: the newest commit whose version of the file declares the
-    claim differently from the commit before it (``commit``, ``date``, ``subject``); claims
-    changed only in the working tree get ``commit = "uncommitted"``."""
+    """When each claim of a claims file last changed its declaration (from git).
+
+    Parameters
+    ----------
+    path : str or Path
+        The claims file.
+    root : str or Path
+        The repository root (a file outside it has no history).
+
+    Returns
+    -------
+    dict of str to dict
+        Per claim id: the newest commit whose version of the file declares the claim differently
+        from the commit before it (``commit``, ``date``, ``subject``); claims changed only in the
+        working tree get ``commit = "uncommitted"``. Empty without git.
+    """
     import yaml
 
     path, root = Path(path), Path(root)
@@ -95,7 +120,18 @@ def _seed_range(seeds: list[int]) -> str:
 
 
 def stale_chapters(agg: dict) -> dict[str, str]:
-    """Chapters of a sweep whose code changed since (``{key: "code a -> b"}``)."""
+    """Chapters of a sweep whose code changed since (:func:`lrlib.claims.code_hash`).
+
+    Parameters
+    ----------
+    agg : dict
+        A sweep aggregate.
+
+    Returns
+    -------
+    dict of str to str
+        ``{key: "<old hash> → <new hash>"}`` (``gone`` for a chapter that no longer exists).
+    """
     out = {}
     for key, ch in agg.get("chapters", {}).items():
         try:
@@ -109,7 +145,18 @@ def stale_chapters(agg: dict) -> dict[str, str]:
 
 def describe_sweep(agg: dict) -> str:
     """A Markdown paragraph saying how a published sweep was obtained, and whether the code of
-    each chapter it ran is still the code of the book."""
+    each chapter it ran is still the code of the book.
+
+    Parameters
+    ----------
+    agg : dict
+        One of :func:`load_published`'s aggregates.
+
+    Returns
+    -------
+    str
+        The paragraph, with the commands that reproduce the sweep.
+    """
     p = agg["provenance"]
     size = ("**reduced size** (`quick = True`; its verdicts are not the published full-size ones)"
             if p["quick"] else "**full size** (the book's own protocol)")
@@ -149,8 +196,22 @@ def describe_sweep(agg: dict) -> str:
 
 
 def ledger_rows(chapters: dict[str, Path], aggs: list[dict]) -> list[dict]:
-    """One row per declared claim of every chapter (declaration order), with the published
-    sweeps' results for it and its declaration history."""
+    """One row per declared claim of every chapter (declaration order).
+
+    Parameters
+    ----------
+    chapters : dict of str to Path
+        ``{key: notebook}``; a chapter without a claims file has no rows.
+    aggs : list of dict
+        The published aggregates (:func:`load_published`).
+
+    Returns
+    -------
+    list of dict
+        Rows with ``chapter``, ``notebook``, ``id`` (``<chapter>.<id>``), ``decl`` (the
+        :class:`~lrlib.claims.Declaration`), ``history`` (:func:`declaration_history`) and
+        ``sweeps`` (``{mode: the claim's entry in that sweep, or None}``).
+    """
     rows = []
     for key, nb in chapters.items():
         yml = Path(nb).with_name(Path(nb).stem + ".claims.yaml")
@@ -188,9 +249,20 @@ def _chapter_link(r: dict, page_dir: Path, toc_text: str) -> str:
 
 
 def outcome(c: dict | None) -> tuple[str, float]:
-    """``(class, pass rate)`` of a claim in a sweep, for filtering and sorting: ``reproduced``
-    (every graded seed), ``not reproduced`` (none), ``mixed``, ``not graded`` (only inconclusive or
-    premise-not-met seeds) or ``not in a sweep``; the rate is -1 when there is none."""
+    """The outcome class and pass rate of a claim in a sweep, for filtering and sorting.
+
+    Parameters
+    ----------
+    c : dict or None
+        The claim's entry in a sweep aggregate; ``None``: not in the sweep.
+
+    Returns
+    -------
+    tuple of (str, float)
+        The class — ``reproduced`` (every graded seed), ``not reproduced`` (none), ``mixed``,
+        ``not graded`` (only inconclusive or premise-not-met seeds) or ``not in a sweep`` — and
+        the pass rate, -1 when there is none.
+    """
     if not c:
         return "not in a sweep", -1.0
     if not c["graded"]:
@@ -206,7 +278,26 @@ def ledger_html(rows: list[dict], aggs: list[dict], page_dir: str | Path = REPO_
     every seed of the published full-size sweep (the book's own run is base seed 0), and the
     commit that last changed the declaration. With ``tools``, a toolbar above it filters the rows
     by chapter, outcome and kind, searches their text and sorts them by pass rate (static
-    JavaScript: no server)."""
+    JavaScript: no server).
+
+    Parameters
+    ----------
+    rows : list of dict
+        The rows of :func:`ledger_rows`.
+    aggs : list of dict
+        The published aggregates; the first full-size one (else the first) is shown.
+    page_dir : str or Path
+        The page's folder, for relative links to the chapters.
+    toc_file : str or Path
+        The book's table of contents; a chapter not in it is marked *not in the book yet*.
+    tools : bool
+        Add the toolbar.
+
+    Returns
+    -------
+    str
+        HTML.
+    """
     from .ledger_view import legend_html, table_html
 
     full = next((a for a in aggs if not a["provenance"]["quick"]), aggs[0] if aggs else None)
@@ -311,7 +402,19 @@ _SCRIPT = """<script>
 
 
 def summary_figure(rows: list[dict], aggs: list[dict]):
-    """A stacked bar per chapter: its reproduction claims by outcome in the full-size sweep."""
+    """A stacked bar per chapter: its reproduction claims by outcome in the full-size sweep.
+
+    Parameters
+    ----------
+    rows : list of dict
+        The rows of :func:`ledger_rows`.
+    aggs : list of dict
+        The published aggregates.
+
+    Returns
+    -------
+    Figure
+    """
     import matplotlib.pyplot as plt
 
     full = next((a for a in aggs if not a["provenance"]["quick"]), None)
@@ -339,8 +442,19 @@ def summary_figure(rows: list[dict], aggs: list[dict]):
 
 
 def chapter_summary(rows: list[dict], aggs: list[dict]) -> str:
-    """Markdown: one line per chapter (reproduction claims, how many pass in every seed, in some,
-    in none; consistency checks)."""
+    """A summary of the claims, one Markdown line per chapter.
+
+    Parameters
+    ----------
+    rows, aggs : list of dict
+        As in :func:`summary_figure`.
+
+    Returns
+    -------
+    str
+        Per chapter: reproduction claims, how many pass in every seed, in some, in none (full-size
+        sweep); consistency checks.
+    """
     full = next((a for a in aggs if not a["provenance"]["quick"]), None)
     mode = full["provenance"]["mode"] if full else None
     lines = []

@@ -15,13 +15,37 @@ def _h(x) -> str:
 
 
 def verdict_cell(v: str) -> str:
-    """A coloured verdict label."""
+    """A coloured verdict label.
+
+    Parameters
+    ----------
+    v : str
+        A verdict (:data:`lrlib.verdicts.VERDICTS`; another string gets a white background).
+
+    Returns
+    -------
+    str
+        An HTML ``<span>``.
+    """
     return (f'<span class="lr-verdict" style="background:{COLOURS.get(v, "#fff")};padding:0 .3em;'
             f'border-radius:3px;white-space:nowrap">{_h(v)}</span>')
 
 
 def seed_marks(verdicts, seeds=None) -> str:
-    """One mark per seed (✓ ◐ ✗ ? ∅), each with its seed and verdict as a tooltip."""
+    """One mark per seed (✓ ◐ ✗ ? ∅), each with its seed and verdict as a tooltip.
+
+    Parameters
+    ----------
+    verdicts : sequence of str
+        One verdict per seed.
+    seeds : iterable of int or None
+        The seeds' labels; ``None``: ``0, 1, …``.
+
+    Returns
+    -------
+    str
+        HTML, one ``<span>`` per seed.
+    """
     seeds = list(seeds) if seeds is not None else list(range(len(verdicts)))
     return "".join(f'<span title="seed {s}: {_h(v)}" style="background:{COLOURS.get(v, "#fff")};'
                    f'padding:0 .15em">{MARKS.get(v, "·")}</span>'
@@ -50,8 +74,25 @@ def legend_html() -> str:
 
 
 def table_html(rows: list[list[str]], header: list[str], row_attrs: list[str] | None = None) -> str:
-    """A claims table: cells are HTML; each cell carries its column name (``data-label``), which
-    the narrow-screen layout of ``book/_static/lrlib.css`` shows when rows become cards."""
+    """A claims table.
+
+    Each cell carries its column name (``data-label``), which the narrow-screen layout of
+    ``book/_static/lrlib.css`` shows when rows become cards.
+
+    Parameters
+    ----------
+    rows : list of list of str
+        The cells, row by row, as HTML (not escaped).
+    header : list of str
+        The column names (escaped).
+    row_attrs : list of str or None
+        HTML attributes of each ``<tr>`` (e.g. ``' class="x"'``); ``None``: none.
+
+    Returns
+    -------
+    str
+        The table's HTML.
+    """
     head = "".join(f"<th>{_h(h)}</th>" for h in header)
     attrs = row_attrs or [""] * len(rows)
     body = "".join(f"<tr{a}>" + "".join(f'<td data-label="{_h(h)}">{c}</td>' for h, c in zip(header, row)) + "</tr>"
@@ -61,7 +102,13 @@ def table_html(rows: list[list[str]], header: list[str], row_attrs: list[str] | 
 
 
 class ChapterTables:
-    """The chapter's tables; displays as HTML in a notebook."""
+    """The chapter's tables; displays as HTML in a notebook (a text summary as ``repr``).
+
+    Parameters
+    ----------
+    ledger : Ledger
+        The chapter's graded claims (:class:`lrlib.claims.Ledger`).
+    """
 
     def __init__(self, ledger):
         self.ledger = ledger
@@ -106,4 +153,15 @@ class ChapterTables:
 
 
 def chapter_tables(ledger) -> ChapterTables:
+    """The tables of a chapter's ledger, for display.
+
+    Parameters
+    ----------
+    ledger : Ledger
+        The chapter's graded claims.
+
+    Returns
+    -------
+    ChapterTables
+    """
     return ChapterTables(ledger)

@@ -37,7 +37,23 @@ def _scalar_output(pred: Tensor) -> Tensor:
 class Loss:
     """A loss ``L(pred, target) -> (R...)`` with its convention.
 
-    ``scale`` multiplies the reduced loss (``½`` for the usual square loss).
+    Calling it with predictions ``(R..., n, k)`` and targets (see the module docstring) gives
+    ``scale · reduce_i ℓ(pred_i, target_i)``, one value per run ``(R...)``.
+
+    Parameters
+    ----------
+    name : str
+        ``"square"``, ``"cross_entropy"``, ``"exponential"`` or ``"logistic"``.
+    reduction : str
+        ``"mean"`` or ``"sum"`` over the ``n`` points.
+    scale : float
+        Multiplies the reduced loss (``½`` for the usual square loss).
+
+    Raises
+    ------
+    ParameterError
+        When ``name`` or ``reduction`` is unknown; when called, for a scalar-output loss
+        (exponential, logistic) on ``k > 1`` outputs.
     """
 
     name: str
@@ -67,8 +83,20 @@ class Loss:
 
 
 def residual(pred: Tensor, target: Tensor) -> Tensor:
-    """``pred − target`` ``(R..., n, k)`` for the square loss; a scalar-output target
-    ``(…, n)`` gets its ``k = 1`` axis."""
+    """The residual ``pred − target`` of the square loss.
+
+    Parameters
+    ----------
+    pred : Tensor
+        Predictions ``(R..., n, k)``.
+    target : Tensor
+        Targets ``(…, n, k)``; for scalar output also ``(…, n)``, which gets its ``k = 1`` axis.
+
+    Returns
+    -------
+    Tensor
+        ``(R..., n, k)`` (broadcast of the two).
+    """
     n = pred.shape[-2]
     has_k_axis = target.dim() >= 2 and target.shape[-2] == n and target.shape[-1] == pred.shape[-1]
     if pred.shape[-1] == 1 and not has_k_axis:

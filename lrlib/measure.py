@@ -53,16 +53,27 @@ def first_crossing(time, values, level, *, below: bool = True, interpolate: bool
 
     Parameters
     ----------
-    time : (T,) snapshot times (any clock).
-    values : (T,) one series, or (T, R...) one series per run.
-    level : a number, or (R...) one level per run.
-    below : look for ``values ≤ level`` (a falling loss); ``False``: ``values ≥ level``.
-    interpolate : linear interpolation between the two snapshots around the crossing;
-        ``False`` returns the first snapshot time at which the level is reached.
+    time : array-like
+        ``(T,)`` snapshot times (any clock: steps, flow time τ, …).
+    values : array-like
+        ``(T,)`` one series, or ``(T, R...)`` one series per run.
+    level : float or array-like
+        A number, or ``(R...)`` one level per run.
+    below : bool
+        Look for ``values ≤ level`` (a falling loss); ``False``: ``values ≥ level``.
+    interpolate : bool
+        Linear interpolation between the two snapshots around the crossing; ``False`` returns
+        the first snapshot time at which the level is reached.
 
     Returns
     -------
-    float for one series, else a float array ``(R...)``.
+    float or np.ndarray
+        A float for one series, else a float array ``(R...)``; in the clock of ``time``.
+
+    Raises
+    ------
+    ParameterError
+        When the first axis of ``values`` is not ``time``'s.
     """
     t = _np(time).astype(float)
     v = _np(values).astype(float)
@@ -77,9 +88,30 @@ def first_crossing(time, values, level, *, below: bool = True, interpolate: bool
 
 
 def drop_times(time, loss, levels) -> np.ndarray:
-    """Drop ``k`` (k = 1..K−1) of a loss curve: the first time ``loss (T,)`` falls below the
-    mid-level ``(ℓ_{k−1} + ℓ_k)/2`` of consecutive predicted levels ``levels (K,)``; ``(K−1,)``,
-    ``nan`` where never."""
+    """The drop times of a loss curve between predicted levels.
+
+    Drop ``k`` (k = 1..K−1) is the first time the loss falls below the mid-level
+    ``(ℓ_{k−1} + ℓ_k)/2`` of consecutive levels (:func:`first_crossing`).
+
+    Parameters
+    ----------
+    time : array-like
+        ``(T,)`` snapshot times (any clock).
+    loss : array-like
+        ``(T,)`` the loss curve.
+    levels : array-like
+        ``(K,)`` predicted loss levels ``ℓ_0, …, ℓ_{K−1}``, K ≥ 2.
+
+    Returns
+    -------
+    np.ndarray
+        ``(K−1,)`` times in the clock of ``time``, ``nan`` where never.
+
+    Raises
+    ------
+    ParameterError
+        When fewer than two levels are given.
+    """
     lv = _np(levels).astype(float)
     if lv.ndim != 1 or lv.size < 2:
         raise ParameterError("drop_times needs at least two levels")
@@ -87,9 +119,22 @@ def drop_times(time, loss, levels) -> np.ndarray:
 
 
 def plateaus(values, tol: float = 0.01, min_len: int = 5) -> list[tuple[int, int]]:
-    """Index ranges ``(start, end)`` (both inclusive) of a positive series ``(T,)`` (e.g. a loss
-    at log-spaced snapshots) where ``log values`` changes by less than ``tol`` per snapshot for at
-    least ``min_len`` consecutive snapshots."""
+    """The flat stretches of a positive series.
+
+    Parameters
+    ----------
+    values : array-like
+        A positive series ``(T,)`` (e.g. a loss at log-spaced snapshots).
+    tol : float
+        The largest change of ``log values`` per snapshot that counts as flat.
+    min_len : int
+        The fewest consecutive flat snapshot intervals that make a plateau.
+
+    Returns
+    -------
+    list of tuple of int
+        Index ranges ``(start, end)`` (both inclusive).
+    """
     flat = np.abs(np.diff(np.log(_np(values).astype(float)))) < tol
     out, start = [], None
     for i, f in enumerate(np.append(flat, False)):
@@ -107,8 +152,21 @@ def drops(steps, values, rel: float = 0.1) -> list[int]:
 
     The decrease rate ``r = −Δ log values / Δ steps`` is computed between snapshots; a drop is a
     local maximum of ``r`` above ``rel · max r``; two maxima count as separate drops only if
-    ``r`` dips below half the smaller one between them.  Returns the index (into ``r``, i.e. the
-    snapshot interval) of each drop's peak.
+    ``r`` dips below half the smaller one between them.
+
+    Parameters
+    ----------
+    steps : array-like
+        ``(T,)`` snapshot times (any clock; the rate is per unit of it).
+    values : array-like
+        ``(T,)`` the positive series.
+    rel : float
+        A peak counts when ``r`` exceeds ``rel · max r``.
+
+    Returns
+    -------
+    list of int
+        The index (into ``r``, i.e. the snapshot interval) of each drop's peak.
     """
     v = np.log(_np(values).astype(float))
     r = -np.diff(v) / np.diff(_np(steps).astype(float))
@@ -125,9 +183,20 @@ def drops(steps, values, rel: float = 0.1) -> list[int]:
 
 
 def relative_error(value, reference):
-    """``|value − reference| / |reference|`` element-wise (numpy or torch in, same out; ``nan``
-    propagates). The reference — the theory's prediction, or the converged/finer run — is the
-    denominator."""
+    """``|value − reference| / |reference|`` element-wise (``nan`` propagates).
+
+    Parameters
+    ----------
+    value : array-like or Tensor
+        The measured value(s).
+    reference : array-like or Tensor
+        The theory's prediction, or the converged/finer run: the denominator. Broadcasts with ``value``.
+
+    Returns
+    -------
+    np.ndarray or Tensor
+        A tensor when either input is one, else a float array (shape: the broadcast).
+    """
     if isinstance(value, Tensor) or isinstance(reference, Tensor):
         v, r = torch.as_tensor(value), torch.as_tensor(reference)
         return (v - r).abs() / r.abs()
@@ -136,7 +205,15 @@ def relative_error(value, reference):
 
 
 class Line(NamedTuple):
-    """A least-squares line ``y ≈ slope·x + intercept`` and its coefficient of determination."""
+    """A least-squares line ``y ≈ slope·x + intercept`` and its coefficient of determination.
+
+    Parameters
+    ----------
+    slope, intercept : float
+        The line.
+    r2 : float
+        R² of the fit (``nan`` when ``y`` is constant).
+    """
 
     slope: float
     intercept: float
@@ -144,8 +221,19 @@ class Line(NamedTuple):
 
 
 def line_fit(x, y) -> Line:
-    """Least-squares line of ``y (N,)`` on ``x (N,)``; all ``nan`` when a value is not finite
-    (e.g. a crossing time a run never reached) or fewer than two points are given."""
+    """Least-squares line of ``y`` on ``x``.
+
+    Parameters
+    ----------
+    x, y : array-like
+        ``(N,)`` each (flattened).
+
+    Returns
+    -------
+    Line
+        ``(slope, intercept, r2)``; all ``nan`` when a value is not finite (e.g. a crossing time
+        a run never reached) or fewer than two points are given.
+    """
     x, y = _np(x).astype(float).ravel(), _np(y).astype(float).ravel()
     if x.size < 2 or not (np.isfinite(x).all() and np.isfinite(y).all()):
         return Line(float("nan"), float("nan"), float("nan"))
@@ -157,8 +245,20 @@ def line_fit(x, y) -> Line:
 
 
 def cosine(u: Tensor, v: Tensor, eps: float = 0.0) -> Tensor:
-    """Cosine between ``u (..., D)`` and ``v (..., D)`` along the last axis (broadcasting);
-    ``0`` where ``‖u‖·‖v‖ ≤ eps`` (a zero vector has no direction)."""
+    """Cosine between two vectors along the last axis (broadcasting).
+
+    Parameters
+    ----------
+    u, v : Tensor
+        ``(..., D)`` each.
+    eps : float
+        Where ``‖u‖·‖v‖ ≤ eps`` the cosine is ``0`` (a zero vector has no direction).
+
+    Returns
+    -------
+    Tensor
+        ``(...)``, the broadcast of the leading dimensions.
+    """
     nu = torch.linalg.vector_norm(u, dim=-1)
     nv = torch.linalg.vector_norm(v, dim=-1)
     den = nu * nv
@@ -166,9 +266,21 @@ def cosine(u: Tensor, v: Tensor, eps: float = 0.0) -> Tensor:
 
 
 def active(net: TwoLayer | Tensor, X: Tensor) -> Tensor:
-    """Boolean activation mask ``(R..., m, n)``: is neuron ``j`` active (pre-activation ``> 0``)
-    on point ``k``. ``net`` is a :class:`~lrlib.models.TwoLayer` (its bias counts) or a
-    first-layer weight ``W (R..., m, d)`` without bias."""
+    """Boolean activation mask: is neuron ``j`` active (pre-activation ``> 0``) on point ``k``.
+
+    Parameters
+    ----------
+    net : TwoLayer or Tensor
+        A :class:`~lrlib.models.TwoLayer` (its bias counts) or a first-layer weight
+        ``W (R..., m, d)`` without bias.
+    X : Tensor
+        Inputs ``(n, d)`` or ``(R..., n, d)``.
+
+    Returns
+    -------
+    Tensor
+        ``(R..., m, n)`` bool.
+    """
     if isinstance(net, TwoLayer):
         return (preactivations(net, X) > 0).transpose(-1, -2)
     return ((X.to(net.dtype) @ net.transpose(-1, -2)) > 0).transpose(-1, -2)

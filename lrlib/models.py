@@ -34,7 +34,23 @@ ACTIVATIONS: dict[str, Callable[[Tensor], Tensor]] = {
 
 
 def activation(name: str) -> Callable[[Tensor], Tensor]:
-    """Return σ for ``name`` in ``ACTIVATIONS`` (clear error otherwise)."""
+    """The activation σ of a given name.
+
+    Parameters
+    ----------
+    name : str
+        A key of ``ACTIVATIONS``: ``"relu"`` (σ'(0) = 0 under autograd), ``"linear"`` or ``"square"``.
+
+    Returns
+    -------
+    callable
+        σ, applied element-wise to a tensor.
+
+    Raises
+    ------
+    ParameterError
+        When ``name`` is not a known activation.
+    """
     try:
         return ACTIVATIONS[name]
     except KeyError:
@@ -45,7 +61,21 @@ def activation(name: str) -> Callable[[Tensor], Tensor]:
 
 @dataclass
 class TwoLayer:
-    """Parameters of a two-layer network (see module docstring for shapes)."""
+    """Parameters of a two-layer network ``f(x) = W2 σ(W1 x + b1) + b2`` (see the module docstring).
+
+    Parameters
+    ----------
+    W1 : Tensor
+        Incoming weights ``(R..., m, d)``; row ``j`` is neuron ``j``'s ``w_j``.
+    W2 : Tensor
+        Outgoing weights ``(R..., k, m)``; for scalar output ``a_j = W2[..., 0, j]``.
+    b1 : Tensor or None
+        Hidden biases ``(R..., m)``.
+    b2 : Tensor or None
+        Output biases ``(R..., k)``.
+    act : str
+        The activation's name (see :func:`activation`).
+    """
 
     W1: Tensor
     W2: Tensor
@@ -61,10 +91,12 @@ class TwoLayer:
 
     @property
     def in_dim(self) -> int:
+        """Input dimension ``d``."""
         return self.W1.shape[-1]
 
     @property
     def out_dim(self) -> int:
+        """Output dimension ``k``."""
         return self.W2.shape[-2]
 
     @property
@@ -81,13 +113,37 @@ class TwoLayer:
         }
 
     def map(self, fn: Callable[[Tensor], Tensor]) -> "TwoLayer":
-        """Apply ``fn`` to every tensor and return a new ``TwoLayer``."""
+        """Apply a function to every parameter tensor.
+
+        Parameters
+        ----------
+        fn : callable
+            Maps a tensor to a tensor (applied to the non-``None`` ones of :meth:`tensors`).
+
+        Returns
+        -------
+        TwoLayer
+            A new network with the mapped tensors and the same activation.
+        """
         return replace(self, **{k: fn(v) for k, v in self.tensors().items()})
 
     def clone(self) -> "TwoLayer":
+        """A detached copy of the network."""
         return self.map(lambda t: t.detach().clone())
 
     def to(self, dtype: torch.dtype) -> "TwoLayer":
+        """The network with every tensor cast to another dtype.
+
+        Parameters
+        ----------
+        dtype : torch.dtype
+            The new dtype.
+
+        Returns
+        -------
+        TwoLayer
+            A new network.
+        """
         return self.map(lambda t: t.to(dtype))
 
     def __iter__(self) -> Iterator[Tensor]:
@@ -95,7 +151,18 @@ class TwoLayer:
 
     # ---- per-neuron views -------------------------------------------
     def incoming(self, with_bias: bool = True) -> Tensor:
-        """Incoming vectors ``(R..., m, d[+1])``; the bias is appended as last coordinate."""
+        """Per-neuron incoming vectors.
+
+        Parameters
+        ----------
+        with_bias : bool
+            Append ``b1`` (when there is one) as the last coordinate.
+
+        Returns
+        -------
+        Tensor
+            ``(R..., m, d)``, or ``(R..., m, d + 1)`` with the bias.
+        """
         if with_bias and self.b1 is not None:
             return torch.cat([self.W1, self.b1.unsqueeze(-1)], dim=-1)
         return self.W1
@@ -116,7 +183,18 @@ class TwoLayer:
         return torch.cat([self.incoming(), self.outgoing()], dim=-1)
 
     def norms_in(self, with_bias: bool = True) -> Tensor:
-        """‖w_j‖ ``(R..., m)``."""
+        """Norms ‖w_j‖ of the incoming vectors.
+
+        Parameters
+        ----------
+        with_bias : bool
+            Include ``b1`` (as in :meth:`incoming`).
+
+        Returns
+        -------
+        Tensor
+            ``(R..., m)``.
+        """
         return torch.linalg.vector_norm(self.incoming(with_bias), dim=-1)
 
     def norms_out(self) -> Tensor:
@@ -125,18 +203,35 @@ class TwoLayer:
 
 
 def forward(p: TwoLayer, X: Tensor) -> Tensor:
-    """Network output ``(R..., n, k)`` for inputs ``X`` ``(n, d)`` or ``(R..., n, d)``."""
-    pre = X @ p.W1.transpose(-1, -2)  # (R..., n, m)
-    if p.b1 is not None:
-        pre = pre + p.b1.unsqueeze(-2)
-    out = activation(p.act)(pre) @ p.W2.transpose(-1, -2)  # (R..., n, k)
+    """Network output.
+
+    Parameters
+    ----------
+    p : TwoLayer
+        The network.
+    X : Tensor
+        Inputs ``(n, d)`` (shared by all runs) or ``(R..., n, d)`` (one data set per run).
+
+    Returns
+    -------
+    Tensor
+        Outputs ``(R..., n, k)``.
+    """
+    out = activation(p.act)(preactivations(p, X)) @ p.W2.transpose(-1, -2)  # (R..., n, k)
     if p.b2 is not None:
         out = out + p.b2.unsqueeze(-2)
     return out
 
 
 def preactivations(p: TwoLayer, X: Tensor) -> Tensor:
-    """``W1 x + b1`` for every point: ``(R..., n, m)``."""
+    """Hidden pre-activations ``W1 x + b1`` ``(R..., n, m)`` for every point (the first half of
+    :func:`forward`).
+
+    Parameters
+    ----------
+    p, X
+        The network and its inputs, as in :func:`forward`.
+    """
     pre = X @ p.W1.transpose(-1, -2)
     return pre + p.b1.unsqueeze(-2) if p.b1 is not None else pre
 
@@ -146,7 +241,22 @@ def preactivations(p: TwoLayer, X: Tensor) -> Tensor:
 # ---------------------------------------------------------------------------
 
 def generator(seed: int) -> torch.Generator:
-    """A CPU generator seeded with ``seed`` (the only source of randomness)."""
+    """A CPU generator seeded with ``seed`` (the only source of randomness).
+
+    Parameters
+    ----------
+    seed : int
+        The seed, ≥ 0.
+
+    Returns
+    -------
+    torch.Generator
+
+    Raises
+    ------
+    ParameterError
+        When ``seed`` is not an integer ≥ 0.
+    """
     return torch.Generator().manual_seed(nonneg_int("seed", seed))
 
 
@@ -176,8 +286,34 @@ def gaussian_init(
 ) -> TwoLayer:
     """I.i.d. Gaussian init: ``W1 ~ N(0, std_in²)``, ``W2 ~ N(0, std_out²)``.
 
-    Biases (if enabled) are ``N(0, std_bias²)`` with ``std_bias`` defaulting to
-    ``std_in`` for ``b1`` and ``std_out`` for ``b2``.
+    Parameters
+    ----------
+    m, d, k : int
+        Width, input and output dimension (each ≥ 1).
+    std_in, std_out : float
+        Standard deviations of ``W1`` and ``W2``.
+    gen : torch.Generator
+        The random source (see :func:`generator`).
+    bias_in, bias_out : bool
+        Draw ``b1`` / ``b2`` (else ``None``).
+    std_bias : float or None
+        Standard deviation of the biases; ``None``: ``std_in`` for ``b1`` and ``std_out`` for ``b2``.
+    runs : tuple of int
+        Leading run dimensions ``R...``; every run is an independent draw.
+    act : str
+        The activation's name.
+    dtype : torch.dtype
+        The tensors' dtype (drawn in float64, then cast).
+
+    Returns
+    -------
+    TwoLayer
+        ``W1 (R..., m, d)``, ``W2 (R..., k, m)``, ``b1 (R..., m)``, ``b2 (R..., k)``.
+
+    Raises
+    ------
+    ParameterError
+        When a size is not a positive integer.
     """
     _check_sizes(m=m, d=d, k=k)
     W1 = std_in * _randn((*runs, m, d), gen, dtype)
@@ -188,7 +324,22 @@ def gaussian_init(
 
 
 def random_signs(shape: tuple[int, ...], gen: torch.Generator, dtype: torch.dtype = torch.float64) -> Tensor:
-    """I.i.d. uniform ±1 of ``shape``."""
+    """I.i.d. uniform ±1 signs.
+
+    Parameters
+    ----------
+    shape : tuple of int
+        The shape of the result.
+    gen : torch.Generator
+        The random source.
+    dtype : torch.dtype
+        The result's dtype.
+
+    Returns
+    -------
+    Tensor
+        ±1 of ``shape``.
+    """
     return (2 * torch.randint(0, 2, shape, generator=gen) - 1).to(dtype)
 
 
@@ -205,9 +356,27 @@ def balanced_init(
 ) -> TwoLayer:
     """Balanced init for scalar output: ``w_j = λ g_j``, ``a_j = s_j ‖w_j‖``.
 
-    ``g_j ~ N(0, I_d)``; ``s_j`` i.i.d. uniform ±1 unless given.  ``scale`` (λ) is
-    a float or a tensor broadcastable to ``runs`` (e.g. one λ per run).  Then
-    ``a_j² = ‖w_j‖²`` exactly, a balancedness that gradient flow conserves.
+    ``g_j ~ N(0, I_d)``; ``s_j`` i.i.d. uniform ±1 unless given.  Then ``a_j² = ‖w_j‖²``
+    exactly, a balancedness that gradient flow conserves.
+
+    Parameters
+    ----------
+    m, d, gen, runs, act, dtype
+        As in :func:`gaussian_init`.
+    scale : float or Tensor
+        λ > 0: a float or a tensor broadcastable to ``runs`` (e.g. one λ per run).
+    signs : Tensor or None
+        The signs ``s_j`` ``(R..., m)``; ``None``: drawn.
+
+    Returns
+    -------
+    TwoLayer
+        ``W1 (R..., m, d)``, ``W2 (R..., 1, m)``, no biases.
+
+    Raises
+    ------
+    ParameterError
+        When a size is not a positive integer or ``scale`` is not > 0.
     """
     _check_sizes(m=m, d=d)
     lam = torch.as_tensor(scale, dtype=torch.float64)
@@ -221,9 +390,29 @@ def balanced_init(
 
 
 def sweep_init(m: int, d: int, lams: Tensor, seeds: int, seed: int, dtype: torch.dtype = torch.float64) -> TwoLayer:
-    """Balanced inits for a λ-sweep, runs ``(seeds, len(lams))``: for each seed one
-    draw ``(g_j, s_j)`` shared by every λ (``w_j = λ g_j``), as in the theorem's
-    ``λ → 0`` limit for a fixed draw."""
+    """Balanced inits (:func:`balanced_init`) for a λ-sweep.
+
+    For each seed one draw ``(g_j, s_j)`` is shared by every λ (``w_j = λ g_j``), as in the
+    theorem's ``λ → 0`` limit for a fixed draw.
+
+    Parameters
+    ----------
+    m, d : int
+        Width and input dimension.
+    lams : Tensor
+        The scales λ ``(L,)``.
+    seeds : int
+        The number of draws (first run dimension).
+    seed : int
+        Seed of the generator that makes all draws.
+    dtype : torch.dtype
+        The tensors' dtype.
+
+    Returns
+    -------
+    TwoLayer
+        Runs ``(seeds, L)``: ``W1 (seeds, L, m, d)``, ``W2 (seeds, L, 1, m)``.
+    """
     base = balanced_init(m, d, scale=1.0, gen=generator(seed), runs=(seeds,), dtype=dtype)
     lam = lams.to(dtype).view(1, -1, 1, 1)
     return base.map(lambda t: t.unsqueeze(1) * lam)
@@ -242,7 +431,24 @@ def agf_init(
 ) -> TwoLayer:
     """AGF α-scaling (Kunin et al. 2025): ``a_i ~ N(0, α²/(2k) I_k)``, ``w_i ~ N(0, α²/(2d) I_d)``.
 
-    The expected squared neuron norm ``E‖θ_i‖² = α²``.
+    The expected squared neuron norm ``E‖θ_i‖² = α²``. No biases.
+
+    Parameters
+    ----------
+    alpha : float
+        The scale α > 0.
+    m, d, k, gen, runs, act, dtype
+        As in :func:`gaussian_init`.
+
+    Returns
+    -------
+    TwoLayer
+        ``W1 (R..., m, d)``, ``W2 (R..., k, m)``.
+
+    Raises
+    ------
+    ParameterError
+        When ``alpha`` is not > 0 or a size is not a positive integer.
     """
     if alpha <= 0:
         raise ParameterError(f"agf_init: alpha must be > 0, got {alpha!r}")

@@ -20,7 +20,29 @@ def _fail(name: str, got: object, want: str, example: str) -> None:
 
 
 def check_int(name: str, value: object, *, low: int = 0, high: int | None = None) -> int:
-    """A whole number in ``[low, high]`` (bools are rejected)."""
+    """Check that a papermill parameter is a whole number in ``[low, high]`` (bools are rejected).
+
+    Parameters
+    ----------
+    name : str
+        The parameter's name, for the error message.
+    value : object
+        The value passed.
+    low : int
+        The smallest value accepted.
+    high : int or None
+        The largest value accepted (``None``: no bound).
+
+    Returns
+    -------
+    int
+        ``value`` unchanged.
+
+    Raises
+    ------
+    ParameterError
+        When ``value`` is not an ``int`` in ``[low, high]``.
+    """
     if isinstance(value, bool) or not isinstance(value, int) or value < low or (high is not None and value > high):
         rng = f"≥ {low}" if high is None else f"in [{low}, {high}]"
         _fail(name, value, f"an integer {rng}", str(low))
@@ -28,13 +50,48 @@ def check_int(name: str, value: object, *, low: int = 0, high: int | None = None
 
 
 def check_bool(name: str, value: object) -> bool:
+    """Check that a papermill parameter is ``True`` or ``False``.
+
+    Parameters
+    ----------
+    name, value : str, object
+        The parameter's name (for the error message) and the value passed.
+
+    Returns
+    -------
+    bool
+        ``value`` unchanged.
+
+    Raises
+    ------
+    ParameterError
+        When ``value`` is not a ``bool``.
+    """
     if not isinstance(value, bool):
         _fail(name, value, "True or False", "True")
     return value
 
 
 def check_path(name: str, value: object) -> str:
-    """An output path (may be empty to skip writing); its folder is created."""
+    """Check that a papermill parameter is an output path, and create its folder.
+
+    Parameters
+    ----------
+    name : str
+        The parameter's name, for the error message.
+    value : object
+        A path (``str`` or ``Path``); empty to skip writing.
+
+    Returns
+    -------
+    str
+        ``str(value)``.
+
+    Raises
+    ------
+    ParameterError
+        When ``value`` is not a ``str`` or ``Path``.
+    """
     if not isinstance(value, (str, Path)):
         _fail(name, value, "a file path string (or '' for none)", "runs/ledger.json")
     if str(value):
@@ -48,10 +105,28 @@ QUICK_ENV = "LRLIB_QUICK"
 def check_common(seed: object, quick: object, ledger_path: object) -> bool:
     """Check the parameters every chapter has: ``seed``, ``quick``, ``ledger_path``.
 
-    Returns the effective ``quick`` flag: ``quick``, or ``True`` when the environment
-    variable ``LRLIB_QUICK`` is ``1`` (``make test`` sets it for nbval, so that the
-    chapters run at full scale once, in the book build). Use it as
-    ``quick = nbparams.check_common(seed, quick, ledger_path)``.
+    Use it as ``quick = nbparams.check_common(seed, quick, ledger_path)``.
+
+    Parameters
+    ----------
+    seed : object
+        The base seed, an int in ``[0, 2**31 - 1]``.
+    quick : object
+        ``True`` to run at reduced size.
+    ledger_path : object
+        Where to write the claims ledger (``''``: nowhere); its folder is created.
+
+    Returns
+    -------
+    bool
+        The effective ``quick`` flag: ``quick``, or ``True`` when the environment variable
+        ``LRLIB_QUICK`` is ``1`` (``make test`` sets it for nbval, so that the chapters run at
+        full scale once, in the book build).
+
+    Raises
+    ------
+    ParameterError
+        When a parameter is invalid, or ``LRLIB_QUICK`` is set to other than ``0`` or ``1``.
     """
     check_int("seed", seed, low=0, high=2**31 - 1)
     check_bool("quick", quick)

@@ -50,7 +50,12 @@ class Rule:
     Parameters
     ----------
     text : str
-        The expression (see the module docstring).
+        The expression (see the module docstring); runs of white space are made one space.
+
+    Raises
+    ------
+    ParameterError
+        When ``text`` is empty, not an expression, or uses a construct outside the rule language.
 
     Examples
     --------
@@ -91,7 +96,23 @@ class Rule:
                     raise ParameterError(f"rule {self.text!r}: calls are limited to {sorted(FUNCTIONS)}")
 
     def __call__(self, values: Mapping[str, object]) -> np.ndarray:
-        """Evaluate element-wise; returns a boolean array (shape: the broadcast of the inputs)."""
+        """Evaluate the rule element-wise.
+
+        Parameters
+        ----------
+        values : mapping of str to array-like
+            Measurements by name, e.g. one entry per seed; every name the rule reads must be given.
+
+        Returns
+        -------
+        np.ndarray
+            Booleans, shape: the broadcast of the inputs.
+
+        Raises
+        ------
+        ParameterError
+            When a measurement the rule reads is missing.
+        """
         missing = sorted(self.names - set(values))
         if missing:
             raise ParameterError(f"rule {self.text!r} needs measurement(s) {missing}")

@@ -35,7 +35,26 @@ LOSSES = ("square", "exponential")
 
 
 def eligible(p: TwoLayer, X: Tensor, loss: Loss, *, batch_size: int | None, closed_form: bool) -> bool:
-    """Whether :class:`SmallGD` covers this run (and it is small enough to gain)."""
+    """Whether :class:`SmallGD` covers this run (and it is small enough to gain).
+
+    Parameters
+    ----------
+    p : TwoLayer
+        The network (activation, contiguity, dtype, run shape are checked).
+    X : Tensor
+        Inputs ``(n, d)`` or ``(R..., n, d)``; CPU, float32 or float64.
+    loss : Loss
+        The loss (square or exponential).
+    batch_size : int or None
+        Must be ``None`` (full batch).
+    closed_form : bool
+        Whether the run uses the closed-form gradients at all.
+
+    Returns
+    -------
+    bool
+        ``True`` when covered and ``runs · n · m · max(d, k) ≤`` :data:`MAX_WORK`.
+    """
     if batch_size is not None or not closed_form or p.act not in ACTS or loss.name not in LOSSES:
         return False
     if X.device.type != "cpu" or X.dtype not in (torch.float32, torch.float64) or X.requires_grad:
@@ -54,16 +73,26 @@ class SmallGD:
 
     Parameters
     ----------
-    p : the network being trained (its tensors must be contiguous CPU tensors; they are
+    p : TwoLayer
+        The network being trained (its tensors must be contiguous CPU tensors; they are
         updated in place through numpy views).
-    X : inputs ``(n, d)`` or ``(R..., n, d)``; y : targets as :class:`~lrlib.losses.Loss` takes them.
-    loss : a square or exponential :class:`~lrlib.losses.Loss`.
-    trainable : the parameter names that move; momentum : heavy-ball coefficient (torch's SGD).
+    X : Tensor
+        Inputs ``(n, d)`` or ``(R..., n, d)``.
+    y : Tensor
+        Targets as :class:`~lrlib.losses.Loss` takes them.
+    loss : Loss
+        A square or exponential :class:`~lrlib.losses.Loss`.
+    trainable : iterable of str
+        The parameter names that move.
+    momentum : float
+        Heavy-ball coefficient μ (torch's SGD convention).
     """
 
     def __init__(self, p: TwoLayer, X: Tensor, y: Tensor, loss: Loss, trainable: Iterable[str], momentum: float = 0.0):
         self.act, self.loss, self.momentum = p.act, loss, float(momentum)
         self.views = {k: t.numpy() for k, t in p.tensors().items()}        # share memory with p
+        # transposed views, made once: they follow the in-place updates of the parameters
+        self.W1T, self.W2T = (np.swapaxes(self.views[k], -1, -2) for k in ("W1", "W2"))
         self.trainable = tuple(trainable)
         self.X = X.detach().numpy()
         n = X.shape[-2]
@@ -83,20 +112,34 @@ class SmallGD:
         return self.loss.scale * (s / per_point.shape[-1] if self.loss.reduction == "mean" else s)
 
     def gradients(self, need_loss: bool) -> tuple[Tensor | None, dict[str, np.ndarray]]:
-        """The loss ``(R...)`` at the current parameters (``None`` unless ``need_loss``) and the
-        gradients of the trainable parameters (numpy, shaped like them). Overflow is not
-        warned about: a diverging run is caught by the training loop's checks, as with torch."""
+        """The loss and the gradients at the current parameters.
+
+        Overflow is not warned about: a diverging run is caught by the training loop's checks,
+        as with torch.
+
+        Parameters
+        ----------
+        need_loss : bool
+            Compute the loss value too.
+
+        Returns
+        -------
+        L : Tensor or None
+            The loss ``(R...)`` (``None`` unless ``need_loss``).
+        grads : dict of str to np.ndarray
+            The gradients of the trainable parameters, shaped like them.
+        """
         with np.errstate(over="ignore", invalid="ignore"):
             return self._gradients(need_loss)
 
     def _gradients(self, need_loss: bool) -> tuple[Tensor | None, dict[str, np.ndarray]]:
         v = self.views
-        W1, W2 = v["W1"], v["W2"]
-        pre = self.X @ np.swapaxes(W1, -1, -2)
+        W2 = v["W2"]
+        pre = self.X @ self.W1T
         if "b1" in v:
             pre += v["b1"][..., None, :]
         h = np.maximum(pre, 0) if self.act == "relu" else pre
-        out = h @ np.swapaxes(W2, -1, -2)
+        out = h @ self.W2T
         if "b2" in v:
             out += v["b2"][..., None, :]
         L = None
@@ -125,8 +168,33 @@ class SmallGD:
                 g["b1"] = dpre.sum(-2)
         return (None if L is None else torch.from_numpy(np.asarray(L))), g
 
+    def run(self, steps: int, lr: float) -> None:
+        """Several steps of GD without measuring the loss, in place.
+
+        The stretch of the training loop between two recorded or checked steps; the same
+        arithmetic as :meth:`gradients` + :meth:`apply`.
+
+        Parameters
+        ----------
+        steps : int
+            How many steps.
+        lr : float
+            The step size.
+        """
+        with np.errstate(over="ignore", invalid="ignore"):
+            for _ in range(steps):
+                self._apply(self._gradients(False)[1], lr)
+
     def apply(self, g: dict[str, np.ndarray], lr: float) -> None:
-        """The step ``θ ← θ − lr · g`` (with momentum: ``v ← μ v + g``, ``θ ← θ − lr · v``), in place."""
+        """The step ``θ ← θ − lr · g`` (with momentum: ``v ← μ v + g``, ``θ ← θ − lr · v``), in place.
+
+        Parameters
+        ----------
+        g : dict of str to np.ndarray
+            Gradients from :meth:`gradients`.
+        lr : float
+            The step size.
+        """
         with np.errstate(over="ignore", invalid="ignore"):
             self._apply(g, lr)
 

@@ -65,8 +65,18 @@ _ANSI = re.compile(r"\x1b\[[0-9;]*[A-Za-z]")
 # chapters
 
 def discover(notebooks_dir: str | Path = NOTEBOOKS_DIR) -> dict[str, Path]:
-    """The chapters in ``notebooks_dir``: ``{key: path}`` for every ``NN_<key>.ipynb``,
-    in reading order (NN)."""
+    """The chapters in a folder.
+
+    Parameters
+    ----------
+    notebooks_dir : str or Path
+        The folder of the notebooks.
+
+    Returns
+    -------
+    dict of str to Path
+        ``{key: path}`` for every ``NN_<key>.ipynb``, in reading order (NN).
+    """
     found = []
     for p in Path(notebooks_dir).glob("*.ipynb"):
         m = CHAPTER_RE.match(p.name)
@@ -76,8 +86,25 @@ def discover(notebooks_dir: str | Path = NOTEBOOKS_DIR) -> dict[str, Path]:
 
 
 def select(chapters: dict[str, Path], wanted: Iterable[str] | None) -> dict[str, Path]:
-    """The chapters named in ``wanted`` (keys such as ``orthogonal`` or stems such as
-    ``01_orthogonal``); all of them when ``wanted`` is empty."""
+    """The chapters named in ``wanted``.
+
+    Parameters
+    ----------
+    chapters : dict of str to Path
+        All chapters (:func:`discover`).
+    wanted : iterable of str or None
+        Keys such as ``orthogonal`` or stems such as ``01_orthogonal``; empty or ``None``: all.
+
+    Returns
+    -------
+    dict of str to Path
+        The selected chapters, in the order of ``wanted``.
+
+    Raises
+    ------
+    SystemExit
+        When a name is not a chapter.
+    """
     wanted = list(wanted or [])
     if not wanted:
         return dict(chapters)
@@ -94,10 +121,23 @@ def select(chapters: dict[str, Path], wanted: Iterable[str] | None) -> dict[str,
 # one run (executes in a worker process, local or on a Dask worker)
 
 def kernel_env(threads: int) -> dict[str, str]:
-    """Environment variables for a sweep kernel: no progress bars, ``threads`` BLAS/torch
-    threads, the repository importable, ``LRLIB_SWEEP=1`` (a chapter then does not require the
-    published sweep to be fresh: this run is what refreshes it), and no ``LRLIB_QUICK`` override
-    (the sweep passes ``quick`` explicitly, and the aggregate records it)."""
+    """Environment variables for a sweep kernel.
+
+    No progress bars, the repository importable, ``LRLIB_SWEEP=1`` (a chapter then does not
+    require the published sweep to be fresh: this run is what refreshes it), and no
+    ``LRLIB_QUICK`` override (:func:`run_one` removes it: the sweep passes ``quick`` explicitly,
+    and the aggregate records it).
+
+    Parameters
+    ----------
+    threads : int
+        BLAS/OpenMP threads of the kernel (at least 1).
+
+    Returns
+    -------
+    dict of str to str
+        The variables to set.
+    """
     path = os.environ.get("PYTHONPATH", "")
     parts = [str(REPO_ROOT)] + [p for p in path.split(os.pathsep) if p and p != str(REPO_ROOT)]
     n = str(max(1, int(threads)))
@@ -117,9 +157,18 @@ def _error_text(exc: BaseException) -> str:
 
 
 def glued_numbers(nb: dict) -> dict[str, str]:
-    """The values a notebook glued (MyST-NB ``glue``) that are not images: ``{name: text}``.
+    """The values a notebook glued (MyST-NB ``glue``) that are not images.
 
-    Glued figures are listed with the value ``"<figure>"``."""
+    Parameters
+    ----------
+    nb : dict
+        An executed notebook, as parsed JSON.
+
+    Returns
+    -------
+    dict of str to str
+        ``{name: text}``; glued figures are listed with the value ``"<figure>"``.
+    """
     out: dict[str, str] = {}
     for cell in nb.get("cells", []):
         for o in cell.get("outputs", []) or []:
@@ -139,15 +188,23 @@ def glued_numbers(nb: dict) -> dict[str, str]:
 
 
 def run_one(task: dict) -> dict:
-    """Execute one (chapter, seed) with papermill; never raises.
+    """Execute one (chapter, seed) with papermill; never raises (but on ``KeyboardInterrupt``).
 
-    ``task``: ``chapter`` (key), ``notebook`` (path of the ``.ipynb``), ``seed``, ``quick``,
-    ``out_dir`` (where ``seed<N>.ipynb`` and ``seed<N>.json`` go), ``threads``,
-    ``timeout`` (seconds per cell).  Returns a record: ``chapter``, ``seed``, ``ok``,
-    ``seconds``, ``error`` (tail of the message, or ``None``), ``note`` (set when the run ended
-    on ``VerdictMismatch``: its verdicts differ from the book's), ``host``, ``claims``
-    (the graded claims, a list of dicts, see :meth:`lrlib.claims.Result.to_json`), ``code_hash``
-    and ``glued`` (``{name: text}``)."""
+    Parameters
+    ----------
+    task : dict
+        ``chapter`` (key), ``notebook`` (path of the ``.ipynb``), ``seed``, ``quick``,
+        ``out_dir`` (where ``seed<N>.ipynb`` and ``seed<N>.json`` go), ``threads``,
+        ``timeout`` (seconds per cell).
+
+    Returns
+    -------
+    dict
+        A record: ``chapter``, ``seed``, ``ok``, ``seconds``, ``error`` (tail of the message, or
+        ``None``), ``note`` (set when the run ended on ``VerdictMismatch``: its verdicts differ
+        from the book's), ``host``, ``claims`` (the graded claims, a list of dicts, see
+        :meth:`lrlib.claims.Result.to_json`), ``code_hash`` and ``glued`` (``{name: text}``).
+    """
     t0 = time.time()
     rec: dict[str, Any] = {"chapter": task["chapter"], "seed": int(task["seed"]), "ok": False,
                            "seconds": 0.0, "error": None, "note": None, "host": socket.gethostname(),
@@ -205,7 +262,22 @@ def _init_worker(threads: int) -> None:
 
 
 def run_local(tasks: list[dict], workers: int, on_done=None) -> list[dict]:
-    """Run ``tasks`` on ``workers`` local processes (each starts its own kernel)."""
+    """Run tasks on local processes (each starts its own kernel).
+
+    Parameters
+    ----------
+    tasks : list of dict
+        The tasks of :func:`run_one`.
+    workers : int
+        The number of processes (at least 1).
+    on_done : callable or None
+        Called with each record as it completes.
+
+    Returns
+    -------
+    list of dict
+        The records, in completion order.
+    """
     records = []
     threads = tasks[0]["threads"] if tasks else 1
     with cf.ProcessPoolExecutor(max_workers=max(1, workers), initializer=_init_worker,
@@ -220,8 +292,22 @@ def run_local(tasks: list[dict], workers: int, on_done=None) -> list[dict]:
 
 
 def run_dask(tasks: list[dict], scheduler, on_done=None) -> list[dict]:
-    """Run ``tasks`` on a Dask cluster: ``scheduler`` is its address (``tcp://host:port``)
-    or a ``distributed.Client``."""
+    """Run tasks on a Dask cluster.
+
+    Parameters
+    ----------
+    tasks : list of dict
+        The tasks of :func:`run_one`.
+    scheduler : str or distributed.Client
+        The scheduler's address (``tcp://host:port``) or a client (not closed here).
+    on_done : callable or None
+        Called with each record as it completes.
+
+    Returns
+    -------
+    list of dict
+        The records, in completion order; a task whose worker failed gets a failed record.
+    """
     from distributed import Client, as_completed
 
     client = scheduler if isinstance(scheduler, Client) else Client(scheduler)
@@ -264,7 +350,28 @@ def _version(pkg: str) -> str | None:
 
 def provenance(*, chapters: list[str], seeds: list[int], quick: bool, workers: int | None,
                scheduler: str | None, wall_seconds: float) -> dict:
-    """Where, when and how a sweep ran."""
+    """Where, when and how a sweep ran.
+
+    Parameters
+    ----------
+    chapters : list of str
+        The chapter keys run.
+    seeds : list of int
+        The base seeds run.
+    quick : bool
+        Whether at reduced size.
+    workers : int or None
+        Local processes (``None`` on Dask).
+    scheduler : str or None
+        The Dask scheduler's address.
+    wall_seconds : float
+        The sweep's wall time in seconds.
+
+    Returns
+    -------
+    dict
+        Git commit and changes, date, machine, versions, the arguments and the runner.
+    """
     status = _git("status", "--porcelain", "--untracked-files=no")
     return {
         "git_commit": _git("rev-parse", "HEAD"),
@@ -295,7 +402,20 @@ def aggregate(records: list[dict], prov: dict) -> dict:
     and ``runs``: one entry per run (base seed) with the seeds it measured, their verdicts and
     values, and the control's measured value and verdicts; then ``counts`` of every verdict
     over all runs and seeds and the ``pass_rate`` (reproduced / graded). Failed runs are
-    listed in ``failed`` and counted nowhere else."""
+    listed in ``failed`` and counted nowhere else.
+
+    Parameters
+    ----------
+    records : list of dict
+        The records of :func:`run_one`.
+    prov : dict
+        The sweep's :func:`provenance`.
+
+    Returns
+    -------
+    dict
+        The aggregate.
+    """
     order = {c: i for i, c in enumerate(prov["chapters"])}
     records = sorted(records, key=lambda r: (order.get(r["chapter"], 99), r["seed"]))
     claims: dict[str, dict] = {}
@@ -336,9 +456,37 @@ def aggregate(records: list[dict], prov: dict) -> dict:
 
 def sweep(chapters: dict[str, Path], seeds: list[int], out: str | Path, *, quick: bool = False,
           workers: int | None = None, scheduler=None, timeout: int = 1800, log=print) -> dict:
-    """Run every (chapter, seed), write the ledgers and the aggregate under ``out``, and
-    return the aggregate.  ``scheduler``: a Dask address or ``distributed.Client``
-    (then ``workers`` is ignored); otherwise ``workers`` local processes (default: cores)."""
+    """Run every (chapter, seed), write the ledgers and the aggregate under ``out``, return the aggregate.
+
+    Parameters
+    ----------
+    chapters : dict of str to Path
+        The chapters to run (:func:`select`).
+    seeds : list of int
+        Base seeds ≥ 0 (sorted, made unique).
+    out : str or Path
+        The output folder.
+    quick : bool
+        Run at reduced size.
+    workers : int or None
+        Local processes (default: cores); ignored with ``scheduler``.
+    scheduler : str or distributed.Client or None
+        A Dask address or client: run there.
+    timeout : int
+        Seconds per notebook cell.
+    log : callable
+        Prints the progress lines.
+
+    Returns
+    -------
+    dict
+        The aggregate (:func:`aggregate`), with ``_path``, the file written.
+
+    Raises
+    ------
+    SystemExit
+        When there is no chapter or no valid seed.
+    """
     if not chapters:
         raise SystemExit("sweep: no chapters to run")
     seeds = sorted(dict.fromkeys(int(s) for s in seeds))
@@ -389,9 +537,29 @@ def sweep(chapters: dict[str, Path], seeds: list[int], out: str | Path, *, quick
 
 
 def merge(old: dict, new: dict) -> dict:
-    """``new`` with the chapters of ``old`` that ``new`` did not run: their claims, runs, failures
-    and glued values are kept as they were (each chapter records its own commit, date and code
-    hash, so the page can say how old each part is). Both must be of the same mode."""
+    """Merge an earlier aggregate into a newer one.
+
+    The chapters of ``old`` that ``new`` did not run keep their claims, runs, failures and glued
+    values as they were (each chapter records its own commit, date and code hash, so the page
+    can say how old each part is).
+
+    Parameters
+    ----------
+    old : dict
+        The earlier aggregate (ignored unless of this schema).
+    new : dict
+        The newer aggregate, of the same mode (quick or full).
+
+    Returns
+    -------
+    dict
+        A new aggregate (``new`` when ``old`` is of another schema).
+
+    Raises
+    ------
+    SystemExit
+        When the two are of different modes.
+    """
     if old.get("schema") != SCHEMA:
         return new
     if old["provenance"]["mode"] != new["provenance"]["mode"]:
@@ -411,9 +579,22 @@ def merge(old: dict, new: dict) -> dict:
 
 
 def publish(aggregate_path: str | Path, dest_dir: str | Path | None = None, *, merge_into: bool = False) -> Path:
-    """Copy an aggregate to ``dest_dir`` (default: the book's ``ledger_data/``, which the
-    ledger page reads). ``merge_into``: keep the chapters of the published aggregate that this
-    one did not run (:func:`merge`)."""
+    """Copy an aggregate to the folder the ledger page reads.
+
+    Parameters
+    ----------
+    aggregate_path : str or Path
+        The aggregate's file.
+    dest_dir : str or Path or None
+        The destination folder; ``None``: the book's ``ledger_data/``.
+    merge_into : bool
+        Keep the chapters of the published aggregate that this one did not run (:func:`merge`).
+
+    Returns
+    -------
+    Path
+        The published file.
+    """
     dest = Path(dest_dir if dest_dir is not None else PUBLISH_DIR) / Path(aggregate_path).name
     dest.parent.mkdir(parents=True, exist_ok=True)
     if merge_into and dest.is_file():
@@ -428,6 +609,18 @@ def publish(aggregate_path: str | Path, dest_dir: str | Path | None = None, *, m
 # CLI
 
 def main(argv: list[str] | None = None) -> int:
+    """The command line (``python -m lrlib.sweep --help``).
+
+    Parameters
+    ----------
+    argv : list of str or None
+        The arguments; ``None``: ``sys.argv[1:]``.
+
+    Returns
+    -------
+    int
+        The exit status: 1 when a run failed, else 0.
+    """
     ap = argparse.ArgumentParser(prog="python -m lrlib.sweep", description=__doc__.split("\n\n")[0],
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--chapters", nargs="*", default=[],

@@ -43,7 +43,19 @@ Tensor = torch.Tensor
 
 
 def progress_enabled(steps: int, progress: bool | None) -> bool:
-    """Progress bars: on for long runs, off under CI or ``TQDM_DISABLE``."""
+    """Whether a run shows a progress bar: on for long runs, off under CI or ``TQDM_DISABLE``.
+
+    Parameters
+    ----------
+    steps : int
+        The run's number of steps (≥ 20 000 counts as long).
+    progress : bool or None
+        The caller's choice; ``None``: decide from ``steps`` and the environment.
+
+    Returns
+    -------
+    bool
+    """
     if progress is not None:
         return progress
     if os.environ.get("CI") or os.environ.get("TQDM_DISABLE"):
@@ -127,23 +139,64 @@ def train(
 
     Parameters
     ----------
-    p0: initial network (not modified); tensors ``(R..., …)``.
-    X: inputs ``(n, d)`` or ``(R..., n, d)``; y: targets matching ``loss``.
-    loss: the :class:`~lrlib.losses.Loss` (its convention is stored in ``meta``).
-    lr, steps, momentum, batch_size: the optimiser (``batch_size=None``: full batch).
-    record: number of log-spaced snapshots, or explicit step indices.
-    seed: seeds the mini-batch order (the init has its own generator): one int (all runs
+    p0 : TwoLayer
+        Initial network (not modified); tensors ``(R..., …)``, e.g. ``W1 (R..., m, d)``.
+    X : Tensor
+        Inputs ``(n, d)`` or ``(R..., n, d)``.
+    y : Tensor
+        Targets matching ``loss``: ``(R..., n)`` or ``(R..., n, k)``, leading dims optional.
+    loss : Loss
+        The :class:`~lrlib.losses.Loss` (its convention is stored in ``meta``).
+    lr : float
+        The step size > 0.
+    steps : int
+        The number of optimiser steps ≥ 0.
+    momentum : float
+        Heavy-ball momentum μ in [0, 1) (PyTorch's convention, see the module docstring).
+    batch_size : int or None
+        Points per mini-batch; ``None``: full batch.
+    record : int or sequence of int
+        Number of log-spaced snapshots, or explicit step indices in ``[0, steps]``.
+    seed : int or sequence of int
+        Seeds the mini-batch order (the init has its own generator): one int (all runs
         share the order) or one int per run, in the runs' flattened order (each run its own).
-    time_scale: gradient-flow time per unit of ``lr`` (see module docstring).
-    trainable: which of ``W1, b1, W2, b2`` move (others stay at init).
-    dense_loss: also keep the loss at every step (full batch only).
-    grad_fn: optional closed-form gradient ``(params, X, y) -> {name: grad}``;
-        must agree with autograd (tested); defaults to autograd.
-    check_every: steps between NaN/inf/divergence checks.
-    autograd: use autograd even where :mod:`lrlib.grads` has the closed form.
-    kernel: ``"auto"``: small full-batch runs take the numpy step of :mod:`lrlib.small_step`
+    time_scale : float
+        Gradient-flow time per unit of ``lr`` (see the module docstring).
+    trainable : iterable of str
+        Which of ``W1, b1, W2, b2`` move (others stay at init).
+    dense_loss : bool
+        Also keep the loss at every step (full batch only).
+    progress : bool or None
+        Show a progress bar; ``None``: :func:`progress_enabled` decides.
+    check_every : int
+        Steps between NaN/inf/divergence checks.
+    max_loss : float
+        A loss above this counts as divergence.
+    grad_fn : callable or None
+        Optional closed-form gradient ``(params, X, y) -> {name: grad}``; must agree with
+        autograd (tested). ``None``: :mod:`lrlib.grads` or autograd.
+    meta : dict or None
+        Extra entries for the trajectory's ``meta`` (they override the run's own).
+    autograd : bool
+        Use autograd even where :mod:`lrlib.grads` has the closed form.
+    kernel : str
+        ``"auto"``: small full-batch runs take the numpy step of :mod:`lrlib.small_step`
         (the same closed-form gradients with fewer dispatches; equal to rounding); ``"torch"``:
         always the torch step.
+
+    Returns
+    -------
+    Trajectory
+        ``T`` snapshots: ``steps (T,)``, flow time ``time = steps · lr · time_scale`` ``(T,)``,
+        parameters ``(T, R..., …)``, full-data loss ``(T, R...)``, ``meta`` (the run's conventions)
+        and, with ``dense_loss``, the loss at every step ``(steps + 1, R...)``.
+
+    Raises
+    ------
+    ParameterError
+        When an argument is invalid (see :func:`lrlib.checks.run_arguments`).
+    DivergenceError
+        When the loss becomes NaN/inf or exceeds ``max_loss``.
     """
     trainable = tuple(trainable)
     run_arguments(p0, X, y, lr=lr, steps=steps, momentum=momentum, batch_size=batch_size, trainable=trainable)
@@ -202,8 +255,18 @@ def train(
 
         bar = tqdm(total=steps, mininterval=1.0, desc="train")
 
+    # the steps at which the loop must look (record, check, dense loss): between two of them a
+    # small full-batch run takes its numpy steps in one call (SmallGD.run)
+    events = (np.arange(steps + 1) if dense is not None else
+              np.union1d(np.union1d(sched, np.arange(0, steps + 1, check_every)), [steps])) if fast is not None else None
     with torch.no_grad():
-        for s in range(steps + 1):
+        s = 0
+        while s <= steps:
+            if fast is not None and bar is None:
+                nxt = int(events[np.searchsorted(events, s)])
+                if nxt > s:
+                    fast.run(nxt - s, lr)
+                    s = nxt
             last = s == steps
             recorded = s in rec_set
             checked = s % check_every == 0 or last
@@ -242,6 +305,7 @@ def train(
                 leaves[name].sub_(gk, alpha=lr)
             if bar is not None and s % 1000 == 0:
                 bar.update(min(1000, steps - bar.n))
+            s += 1
     if bar is not None:
         bar.close()
 

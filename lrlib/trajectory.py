@@ -24,8 +24,24 @@ Tensor = torch.Tensor
 def log_schedule(steps: int, num: int = 200) -> np.ndarray:
     """About ``num`` log-spaced step indices in ``[0, steps]``, always with 0 and ``steps``.
 
-    Dense at the start (every step up to ~num/10) and geometric afterwards;
-    sorted, unique, ``int64``.
+    Dense at the start (every step up to ~num/10) and geometric afterwards.
+
+    Parameters
+    ----------
+    steps : int
+        The last step, ≥ 0.
+    num : int
+        About how many indices, ≥ 2 (rounding merges some).
+
+    Returns
+    -------
+    np.ndarray
+        Steps ``(T,)``, sorted, unique, ``int64``, ``T ≤ num + 1``.
+
+    Raises
+    ------
+    ParameterError
+        When ``steps < 0`` or ``num < 2``.
     """
     if steps < 0 or num < 2:
         raise ParameterError(f"log_schedule needs steps ≥ 0 and num ≥ 2 (got {steps}, {num})")
@@ -35,7 +51,25 @@ def log_schedule(steps: int, num: int = 200) -> np.ndarray:
 
 
 def linear_schedule(steps: int, every: int) -> np.ndarray:
-    """Every ``every``-th step, plus 0 and ``steps``."""
+    """Every ``every``-th step, plus 0 and ``steps``.
+
+    Parameters
+    ----------
+    steps : int
+        The last step.
+    every : int
+        The spacing in steps, ≥ 1.
+
+    Returns
+    -------
+    np.ndarray
+        Sorted unique steps ``(T,)``.
+
+    Raises
+    ------
+    ParameterError
+        When ``every < 1``.
+    """
     if every < 1:
         raise ParameterError(f"linear_schedule needs every ≥ 1, got {every}")
     return np.unique(np.concatenate([np.arange(0, steps + 1, every), [steps]]))
@@ -45,14 +79,20 @@ def linear_schedule(steps: int, every: int) -> np.ndarray:
 class Trajectory:
     """Snapshots of one (possibly batched) training run.
 
-    Attributes
+    Parameters
     ----------
-    steps: ``(T,)`` int, optimiser step of each snapshot (0 = initialisation).
-    time: ``(T,)`` float, gradient-flow time ``steps · lr · meta["time_scale"]``.
-    params: :class:`TwoLayer` whose tensors have a leading ``T`` axis.
-    loss: ``(T, R...)`` full-data training loss at each snapshot.
-    meta: run conventions (loss, lr, momentum, batch size, dtype, seed, …).
-    dense_loss: optional ``(steps+1, R...)`` loss at every step (GD only).
+    steps : np.ndarray
+        ``(T,)`` int, optimiser step of each snapshot (0 = initialisation).
+    time : np.ndarray
+        ``(T,)`` float, gradient-flow time ``τ = steps · lr · meta["time_scale"]``.
+    params : TwoLayer
+        Tensors with a leading ``T`` axis, e.g. ``W1 (T, R..., m, d)``.
+    loss : Tensor
+        ``(T, R...)`` full-data training loss at each snapshot.
+    meta : dict
+        Run conventions (loss, lr, momentum, batch size, dtype, seed, …).
+    dense_loss : Tensor or None
+        Optional ``(steps+1, R...)`` loss at every step (GD only).
     """
 
     steps: np.ndarray
@@ -67,14 +107,42 @@ class Trajectory:
 
     @property
     def runs(self) -> tuple[int, ...]:
+        """Leading run dimensions ``R...`` (empty for a single run)."""
         return tuple(self.loss.shape[1:])
 
     def at(self, i: int) -> TwoLayer:
-        """The network at snapshot ``i`` (negative indices allowed)."""
+        """The network at a snapshot.
+
+        Parameters
+        ----------
+        i : int
+            The snapshot's index in ``[0, T)`` (negative indices allowed).
+
+        Returns
+        -------
+        TwoLayer
+            Tensors ``(R..., …)``.
+        """
         return self.params.map(lambda t: t[i])
 
     def index_of_step(self, step: int) -> int:
-        """Index of the last snapshot at or before ``step``."""
+        """Index of the last snapshot at or before a step.
+
+        Parameters
+        ----------
+        step : int
+            An optimiser step.
+
+        Returns
+        -------
+        int
+            The snapshot index.
+
+        Raises
+        ------
+        ParameterError
+            When no snapshot is at or before ``step``.
+        """
         i = int(np.searchsorted(self.steps, step, side="right")) - 1
         if i < 0:
             raise ParameterError(f"no snapshot at or before step {step}")
@@ -82,10 +150,22 @@ class Trajectory:
 
     @property
     def final(self) -> TwoLayer:
+        """The network at the last snapshot."""
         return self.at(-1)
 
     def run(self, *idx: int) -> "Trajectory":
-        """The trajectory of one run of a batched trajectory."""
+        """The trajectory of one run of a batched trajectory.
+
+        Parameters
+        ----------
+        *idx : int
+            Indices into the run dimensions ``R...`` (``meta["run_index"]`` records them).
+
+        Returns
+        -------
+        Trajectory
+            The same snapshots, tensors ``(T, …)`` of that run.
+        """
         sl = (slice(None), *idx)
         return Trajectory(
             steps=self.steps, time=self.time, params=self.params.map(lambda t: t[sl]),
@@ -95,7 +175,18 @@ class Trajectory:
 
     # ---- persistence --------------------------------------------------
     def save(self, path: str | Path) -> Path:
-        """Write an ``.npz`` (tensors as numpy, meta as JSON)."""
+        """Write an ``.npz`` (tensors as numpy, meta as JSON); its folder is created.
+
+        Parameters
+        ----------
+        path : str or Path
+            The file to write.
+
+        Returns
+        -------
+        Path
+            ``path``.
+        """
         path = Path(path)
         path.parent.mkdir(parents=True, exist_ok=True)
         arrays = {f"param_{k}": v.numpy() for k, v in self.params.tensors().items()}
@@ -109,6 +200,17 @@ class Trajectory:
 
     @classmethod
     def load(cls, path: str | Path) -> "Trajectory":
+        """Read a trajectory written by :meth:`save`.
+
+        Parameters
+        ----------
+        path : str or Path
+            The ``.npz`` file.
+
+        Returns
+        -------
+        Trajectory
+        """
         with np.load(Path(path), allow_pickle=False) as z:
             meta = json.loads(str(z["meta"]))
             tensors = {k[6:]: torch.from_numpy(z[k]) for k in z.files if k.startswith("param_")}

@@ -39,14 +39,45 @@ KINDS = ("reproduction", "consistency")
 
 
 def check_verdict(v: str) -> str:
-    """Return ``v`` if it is a verdict of :data:`VERDICTS`, else raise ``ValueError``."""
+    """Check that ``v`` is a verdict of :data:`VERDICTS`.
+
+    Parameters
+    ----------
+    v : str
+        The verdict.
+
+    Returns
+    -------
+    str
+        ``v`` unchanged.
+
+    Raises
+    ------
+    ValueError
+        When ``v`` is not in :data:`VERDICTS`.
+    """
     if v not in VERDICTS:
         raise ValueError(f"verdict must be one of {VERDICTS}, got {v!r}")
     return v
 
 
 def pass_rate(verdicts) -> tuple[int, int]:
-    """``(#reproduced, #graded)`` of a sequence of verdicts (inconclusive and premise-not-met
-    seeds are not graded)."""
+    """Count the reproduced and the graded seeds of a claim.
+
+    Parameters
+    ----------
+    verdicts : iterable of str
+        One verdict per seed, each of :data:`VERDICTS`.
+
+    Returns
+    -------
+    tuple of int
+        ``(#reproduced, #graded)`` (inconclusive and premise-not-met seeds are not graded).
+
+    Raises
+    ------
+    ValueError
+        When an entry is not a verdict.
+    """
     vs = [check_verdict(v) for v in verdicts]
     return sum(v == "reproduced" for v in vs), sum(v in GRADED for v in vs)

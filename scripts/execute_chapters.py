@@ -20,6 +20,7 @@ Usage: ``python scripts/execute_chapters.py --cache _build/.jupyter_cache --jobs
 from __future__ import annotations
 
 import argparse
+import os
 import concurrent.futures as cf
 import datetime as dt
 import json
@@ -95,6 +96,7 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     print(f"execute_chapters: executing {len(todo)} notebook(s) on {min(a.jobs, len(todo))} process(es)", flush=True)
     failed, timings = [], {}
+    load0 = os.getloadavg()
     t0 = time.time()
     with cf.ProcessPoolExecutor(max_workers=min(a.jobs, len(todo))) as pool:
         futures = [pool.submit(_execute, p, a.timeout, a.timings is not None) for p in todo]
@@ -115,7 +117,9 @@ def main(argv: list[str] | None = None) -> int:
     print(f"execute_chapters: done in {wall:.0f}s" + (f"; failed: {', '.join(failed)}" if failed else ""))
     if a.timings is not None:
         Path(a.timings).write_text(json.dumps(dict(wall_s=round(wall, 1), jobs=a.jobs, chapters=timings,
-                                                   failed=failed), indent=1, ensure_ascii=False))
+                                                   failed=failed, load_before=[round(x, 2) for x in load0],
+                                                   load_after=[round(x, 2) for x in os.getloadavg()]),
+                                              indent=1, ensure_ascii=False))
     return 1 if failed else 0
 
 

@@ -23,6 +23,23 @@ def test_no_collected_test_fails_the_step(tmp_path, capsys):
     assert pytest_step.main(["the things", "--env", "LRLIB_X=1", "--", str(tmp_path), "-q", "-p", "no:cacheprovider"]) == 0
 
 
+def test_shards_run_every_file_and_fail_when_one_fails(tmp_path, capsys):
+    for i in range(3):
+        (tmp_path / f"test_{i}.py").write_text("def test_ok():\n    assert True\n")
+    args = ["--", str(tmp_path / "test_*.py"), "-q", "-p", "no:cacheprovider"]
+    assert pytest_step.main(["the shards", "--shards", "2", *args]) == 0
+    out = capsys.readouterr().out
+    assert out.count("---- pytest on") == 2 and out.count("1 passed") + out.count("2 passed") == 2
+    (tmp_path / "test_1.py").write_text("def test_bad():\n    assert False\n")
+    assert pytest_step.main(["the shards", "--shards", "2", *args]) == 1
+    (tmp_path / "test_1.py").write_text("x = 1\n")          # a shard that collects nothing fails too
+    (tmp_path / "test_0.py").write_text("x = 1\n")
+    (tmp_path / "test_2.py").write_text("x = 1\n")
+    assert pytest_step.main(["the shards", "--shards", "2", *args]) == 1
+    with pytest.raises(SystemExit, match="--shards N"):
+        pytest_step.main(["x", "--shards", "two", *args])
+
+
 def test_a_glob_that_matches_nothing_is_an_error(tmp_path):
     with pytest.raises(SystemExit, match="no file matches"):
         pytest_step.main(["x", "--", str(tmp_path / "*.ipynb")])

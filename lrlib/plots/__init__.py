@@ -30,14 +30,38 @@ def set_style() -> None:
 
 
 def panel_grid(ncols: int, nrows: int = 1, *, width: float = 3.4, height: float = 2.9, **kw):
-    """A figure with a grid of axes sized per panel; returns ``(fig, axes)`` with axes flattened."""
+    """A figure with a grid of axes sized per panel (constrained layout).
+
+    Parameters
+    ----------
+    ncols, nrows : int
+        Columns and rows of panels.
+    width, height : float
+        Size of one panel in inches.
+    **kw
+        Passed to :func:`matplotlib.pyplot.subplots` (e.g. ``sharey=True``).
+
+    Returns
+    -------
+    fig : Figure
+    axes : np.ndarray
+        The ``nrows · ncols`` axes, flattened row by row.
+    """
     fig, axes = plt.subplots(nrows, ncols, figsize=(width * ncols, height * nrows), squeeze=False,
                              constrained_layout=True, **kw)
     return fig, axes.ravel()
 
 
 def label_panels(axes: Sequence, letters: str = "abcdefghijklmnop") -> None:
-    """Write (a), (b), … in the upper-left corner of each panel."""
+    """Write (a), (b), … in the upper-left corner of each panel, before its title.
+
+    Parameters
+    ----------
+    axes : sequence of Axes
+        The panels, in order.
+    letters : str
+        The labels' letters, one per panel.
+    """
     for ax, c in zip(axes, letters):
         title = ax.get_title()
         ax.set_title("")
@@ -45,7 +69,19 @@ def label_panels(axes: Sequence, letters: str = "abcdefghijklmnop") -> None:
 
 
 def mark_times(ax, times: dict[str, float], *, color: str = THEORY, ymax: float = 0.97) -> None:
-    """Vertical dashed lines with labels at the given (named) times."""
+    """Vertical dashed lines with labels at the given (named) times.
+
+    Parameters
+    ----------
+    ax : Axes
+        The panel.
+    times : dict of str to float
+        Label → time in the x-axis's units; a non-finite time is skipped.
+    color : str
+        Colour of lines and labels (default: the theory colour).
+    ymax : float
+        Height of the first label in axes coordinates; successive labels cycle through three heights below it.
+    """
     for i, (name, t) in enumerate(times.items()):
         if np.isfinite(t):
             ax.axvline(t, color=color, ls="--", lw=1)
@@ -54,9 +90,18 @@ def mark_times(ax, times: dict[str, float], *, color: str = THEORY, ymax: float 
 
 
 def glue(key: str, fig, *, display: bool = True) -> None:
-    """Glue ``fig`` into the book under ``key`` (``<chapter>-fig<N>``) and close it.
+    """Glue a figure into the book and close it.
 
     Outside a Jupyter Book build (no ``myst_nb``) the figure is just shown.
+
+    Parameters
+    ----------
+    key : str
+        The glue key, ``<chapter>-fig<N>``.
+    fig : Figure
+        The figure.
+    display : bool
+        Also display it in the notebook's output (``myst_nb.glue``'s ``display``).
     """
     try:
         from myst_nb import glue as _glue

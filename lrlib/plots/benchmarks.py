@@ -8,10 +8,23 @@ from . import PALETTE
 
 
 def book_time_figure(book: dict, target_s: float = 720.0, top: int = 4):
-    """Horizontal stacked bars, one per chapter: seconds per section (the ``top`` largest of each
-    chapter named, the rest as "other"), from ``benchmarks/results.json``'s ``book`` entry
-    (``rows``: ``chapter``, ``seconds``, ``sections``; ``wall_s``); ``None``: an empty frame that
-    says the book's execution has not been measured."""
+    """Horizontal stacked bars, one per chapter: seconds per section.
+
+    Parameters
+    ----------
+    book : dict or None
+        ``benchmarks/results.json``'s ``book`` entry (``rows``: ``chapter``, ``seconds``,
+        ``sections``; ``wall_s``, the book's wall time in seconds); empty or ``None``: an empty
+        frame that says the book's execution has not been measured.
+    target_s : float
+        The target wall time in seconds, drawn as a dotted line.
+    top : int
+        The largest sections of each chapter that are named; the rest are "other".
+
+    Returns
+    -------
+    Figure
+    """
     if not book:
         fig, ax = plt.subplots(figsize=(8, 1.2))
         ax.axis("off")

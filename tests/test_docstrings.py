@@ -1,0 +1,140 @@
+"""Every public function, method and class of the finished core modules documents its arguments in a
+numpy-style ``Parameters`` section (read from the source with :mod:`ast`; nothing is imported)."""
+
+from __future__ import annotations
+
+import ast
+import re
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1] / "lrlib"
+
+# modules whose docstrings are numpy style (add a module here when it is converted)
+MODULES = [
+    "checks.py",
+    "models.py",
+    "losses.py",
+    "grads.py",
+    "train.py",
+    "integrate.py",
+    "trajectory.py",
+    "small_step.py",
+    "measure.py",
+    "track.py",
+    "data.py",
+    "claims.py",
+    "ledger_view.py",
+    "plots/__init__.py",
+    "plots/benchmarks.py",
+    "nbparams.py",
+    "chapter.py",
+    "rules.py",
+    "verdicts.py",
+    "sweep.py",
+    "ledger_page.py",
+]
+
+
+def _parameter_names(doc: str | None) -> set[str]:
+    """Names listed in the ``Parameters`` section of a numpy-style docstring."""
+    if not doc:
+        return set()
+    lines = doc.splitlines()
+    names: set[str] = set()
+    for i, line in enumerate(lines[:-1]):
+        if line.strip() == "Parameters" and re.fullmatch(r"\s*-{3,}\s*", lines[i + 1]):
+            indent = len(line) - len(line.lstrip())
+            body = lines[i + 2:]
+            for j, entry in enumerate(body):
+                if not entry.strip():
+                    continue
+                ind = len(entry) - len(entry.lstrip())
+                if ind < indent:
+                    break
+                if ind > indent:
+                    continue                                    # description of an entry
+                if j + 1 < len(body) and re.fullmatch(r"\s*-{3,}\s*", body[j + 1]):
+                    break                                       # the next section
+                for name in entry.split(" : ")[0].split(","):
+                    names.add(name.strip().lstrip("*"))
+            break
+    return names
+
+
+def _arguments(fn: ast.FunctionDef | ast.AsyncFunctionDef) -> list[str]:
+    a = fn.args
+    names = [x.arg for x in a.posonlyargs + a.args + a.kwonlyargs]
+    if a.vararg:
+        names.append(a.vararg.arg)
+    if a.kwarg:
+        names.append(a.kwarg.arg)
+    return [n for n in names if n not in ("self", "cls")]
+
+
+def _is_dataclass_like(cls: ast.ClassDef) -> bool:
+    decos = [d.func if isinstance(d, ast.Call) else d for d in cls.decorator_list]
+    if any((isinstance(d, ast.Name) and d.id == "dataclass") or (isinstance(d, ast.Attribute) and d.attr == "dataclass")
+           for d in decos):
+        return True
+    return any(isinstance(b, ast.Name) and b.id == "NamedTuple" for b in cls.bases)
+
+
+def _fields(cls: ast.ClassDef) -> list[str]:
+    out = []
+    for node in cls.body:
+        if isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name):
+            if "ClassVar" in ast.unparse(node.annotation):
+                continue
+            if node.value is not None and "init=False" in ast.unparse(node.value).replace(" ", ""):
+                continue
+            out.append(node.target.id)
+    return out
+
+
+def _undocumented(path: Path) -> list[str]:
+    tree = ast.parse(path.read_text())
+    bad = []
+
+    def check(where: str, args: list[str], *docs: str | None) -> None:
+        if not args:
+            return
+        listed = set().union(*(_parameter_names(d) for d in docs))
+        missing = [a for a in args if a not in listed]
+        if missing:
+            bad.append(f"{path.name}:{where} does not document {missing}")
+
+    for node in tree.body:
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and not node.name.startswith("_"):
+            check(node.name, _arguments(node), ast.get_docstring(node))
+        elif isinstance(node, ast.ClassDef) and not node.name.startswith("_"):
+            cdoc = ast.get_docstring(node)
+            init = next((n for n in node.body if isinstance(n, ast.FunctionDef) and n.name == "__init__"), None)
+            if init is not None:
+                check(node.name, _arguments(init), cdoc, ast.get_docstring(init))
+            elif _is_dataclass_like(node):
+                check(node.name, _fields(node), cdoc)
+            for item in node.body:
+                if isinstance(item, (ast.FunctionDef, ast.AsyncFunctionDef)) and not item.name.startswith("_"):
+                    check(f"{node.name}.{item.name}", _arguments(item), ast.get_docstring(item))
+    return bad
+
+
+@pytest.mark.parametrize("module", MODULES)
+def test_numpy_parameters_sections(module):
+    assert _undocumented(ROOT / module) == []
+
+
+def test_parser_reads_numpy_sections():
+    doc = "Summary.\n\nParameters\n----------\nx, y : Tensor\n    Points.\n*args\n    More.\n\nReturns\n-------\nz\n"
+    assert _parameter_names(doc) == {"x", "y", "args"}
+
+
+def test_missing_argument_is_reported(tmp_path):
+    src = tmp_path / "m.py"
+    src.write_text('def f(a, *, b=1):\n    """Sum.\n\n    Parameters\n    ----------\n    a : int\n        A.\n    """\n\n\n'
+                   'class C:\n    """A class."""\n\n    def __init__(self, x):\n        pass\n\n'
+                   '    def g(self):\n        """No arguments: nothing to document."""\n\n\n'
+                   'def _private(z):\n    pass\n')
+    assert _undocumented(src) == ["m.py:f does not document ['b']", "m.py:C does not document ['x']"]
