@@ -34,6 +34,12 @@ MODULES = [
     "verdicts.py",
     "sweep.py",
     "ledger_page.py",
+    "theory/alignment/__init__.py",
+    "theory/alignment/core.py",
+    "theory/alignment/data.py",
+    "theory/alignment/measure.py",
+    "theory/alignment/mnist.py",
+    "plots/alignment.py",
 ]
 
 

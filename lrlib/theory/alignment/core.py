@@ -78,7 +78,7 @@ def mu(X: Tensor, y: Tensor) -> float:
 class DataGeometry:
     """Data constants of the paper for ``X (n, D)``, ``y (n,)``.
 
-    Attributes
+    Parameters
     ----------
     mu : float
         Assumption 1's μ.
