@@ -74,7 +74,7 @@
 # | seeds | 5 seeds, batched, for every synthetic experiment; MNIST is one seed in the build (its pass rates come from the published 5-seed sweep) | the paper's counts are one instance |
 # | negative controls | one counterfactual per reproduction claim (named in the claims table), run in the build at reduced size | a check must be able to fail |
 # | Figs. 12–13 | all 5000 images of 0/1 in the subset, batch 2000 (the paper's), 6000 steps | ~2.5 steps per epoch, as close to the paper as the subset allows |
-# | CPU budget (the whole chapter ≤ 420 s of CPU at full size, ≤ 45 s at reduced size) | full size: the MNIST pairs use 500 images per digit (above) and the exact speed-ups above; reduced size (`quick`, for tests only): 100 images per digit and 2000 MNIST iterations (one continuation block at most), 1000 SGD steps for Figs. 12–13, 2 seeds, shorter synthetic runs, and the rate claim's flow at rtol $10^{-5}$ with its convergence re-run at $10^{-6}$ (instead of $10^{-6}$ and $10^{-7}$) | the reduced run exercises every cell in under a minute; its verdicts are not the book's (the book's are the full-size run's) |
+# | CPU budget (the whole chapter ≤ 420 s of CPU at full size, ≤ 45 s at reduced size) | full size: the MNIST pairs use 500 images per digit (above) and the exact speed-ups above; reduced size (`quick`, for tests only): 100 images per digit and 1500 MNIST iterations (one continuation block at most), 1000 SGD steps for Figs. 12–13, 2 seeds, shorter synthetic runs, and the rate claim's flow at rtol $10^{-4}$ with its convergence re-run at $10^{-5}$ (instead of $10^{-6}$ and $10^{-7}$) | the reduced run exercises every cell in under a minute; its verdicts are not the book's (the book's are the full-size run's) |
 
 # %% tags=["parameters"]
 seed = 0            # base seed of every random draw in this chapter
@@ -361,7 +361,7 @@ print(f"GD on the summed loss, digits 1/0, 2000 images, eta = 2e-3: {sum_diverge
 
 # %%
 n_img = 100 if quick else 500                       # images per digit (Choices)
-steps_mn = 2000 if quick else 15_000                # the paper's iteration count
+steps_mn = 1500 if quick else 15_000                # the paper's iteration count
 block_mn = 500 if quick else 5000                   # stable-rank convergence window and continuation block
 cap_mn = steps_mn + block_mn if quick else 30_000   # continuation cap
 rec_mn = np.union1d(linear_schedule(min(6000, steps_mn), 50), linear_schedule(steps_mn, block_mn // 5))
@@ -730,7 +730,7 @@ g_r = al.geometry(X_r, y_r)
 p_r = al.balanced_theory_init(50, 10, eps_t, generator(seed + 81), runs=(R_t,))
 lr_f, steps_f = 1e-3, int((20 if quick else 1000) / 1e-3)      # flow time t = lr_f · step, up to t = 1000
 rec_f = np.unique(np.concatenate([[0], np.geomspace(1, steps_f, 200).astype(int)]))
-rtols = (1e-5, 1e-6) if quick else (1e-6, 1e-7)                # the run, and its tighter re-run (premise)
+rtols = (1e-4, 1e-5) if quick else (1e-6, 1e-7)                # the run, and its tighter re-run (premise)
 rate = [flow(p_r, X_r, y_r, loss=EXP_SUM, lr=lr_f, steps=steps_f, record=rec_f, rtol=rt, atol=1e-40) for rt in rtols]
 
 # %%
@@ -813,7 +813,7 @@ print(f"mu = {g_2d.mu:.3f}, cos(x+, -x-) = {float(cosine(g_2d.x_plus, -g_2d.x_mi
 # instead of the lemma's error; the correction was made after that result and is recorded with the claim.
 
 # %%
-eps_grid = 10.0 ** -np.arange(4, 17 if quick else 25, 4)                          # 1e-4 ... 1e-24
+eps_grid = 10.0 ** -np.arange(4, 13 if quick else 25, 4)                          # 1e-4 ... 1e-24
 E = len(eps_grid)
 p_one = al.balanced_theory_init(50, 10, 1.0, generator(seed + 90), runs=(R_t,))  # W0 per initialisation
 scale = torch.as_tensor(eps_grid).repeat_interleave(R_t)                          # runs: (eps, seed)
