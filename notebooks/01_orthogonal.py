@@ -61,12 +61,13 @@
 # | panel iterations | event-based (alignment, plateau, end) | the paper gives none |
 # | Fig. 4 data | the authors' code's five points | not in the text |
 # | Fig. 4 step | the authors' $\eta=10^{-3}$ | leaving the intermediate saddle is sensitive to the step (see Figure 4) |
-# | Fig. 6/7 step | $\eta=2\cdot10^{-2}$ instead of $10^{-3}$, same flow time | 20× faster, so 5 seeds fit the build; every seed rerun at $4\cdot10^{-2}$: same verdicts required |
+# | Fig. 6/7 step | $\eta=2\cdot10^{-2}$ instead of $10^{-3}$, same flow time | 20× faster, so 5 seeds fit the build; every seed rerun at $4\cdot10^{-2}$: same verdicts required; seed 0 also at $10^{-2}$ (context) |
 # | Fig. 6/7 horizon | 400 000 iterations (paper units), twice the paper's; figure claims read at 200 000 | "converges to 0" is a limit; some draws sit on a later saddle at 200 000 |
 # | Fig. 6/7 teacher | our own draws, one per seed | the authors' draw depends on their layer creation order |
 # | negative controls | large initialisation, an Assumption-3-violating or non-orthogonal input, a doubled prediction | a check must be able to fail; each control is named in the claims file |
 # | "larger $\lambda$" (§3.1) | $\lambda=0.1=0.71/\sqrt m$, plus $10^{-2}$ in the figure | large, yet below the lazy scale; the theorem's $\lambda^*$ is not given |
 # | "$\delta$ of order $\lambda$" | $\delta=\lambda=10^{-8}$, all pairwise inner products equal | the simplest nearly orthogonal inputs of the test bed |
+# | unbalanced start (§3.2) | each seed's sweep draw ($g_j$, $s_j$) with $a_j^0=\lambda s_j\lvert b_j\rvert\sim\mathcal N(0,\lambda^2)$; control $a_j^0\sim\mathcal N(0,1/m)$ at every $\lambda$ | the paper's own example ("a Gaussian scaling with $\lambda$"): $\lvert a_j^0\rvert/\|w_j^0\|\sim1/\sqrt d$ per neuron, an imbalance $O(\lambda^2)$; same signs, same Assumption-3 sets; the control's imbalance does not vanish |
 # | Assumption 3 Monte Carlo | 100 draws of width $m=4$ per seed | narrow, so that most draws violate the assumption |
 # | NTK interpolator (Fig. 5) | linearised network at init + minimum-norm interpolating parameter change | where GD on the linearised model converges |
 # | animations | 30 frames, log-norm radius, HTML/JavaScript | small enough to embed; norms span many decades |
@@ -161,7 +162,7 @@ glue("orthogonal-fig2", fig, display=False)
 # $\log_{10}\|w_j\|$ its radius (blue $a_j>0$, red $a_j<0$); Figure 2 above is the still version.
 
 # %%
-fr2 = np.linspace(0, len(toy) - 1, 12 if quick else 30).round().astype(int)
+fr2 = np.linspace(0, len(toy) - 1, 4 if quick else 30).round().astype(int)
 orth_plots.glue_html("orthogonal-anim2", orth_plots.neuron_animation(
     toy.params.W1[fr2, 0].numpy(), toy.params.a[fr2, 0].numpy(), [f"iteration {toy.steps[i]:,}" for i in fr2]))
 
@@ -192,7 +193,7 @@ toy2 = train(p_toy, X_toy, y_toy, loss=MEAN_MSE, lr=2 * eta, steps=10_000, recor
 tt2 = orth.toy_timings(toy2.dense_loss, iteration_scale=2.0)
 step_toy = np.maximum(np.abs(tt2["exit1"] / tt["exit1"] - 1), np.abs(tt2["exit2"] / tt["exit2"] - 1))
 
-# %%
+# %% tags=["hide-input"]
 pred_toy = orth.phase_times(kv_toy, lam_toy)
 fig, ax = plt.subplots(figsize=(6.5, 3.4), constrained_layout=True)
 for r in range(N_SEEDS):
@@ -208,6 +209,8 @@ ax.set(xlabel="iteration (GD step $\\eta=10^{-3}$; paper time $=2\\eta\\cdot$ite
        ylabel="mean-MSE loss $2L$", title="Figure 3 — loss of the toy runs", ylim=(-0.02, 1.1))
 ax.legend(loc="lower left")
 glue("orthogonal-fig3", fig, display=False)
+
+# %%
 ledger.grade("fig3.timings", **tt, s_plus=a3_toy[0], s_minus=a3_toy[1], step_gap=step_toy, control=tt_big)
 pd.DataFrame({**tt, "exit1 (2η)": tt2["exit1"], "exit2 (2η)": tt2["exit2"], "step gap": step_toy})
 
@@ -256,6 +259,9 @@ pd.DataFrame({"max |h - h*| on the grid": gap_toy.numpy(), "|F1 - min F1|": f1_e
 #   that need Assumption 1: the minimal norm, the limit function, the clusters, Lemmas 2 and 6);
 # * *large initialisation*: five draws at $\lambda=1$ (control of the plateau).
 #
+# The same batch also trains each seed's draw from an *unbalanced* initialisation, and its control
+# (see "Unbalanced initialisation" below).
+#
 # The theorem assumes Assumption 3 ($S_{+,1}$ and $S_{-,1}$ non-empty). It is measured for each
 # seed's draw and is a premise of every claim that needs it: a draw that violates it is reported
 # as *premise not met*, not counted against the paper.
@@ -273,16 +279,18 @@ p_sw = sweep_init(50, 10, lams, seeds=N_SEEDS, seed=seed)
 p_pos = p_sw.map(lambda t: t[:1].clone())
 p_pos.W2.abs_()                                                              # every s_j = +1
 p_big = balanced_init(50, 10, scale=1.0, gen=generator(seed + 9), runs=(1, len(lams)))
-X_sw = X_tb.expand(N_SEEDS + 3, len(lams), *X_tb.shape).clone()
+p_unb = orth.unbalanced_sweep_init(50, 10, lams, N_SEEDS, seed)              # a_j ~ N(0, λ²), same g_j, s_j (§3.2)
+p_unb_c = orth.unbalanced_sweep_init(50, 10, lams, N_SEEDS, seed, out_std=50 ** -0.5).map(lambda t: t[:1])
+X_sw = X_tb.expand(2 * N_SEEDS + 4, len(lams), *X_tb.shape).clone()
 X_sw[N_SEEDS + 1] = X_co                                                     # the non-orthogonal row
 
 # %%
 t0_sweep = time.perf_counter()
-sw_all = train(orth.cat_runs(p_sw, p_pos, p_sw.map(lambda t: t[:1]), p_big), X_sw, y_tb, loss=half_mse(),
-               lr=dt, steps=int(T_sweep / dt), record=linear_schedule(int(T_sweep / dt), 25))
+sw_all = train(orth.cat_runs(p_sw, p_pos, p_sw.map(lambda t: t[:1]), p_big, p_unb, p_unb_c), X_sw, y_tb,
+               loss=half_mse(), lr=dt, steps=int(T_sweep / dt), record=linear_schedule(int(T_sweep / dt), 25))
 t_gd_sweep = time.perf_counter() - t0_sweep
-sw, sw_pos, sw_co, sw_big = (orth.sub_runs(sw_all, slice(a, b)) for a, b in
-                             ((0, N_SEEDS), (N_SEEDS, N_SEEDS + 1), (N_SEEDS + 1, N_SEEDS + 2), (N_SEEDS + 2, None)))
+rows = np.cumsum([0, N_SEEDS, 1, 1, 1, N_SEEDS, 1]).tolist()                 # where each group of rows starts
+sw, sw_pos, sw_co, sw_big, sw_unb, sw_unb_c = (orth.sub_runs(sw_all, slice(a, b)) for a, b in zip(rows, rows[1:]))
 
 # %%
 Sp, Sm = orth.s_sets(p_sw, X_tb, y_tb)
@@ -297,7 +305,8 @@ print("|S+,1| per seed:", s_plus.tolist(), " |S-,1| per seed:", s_minus.tolist()
 # flow itself (float64, adaptive Runge–Kutta with local error control, `rtol` $=10^{-8}$,
 # `atol` $=10^{-14}$). For seed 0 we integrate all five $\lambda$ and recompute the half-fit times
 # $t_2^{1/2},t_3^{1/2}$ (defined with Lemmas 3–4 below) at the sweep's own snapshot times, so both
-# sides are interpolated alike. Their largest relative difference is the **premise** of every
+# sides are interpolated alike (reduced size: only $\lambda\le10^{-8}$, the cheap ones for the solver).
+# Their largest relative difference is the **premise** of every
 # claim graded on the sweep: GD stands in for the flow only if it is below 1 %.
 # *Why the sweep itself stays GD:* the solver needs fewer gradient evaluations per run than GD's
 # 22 000 steps (the table counts them), but each of its evaluations carries the solver's own
@@ -309,7 +318,8 @@ print("|S+,1| per seed:", s_plus.tolist(), " |S-,1| per seed:", s_minus.tolist()
 # %%
 t2h, t3h = orth.half_fit_times(sw, X_tb, y_tb)                                 # (seeds, lams)
 gf_rows, t0_gf = [], time.perf_counter()
-for li in range(len(lams)):
+li_flow = range(2 if quick else 0, len(lams))                               # reduced size: λ ≤ 1e-8 only
+for li in li_flow:
     gf = flow(p_sw.map(lambda t: t[0, li]), X_tb, y_tb, loss=half_mse(), lr=dt, steps=int(T_sweep / dt),
               record=sw.steps, rtol=1e-8, atol=1e-14)
     t2_gf, t3_gf = orth.half_fit_times(gf, X_tb, y_tb)
@@ -338,8 +348,10 @@ gf_table.round(3)
 # %%
 up_t = orth.u_fitted(sw, Sp)      # (T, seeds, lams)
 um_t = orth.u_fitted(sw, Sm)
-i_lam = 3
+i_lam = 3                         # the figure's run: λ = 1e-10
 pt = orth.phase_times(kv, lams[i_lam].item())
+
+# %% tags=["hide-input"]
 fig, (ax1, ax2) = plt.subplots(2, 1, figsize=(7, 5.2), sharex=True, constrained_layout=True)
 ax1.semilogy(sw.time, sw.loss[:, 0, i_lam].numpy(), color="k", lw=1.6, label="loss $L$")
 ax1.axhline(orth.plateau_loss(y_tb), color=THEORY, ls=":", label="plateau $\\frac{1}{2n}\\sum_{y<0}y^2$")
@@ -418,7 +430,63 @@ print(np.array2string(outside.numpy(), precision=4))
 # $\lambda$. At the $\lambda$ we can run they can still carry a visible share of $\|\theta\|^2$ while
 # pointing elsewhere (the share printed above), which is why the strict two-cluster check is graded
 # as the ledger shows (pass rate printed above). The norm of $\theta$ is much less sensitive.
+
+# %% [markdown]
+# ### Unbalanced initialisation (§3.2)
+# The theorem starts from a balanced network, $|a_j^0|=\|w_j^0\|$. The paper calls this "a minor
+# assumption": if $a^0$ is instead "a Gaussian scaling with $\lambda$, the initialisation would be
+# nearly balanced for small $\lambda$", and "our analysis can be extended to unbalanced
+# initialisations". *Nearly balanced* because the flow conserves $a_j^2-\|w_j\|^2$ (Lemma 1), which
+# then starts at $\lambda^2(b_j^2-\|g_j\|^2)$, negligible against the $O(1)$ norms of the neurons that
+# fit the data. We take the paper's own example on each seed's sweep draw: the same $g_j$ and signs
+# $s_j$, and $a_j^0=\lambda s_j|b_j|$ with independent $b_j\sim\mathcal N(0,1)$, so that
+# $a_j^0\sim\mathcal N(0,\lambda^2)$ i.i.d. Neuron by neuron this is far from balanced
+# ($|a_j^0|/\|w_j^0\|$ is of order $1/\sqrt d$; the table prints its median), while keeping the signs
+# keeps the sets of Assumption 3. These runs train in the sweep's batch and are graded by the balanced
+# sweep's own rules of `thm1.zero-loss`, `thm1.min-norm` and `thm1.function-limit` together
+# (`unbalanced.thm1`); the step premise is checked as for the sweep, by integrating seed 0's
+# unbalanced draw with the adaptive flow integrator at every $\lambda$. The **control** is an imbalance
+# that does *not* vanish with $\lambda$: seed 0's draw with the common output initialisation
+# $a_j^0\sim\mathcal N(0,1/m)$ at every $\lambda$. By Lemma 1 every neuron then keeps
+# $a_j^2\ge\|w_j\|^2+a_j^{0\,2}-\lambda^2\|g_j\|^2$, so the neurons the fit does not use keep their output
+# weights, and the final norm should stay above the minimum.
+
+# %%
+s_unb = orth.assumption3_counts(p_unb.map(lambda t: t[:, 0]), X_tb, y_tb)      # the balanced draw's sets
+gf_unb = [flow(p_unb.map(lambda t: t[0, li]), X_tb, y_tb, loss=half_mse(), lr=dt, steps=int(T_sweep / dt),
+               record=sw.steps, rtol=1e-8, atol=1e-14) for li in li_flow]
+flow_gap_unb = orth.half_fit_gap(orth.sub_runs(sw_unb, (0, slice(li_flow[0], None))), gf_unb, X_tb, y_tb)
+m_unb = orth.thm1_measures(sw_unb.final, X_tb, y_tb, Zr, sw_unb.loss[-1])
+m_unb_c = orth.thm1_measures(sw_unb_c.final, X_tb, y_tb, Zr, sw_unb_c.loss[-1])
+ledger.grade("unbalanced.thm1", **m_unb, s_plus=s_unb[0], s_minus=s_unb[1], flow_gap=flow_gap_unb, control=m_unb_c)
+print(f"GD vs flow on seed 0's unbalanced draw: {flow_gap_unb:.2%} (premise: < 1 %); unbalanced.thm1: {rate_of('unbalanced.thm1')}")
+
+# %%
+fig = orth_plots.excess_vs_lambda(lams.numpy(), {
+    "balanced": (excess.numpy(), "0.5", "o-"), "unbalanced, $a_j^0\sim N(0,\lambda^2)$": (orth.excess_norm(sw_unb.final, X_tb, y_tb), POS, "s-"),
+    "control, $a_j^0\sim N(0,1/m)$": (orth.excess_norm(sw_unb_c.final, X_tb, y_tb), NEG, "^--")})
+glue("orthogonal-unbalanced", fig, display=False)
+both = lambda k, bal=None: np.r_[m_unb[k], m_unb_c[k]] if bal is None else np.r_[bal, np.nan]   # noqa: E731
+pd.DataFrame({"median |a⁰|/‖w⁰‖": both(0, (p_unb.a.abs() / p_unb.norms_in())[:, 0].median(-1).values.numpy()),
+              "final loss (max over λ)": both("final_max"), "excess at λ=1e-12": both("excess_last"),
+              "excess, balanced start": both(0, excess[:, -1].numpy()), "sup|h-h*| at λ=1e-12": both("gap_last"),
+              "sup|h-h*|, balanced start": both(0, fgap[:, -1].numpy())},
+             index=[f"seed {s}" for s in range(N_SEEDS)] + ["control (seed 0)"])
+
+# %% [markdown]
+# The table puts each seed's unbalanced run beside its balanced run (same $g_j$, same signs) at the
+# smallest $\lambda$, and the control below them; the verdicts are in the ledger (`unbalanced.thm1`). The
+# control shows the mechanism the paper's remark relies on: an imbalance that does not shrink with
+# $\lambda$ keeps the norm away from the minimum and the function away from $h^*$.
+
+# %% [markdown]
+# ```{glue:figure} orthogonal-unbalanced
+# :name: orthogonal-unbalanced
 #
+# **§3.2's remark on unbalanced initialisation** (no figure in the paper). The relative excess of $\|\theta\|^2$ over the minimal interpolating norm $2(\|y_+\|+\|y_-\|)$ against $\lambda$, every seed: balanced start (grey), Gaussian output layer of scale $\lambda$ (blue), and the control with $a_j^0\sim\mathcal N(0,1/m)$ (red, dashed). Compare: the unbalanced curves should fall with $\lambda$ like the balanced ones and end below the dashed 1 % line at $\lambda=10^{-12}$; the control should not.
+# ```
+
+# %% [markdown]
 # ### Lemmas 1 and 6: conservation and frozen inactivity
 # Lemma 1: $a_j^2-\|w_j\|^2$ is conserved by the flow. Lemma 6: on orthogonal data a neuron
 # inactive on a point stays inactive *with the same pre-activation*: $\langle w_j,x_k\rangle$ is
@@ -509,7 +577,7 @@ missed = int(np.isnan(t2h + t3h).sum())
 if missed:
     print(f"{missed} (seed, λ) run(s) did not reach a half-fit time within the run: their times and plateau are nan")
 
-# %%
+# %% tags=["hide-input"]
 fig, axes = panel_grid(2, width=4.2, height=3.2)
 for s in range(N_SEEDS):
     axes[0].plot(logs, t2h[s], "o-", color=POS, alpha=0.6, label="$t_2^{1/2}$" if s == 0 else None)
@@ -539,7 +607,7 @@ pd.DataFrame({"slope t2 × |D+|": s2, "slope t3 × |D-|": s3, "plateau at 1e-12"
 # ```{glue:figure} orthogonal-sweep
 # :name: orthogonal-sweep
 #
-# **Lemmas 3–4 and the saddle on the test bed.** (a) Half-fit times against $\ln(1/\lambda)$ for every seed, with the theory's slopes $1/\|D_\pm\|$ (dashed); (b) the loss midway between them against $\lambda$, and the saddle's level $0.1875$ (dashed).
+# **Lemmas 3–4 and the saddle on the test bed.** (a) Half-fit times against $\ln(1/\lambda)$ for every seed, with the theory's slopes $1/\|D_\pm\|$ (dashed); (b) the loss midway between them against $\lambda$, and the saddle's level $0.1875$ (dashed). No figure of the paper shows this (its Lemmas 3–4 and §3.1). Compare: the points should run parallel to the dashed slopes (the fitted slope ratios, 1 when the law holds, are in the table above) and sit on the dashed level in (b).
 # ```
 
 # %% [markdown]
@@ -817,7 +885,9 @@ main_pl = walk_no[0]["main"] or (len(L_no) // 2, len(L_no) // 2)
 L_pl = L_no[main_pl[0]:main_pl[1] + 1].mean()
 i_c = int(np.argmax(L_no < (L_no[0] + L_pl) / 2))
 i_d = main_pl[1] + int(np.argmax(L_no[main_pl[1]:] < np.sqrt(L_pl * max(L_no[-1], 1e-12))))
-idx_no = [0, walk_no[0]["i_b"], i_c, i_d, len(L_no) - 1]
+idx_no = [0, walk_no[0]["i_b"], i_c, i_d, len(L_no) - 1]                  # the panels' snapshots
+
+# %% tags=["hide-input"]
 fig, axes = panel_grid(3, 2, width=3.8)
 grid_no = torch.linspace(-2.5, 3.0, 200, dtype=torch.float64)
 orth_plots.draw_1d_panels([no0.at(i) for i in idx_no], X_no, y_no, axes[:5], grid_no,
@@ -852,11 +922,13 @@ glue("orthogonal-fig4", fig, display=False)
 p_lazy = balanced_init(60, 2, scale=10 / math.sqrt(60), gen=generator(seed + 2), runs=(N_SEEDS,))
 lazy = train(p_lazy, X_no, y_no, loss=MEAN_MSE, lr=1e-3, steps=20_000, record=400, time_scale=2.0)
 lazy2 = train(p_lazy, X_no, y_no, loss=MEAN_MSE, lr=2e-3, steps=10_000, record=[0, 10_000], time_scale=2.0)
-fig, axes = panel_grid(2, width=4.4)
 grid_lz = torch.linspace(-2.5, 3.0, 200, dtype=torch.float64)
-orth_plots.draw_1d_panels([lazy.run(0).at(0), lazy.run(0).final], X_no, y_no, axes, grid_lz, ["initialisation", "end of training"])
 Z_lz = torch.stack([grid_lz, torch.ones_like(grid_lz)], -1)
-h_ntk = torch.stack([orth.ntk_interpolator(lazy.run(r).at(0), X_no, y_no, Z_lz) for r in range(N_SEEDS)])
+h_ntk = torch.stack([orth.ntk_interpolator(lazy.run(r).at(0), X_no, y_no, Z_lz) for r in range(N_SEEDS)])   # NTK interpolators
+
+# %% tags=["hide-input"]
+fig, axes = panel_grid(2, width=4.4)
+orth_plots.draw_1d_panels([lazy.run(0).at(0), lazy.run(0).final], X_no, y_no, axes, grid_lz, ["initialisation", "end of training"])
 axes[1].plot(grid_lz.numpy(), h_ntk[0].numpy(), color=THEORY, ls="--", lw=1.2, label="NTK interpolator at init")
 axes[1].legend(fontsize="x-small", loc="lower left")
 label_panels(axes)
@@ -934,19 +1006,16 @@ for c in ("fig4.saddles", "fig4.realign", "fig4.sparse", "fig5.lazy"):
 # file records the change of expectation).
 
 # %%
-gap_of = lambda tr: np.array([(forward(tr.run(r).final, Z_lz)[:, 0] - h_ntk[r]).abs().max().item()  # noqa: E731
-                              for r in range(N_SEEDS)]) / y_no.abs().max().item()
-n_saddles = lambda tr, its, ws: np.array([sum(orth.plateau_speedup(tr.loss[:, r].numpy(), its, pl) >= 10  # noqa: E731
-                                              for pl in w["plateaus"]) for r, w in enumerate(ws)])
 it_lazy = np.nan_to_num(first_crossing(lazy.steps.astype(float), lazy.loss, 1e-5), nan=4e5)
 it_rich = np.nan_to_num(first_crossing(it_no, no.loss, 1e-5), nan=4e5)
 
 # %%
-sad_lazy, sad_rich = n_saddles(lazy, lazy.steps.astype(float), walk_lazy), n_saddles(no, it_no, walk_no)
-ledger.grade("fig5.ntk", gap_ntk=gap_of(lazy), step_gap=step_lazy, control=dict(gap_ntk=gap_of(no)))
+sad_lazy, sad_rich = orth.count_saddles(lazy.loss, lazy.steps.astype(float), walk_lazy), orth.count_saddles(no.loss, it_no, walk_no)
+gap_lazy, gap_rich = orth.ntk_gap(lazy.final, h_ntk, Z_lz, y_no), orth.ntk_gap(no.final, h_ntk, Z_lz, y_no)
+ledger.grade("fig5.ntk", gap_ntk=gap_lazy, step_gap=step_lazy, control=dict(gap_ntk=gap_rich))
 ledger.grade("fig5.faster", it_lazy=it_lazy, it_rich=it_rich, saddles=sad_lazy, step_gap=step_lazy,
              control=dict(it_lazy=it_rich, it_rich=it_lazy, saddles=sad_rich))
-pd.DataFrame({"|h - h_NTK| / max|y|, large init": gap_of(lazy), "same, small init": gap_of(no),
+pd.DataFrame({"|h - h_NTK| / max|y|, large init": gap_lazy, "same, small init": gap_rich,
               "iterations to 1e-5, large": it_lazy, "iterations, small": it_rich, "saddles, large": sad_lazy, "saddles, small": sad_rich},
              index=[f"seed {s}" for s in range(N_SEEDS)])
 
@@ -956,7 +1025,11 @@ pd.DataFrame({"|h - h_NTK| / max|y|, large init": gap_of(lazy), "same, small ini
 # random bias-free 6-neuron ReLU teacher; student width $m=200$ without bias,
 # $\lambda=10^{-20}/\sqrt{md}$, 200 000 iterations of step $10^{-3}$ on the mean MSE in the paper.
 # **Our step:** $\eta=2\cdot10^{-2}$, the same flow time in twenty times fewer iterations, so that
-# 5 seeds (each its own teacher and student) fit in the build; we run twice the paper's horizon
+# 5 seeds (each its own teacher and student) fit in the build. In flow time: one of the paper's
+# iterations is paper time $t=2\cdot10^{-3}$ (mean MSE, see Conventions), so its saddle "around
+# iteration 75 000" is at $t\approx150$ (our iteration 3 750) and its horizon, 200 000 iterations, at
+# $t=400$; every iteration axis below is in the paper's units. (The reduced-size run of the tests uses
+# $4\cdot10^{-2}$ and the paper's horizon only.) We run twice the paper's horizon
 # (400 000 iterations in the paper's units) because "the loss converges to 0" is a statement about
 # the limit. *Does the step matter?* Every seed is rerun with the step doubled ($4\cdot10^{-2}$,
 # the whole run). The premise of every Figure 6–7 claim is that this moves the first-saddle exit by
@@ -970,7 +1043,7 @@ pd.DataFrame({"|h - h_NTK| / max|y|, large init": gap_of(lazy), "same, small ini
 # on the same snapshot grid).
 
 # %%
-eta_hd = 2e-2
+eta_hd = 4e-2 if quick else 2e-2                                             # reduced size: the doubled step
 steps_hd = int(200 / eta_hd)                                                 # the paper's 200 000 iterations
 gen_hd = generator(seed + 4)
 teachers = [relu_teacher(75, 150, 6, gen=gen_hd) for _ in range(N_SEEDS)]
@@ -990,22 +1063,49 @@ m_hd = orth.hd_measures(hd.dense_loss, hd.at(hd.index_of_step(steps_hd)).W1, eta
 m_hd2 = m_hd if quick else orth.hd_measures(hd2.dense_loss, hd2.at(1).W1, 2 * eta_hd)
 step_hd = np.full(N_SEEDS, np.nan) if quick else np.abs(m_hd2["exit"] / m_hd["exit"] - 1)   # nan: not checked (quick)
 p_hd_big = balanced_init(200, 150, scale=10 / math.sqrt(200 * 150), gen=generator(seed + 6))
-hd_big = train(p_hd_big, X_hd[0], y_hd[0], loss=MEAN_MSE, lr=eta_hd, steps=2000, record=[0, 2000],
+hd_big = train(p_hd_big, X_hd[0], y_hd[0], loss=MEAN_MSE, lr=2e-2, steps=2000, record=[0, 2000],
                time_scale=2.0, dense_loss=True)
 
 # %%
 grid_hd, it_hd = m_hd["grid"], m_hd["it"]
-L_hd, L_big = hd.dense_loss[grid_hd].numpy(), hd_big.dense_loss[grid_hd[grid_hd <= 2000]].numpy()
+in_big = grid_hd * eta_hd <= 40                                             # the control's horizon (2000 steps of 2e-2)
+L_hd, L_big = hd.dense_loss[grid_hd].numpy(), hd_big.dense_loss[np.round(grid_hd[in_big] * eta_hd / 2e-2).astype(int)].numpy()
 pl_hd, pl_big = m_hd["plateaus"], orth.intermediate_plateaus(L_big, above=10)
 pd.DataFrame({k: np.r_[m_hd[k], m_hd2[k]] for k in ("exit", "n_plateaus", "ratio", "on_saddle", "top2", "drop")},
              index=[f"seed {s}, η={e:g}" for e in (eta_hd, 2 * eta_hd) for s in range(N_SEEDS)])   # quick: both rows η
+
+# %% [markdown]
+# **Towards the paper's step.** The premise above doubles the step. As a further check, shown as
+# context and not graded (it was added after the claims' premises were declared), seed 0 is rerun once
+# more with *half* our step, $\eta=10^{-2}$, over the paper's horizon. The table gives, for the three
+# steps, seed 0's first-saddle exit in the paper's iterations and in paper time $t=2\cdot10^{-3}k$, and
+# each Figure 6–7 rule's verdict on seed 0 (`fig7.to-zero` is read at twice the horizon, which this
+# rerun does not reach). The paper's own $10^{-3}$ would cost twenty times our run, beyond the build's
+# budget. (Reduced size: skipped.)
+
+# %%
+FIG7_NAMES = {"fig7.saddle": ("n_plateaus", "ratio"), "fig7.pca": ("top2",), "fig7.saddle-location": ("on_saddle",)}
+hd_half = None if quick else train(p_hd.map(lambda t: t[:1]), X_hd[:1], y_hd[:1], loss=MEAN_MSE, lr=eta_hd / 2,
+                                   steps=2 * steps_hd, record=[0, 2 * steps_hd], time_scale=2.0, dense_loss=True)
+by_step = {f"η={eta_hd:g}": m_hd} if quick else {f"η={eta_hd / 2:g}": orth.hd_measures(
+    hd_half.dense_loss, hd_half.final.W1, eta_hd / 2), f"η={eta_hd:g}": m_hd, f"η={2 * eta_hd:g}": m_hd2}
+step_tab = orth.step_table(ledger.decls, FIG7_NAMES, by_step)
+if not quick:                                                                # GD's error is first order in η
+    t_exit = step_tab["exit (paper time t)"].astype(float).to_numpy()
+    print(f"seed 0's first exit, linearly extrapolated from η = 1e-2 and 2e-2 to the paper's 1e-3: paper time "
+          f"{t_exit[0] - 0.9 * (t_exit[1] - t_exit[0]):.2f} (iteration {(t_exit[0] - 0.9 * (t_exit[1] - t_exit[0])) / 2e-3:,.0f})")
+step_tab
 
 # %%
 W_paper = hd.at(hd.index_of_step(steps_hd)).W1[0]                            # seed 0 at the paper's horizon
 V = torch.linalg.svd(W_paper, full_matrices=False).Vh[:2]                    # (2, d), uncentred PCA
 i_b6 = max(int(np.argmax(L_hd[:, 0] < 0.99 * L_hd[0, 0])) - 1, 1)
 i_c6 = pl_hd[0][0][0] if pl_hd[0] else len(grid_hd) // 2
-idx_hd = [hd.index_of_step(int(grid_hd[i])) for i in (0, i_b6, i_c6, len(grid_hd) - 1)]
+idx_hd = [hd.index_of_step(int(grid_hd[i])) for i in (0, i_b6, i_c6, len(grid_hd) - 1)]   # the panels' snapshots
+ev = (torch.linalg.svdvals(W_paper) ** 2).numpy()
+ev = ev / ev.sum()                                                           # explained variance ratios (Fig. 7(b))
+
+# %% tags=["hide-input"]
 fig = plt.figure(figsize=(13, 3.6), constrained_layout=True)
 for k, i in enumerate(idx_hd):
     ax = fig.add_subplot(1, 4, k + 1, projection="polar")
@@ -1017,23 +1117,20 @@ for k, i in enumerate(idx_hd):
     ax.tick_params(labelsize="x-small")
 fig.suptitle("Figure 6 — seed 0's neurons projected on the top-2 principal components of its W at 200 000 iterations (blue: $a_j>0$, red: $a_j<0$)")
 glue("orthogonal-fig6", fig, display=False)
-fr7 = np.linspace(0, hd.index_of_step(steps_hd), 12 if quick else 30).round().astype(int)
+fr7 = np.linspace(0, hd.index_of_step(steps_hd), 4 if quick else 30).round().astype(int)
 orth_plots.glue_html("orthogonal-anim7", orth_plots.neuron_animation(
     (hd.params.W1[fr7, 0] @ V.T).numpy(), hd.params.a[fr7, 0].numpy(),
     [f"iteration {hd.steps[i] * eta_hd / 1e-3:,.0f}" for i in fr7]))
 
-ev = (torch.linalg.svdvals(W_paper) ** 2).numpy()
-
-# %%
-ev = ev / ev.sum()
+# %% tags=["hide-input"]
 it_all = np.arange(hd.dense_loss.shape[0])[::20] * eta_hd / 1e-3
 fig, axes = panel_grid(2, width=4.4)
 axes[0].semilogy(it_all, hd.dense_loss[::20, 1:].numpy(), color="0.75", lw=0.8)
-axes[0].semilogy(it_all, hd.dense_loss[::20, 0].numpy(), color="k", label="seed 0, $\\eta=2\\cdot10^{-2}$")
+axes[0].semilogy(it_all, hd.dense_loss[::20, 0].numpy(), color="k", label=f"seed 0, $\\eta={eta_hd:g}$")
 if hd2 is not None:
     axes[0].semilogy(np.arange(hd2.dense_loss.shape[0])[::10] * 2 * eta_hd / 1e-3, hd2.dense_loss[::10, 0].numpy(),
-                     color=THEORY, ls="--", lw=1, label="seed 0, $\\eta=4\\cdot10^{-2}$")
-axes[0].semilogy(it_hd[grid_hd <= 2000], L_big, color=NEG, ls=":", label="control: large init")
+                     color=THEORY, ls="--", lw=1, label=f"seed 0, $\\eta={2 * eta_hd:g}$")
+axes[0].semilogy(it_hd[in_big], L_big, color=NEG, ls=":", label="control: large init")
 for a_, b_ in pl_hd[0]:
     axes[0].axvspan(it_hd[a_], it_hd[b_], color="#f7e1e4")
 axes[0].axvline(75_000, color=THEORY, ls=":", lw=1)
@@ -1057,7 +1154,7 @@ glue("orthogonal-fig7", fig, display=False)
 # ```{glue:figure} orthogonal-fig7
 # :name: orthogonal-fig7
 #
-# **Figure 7 of the paper.** (a) Mean-MSE loss against the iteration ($\eta=10^{-3}$ units): seed 0 (black), its rerun with the doubled step (dashed), other seeds (grey), the large-initialisation control (dotted); pink: seed 0's plateaus; vertical lines at 75 000 (the paper's saddle) and 200 000 (the paper's horizon). (b) Explained variance ratios; the paper reads about 80 % for the top two.
+# **Figure 7 of the paper.** (a) Mean-MSE loss against the iteration ($\eta=10^{-3}$ units): seed 0 (black), its rerun with the doubled step (dashed), other seeds (grey), the large-initialisation control (dotted); pink: seed 0's plateaus; vertical lines at 75 000 (the paper's saddle; paper time $t=2\eta k=150$) and 200 000 (the paper's horizon, $t=400$). (b) Explained variance ratios. Compare: whether a plateau of seed 0 (and of the grey seeds) covers the dotted line, and the top-2 ratio in (b)'s title with the paper's "about 80 %".
 # ```
 
 # %% [markdown]
@@ -1081,8 +1178,9 @@ for c, names in (("fig7.saddle", ("n_plateaus", "ratio")), ("fig7.pca", ("top2",
 print(f"first-saddle exit per seed: {m_hd['exit'].round(0)}; doubling the step moves it by {np.round(100 * step_hd, 2)} %")
 
 # %% [markdown]
-# Reading Figures 6–7: the printed exits and the table above say how much doubling the step moves
-# each seed's first exit, and the premise records, claim by claim, that no verdict changed with it.
+# Reading Figures 6–7: the printed exits and the first table above say how much doubling the step moves
+# each seed's first exit, and the premise records, claim by claim, that no verdict changed with it; the
+# second table adds seed 0 at half our step.
 # Where the loss sits near iteration 75 000 depends on the draw (ours are not the authors'), so
 # `fig7.saddle-location` is read as a pass rate over draws; `fig7.to-zero` is read at twice the
 # paper's horizon, and the draws that fail it are those still on a later plateau (Figure 7(a)).
@@ -1119,7 +1217,8 @@ print(f"first-saddle exit per seed: {m_hd['exit'].round(0)}; doubling the step m
 #
 # **Claims added in this revision** (`lemma2.deactivation`, `lemma9.no-collapse`, `lemma34.time-bounds`,
 # `saddle.passes-near`, `lambda.no-separation`, `nearly-orthogonal.delta-lambda`,
-# `assumption3.necessary`, `fig5.ntk`, `fig5.faster`, `fig7.saddle-location`, `fig7.to-zero`) had their
+# `assumption3.necessary`, `fig5.ntk`, `fig5.faster`, `fig7.saddle-location`, `fig7.to-zero`,
+# `unbalanced.thm1`) had their
 # rules, premises and controls declared before the runs that measure them. The expected pass ranges of
 # `fig7.saddle-location` and `fig7.to-zero` were set after an exploratory run of the same draws had
 # printed their losses (their `tolerance` fields say so). The step premise of Figures 6–7 changed from

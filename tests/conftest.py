@@ -6,6 +6,8 @@
   (``dtype=torch.float64``), so a test cannot pass only because another one changed the default.
 * The chapter's two orthogonal data sets as fixtures (``toy``, ``testbed``), used by the
   orthogonal theory tests and the synthetic data tests.
+* ``close_figures``: closes every matplotlib figure after a test (figure test modules take it with
+  ``pytestmark = pytest.mark.usefixtures("close_figures")``).
 """
 
 from __future__ import annotations
@@ -36,6 +38,14 @@ def _default_dtype_unchanged():
     if changed != torch.float32:
         torch.set_default_dtype(torch.float32)
         pytest.fail(f"the test changed torch's default dtype to {changed}")
+
+
+@pytest.fixture
+def close_figures():
+    """Close every matplotlib figure once the test is done."""
+    yield
+    import matplotlib.pyplot as plt
+    plt.close("all")
 
 
 @pytest.fixture

@@ -40,6 +40,10 @@ MODULES = [
     "theory/alignment/measure.py",
     "theory/alignment/mnist.py",
     "plots/alignment.py",
+    "theory/orthogonal/core.py",
+    "theory/orthogonal/data.py",
+    "theory/orthogonal/measure.py",
+    "plots/orthogonal.py",
 ]
 
 

@@ -6,17 +6,12 @@ import matplotlib
 
 matplotlib.use("Agg")
 
-import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
 import pytest  # noqa: E402
 
 from lrlib import plots  # noqa: E402
 
-
-@pytest.fixture(autouse=True)
-def _close_figures():
-    yield
-    plt.close("all")
+pytestmark = pytest.mark.usefixtures("close_figures")
 
 
 def test_panel_grid_returns_flat_axes_sized_per_panel():

@@ -547,3 +547,98 @@ def test_neuron_animation_is_small_html():
     assert "<script" in html.data and len(html.data) < 500_000
     with pytest.raises(ValueError):
         plot_orth.neuron_animation(P[..., :1], rng.normal(size=(4, 10)), ["x"] * 4)
+
+
+# ---------------------------------------------------------------------------
+# unbalanced initialisation (§3.2)
+# ---------------------------------------------------------------------------
+
+def test_unbalanced_sweep_init_keeps_the_draw_and_scales_with_lambda():
+    lams = torch.tensor([1e-2, 1e-6], dtype=F64)
+    bal = sweep_init(7, 4, lams, seeds=3, seed=5)
+    unb = th.unbalanced_sweep_init(7, 4, lams, seeds=3, seed=5)
+    assert unb.W1.shape == (3, 2, 7, 4) and unb.W2.shape == (3, 2, 1, 7)
+    torch.testing.assert_close(unb.W1, bal.W1, rtol=0, atol=0)                 # same hidden layer
+    assert torch.equal(torch.sign(unb.a), torch.sign(bal.a))                     # same signs, same S sets
+    ratio = unb.a / lams.view(1, -1, 1)                                          # a_j / λ: one draw for every λ
+    torch.testing.assert_close(ratio[:, 0], ratio[:, 1], rtol=1e-12, atol=0)
+    assert not torch.allclose(unb.a.abs(), bal.a.abs())                          # not balanced
+    ctrl = th.unbalanced_sweep_init(7, 4, lams, seeds=3, seed=5, out_std=0.5)
+    torch.testing.assert_close(ctrl.a[:, 0], ctrl.a[:, 1], rtol=0, atol=0)       # does not scale with λ
+    torch.testing.assert_close(ctrl.a, 0.5 * ratio, rtol=1e-12, atol=0)
+
+
+def test_unbalanced_sweep_init_is_gaussian_and_rejects_bad_scale():
+    a = th.unbalanced_sweep_init(400, 3, torch.tensor([1.0], dtype=F64), seeds=5, seed=0).a.reshape(-1)
+    assert abs(a.mean().item()) < 0.1 and a.std().item() == pytest.approx(1.0, abs=0.1)
+    with pytest.raises(ParameterError):
+        th.unbalanced_sweep_init(4, 3, torch.tensor([1.0], dtype=F64), seeds=1, seed=0, out_std=0.0)
+
+
+def test_thm1_measures_match_the_single_formulas(testbed):
+    X, y = testbed
+    lams = torch.tensor([1e-2, 1e-3], dtype=F64)
+    p = sweep_init(6, X.shape[1], lams, seeds=2, seed=1)
+    Z = torch.eye(X.shape[1], dtype=F64)
+    loss = torch.tensor([[1e-3, 2e-3], [5e-4, 1e-4]], dtype=F64)
+    m = th.thm1_measures(p, X, y, Z, loss)
+    ex, gap = th.excess_norm(p, X, y).numpy(), th.function_gap(p, X, y, Z).numpy()
+    np.testing.assert_allclose(m["final_max"], [2e-3, 5e-4])
+    np.testing.assert_allclose(m["excess_min"], ex.min(-1))
+    np.testing.assert_allclose(m["excess_last"], ex[:, -1])
+    np.testing.assert_allclose(m["gap_last"], gap[:, -1])
+    np.testing.assert_array_equal(m["excess_mono"], th.decreasing(ex).astype(float))
+    assert set(m) == {"final_max", "excess_min", "excess_mono", "excess_last", "gap_mono", "gap_last"}
+
+
+def test_half_fit_gap_is_zero_against_itself_and_checks_lengths(testbed):
+    X, y = testbed
+    lams = torch.tensor([1e-2, 1e-3], dtype=F64)
+    p = sweep_init(50, X.shape[1], lams, seeds=1, seed=0)
+    gd = train(p.map(lambda t: t[0]), X, y, loss=half_mse(), lr=2e-2, steps=5000, record=250)
+    single = [th.sub_runs(gd, k) for k in range(2)]
+    assert th.half_fit_gap(gd, single, X, y) == 0.0
+    late = Trajectory(steps=single[0].steps, time=single[0].time * 1.1, params=single[0].params,
+                      loss=single[0].loss, meta=dict(single[0].meta))          # a "flow" 10 % slower
+    assert th.half_fit_gap(th.sub_runs(gd, slice(0, 1)), [late], X, y) == pytest.approx(1 - 1 / 1.1, rel=1e-9)
+    with pytest.raises(ParameterError):
+        th.half_fit_gap(gd, single[:1], X, y)
+
+
+def test_ntk_gap_is_the_scaled_sup_distance():
+    p = balanced_init(4, 3, scale=0.7, gen=generator(2), runs=(2,))
+    Z = torch.randn(9, 3, generator=generator(3), dtype=F64)
+    h = forward(p, Z)[..., 0]
+    y = torch.tensor([1.0, -2.0], dtype=F64)
+    np.testing.assert_allclose(th.ntk_gap(p, h, Z, y), [0.0, 0.0], atol=1e-15)
+    shifted = h.clone()
+    shifted[1, 4] += 0.5
+    np.testing.assert_allclose(th.ntk_gap(p, shifted, Z, y), [0.0, 0.25], atol=1e-15)
+
+
+def test_count_saddles_counts_plateaus_left_fast():
+    slow = 0.5 * 0.999 ** np.arange(10)
+    L = np.r_[1.0, slow, slow[-1] * 10.0 ** -np.arange(1, 4)]                 # plateau, then a fast drop
+    loss = torch.tensor(np.c_[L, L], dtype=F64)
+    its = np.arange(len(L), dtype=float)
+    walks = [dict(plateaus=[(1, 10)]), dict(plateaus=[])]
+    np.testing.assert_array_equal(th.count_saddles(loss, its, walks), [1, 0])
+    np.testing.assert_array_equal(th.count_saddles(loss, its, walks, speedup=1e9), [0, 0])
+    with pytest.raises(ParameterError):
+        th.count_saddles(loss, its, walks[:1])
+
+
+def test_step_table_reads_one_run_and_grades_each_rule():
+    from lrlib.claims import Declaration
+
+    def decl(id_, rule):
+        return Declaration(id=id_, kind="reproduction", ref="r", statement="s", quantity="q", rule=rule,
+                           tolerance="t", expect="reproduced")
+
+    decls = {"a": decl("a", "top2 > 0.5"), "b": decl("b", "n_plateaus >= 1")}
+    runs = {"η=1": dict(exit=np.array([100.0, 5.0]), top2=np.array([0.8, 0.1]), n_plateaus=np.array([0, 3])),
+            "η=2": dict(exit=np.array([102.0, 5.0]), top2=np.array([0.4, 0.9]), n_plateaus=np.array([1, 3]))}
+    tab = th.step_table(decls, {"a": ("top2",), "b": ("n_plateaus",)}, runs, run=0)
+    assert list(tab.index) == ["η=1", "η=2"]
+    assert tab.loc["η=1", "exit (paper time t)"] == pytest.approx(0.2)
+    assert list(tab["a"]) == ["reproduced", "not reproduced"] and list(tab["b"]) == ["not reproduced", "reproduced"]

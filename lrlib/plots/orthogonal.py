@@ -1,4 +1,6 @@
-"""Figure helpers of the orthogonal chapter (Boursier, Pillaud-Vivien & Flammarion 2022)."""
+"""Figure helpers of the orthogonal chapter (Boursier, Pillaud-Vivien & Flammarion 2022): the 1-D panels of
+Figures 2, 4 and 5, the neuron animations, the λ figure and the unbalanced-initialisation figure. Times are
+paper time t unless a docstring says otherwise."""
 
 from __future__ import annotations
 
@@ -13,9 +15,30 @@ from . import FUNC, NEG, POS, THEORY, label_panels, panel_grid
 
 def lambda_panels(time: np.ndarray, losses: dict[float, np.ndarray], lams: np.ndarray, dwell: np.ndarray,
                   plateau: float, threshold: float = 0.5):
-    """The λ figure: (a) the loss of one draw against paper time for each λ in ``losses`` ({λ: (T,)});
-    (b) the dwell at the plateau level (``dwell (seeds, len(lams))``, in units of 1/‖D₋‖) against λ,
-    with the ``threshold`` of the claim. Returns the figure."""
+    """The λ figure (§3.1's remark on larger λ).
+
+    (a) The loss of one draw against paper time for each λ; (b) the time each seed's loss dwells at the
+    plateau level, against λ, with the claim's threshold.
+
+    Parameters
+    ----------
+    time : ndarray
+        ``(T,)`` snapshot times (paper time t).
+    losses : dict
+        ``{λ: (T,) loss}`` (½-mean loss L), one curve per λ.
+    lams : ndarray
+        ``(K,)`` the λ of the columns of ``dwell``.
+    dwell : ndarray
+        ``(seeds, K)`` dwell at the plateau level, in units of ``1/‖D₋‖`` (0 is drawn as 0.01).
+    plateau : float
+        The plateau (saddle) loss level, drawn dotted.
+    threshold : float
+        The claim's bound on the dwell at λ = 0.1, drawn dashed.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+    """
     fig, axes = panel_grid(2, width=4.6, height=3.4)
     cmap = plt.get_cmap("viridis")
     for k, (lam, L) in enumerate(sorted(losses.items())):
@@ -36,11 +59,35 @@ def neuron_animation(P: np.ndarray, a: np.ndarray, titles: list[str], *, dpi: in
                      interval: int = 150):
     """An animation of the neurons over time, as HTML/JavaScript (``to_jshtml``: no ffmpeg needed).
 
-    ``P (F, m, 2)``: each neuron's 2-D coordinates per frame (its weights for 1-D inputs with a bias
-    coordinate, or a projection on two principal components); ``a (F, m)``: output weights (colour =
-    sign). Drawn in polar axes: angle = the neuron's direction, radius = ``log10`` of its norm (norms span
-    many decades from a small initialisation), shifted so that the smallest norm sits at radius 0.
-    Returns an :class:`IPython.display.HTML` object (the figure is closed)."""
+    Drawn in polar axes: angle = the neuron's direction, radius = ``log10`` of its norm (norms span many
+    decades from a small initialisation), shifted so that the smallest norm sits at radius 0.
+
+    Parameters
+    ----------
+    P : ndarray
+        ``(F, m, 2)`` each neuron's 2-D coordinates per frame (its weights for 1-D inputs with a bias
+        coordinate, or a projection on two principal components).
+    a : ndarray
+        ``(F, m)`` output weights (colour = sign).
+    titles : list of str
+        One title per frame.
+    dpi : int
+        Resolution of the frames.
+    size : float
+        Figure size (inches).
+    interval : int
+        Delay between frames (milliseconds).
+
+    Returns
+    -------
+    IPython.display.HTML
+        The animation (the figure is closed).
+
+    Raises
+    ------
+    ValueError
+        If the shapes do not match.
+    """
     from IPython.display import HTML
     from matplotlib import animation
 
@@ -72,8 +119,17 @@ def neuron_animation(P: np.ndarray, a: np.ndarray, titles: list[str], *, dpi: in
 
 
 def glue_html(key: str, html) -> None:
-    """Glue an HTML object (an animation) into the book under ``key``, not displayed here; outside a
-    Jupyter Book build (no ``myst_nb``) it is displayed."""
+    """Glue an HTML object (an animation) into the book, not displayed here.
+
+    Outside a Jupyter Book build (no ``myst_nb``) it is displayed instead.
+
+    Parameters
+    ----------
+    key : str
+        The glue key (used by ``{glue:figure}``).
+    html : IPython.display.HTML
+        The object to glue.
+    """
     try:
         from myst_nb import glue as _glue
     except ImportError:  # pragma: no cover - myst_nb ships with jupyter-book
@@ -84,9 +140,33 @@ def glue_html(key: str, html) -> None:
 
 
 def function_and_kinks(ax, grid, h, x, y, kinks, heights, *, ylim_neurons=None, title: str = ""):
-    """Boursier et al.'s 1-D panel: the network function ``h`` on ``grid`` (left axis,
-    green, with the data ``(x, y)``) and each neuron ``j`` as a star at its kink
-    ``−b_j/w_j`` with height ``a_j`` (right axis, coloured by sign)."""
+    """Boursier et al.'s 1-D panel: the network function and its neurons.
+
+    The function on ``grid`` (left axis, green, with the data), and each neuron ``j`` as a star at its
+    kink ``−b_j/w_j`` with height ``a_j`` (right axis, coloured by sign).
+
+    Parameters
+    ----------
+    ax : matplotlib.axes.Axes
+        Where to draw.
+    grid : ndarray
+        ``(G,)`` the x values.
+    h : ndarray
+        ``(G,)`` the network function on ``grid``.
+    x, y : ndarray
+        ``(n,)`` the data.
+    kinks, heights : ndarray
+        ``(m,)`` each neuron's kink and output weight ``a_j`` (kinks outside the grid are not drawn).
+    ylim_neurons : tuple of float or None
+        Limits of the right axis.
+    title : str
+        Panel title.
+
+    Returns
+    -------
+    matplotlib.axes.Axes
+        The right (neuron) axis.
+    """
     ax.plot(grid, h, color=FUNC, lw=1.8, label="network $h_\\theta(x)$")
     ax.scatter(x, y, color="k", zorder=5, s=25, label="data")
     ax.set_xlabel("$x$")
@@ -105,11 +185,58 @@ def function_and_kinks(ax, grid, h, x, y, kinks, heights, *, ylim_neurons=None, 
 
 
 def draw_1d_panels(nets, X, y, axes, grid, titles) -> None:
-    """The paper's 1-D panels: for each network (one run, inputs ``(x, 1)``), its function on ``grid``
-    and each neuron at its kink ``−w_{j,2}/w_{j,1}`` with height ``a_j`` (:func:`function_and_kinks`)."""
+    """The paper's 1-D panels, one per network.
+
+    For each network (one run, inputs ``(x, 1)``): its function on ``grid`` and each neuron at its kink
+    ``−w_{j,2}/w_{j,1}`` with height ``a_j`` (:func:`function_and_kinks`).
+
+    Parameters
+    ----------
+    nets : sequence of TwoLayer
+        One run each, ``W1 (m, 2)``.
+    X : Tensor
+        ``(n, 2)`` inputs ``(x_k, 1)``.
+    y : Tensor
+        ``(n,)`` labels.
+    axes : sequence of matplotlib.axes.Axes
+        One per network.
+    grid : Tensor
+        ``(G,)`` the x values.
+    titles : sequence of str
+        One per network.
+    """
     Z = torch.stack([grid, torch.ones_like(grid)], -1)
     for ax, p, title in zip(axes, nets, titles):
         w = p.W1.numpy()
         kinks = -w[:, 1] / np.where(w[:, 0] == 0, np.nan, w[:, 0])
         function_and_kinks(ax, grid.numpy(), forward(p, Z)[:, 0].numpy(), X[:, 0].numpy(), y.numpy(),
                            kinks, p.a.numpy(), title=title)
+
+
+def excess_vs_lambda(lams: np.ndarray, curves: dict, threshold: float = 0.01):
+    """The unbalanced-initialisation figure: the relative excess of ``‖θ‖²`` over the minimal
+    interpolating norm against λ, one line per run.
+
+    Parameters
+    ----------
+    lams : ndarray
+        ``(K,)`` initialisation scales λ.
+    curves : dict
+        ``{label: (values, colour, linestyle)}`` with ``values (rows, K)`` (or ``(K,)``), the excess
+        (dimensionless) of each run at each λ; the first row of each entry is drawn darker.
+    threshold : float
+        The claim's bound at the smallest λ, drawn dashed.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+    """
+    fig, ax = plt.subplots(figsize=(5.6, 3.6), constrained_layout=True)
+    for label, (vals, color, ls) in curves.items():
+        for s, row in enumerate(np.atleast_2d(np.asarray(vals, dtype=float))):
+            ax.loglog(lams, row, ls, color=color, lw=1.2, alpha=1.0 if s == 0 else 0.45, label=label if s == 0 else None)
+    ax.axhline(threshold, color=THEORY, ls="--", lw=1, label=f"claim: < {threshold:g} at the smallest λ")
+    ax.set(xlabel="$\\lambda$", ylabel="$(\\|\\theta\\|^2-\\|\\theta^*\\|^2)/\\|\\theta^*\\|^2$",
+           title="distance to the minimal norm, balanced vs unbalanced start")
+    ax.legend(fontsize="x-small")
+    return fig
