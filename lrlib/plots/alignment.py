@@ -9,9 +9,31 @@ from . import NEG, POS, THEORY, label_panels, panel_grid
 
 
 def eps_sweep(log_inv, t2, T, slope_pred, eps, dev, bound):
-    """Two panels: (a) t₂ against log(1/(√h ε)) per initialisation, with the horizon T and a line
-    of slope ``slope_pred`` through the median; (b) the deviation from the simplified dynamics up
-    to T against ε (log–log), with Lemma 1's bound. ``t2``, ``dev``, ``bound``: ``(E, R)``."""
+    """Two panels of the initialisation-scale sweep.
+
+    (a) The fitting time ``t₂`` against ``log(1/(√h ε))`` per initialisation, with the horizon ``T``
+    and a line of slope ``slope_pred`` through the median; (b) the largest deviation from the
+    simplified dynamics up to ``T`` against ``ε`` (log–log), with Lemma 1's bound.
+
+    Parameters
+    ----------
+    log_inv : ndarray
+        ``log(1/(√h ε))`` per ε, ``(E,)``.
+    t2 : ndarray
+        Fitting times ``(E, R)`` (flow time).
+    T : ndarray
+        Horizons ``(E,)`` (flow time).
+    slope_pred : float
+        Predicted slope ``1/min‖x±‖`` of ``t₂`` against ``log(1/ε)``.
+    eps : ndarray
+        The scales ``(E,)``.
+    dev, bound : ndarray
+        Measured deviation and Lemma 1's bound, ``(E, R)`` (velocity units, 1/time).
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+    """
     fig, axes = panel_grid(2, width=4.3, height=3.3)
     ax = axes[0]
     ax.plot(log_inv, t2, "o-", color=POS, lw=0.8, ms=3, alpha=0.7)
@@ -31,8 +53,25 @@ def eps_sweep(log_inv, t2, T, slope_pred, eps, dev, bound):
 
 
 def activation_timeline(time, active, y, t1, title=""):
-    """Fig 4 from a trajectory: one row per data point (positives blue, negatives red), a bar where the
-    point activates the neuron; ``active`` ``(T, n)`` bool, ``y`` ``(n,)``; ``t1`` marked."""
+    """Figure 4 from a trajectory: the activation pattern of one neuron over time.
+
+    Parameters
+    ----------
+    time : ndarray
+        Snapshot times ``(T,)`` (flow time).
+    active : ndarray
+        ``(T, n)`` bool, whether point ``i`` activates the neuron.
+    y : ndarray
+        Labels ``(n,)`` (rows sorted positives first; blue positive, red negative).
+    t1 : float
+        The measured alignment time, drawn dashed.
+    title : str, optional
+        Axes title.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+    """
     import matplotlib.pyplot as plt
 
     order = np.argsort(-np.asarray(y), kind="stable")
@@ -54,8 +93,21 @@ def activation_timeline(time, active, y, t1, title=""):
 
 
 def direction_field(circle, field, X, y):
-    """Figure 1: the simplified direction field ``field`` ``(k, 2)`` on the unit circle ``circle`` for a
-    positive neuron, with the data ``X`` ``(n, 2)`` (blue circles positive, red squares negative)."""
+    """Figure 1: the simplified direction field of a positive neuron on the unit circle.
+
+    Parameters
+    ----------
+    circle : Tensor
+        Directions ``(k, 2)`` on the unit circle.
+    field : Tensor
+        ``sign(v) P_w x_a(w)`` at each direction, ``(k, 2)``.
+    X, y : Tensor
+        Data ``(n, 2)`` and labels ``(n,)`` (blue circles positive, red squares negative).
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+    """
     import matplotlib.pyplot as plt
 
     fig, ax = plt.subplots(figsize=(4.2, 4.2), constrained_layout=True)
@@ -70,8 +122,23 @@ def direction_field(circle, field, X, y):
 
 
 def cones(dirs, masks, X, y, x_plus, x_minus):
-    """Figure 2: directions ``dirs`` ``(k, 2)`` coloured by cone (``masks`` from ``cone_membership``),
-    the data and the arrows of ``x₊``, ``x₋``."""
+    """Figure 2: directions of the plane coloured by cone, with the data and ``x₊``, ``x₋``.
+
+    Parameters
+    ----------
+    dirs : Tensor
+        Unit directions ``(k, 2)``.
+    masks : dict
+        ``{"S_plus", "S_minus", "S_dead", "other"}`` → ``(k,)`` bool (from ``cone_membership``).
+    X, y : Tensor
+        Data ``(n, 2)`` and labels ``(n,)``.
+    x_plus, x_minus : Tensor
+        Class sums ``(2,)``.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+    """
     import matplotlib.pyplot as plt
 
     fig, ax = plt.subplots(figsize=(4.6, 4.6), constrained_layout=True)
@@ -91,21 +158,56 @@ def cones(dirs, masks, X, y, x_plus, x_minus):
 
 
 def draw_neurons(ax, p, X, y, title):
-    """2-D neurons ``w_j/max_k‖w_k‖`` (blue v_j > 0, red v_j < 0) and the data scaled to the unit disc."""
-    w = p.W1 / p.norms_in().max()
-    for x, lab in zip(X, y):
-        ax.scatter(*(x / X.norm(dim=-1).max()).tolist(), color=POS if lab > 0 else NEG, s=50,
-                   marker="o" if lab > 0 else "s", edgecolor="k", zorder=5)
-    for wj, vj in zip(w, p.a):
-        col = POS if vj > 0 else NEG
-        ax.plot([0, wj[0]], [0, wj[1]], color=col, lw=0.6, alpha=0.6)
-        ax.scatter(wj[0], wj[1], color=col, s=8, marker="^")
+    """Draw 2-D neurons ``w_j / max_k ‖w_k‖`` and the data scaled to the unit disc on ``ax``.
+
+    Parameters
+    ----------
+    ax : matplotlib.axes.Axes
+        Target axes.
+    p : TwoLayer
+        One network, ``W1`` of shape ``(m, 2)`` (blue ``v_j > 0``, red ``v_j < 0``).
+    X, y : Tensor
+        Data ``(n, 2)`` and labels ``(n,)``.
+    title : str
+        Axes title.
+
+    Returns
+    -------
+    None
+    """
+    from matplotlib.collections import LineCollection
+
+    w = (p.W1 / p.norms_in().max()).numpy()
+    Xs = (X / X.norm(dim=-1).max()).numpy()
+    for sgn, col, mk in ((1, POS, "o"), (-1, NEG, "s")):
+        sel = (y * sgn > 0).numpy()
+        ax.scatter(Xs[sel, 0], Xs[sel, 1], color=col, s=50, marker=mk, edgecolor="k", zorder=5)
+    cols = np.where((p.a > 0).numpy(), POS, NEG)
+    ax.add_collection(LineCollection([[(0, 0), tuple(wj)] for wj in w], colors=cols, linewidths=0.6, alpha=0.6))
+    ax.scatter(w[:, 0], w[:, 1], c=cols, s=8, marker="^")
     ax.set(aspect="equal", xlim=(-1.1, 1.1), ylim=(-1.1, 1.1), xticks=[], yticks=[], title=title)
 
 
 def toy_panels(toy, X, y, i_al, control_loss, sr, s2):
-    """Figure 6: neurons at initialisation, at the end of alignment (snapshot ``i_al``) and at the end;
-    loss (and the control's), ‖W‖₂² and stable rank."""
+    """Figure 6: the toy run at initialisation, end of alignment and end, and its training curves.
+
+    Parameters
+    ----------
+    toy : Trajectory
+        One run, ``W1`` of shape ``(T, m, 2)``; x axis in iterations.
+    X, y : Tensor
+        Data ``(n, 2)`` and labels ``(n,)``.
+    i_al : int
+        Snapshot index of the end of alignment.
+    control_loss : ndarray
+        Loss of the control run ``(T,)``.
+    sr, s2 : ndarray
+        Stable rank and ``‖W‖₂²`` per snapshot, ``(T,)``.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+    """
     fig, axes = panel_grid(4, width=3.3, height=3.3)
     for ax, i, name in zip(axes, [0, i_al, len(toy) - 1], ["initialisation", "end of alignment", "end of training"]):
         draw_neurons(ax, toy.at(i), X, y, f"{name}, it. {toy.steps[i]:,}")
@@ -123,7 +225,25 @@ def toy_panels(toy, X, y, i_al, control_loss, sr, s2):
 
 
 def two_point_panels(tr, X, y, counts, steps, title):
-    """Figures 7–9: neurons of one run ``tr`` at ``steps``; ``counts`` ``{step: number outside S₊}``."""
+    """Figures 7–9: the neurons of one run at the given iterations.
+
+    Parameters
+    ----------
+    tr : Trajectory
+        One run, ``W1`` of shape ``(T, m, 2)``.
+    X, y : Tensor
+        Data ``(2, 2)`` and labels ``(2,)``.
+    counts : dict
+        ``{iteration: number of live v_j > 0 neurons outside S₊}``, written in the panels.
+    steps : list of int
+        Iterations to draw (one panel each).
+    title : str
+        Figure title.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+    """
     fig, axes = panel_grid(len(steps), width=2.9, height=2.9)
     for ax, step in zip(axes, steps):
         draw_neurons(ax, tr.at(tr.index_of_step(step)), X, y, f"iteration {step:,}")
@@ -134,9 +254,57 @@ def two_point_panels(tr, X, y, counts, steps, title):
     return fig
 
 
-def mnist_panels(X, y, traj, pos, neg, bands, sr, s2, fig_no):
+def mnist_figure(X, y, traj, pos, neg, fig_no, at_step=None):
+    """Figures 5, 10, 11 from one MNIST run: computes the alignment bands and the stable rank, then
+    draws :func:`mnist_panels`.
+
+    Parameters
+    ----------
+    X, y : Tensor
+        Centred images ``(n, 784)`` and labels ``(n,)``.
+    traj : Trajectory
+        One run (``W1`` of shape ``(T, m, 784)``), iterations on the x axes.
+    pos, neg : int
+        The digits labelled +1 and −1.
+    fig_no : int
+        The paper's figure number (title).
+    at_step : int, optional
+        Iteration of panel (e) (the paper's is 15 000); default: the last snapshot.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+    """
+    from ..theory.alignment import class_alignment
+    from ..track import stable_rank
+
+    sr, s2 = (v.numpy() for v in stable_rank(traj.params.W1))
+    return mnist_panels(X, y, traj, pos, neg, class_alignment(traj, X, y), sr, s2, fig_no, at_step)
+
+
+def mnist_panels(X, y, traj, pos, neg, bands, sr, s2, fig_no, at_step=None):
     """Figures 5, 10, 11: Gram matrix, alignment bands of V±, training curves, mean neurons and class
-    means as images."""
+    means as images.
+
+    Parameters
+    ----------
+    X, y : Tensor
+        Centred images ``(n, 784)`` and labels ``(n,)``.
+    traj : Trajectory
+        One run, ``T`` snapshots.
+    pos, neg, fig_no : int
+        Digits labelled +1 / −1 and the paper's figure number.
+    bands : dict
+        ``{"+": (mean, lo, hi), "-": ...}``, each ``(T,)`` cosines (from ``class_alignment``).
+    sr, s2 : ndarray
+        Stable rank and ``‖W‖₂²`` per snapshot, ``(T,)``.
+    at_step : int, optional
+        Iteration of panel (e); default: the last snapshot.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+    """
     import matplotlib.pyplot as plt
 
     fig = plt.figure(figsize=(13, 6.4), constrained_layout=True)
@@ -163,21 +331,39 @@ def mnist_panels(X, y, traj, pos, neg, bands, sr, s2, fig_no):
     ax.set(xlabel="iteration (GD, $\\eta=2\\cdot10^{-3}$)", title="(d) training curves")
     ax.legend(fontsize="small", loc="lower right")
     ax = fig.add_subplot(gs[1, 2])
-    fin = traj.final
+    i_e = len(traj) - 1 if at_step is None else traj.index_of_step(at_step)
+    fin = traj.at(i_e)
     tiles = []
     for sgn in (1, -1):
         w_mean = fin.W1[torch.sign(fin.a) == sgn].mean(0)
         x_mean = X[y == sgn].mean(0)
         tiles.append(np.hstack([(v / v.abs().max()).reshape(28, 28).numpy() for v in (w_mean, x_mean)]))
     ax.imshow(np.vstack(tiles), cmap="gray")
-    ax.set(title=f"(e) $\\bar w_+$, $\\bar x_+$ (top); $\\bar w_-$, $\\bar x_-$ (bottom), it. {traj.steps[-1]:,}",
+    ax.set(title=f"(e) $\\bar w_+$, $\\bar x_+$ (top); $\\bar w_-$, $\\bar x_-$ (bottom), it. {traj.steps[i_e]:,}",
            xticks=[], yticks=[])
     fig.suptitle(f"Figure {fig_no} — centred MNIST, digits {pos} (+1) vs {neg} (−1), {len(y)} images")
     return fig
 
 
 def scheme_changes(ep, nc, dc, L, title):
-    """Figures 12–13: norm change and direction change per epoch (log–log), loss on a twin axis."""
+    """Figures 12–13: norm change and direction change per epoch (log–log), loss on a twin axis.
+
+    Parameters
+    ----------
+    ep : ndarray
+        Epochs ``(T,)``.
+    nc, dc : ndarray
+        Norm change ``Σ_j 2⟨−∇_{w_j}L, w_j⟩`` and direction change ``Σ_j ‖P_{w_j}(−∇_{w_j}L)‖/‖w_j‖``
+        (full-batch gradient) per epoch, ``(T,)``.
+    L : ndarray
+        Training loss ``(T,)``.
+    title : str
+        Axes title.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+    """
     import matplotlib.pyplot as plt
 
     fig, ax = plt.subplots(figsize=(6, 3.6), constrained_layout=True)
@@ -193,7 +379,21 @@ def scheme_changes(ep, nc, dc, L, title):
 
 
 def t1_scaling(mu_tab, n_tab, k_mu):
-    """t₁ against μ (log–log, with a 1/√μ line) and against n."""
+    """Theorem 1's ``t₁`` against ``μ`` (log–log, with a ``1/√μ`` line) and against ``n``.
+
+    Parameters
+    ----------
+    mu_tab : pandas.DataFrame
+        Columns ``mu`` and ``t1_median`` (flow time), one row per two-point data set.
+    n_tab : pandas.DataFrame
+        Columns ``n`` and ``t1_median``, one row per size of the synthetic family.
+    k_mu : float
+        Log–log slope of the medians against ``μ`` (shown in the title).
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+    """
     fig, axes = panel_grid(2, width=4.2, height=3.2)
     axes[0].loglog(mu_tab.mu, mu_tab.t1_median, "o-", color=POS, label="measured $t_1$ (median)")
     axes[0].loglog(mu_tab.mu, mu_tab.t1_median.iloc[0] * np.sqrt(mu_tab.mu.iloc[0] / mu_tab.mu), "--", color=THEORY,

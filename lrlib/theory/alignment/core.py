@@ -52,10 +52,23 @@ def _unit_rows(Z: Tensor) -> Tensor:
 
 
 def mu(X: Tensor, y: Tensor) -> float:
-    """Assumption 1: ``μ = min_{i,j} ⟨x_i y_i, x_j y_j⟩ / (‖x_i‖‖x_j‖)`` for ``X (n, D)``, ``y (n,)``.
+    """Assumption 1's separability constant μ.
 
-    ``μ > 0`` means same-label pairs are positively and opposite-label pairs
-    negatively correlated.  Always ``μ ≤ 1`` (the diagonal ``i = j`` is included).
+    ``μ = min_{i,j} ⟨x_i y_i, x_j y_j⟩ / (‖x_i‖‖x_j‖)``; ``μ > 0`` means same-label pairs are
+    positively and opposite-label pairs negatively correlated.  Always ``μ ≤ 1`` (the diagonal
+    ``i = j`` is included).
+
+    Parameters
+    ----------
+    X : Tensor
+        Data ``(n, D)``.
+    y : Tensor
+        Labels ``(n,)``, ±1.
+
+    Returns
+    -------
+    float
+        μ (dimensionless, a cosine).
     """
     Z = _unit_rows(X * y.to(X.dtype).unsqueeze(-1))
     return float((Z @ Z.T).min())
@@ -65,15 +78,22 @@ def mu(X: Tensor, y: Tensor) -> float:
 class DataGeometry:
     """Data constants of the paper for ``X (n, D)``, ``y (n,)``.
 
-    * ``mu``: Assumption 1's μ;
-    * ``x_plus``/``x_minus`` ``(D,)``: Σ_{i∈I±} x_i (zero vector for an empty class);
-    * ``X_max``/``X_min``: max/min ‖x_i‖; ``n``, ``n_plus``, ``n_minus``: counts;
-    * ``zeta1``: 0.999·min{min_i cos²(x₊,x_i), min_i cos²(x₋,x_i)} (the value Lemma 8's
-      argument gives, the 0.999 making the cap S^{ζ₁}_{x±} = {z: cos(z,x±) ≥ √(1−ζ₁)} lie strictly
-      inside S±); an empty class is left out of the min;
-    * ``xi_lower``: μ², a valid lower bound for Lemma 9's ξ.  For ξ as derived from
-      Lemma 9, ξ = min_{z∈K∩𝕊, i} cos²(z, x_i) it is in fact exact: z ↦ ⟨z,u⟩/‖z‖ is quasi-concave on
-      the cone K = cone{x_i y_i}, so the min is attained at a generator x_k y_k and equals μ².
+    Parameters
+    ----------
+    mu : float
+        Assumption 1's μ.
+    x_plus, x_minus : Tensor
+        ``Σ_{i∈I±} x_i``, ``(D,)`` (zero vector for an empty class).
+    X_max, X_min : float
+        ``max_i ‖x_i‖``, ``min_i ‖x_i‖``.
+    n, n_plus, n_minus : int
+        Point counts.
+    zeta1 : float
+        ``0.999·min{min_i cos²(x₊,x_i), min_i cos²(x₋,x_i)}`` (Lemma 8's value; the 0.999 makes the
+        cap ``{z: cos(z,x±) ≥ √(1−ζ₁)}`` lie strictly inside S±); an empty class is left out.
+    xi_lower : float
+        μ², a valid lower bound for Lemma 9's ξ.  It is in fact exact: ``z ↦ ⟨z,u⟩/‖z‖`` is
+        quasi-concave on the cone ``K = cone{x_i y_i}``, so the min is attained at a generator.
     """
 
     mu: float
@@ -89,7 +109,24 @@ class DataGeometry:
 
 
 def geometry(X: Tensor, y: Tensor) -> DataGeometry:
-    """All :class:`DataGeometry` constants for ``X (n, D)``, ``y (n,)`` (labels ±1)."""
+    """All :class:`DataGeometry` constants of a data set.
+
+    Parameters
+    ----------
+    X : Tensor
+        Data ``(n, D)``.
+    y : Tensor
+        Labels ``(n,)``, ±1.
+
+    Returns
+    -------
+    DataGeometry
+
+    Raises
+    ------
+    ParameterError
+        Wrong shapes or labels other than ±1.
+    """
     if X.dim() != 2 or y.shape != X.shape[:1]:
         raise ParameterError(f"geometry: need X (n, D) and y (n,), got {tuple(X.shape)} and {tuple(y.shape)}")
     pos, neg = y > 0, y < 0
@@ -110,15 +147,25 @@ def geometry(X: Tensor, y: Tensor) -> DataGeometry:
 
 
 def zeta2(W0: Tensor, signs: Tensor, g: DataGeometry) -> float:
-    """ζ₂ of Assumption 2 / eq. (26) for an init ``W0 (R..., m, D)`` with output signs ``(R..., m)``.
+    """ζ₂ of Assumption 2 / eq. (26) for an initialisation.
 
-    Eq. (26) asks for ``max_{j∈V₊} cos(w_j(0), x₋) < √(1−ζ₂)`` and
-    ``max_{j∈V₋} cos(w_j(0), x₊) < √(1−ζ₂)``.  With ``c`` the larger of these two maxima
-    (over all runs) clipped at ``≥ 0``, this returns ``1 − c²``: the supremum of the valid
-    ζ₂ (any smaller positive value satisfies the strict inequality; at ``1 − c²`` itself
-    it holds with equality).  ``c ≤ 0`` (no neuron points toward the wrong aggregate) gives
-    ``1.0``.  A class that is empty (its aggregate is 0) contributes nothing.  Only the
+    Eq. (26) asks for ``max_{j∈V₊} cos(w_j(0), x₋) < √(1−ζ₂)`` and ``max_{j∈V₋} cos(w_j(0), x₊) <
+    √(1−ζ₂)``.  With ``c`` the larger maximum (over all runs) clipped at ``≥ 0`` this returns ``1 − c²``,
+    the supremum of the valid ζ₂; ``c ≤ 0`` gives 1.  An empty class contributes nothing.  Only the
     directions of ``W0`` matter, so ``W(0) = εW₀`` can be passed directly.
+
+    Parameters
+    ----------
+    W0 : Tensor
+        Initial neurons ``(R..., m, D)``.
+    signs : Tensor
+        Output signs ``(R..., m)``.
+    g : DataGeometry
+        The data's constants.
+
+    Returns
+    -------
+    float
     """
     c = 0.0
     for side, x in ((signs > 0, g.x_minus), (signs < 0, g.x_plus)):
@@ -130,29 +177,73 @@ def zeta2(W0: Tensor, signs: Tensor, g: DataGeometry) -> float:
 
 
 def zeta(zeta1: float, zeta2: float) -> float:
-    """ζ = min{ζ₁, ζ₂}.
+    """ζ = min{ζ₁, ζ₂} (an erratum of the paper, which prints max).
 
-    Erratum: the paper defines ζ := max{ζ₁, ζ₂}.  The proof of Theorem 1 needs both
-    S^ζ_{x₋} ⊂ S₋ (true for ζ ≤ ζ₁, Lemma 8) and w_j(0) ∉ S^ζ_{x₋} for j ∈ V₊ (true for
-    ζ ≤ ζ₂, eq. 26); since the caps S^ζ grow with ζ, only ζ = min{ζ₁, ζ₂} gives both.
+    The proof of Theorem 1 needs both ``S^ζ_{x₋} ⊂ S₋`` (true for ζ ≤ ζ₁, Lemma 8) and
+    ``w_j(0) ∉ S^ζ_{x₋}`` for ``j ∈ V₊`` (true for ζ ≤ ζ₂, eq. 26); the caps grow with ζ, so only the
+    min gives both.
+
+    Parameters
+    ----------
+    zeta1, zeta2 : float
+
+    Returns
+    -------
+    float
     """
     return min(zeta1, zeta2)
 
 
 def t1_bound(g: DataGeometry, zeta: float, xi: float) -> float:
-    """Alignment time bound ``t₁ = 16 log n / (min{ζ, ξ} √μ X_min)`` (Appendix C)."""
+    """Theorem 1's alignment-time bound ``t₁ = 16 log n / (min{ζ, ξ} √μ X_min)`` (Appendix C).
+
+    Parameters
+    ----------
+    g : DataGeometry
+    zeta, xi : float
+        ζ (use :func:`zeta`) and a lower bound on ξ (``g.xi_lower``).
+
+    Returns
+    -------
+    float
+        Flow time.
+    """
     return 16 * math.log(g.n) / (min(zeta, xi) * math.sqrt(g.mu) * g.X_min)
 
 
 def alpha_rate(g: DataGeometry) -> float:
-    """Final-phase rate constant ``α = (μ X_min)² / (32 X_max)`` (Appendix D.2)."""
+    """Final-phase rate constant ``α = (μ X_min)² / (32 X_max)`` (Appendix D.2).
+
+    Parameters
+    ----------
+    g : DataGeometry
+
+    Returns
+    -------
+    float
+        In 1/(loss · time).
+    """
     return (g.mu * g.X_min) ** 2 / (32 * g.X_max)
 
 
 def loss_bound(L2: float, t2: float, t: _T, alpha: float) -> _T:
     """Theorem 1's O(1/t) bound ``𝓛(t) ≤ 𝓛(t₂) / (𝓛(t₂)·α·(t − t₂) + 1)`` for ``t ≥ t₂``.
 
-    ``t`` may be a float, a NumPy array or a tensor (the result has the same type).
+    Parameters
+    ----------
+    L2 : float
+        The summed loss at ``t₂``.
+    t2 : float
+        Fitting time (flow time).
+    t : float, ndarray or Tensor
+        Times ``≥ t₂`` (flow time).
+    alpha : float
+        :func:`alpha_rate`.
+
+    Returns
+    -------
+    Same type as ``t``
+        The bound at each ``t``.
     """
     return L2 / (L2 * alpha * (t - t2) + 1)
 
@@ -162,9 +253,21 @@ def loss_bound(L2: float, t2: float, t: _T, alpha: float) -> _T:
 # ---------------------------------------------------------------------------
 
 def signed_active_sum(W: Tensor, X: Tensor, y: Tensor) -> Tensor:
-    """``x_a(w_j) = Σ_{i: ⟨x_i,w_j⟩>0} y_i x_i`` (eq. 5) → ``(..., m, D)``.
+    """The signed activated sum ``x_a(w_j) = Σ_{i: ⟨x_i,w_j⟩>0} y_i x_i`` (eq. 5).
 
-    ``W (..., m, D)``; ``X (n, D)`` or ``(..., n, D)``; ``y (n,)`` or ``(..., n)``.
+    Parameters
+    ----------
+    W : Tensor
+        Neurons ``(..., m, D)``.
+    X : Tensor
+        Data ``(n, D)`` or ``(..., n, D)``.
+    y : Tensor
+        Labels ``(n,)`` or ``(..., n)``.
+
+    Returns
+    -------
+    Tensor
+        ``(..., m, D)``.
     """
     X = X.to(W.dtype)
     act = active(W, X).transpose(-1, -2).to(W.dtype)  # (..., n, m)
@@ -173,19 +276,43 @@ def signed_active_sum(W: Tensor, X: Tensor, y: Tensor) -> Tensor:
 
 
 def n_active(W: Tensor, X: Tensor) -> Tensor:
-    """``n_a(w_j) = |{i : ⟨x_i, w_j⟩ > 0}|`` → ``(..., m)`` (int64)."""
+    """``n_a(w_j) = |{i : ⟨x_i, w_j⟩ > 0}|``, the number of points a neuron activates.
+
+    Parameters
+    ----------
+    W : Tensor
+        Neurons ``(..., m, D)``.
+    X : Tensor
+        Data ``(n, D)``.
+
+    Returns
+    -------
+    Tensor
+        ``(..., m)``, int64.
+    """
     return active(W, X).transpose(-1, -2).sum(-2)
 
 
 def cone_membership(W: Tensor, X: Tensor, y: Tensor) -> dict[str, Tensor]:
-    """Boolean masks ``(..., m)`` of the neuron cones.
+    """Boolean masks of the paper's neuron cones.
 
-    * ``"S_plus"``: w_j activates exactly the positive points (𝟙⟨x_i,w⟩>0 = 𝟙y_i>0 ∀i);
-    * ``"S_minus"``: exactly the negative points;
-    * ``"S_dead"``: no point (⟨x_i, w⟩ ≤ 0 ∀i);
-    * ``"other"``: none of the above.
+    ``"S_plus"``: ``w_j`` activates exactly the positive points; ``"S_minus"``: exactly the negative
+    points; ``"S_dead"``: no point (``⟨x_i, w⟩ ≤ 0`` for all i); ``"other"``: none of these.  With one
+    class empty the masks overlap (e.g. S₋ = S_dead when every label is +1).
 
-    With one class empty the masks overlap (e.g. S₋ = S_dead when all labels are +1).
+    Parameters
+    ----------
+    W : Tensor
+        Neurons ``(..., m, D)``.
+    X : Tensor
+        Data ``(n, D)``.
+    y : Tensor
+        Labels ``(n,)``.
+
+    Returns
+    -------
+    dict of str to Tensor
+        Each mask ``(..., m)``, bool.
     """
     act = active(W, X).transpose(-1, -2)  # (..., n, m)
     pos = (y > 0).unsqueeze(-1)
@@ -196,7 +323,18 @@ def cone_membership(W: Tensor, X: Tensor, y: Tensor) -> dict[str, Tensor]:
 
 
 def _project(W: Tensor, V: Tensor) -> Tensor:
-    """``P_{w_j} v_j = v_j − ⟨v_j, w_j⟩ w_j / ‖w_j‖²`` row-wise (``v_j`` for ``w_j = 0``)."""
+    """Row-wise projection ``P_{w_j} v_j = v_j − ⟨v_j, w_j⟩ w_j / ‖w_j‖²`` (``v_j`` where ``w_j = 0``).
+
+    Parameters
+    ----------
+    W, V : Tensor
+        ``(..., m, D)`` each.
+
+    Returns
+    -------
+    Tensor
+        ``(..., m, D)``.
+    """
     sq = (W * W).sum(-1, keepdim=True)
     coef = torch.where(sq > 0, (V * W).sum(-1, keepdim=True) / sq.clamp_min(torch.finfo(W.dtype).tiny),
                        torch.zeros_like(sq))
@@ -208,7 +346,21 @@ def _project(W: Tensor, V: Tensor) -> Tensor:
 # ---------------------------------------------------------------------------
 
 def _grad_W1(p: TwoLayer, X: Tensor, y: Tensor, loss: Loss) -> Tensor:
-    """``∇_{W1} 𝓛`` ``(R..., m, D)`` of ``loss(forward(p, X), y)`` per run (full batch)."""
+    """``∇_{W1} 𝓛`` of ``loss(forward(p, X), y)`` per run (full batch, autograd).
+
+    Parameters
+    ----------
+    p : TwoLayer
+        ``W1`` of shape ``(R..., m, D)``.
+    X, y : Tensor
+        Data ``(n, D)`` and labels ``(n,)``.
+    loss : Loss
+
+    Returns
+    -------
+    Tensor
+        ``(R..., m, D)``.
+    """
     W1 = p.W1.detach().clone().requires_grad_(True)
     q = TwoLayer(W1=W1, W2=p.W2.detach(), b1=None if p.b1 is None else p.b1.detach(),
                  b2=None if p.b2 is None else p.b2.detach(), act=p.act)
@@ -219,10 +371,23 @@ def _grad_W1(p: TwoLayer, X: Tensor, y: Tensor, loss: Loss) -> Tensor:
 
 
 def direction_velocity(p: TwoLayer, X: Tensor, y: Tensor, loss: Loss) -> Tensor:
-    """Exact ``d/dt (w_j/‖w_j‖) = −P_{w_j} ∇_{w_j}𝓛 / ‖w_j‖`` under gradient flow ``(R..., m, D)``.
+    """The exact direction velocity ``d/dt (w_j/‖w_j‖) = −P_{w_j} ∇_{w_j}𝓛 / ‖w_j‖`` under gradient flow.
 
-    The gradient is taken by autograd on ``loss(forward(p, X), y)`` w.r.t. ``W1`` (ReLU with
-    σ′(0) = 0, the paper's subgradient).  Zero neurons get 0.
+    The gradient is taken by autograd (ReLU with σ′(0) = 0, the paper's subgradient).  Zero neurons
+    get 0.
+
+    Parameters
+    ----------
+    p : TwoLayer
+        ``W1`` of shape ``(R..., m, D)``.
+    X, y : Tensor
+        Data ``(n, D)`` and labels ``(n,)``.
+    loss : Loss
+
+    Returns
+    -------
+    Tensor
+        ``(R..., m, D)``, in 1/time.
     """
     W = p.W1.detach()
     G = _grad_W1(p, X, y, loss)
@@ -232,27 +397,58 @@ def direction_velocity(p: TwoLayer, X: Tensor, y: Tensor, loss: Loss) -> Tensor:
 
 
 def approx_direction_velocity(p: TwoLayer, X: Tensor, y: Tensor) -> Tensor:
-    """Eq. (4): ``sign(v_j) P_{w_j} x_a(w_j)`` ``(R..., m, D)`` with ``v_j = p.a``."""
+    """Eq. (4), the simplified direction velocity ``sign(v_j) P_{w_j} x_a(w_j)``.
+
+    Parameters
+    ----------
+    p : TwoLayer
+        ``W1`` of shape ``(R..., m, D)``; ``v_j = p.a``.
+    X, y : Tensor
+        Data ``(n, D)`` and labels ``(n,)``.
+
+    Returns
+    -------
+    Tensor
+        ``(R..., m, D)``.
+    """
     W = p.W1.detach()
     xa = signed_active_sum(W, X, y)
     return torch.sign(p.a.detach()).unsqueeze(-1) * _project(W, xa)
 
 
 def lemma4_bound(g: DataGeometry, f_max: float | Tensor) -> float | Tensor:
-    """Lemma 4: ``‖d/dt(w_j/‖w_j‖) − sign(v_j) P_{w_j} x_a(w_j)‖ ≤ 2 n X_max max_i|f(x_i)|``.
+    """Lemma 4's error bound ``‖d/dt(w_j/‖w_j‖) − sign(v_j) P_{w_j} x_a(w_j)‖ ≤ 2 n X_max max_i|f(x_i)|``.
 
-    Valid for balanced weights (|v_j| = ‖w_j‖), ``max_i |f(x_i)| ≤ 1`` and the paper's sum
-    loss (exponential or 2·logistic).  ``f_max`` may be a tensor (one per run).
+    Valid for balanced weights (``|v_j| = ‖w_j‖``), ``max_i |f(x_i)| ≤ 1`` and the summed loss.
+
+    Parameters
+    ----------
+    g : DataGeometry
+    f_max : float or Tensor
+        ``max_i |f(x_i)|`` (one per run for a tensor).
+
+    Returns
+    -------
+    float or Tensor
     """
     return 2 * g.n * g.X_max * f_max
 
 
 def lemma2_gap(y: Tensor, yhat: Tensor, kind: str) -> Tensor:
-    """``|−∂ℓ/∂ŷ (y, ŷ) − y|`` elementwise (broadcasting).
+    """Lemma 2's gap ``|−∂ℓ/∂ŷ (y, ŷ) − y|``, elementwise.
 
-    ``kind``: ``"exponential"`` (ℓ = e^{−yŷ}), ``"logistic2"`` (ℓ = 2 log(1 + e^{−yŷ}), the
-    appendix's loss) or ``"logistic"`` (the standard ℓ = log(1 + e^{−yŷ}), for contrast:
-    its gap at ŷ = 0 is 1/2, so Lemma 2's bound ``≤ 2|ŷ|`` fails).
+    Parameters
+    ----------
+    y, yhat : Tensor
+        Labels and outputs (broadcasting).
+    kind : str
+        ``"exponential"`` (ℓ = e^{−yŷ}), ``"logistic2"`` (ℓ = 2 log(1 + e^{−yŷ}), the appendix's) or
+        ``"logistic"`` (the standard one, for contrast: its gap at ŷ = 0 is 1/2).
+
+    Returns
+    -------
+    Tensor
+        Broadcast shape of ``y`` and ``yhat``.
     """
     z = y * yhat
     if kind == "exponential":
@@ -267,10 +463,24 @@ def lemma2_gap(y: Tensor, yhat: Tensor, kind: str) -> Tensor:
 
 
 def norm_and_direction_change(p: TwoLayer, X: Tensor, y: Tensor, loss: Loss) -> tuple[Tensor, Tensor]:
-    """Figs 12/13 (A.5): per run ``(R...)``, with ``G = ∇_{W1}𝓛`` (full batch, first layer only):
+    """Figs 12/13 (A.5): how fast the neuron norms and directions change, per run.
 
-    * norm change ``Σ_j d/dt‖w_j‖² = Σ_j 2⟨−∇_{w_j}𝓛, w_j⟩``;
-    * direction change ``Σ_j ‖P_{w_j}(−∇_{w_j}𝓛 / ‖w_j‖)‖`` (= Σ_j ‖d/dt (w_j/‖w_j‖)‖).
+    With ``G = ∇_{W1}𝓛`` (full batch, first layer only): the norm change
+    ``Σ_j d/dt‖w_j‖² = Σ_j 2⟨−∇_{w_j}𝓛, w_j⟩`` and the direction change
+    ``Σ_j ‖P_{w_j}(−∇_{w_j}𝓛 / ‖w_j‖)‖`` (= ``Σ_j ‖d/dt (w_j/‖w_j‖)‖``).
+
+    Parameters
+    ----------
+    p : TwoLayer
+        ``W1`` of shape ``(R..., m, D)``.
+    X, y : Tensor
+        Data ``(n, D)`` and labels ``(n,)``.
+    loss : Loss
+
+    Returns
+    -------
+    (Tensor, Tensor)
+        Norm change and direction change, ``(R...)`` each (per unit time).
     """
     W = p.W1.detach()
     G = _grad_W1(p, X, y, loss)
@@ -286,8 +496,19 @@ def norm_and_direction_change(p: TwoLayer, X: Tensor, y: Tensor, loss: Loss) -> 
 # ---------------------------------------------------------------------------
 
 def two_point_data(theta: float, dtype: torch.dtype = F64) -> tuple[Tensor, Tensor]:
-    """Figs 7–9: ``x₁ = [1, 0]``, ``x₂ = [sin θ, cos θ]``, ``y = [+1, +1]``; μ = ⟨x₁,x₂⟩ = sin θ
-    for θ ∈ [0, π/2] (θ = 0: orthogonal, Fig 9)."""
+    """Figs 7–9's data: ``x₁ = [1, 0]``, ``x₂ = [sin θ, cos θ]``, both labelled +1.
+
+    Parameters
+    ----------
+    theta : float
+        Angle in radians; μ = ⟨x₁, x₂⟩ = sin θ for θ ∈ [0, π/2] (θ = 0: orthogonal, Fig 9).
+    dtype : torch.dtype, optional
+
+    Returns
+    -------
+    (Tensor, Tensor)
+        ``X (2, 2)``, ``y (2,)``.
+    """
     X = torch.tensor([[1.0, 0.0], [math.sin(theta), math.cos(theta)]], dtype=F64).to(dtype)
     return X, torch.ones(2, dtype=dtype)
 
@@ -304,14 +525,23 @@ def toy_2d(
     neg_deg: Sequence[float] = TOY_NEG_DEG,
     norms: Sequence[float] = TOY_NORMS,
 ) -> tuple[Tensor, Tensor]:
-    """Fig 6 toy: points ``r(cos a, sin a)``; positives at ``pos_deg``, negatives at ``neg_deg``,
-    norms ``norms`` per class in that order; returns ``X (6, 2)``, ``y (6,)`` (positives first).
+    """A fixed Fig 6 toy: points ``r(cos a, sin a)``, positives at ``pos_deg``, negatives at ``neg_deg``.
 
-    Default angles 10°, 25°, 40° / 140°, 155°, 170° (mirror images): μ = cos 80° ≈ 0.174,
-    and S_dead ≠ ∅ (all points in the upper half-plane; e.g. (0, −1) is dead).
-    Angles 15°, 30°, 45° / 135°, 150°, 165° would not do: x at 45° and x at 135° are
-    orthogonal, so μ = cos 90° = 0 and Assumption 1 fails; μ = cos 80° needs the spread of
-    {x_i y_i} to be 80°, which the default gives.
+    Default angles 10°, 25°, 40° / 140°, 155°, 170°: μ = cos 80° ≈ 0.174 and S_dead ≠ ∅.  Angles 15°,
+    30°, 45° / 135°, 150°, 165° would not do: 45° and 135° are orthogonal, so μ = 0.
+
+    Parameters
+    ----------
+    dtype : torch.dtype, optional
+    pos_deg, neg_deg : sequence of float
+        Angles in degrees.
+    norms : sequence of float
+        Radii per class, in that order.
+
+    Returns
+    -------
+    (Tensor, Tensor)
+        ``X (n, 2)``, ``y (n,)`` (positives first).
     """
     if not (len(pos_deg) == len(neg_deg) == len(norms)):
         raise ParameterError("toy_2d: pos_deg, neg_deg and norms must have equal lengths")
@@ -325,9 +555,30 @@ def toy_2d(
 def synthetic_separable(
     n: int, D: int, s: float, gen: torch.Generator, dtype: torch.dtype = F64, max_tries: int = 10_000
 ) -> tuple[Tensor, Tensor]:
-    """The synthetic separable family: ``n₊ = n − ⌊n/2⌋`` positives ``u + s g`` then ``⌊n/2⌋`` negatives
-    ``−u + s g``, ``u = e₁``, ``g ~ N(0, I_D)``.  The whole set is redrawn (from ``gen``)
-    until ``μ > 0``; ``ParameterError`` after ``max_tries`` draws (lower ``s``)."""
+    """The synthetic separable family: positives ``e₁ + s g`` then negatives ``−e₁ + s g``, ``g ~ N(0, I_D)``.
+
+    ``n₊ = n − ⌊n/2⌋``, ``n₋ = ⌊n/2⌋``; the whole set is redrawn from ``gen`` until ``μ > 0``.
+
+    Parameters
+    ----------
+    n, D : int
+        Points and dimension.
+    s : float
+        Noise scale.
+    gen : torch.Generator
+    dtype : torch.dtype, optional
+    max_tries : int, optional
+
+    Returns
+    -------
+    (Tensor, Tensor)
+        ``X (n, D)``, ``y (n,)``.
+
+    Raises
+    ------
+    ParameterError
+        Bad sizes, or no draw with ``μ > 0`` in ``max_tries`` (lower ``s``).
+    """
     if n < 2 or D < 1:
         raise ParameterError(f"synthetic_separable: need n ≥ 2 and D ≥ 1, got n={n}, D={D}")
     n_minus = n // 2
@@ -344,10 +595,26 @@ def synthetic_separable(
 def balanced_theory_init(
     h: int, D: int, eps: float, gen: torch.Generator, runs: tuple[int, ...] = (), dtype: torch.dtype = F64
 ) -> TwoLayer:
-    """Eq. (3): ``W = ε W₀``, ``[W₀]_ij ~ N(0, 1/D)``, ``v_j = s_j ‖w_j‖`` with equiprobable
-    signs; a run that misses a sign is redrawn (from ``gen``) until it has both (needs ``h ≥ 2``).
+    """The theory's initialisation (3): ``W = ε W₀``, ``[W₀]_ij ~ N(0, 1/D)``, ``v_j = s_j ‖w_j‖``.
 
+    Signs are equiprobable; a run that misses a sign is redrawn (from ``gen``) until it has both.
     ``W₀ = W/ε`` (so ``W_max = max_j ‖w_j‖/ε``); the sign of ``v_j`` is ``sign(p.a)``.
+
+    Parameters
+    ----------
+    h, D : int
+        Width (``h ≥ 2``) and input dimension.
+    eps : float
+        Scale ε.
+    gen : torch.Generator
+    runs : tuple of int, optional
+        Leading run dimensions.
+    dtype : torch.dtype, optional
+
+    Returns
+    -------
+    TwoLayer
+        ``W1 (R..., h, D)``, ``W2 (R..., 1, h)``.
     """
     if h < 2:
         raise ParameterError(f"balanced_theory_init: need h ≥ 2 for both signs, got {h}")
@@ -365,15 +632,42 @@ def balanced_theory_init(
 # ---------------------------------------------------------------------------
 
 def settled(p: TwoLayer, X: Tensor, y: Tensor) -> Tensor:
-    """Theorem 1 part 1's end state, per neuron ``(…, m)``: ``w_j ∈ S₊ ∪ S_dead`` when ``v_j > 0``,
-    ``w_j ∈ S₋ ∪ S_dead`` when ``v_j < 0`` (``V±`` read from the current sign of ``v_j``)."""
+    """Theorem 1 part 1's end state, per neuron.
+
+    ``w_j ∈ S₊ ∪ S_dead`` when ``v_j > 0``, ``w_j ∈ S₋ ∪ S_dead`` when ``v_j < 0`` (``V±`` read from the
+    current sign of ``v_j``).
+
+    Parameters
+    ----------
+    p : TwoLayer
+        ``W1`` of shape ``(..., m, D)``.
+    X, y : Tensor
+        Data ``(n, D)`` and labels ``(n,)``.
+
+    Returns
+    -------
+    Tensor
+        ``(..., m)``, bool.
+    """
     c = cone_membership(p.W1, X, y)
     return torch.where(p.a > 0, c["S_plus"] | c["S_dead"], c["S_minus"] | c["S_dead"])
 
 
 def alignment_times(traj: Trajectory, X: Tensor, y: Tensor) -> np.ndarray:
-    """Measured ``t₁`` per run ``(R...)``: the first snapshot time at which every neuron is
-    :func:`settled`; ``nan`` if never."""
+    """Measured ``t₁`` per run: the first snapshot time at which every neuron is :func:`settled`.
+
+    Parameters
+    ----------
+    traj : Trajectory
+        ``T`` snapshots of ``R...`` runs.
+    X, y : Tensor
+        Data ``(n, D)`` and labels ``(n,)``.
+
+    Returns
+    -------
+    ndarray
+        ``(R...)``, flow time; NaN where never.
+    """
     ok = settled(traj.params, X, y).all(-1)                                    # (T, R...)
     flat = ok.reshape(ok.shape[0], -1).numpy()
     out = np.array([traj.time[int(np.argmax(flat[:, r]))] if flat[:, r].any() else np.nan
@@ -382,15 +676,43 @@ def alignment_times(traj: Trajectory, X: Tensor, y: Tensor) -> np.ndarray:
 
 
 def live_outside_s_plus(p: TwoLayer, X: Tensor, y: Tensor) -> Tensor:
-    """Figs 7–9's count per run ``(…)``: neurons with ``v_j > 0``, not dead, and not in ``S₊``."""
+    """Figs 7–9's count: neurons with ``v_j > 0``, not dead and not in ``S₊``.
+
+    Parameters
+    ----------
+    p : TwoLayer
+        ``W1`` of shape ``(..., m, D)``.
+    X, y : Tensor
+        Data ``(n, D)`` and labels ``(n,)``.
+
+    Returns
+    -------
+    Tensor
+        ``(...)``, int.
+    """
     c = cone_membership(p.W1, X, y)
     return ((p.a > 0) & ~c["S_dead"] & ~c["S_plus"]).sum(-1)
 
 
 def class_alignment(traj: Trajectory, X: Tensor, y: Tensor) -> dict[str, tuple[np.ndarray, np.ndarray, np.ndarray]]:
-    """Fig 5's alignment panels for one run: for ``side`` in ``"+"``, ``"-"``, the cosine of the mean
-    neuron ``w̄± = mean_{j∈V±(t)} w_j`` with ``x± = Σ_{y_i=±1} x_i``, and the min and max of
-    ``cos(w_j, x±)`` over ``V±(t)``; each ``(T,)``.  ``V±(t)`` from ``sign v_j(t)``."""
+    """Fig 5's alignment panels for one run.
+
+    For ``side`` in ``"+"``, ``"-"``: the cosine of the mean neuron ``w̄± = mean_{j∈V±(t)} w_j`` with
+    ``x± = Σ_{y_i=±1} x_i``, and the min and max of ``cos(w_j, x±)`` over ``V±(t)`` (``V±(t)`` from
+    ``sign v_j(t)``).
+
+    Parameters
+    ----------
+    traj : Trajectory
+        One run, ``W1`` of shape ``(T, m, D)``.
+    X, y : Tensor
+        Data ``(n, D)`` and labels ``(n,)``.
+
+    Returns
+    -------
+    dict
+        ``{"+": (mean, lo, hi), "-": (mean, lo, hi)}``, each ``(T,)``.
+    """
     out = {}
     W, a = traj.params.W1, traj.params.a                                      # (T, m, D), (T, m)
     for side, sgn in (("+", 1), ("-", -1)):
@@ -405,9 +727,28 @@ def class_alignment(traj: Trajectory, X: Tensor, y: Tensor) -> dict[str, tuple[n
 
 def cap_leaves_cone(x: Tensor, zeta_: float, X: Tensor, y: Tensor, cone: str, gen: torch.Generator,
                     n_dirs: int = 20_000) -> bool:
-    """Does the boundary of the cap ``{z : cos(z, x) = √(1 − ζ)}`` leave ``cone`` (``"S_plus"`` or
-    ``"S_minus"``)?  Tested on ``n_dirs`` random directions of that boundary (a leak can be missed
-    if it is tiny; an inclusion is never wrongly refuted)."""
+    """Does the boundary of the cap ``{z : cos(z, x) = √(1 − ζ)}`` leave ``cone``?
+
+    Tested on ``n_dirs`` random directions of that boundary: a tiny leak can be missed, an inclusion
+    is never wrongly refuted.
+
+    Parameters
+    ----------
+    x : Tensor
+        The cap's axis ``(D,)``.
+    zeta_ : float
+        ζ.
+    X, y : Tensor
+        Data ``(n, D)`` and labels ``(n,)``.
+    cone : str
+        ``"S_plus"`` or ``"S_minus"``.
+    gen : torch.Generator
+    n_dirs : int, optional
+
+    Returns
+    -------
+    bool
+    """
     u = x / torch.linalg.vector_norm(x)
     g = torch.randn(n_dirs, x.numel(), generator=gen, dtype=F64)
     g = g - (g @ u)[:, None] * u
@@ -418,8 +759,19 @@ def cap_leaves_cone(x: Tensor, zeta_: float, X: Tensor, y: Tensor, cone: str, ge
 
 
 def two_phase_ratio(norm_change: np.ndarray, direction_change: np.ndarray) -> tuple[int, float]:
-    """Figs 12/13: the snapshot ``i`` (after the first) where the direction change peaks, and the
-    norm change there relative to its largest magnitude over the run."""
+    """Figs 12/13: where the direction change peaks, and the norm change there.
+
+    Parameters
+    ----------
+    norm_change, direction_change : ndarray
+        Per snapshot, ``(T,)`` (from :func:`norm_and_direction_change`).
+
+    Returns
+    -------
+    (int, float)
+        The snapshot ``i ≥ 1`` of the peak direction change and ``|norm_change[i]|`` over the largest
+        ``|norm_change|`` of the run.
+    """
     i = int(np.argmax(direction_change[1:])) + 1
     return i, float(np.abs(norm_change[i]) / np.abs(norm_change[1:]).max())
 
@@ -430,14 +782,24 @@ def two_phase_ratio(norm_change: np.ndarray, direction_change: np.ndarray) -> tu
 
 def toy_family(runs: int, gen: torch.Generator, *, mirror: bool = False,
                dtype: torch.dtype = F64) -> tuple[Tensor, Tensor]:
-    """Fig 6's declared toy family, one draw per run: ``X (runs, 6, 2)``, ``y (6,)`` (positives first).
+    """Fig 6's declared toy family, one draw per run.
 
-    Three positives at angles uniform in [5°, 45°] with radii uniform in [0.8, 1.2]; three
-    negatives at angles uniform in [135°, 175°] with radii uniform in [0.4, 0.8] (the negative
-    class is shorter, so the two classes are fitted at different times). ``mirror=True`` (the
-    control) replaces each negative by the mirror image ``−x₊ᵢ`` of a positive of the same draw,
-    so both classes are fitted at the same time. The draw is the same with and without
-    ``mirror`` for the same generator state.
+    Three positives at angles uniform in [5°, 45°] with radii uniform in [0.8, 1.2]; three negatives at
+    angles uniform in [135°, 175°] with radii uniform in [0.4, 0.8] (the shorter class is fitted later).
+    ``mirror=True`` (the control) replaces each negative by the mirror image ``−x₊ᵢ`` of a positive of
+    the same draw; the draw is the same with and without ``mirror`` for the same generator state.
+
+    Parameters
+    ----------
+    runs : int
+    gen : torch.Generator
+    mirror : bool, optional
+    dtype : torch.dtype, optional
+
+    Returns
+    -------
+    (Tensor, Tensor)
+        ``X (runs, 6, 2)``, ``y (6,)`` (positives first).
     """
     if runs < 1:
         raise ParameterError(f"toy_family: need runs ≥ 1, got {runs}")
@@ -452,17 +814,46 @@ def toy_family(runs: int, gen: torch.Generator, *, mirror: bool = False,
 
 
 def horizon(g: DataGeometry, h: int, eps: float) -> float:
-    """Lemma 1's horizon of the small-initialisation phase, ``T = log(1/(√h ε)) / (4 n X_max)``
-    (Theorem 1 needs the alignment to finish by then: ``t₁ ≤ T``)."""
+    """Lemma 1's horizon of the small-initialisation phase, ``T = log(1/(√h ε)) / (4 n X_max)``.
+
+    Theorem 1 needs the alignment to finish by then (``t₁ ≤ T``).
+
+    Parameters
+    ----------
+    g : DataGeometry
+    h : int
+        Width.
+    eps : float
+        Scale, ``0 < ε < 1/√h``.
+
+    Returns
+    -------
+    float
+        Flow time.
+    """
     if not (0 < eps < 1 / math.sqrt(h)):
         raise ParameterError(f"horizon: need 0 < ε < 1/√h, got ε={eps}, h={h}")
     return math.log(1 / (math.sqrt(h) * eps)) / (4 * g.n * g.X_max)
 
 
 def lost_neurons(p0: TwoLayer, p: TwoLayer, X: Tensor, y: Tensor) -> Tensor:
-    """Theorem 1 part 1's "moreover" clause, per run ``(R...)``: neurons with ``v_j(0) > 0`` that
-    initially activated a positive point but are not in ``S₊`` under ``p`` (mirror for ``v_j < 0``
-    and ``S₋``). ``p0`` and ``p`` have the same run shape."""
+    """Theorem 1 part 1's "moreover" clause, per run.
+
+    Counts neurons with ``v_j(0) > 0`` that initially activated a positive point but are not in ``S₊``
+    under ``p`` (mirror for ``v_j < 0`` and ``S₋``).
+
+    Parameters
+    ----------
+    p0, p : TwoLayer
+        Initial and current networks, same run shape, ``W1 (R..., m, D)``.
+    X, y : Tensor
+        Data ``(n, D)`` and labels ``(n,)``.
+
+    Returns
+    -------
+    Tensor
+        ``(R...)``, int.
+    """
     act0 = active(p0.W1, X).transpose(-1, -2)                                                  # (R..., n, m)
     init_pos, init_neg = act0[..., y > 0, :].any(-2), act0[..., y < 0, :].any(-2)
     c = cone_membership(p.W1, X, y)
@@ -472,5 +863,14 @@ def lost_neurons(p0: TwoLayer, p: TwoLayer, X: Tensor, y: Tensor) -> Tensor:
 
 
 def rel_gap(a: _T, b: _T) -> _T:
-    """``|a − b| / |b|`` (step-convergence gaps: ``a`` at η/2, ``b`` at η)."""
+    """``|a − b| / |b|`` (step-convergence gaps: ``a`` at η/2, ``b`` at η).
+
+    Parameters
+    ----------
+    a, b : float, ndarray or Tensor
+
+    Returns
+    -------
+    Same type as the inputs.
+    """
     return abs(a - b) / abs(b)

@@ -17,11 +17,35 @@ def two_direction_separable(
     n: int, D: int, angle_deg: float, s: float, gen: torch.Generator, dtype: torch.dtype = F64,
     max_tries: int = 10_000,
 ) -> tuple[Tensor, Tensor]:
-    """Orthogonally separable data whose class sums are *not* antipodal: ``n₊ = n − ⌊n/2⌋``
-    positives ``e₁ + s g`` then ``⌊n/2⌋`` negatives ``b + s g``, ``b = cos(a) e₁ + sin(a) e₂`` at
-    ``angle_deg = a`` from ``e₁`` (a > 90° for Assumption 1), ``g ~ N(0, I_D)``.  Redrawn (from
-    ``gen``) until ``μ > 0``; ``ParameterError`` after ``max_tries`` draws or for bad arguments.
-    With ``a = 180°`` this is the synthetic separable family of :func:`.core.synthetic_separable`."""
+    """Orthogonally separable data whose class sums are *not* antipodal.
+
+    ``n₊ = n − ⌊n/2⌋`` positives ``e₁ + s g`` then ``⌊n/2⌋`` negatives ``b + s g``, with
+    ``b = cos(a) e₁ + sin(a) e₂`` at ``angle_deg = a`` from ``e₁`` (``a > 90°`` for Assumption 1) and
+    ``g ~ N(0, I_D)``; redrawn from ``gen`` until ``μ > 0``.  With ``a = 180°`` this is the synthetic
+    separable family of :func:`.core.synthetic_separable`.
+
+    Parameters
+    ----------
+    n, D : int
+        Points (``≥ 2``) and dimension (``≥ 2``).
+    angle_deg : float
+        Angle between the class centres, in ``(90, 180]`` degrees.
+    s : float
+        Noise scale.
+    gen : torch.Generator
+    dtype : torch.dtype, optional
+    max_tries : int, optional
+
+    Returns
+    -------
+    (Tensor, Tensor)
+        ``X (n, D)``, ``y (n,)`` (positives first).
+
+    Raises
+    ------
+    ParameterError
+        Bad arguments, or no draw with ``μ > 0`` in ``max_tries``.
+    """
     if n < 2 or D < 2:
         raise ParameterError(f"two_direction_separable: need n ≥ 2 and D ≥ 2, got n={n}, D={D}")
     if not 90.0 < angle_deg <= 180.0:

@@ -22,9 +22,24 @@ Tensor = torch.Tensor
 
 
 def fitting_times(traj: Trajectory, X: Tensor, y: Tensor, *, per_class: bool = False) -> np.ndarray:
-    """``t₂ = max(t₂⁺, t₂⁻)`` per run ``(R,)`` (or ``(R, 2)`` = ``[t₂⁺, t₂⁻]`` with ``per_class``),
-    ``t₂^±`` the first time ``max_{i∈I±}|f(x_i)| > 1/4`` (linear interpolation between
-    snapshots; NaN when never reached)."""
+    """The fitting time ``t₂ = max(t₂⁺, t₂⁻)`` per run.
+
+    ``t₂^±`` is the first time ``max_{i∈I±}|f(x_i)| > 1/4`` (linear interpolation between snapshots).
+
+    Parameters
+    ----------
+    traj : Trajectory
+        ``T`` snapshots of ``R`` runs.
+    X, y : Tensor
+        Data ``(n, D)`` and labels ``(n,)``.
+    per_class : bool, optional
+        Return ``[t₂⁺, t₂⁻]`` instead of their max.
+
+    Returns
+    -------
+    ndarray
+        ``(R,)`` or ``(R, 2)``, flow time; NaN where never reached.
+    """
     f = forward(traj.params, X)[..., 0]                                      # (T, R, n)
     t2 = np.array([[first_crossing(traj.time, -f[:, r, y * s > 0].abs().amax(-1).numpy(), -0.25)
                     for s in (1, -1)] for r in range(f.shape[1])])
@@ -32,20 +47,46 @@ def fitting_times(traj: Trajectory, X: Tensor, y: Tensor, *, per_class: bool = F
 
 
 def lemma1_bound(g: DataGeometry, h: int, eps: float | np.ndarray, W_max: float | np.ndarray):
-    """Lemma 1: the direction error up to ``T`` is at most ``4 ε n √h X_max² W_max²``."""
+    """Lemma 1's bound on the direction error up to ``T``: ``4 ε n √h X_max² W_max²``.
+
+    Parameters
+    ----------
+    g : DataGeometry
+    h : int
+        Width.
+    eps : float or ndarray
+        Scale(s) ε.
+    W_max : float or ndarray
+        ``max_j ‖w_j(0)‖/ε``.
+
+    Returns
+    -------
+    float or ndarray
+        Broadcast over ``eps`` and ``W_max`` (1/time).
+    """
     return 4 * eps * g.n * math.sqrt(h) * g.X_max ** 2 * W_max ** 2
 
 
 def simplified_deviation(traj: Trajectory, X: Tensor, y: Tensor) -> np.ndarray:
-    """``(T, R)``: Lemma 1's left-hand side for the summed **exponential** loss on the balanced state,
-    max over neurons of ``‖d/dt(w_j/‖w_j‖) − sign(v_j) P_{w_j} x_a(w_j)‖ = ‖P_{w_j} Σ_i y_i expm1(−y_i f_i)
-    1[⟨x_i, w_j⟩ > 0] x_i‖`` at each snapshot.
+    """Lemma 1's left-hand side at each snapshot, for the summed exponential loss on the balanced state.
 
-    Under the flow from a balanced init ``|v_j| = ‖w_j‖`` holds exactly, so the exact direction
-    velocity is ``sign(v_j) P_{w_j} Σ_i (−ℓ′_i) 1[·] x_i``; the closed form avoids two numerical
-    artefacts of differentiating the integrated state: the integrator's O(rtol) loss of balance
-    (which would add ~rtol·‖x_a‖ for every ε) and the cancellation in ``e^{−yf} − 1`` for tiny
-    ``f`` (``expm1`` keeps it)."""
+    The max over neurons of ``‖d/dt(w_j/‖w_j‖) − sign(v_j) P_{w_j} x_a(w_j)‖ = ‖P_{w_j} Σ_i y_i
+    expm1(−y_i f_i) 1[⟨x_i, w_j⟩ > 0] x_i‖``.  Under the flow from a balanced init ``|v_j| = ‖w_j‖``
+    exactly, so this closed form avoids two artefacts of differentiating the integrated state: the
+    integrator's O(rtol) loss of balance and the cancellation in ``e^{−yf} − 1`` at tiny ``f``.
+
+    Parameters
+    ----------
+    traj : Trajectory
+        ``T`` snapshots of ``R`` runs from a balanced initialisation.
+    X, y : Tensor
+        Data ``(n, D)`` and labels ``(n,)``.
+
+    Returns
+    -------
+    ndarray
+        ``(T, R)`` (1/time).
+    """
     out = []
     for i in range(len(traj)):
         p = traj.at(i)
@@ -60,9 +101,29 @@ def simplified_deviation(traj: Trajectory, X: Tensor, y: Tensor) -> np.ndarray:
 
 def refined_alignment_min(traj: Trajectory, X: Tensor, y: Tensor, t1: np.ndarray, t2pm: np.ndarray,
                           offset: np.ndarray | float) -> tuple[np.ndarray, np.ndarray]:
-    """Per run: min over both signs of cos(w_j, x±) over ``j ∈ Ṽ±`` (``v_j`` of that sign and in
-    S± at ``t₁``) and the snapshots with ``t₁ + offset ≤ t ≤ t₂±`` (``offset`` may be ``−inf``: from
-    the start), and the shorter window length ``t₂± − (t₁ + offset)``."""
+    """The refined-alignment check: the smallest ``cos(w_j, x±)`` inside the paper's window, per run.
+
+    Min over both signs of ``cos(w_j, x±)`` over ``j ∈ Ṽ±`` (``v_j`` of that sign and in S± at ``t₁``)
+    and the snapshots with ``t₁ + offset ≤ t ≤ t₂±``.
+
+    Parameters
+    ----------
+    traj : Trajectory
+        ``T`` snapshots of ``R`` runs.
+    X, y : Tensor
+        Data ``(n, D)`` and labels ``(n,)``.
+    t1 : ndarray
+        ``(R,)`` alignment times.
+    t2pm : ndarray
+        ``(R, 2)`` = ``[t₂⁺, t₂⁻]``.
+    offset : float or ndarray
+        Start of the window after ``t₁`` (``−inf``: from the start).
+
+    Returns
+    -------
+    (ndarray, ndarray)
+        ``cos_min`` ``(R,)`` and the shorter window length ``t₂± − (t₁ + offset)`` ``(R,)`` (flow time).
+    """
     P = traj.params
     time = np.asarray(traj.time)
     cm = cone_membership(P.W1, X, y)                                         # (T, R, m)
@@ -85,8 +146,27 @@ def refined_alignment_min(traj: Trajectory, X: Tensor, y: Tensor, t1: np.ndarray
 
 def lemma13_ratio(traj: Trajectory, X: Tensor, y: Tensor, g: DataGeometry, t1: np.ndarray,
                   sign: int = -1) -> np.ndarray:
-    """Per run: min over both signs of ``Σ_{Ṽ±}‖w_j(t₁)‖² / (exp(sign·4 n X_max t₁) Σ_{Ṽ±}‖w_j(0)‖²)``
-    (Lemma 13 with ``sign = −1``; ``+1`` is the perturbed prediction of the control)."""
+    """Lemma 13's mass ratio per run.
+
+    Min over both signs of ``Σ_{Ṽ±}‖w_j(t₁)‖² / (exp(sign·4 n X_max t₁) Σ_{Ṽ±}‖w_j(0)‖²)``.
+
+    Parameters
+    ----------
+    traj : Trajectory
+        ``T`` snapshots of ``R`` runs.
+    X, y : Tensor
+        Data ``(n, D)`` and labels ``(n,)``.
+    g : DataGeometry
+    t1 : ndarray
+        ``(R,)`` alignment times.
+    sign : int, optional
+        −1: Lemma 13; +1: the perturbed prediction of the control.
+
+    Returns
+    -------
+    ndarray
+        ``(R,)`` (the lemma holds where ≥ 1).
+    """
     P = traj.params
     time = np.asarray(traj.time)
     cm = cone_membership(P.W1, X, y)
@@ -101,9 +181,23 @@ def lemma13_ratio(traj: Trajectory, X: Tensor, y: Tensor, g: DataGeometry, t1: n
 
 
 def loss_rate_check(traj: Trajectory, X: Tensor, y: Tensor, g: DataGeometry) -> dict[str, np.ndarray]:
-    """Per run: ``ratio_min`` = min over snapshots at or after ``t₂`` of bound/L, ``bound_drop`` =
-    1 − bound(t_end)/L(t₂), and ``ratio_ctl`` = the same min for a curve decaying at half the rate
-    (the control). ``t₂`` is taken at the first snapshot at or after it."""
+    """Theorem 1's O(1/t) loss bound checked after ``t₂``, per run.
+
+    Parameters
+    ----------
+    traj : Trajectory
+        ``T`` snapshots of ``R`` runs (summed loss, flow time).
+    X, y : Tensor
+        Data ``(n, D)`` and labels ``(n,)``.
+    g : DataGeometry
+
+    Returns
+    -------
+    dict of str to ndarray
+        ``ratio_min`` — min over snapshots at or after ``t₂`` of bound/L; ``bound_drop`` —
+        ``1 − bound(t_end)/L(t₂)``; ``ratio_ctl`` — the same min for a curve decaying at half the rate
+        (the control); ``t2``; each ``(R,)``.  ``t₂`` is taken at the first snapshot at or after it.
+    """
     alpha = alpha_rate(g)
     t2s = fitting_times(traj, X, y)
     out = {k: np.full(len(t2s), np.nan) for k in ("ratio_min", "bound_drop", "ratio_ctl", "t2")}
@@ -122,8 +216,25 @@ def loss_rate_check(traj: Trajectory, X: Tensor, y: Tensor, g: DataGeometry) -> 
 
 
 def low_rank_check(traj: Trajectory, p0: TwoLayer, eps: float, t1: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Per run: snapshots at or after ``t₁`` (the whole run where ``t₁`` is NaN) violating
-    ``‖W‖_F² ≤ 2‖W‖₂² + 4√h ε W_max²`` (``W_max = max_j ‖w_j(0)‖/ε``), and the final stable rank."""
+    """Theorem 1's low-rank inequality after ``t₁``, per run.
+
+    Parameters
+    ----------
+    traj : Trajectory
+        ``T`` snapshots of ``R`` runs.
+    p0 : TwoLayer
+        The initialisation, ``W1 (R, m, D)``.
+    eps : float
+        Its scale ε.
+    t1 : ndarray
+        ``(R,)`` alignment times (NaN: the whole run is checked).
+
+    Returns
+    -------
+    (ndarray, ndarray)
+        The number of snapshots at or after ``t₁`` violating ``‖W‖_F² ≤ 2‖W‖₂² + 4√h ε W_max²``
+        (``W_max = max_j ‖w_j(0)‖/ε``) and the final stable rank, ``(R,)`` each.
+    """
     sr, s2 = stable_rank(traj.params.W1)                                     # (T, R)
     W_max = (p0.norms_in() / eps).amax(-1)
     after = torch.as_tensor(traj.time)[:, None] >= torch.as_tensor(np.nan_to_num(t1, nan=0.0))[None, :]
@@ -132,12 +243,27 @@ def low_rank_check(traj: Trajectory, p0: TwoLayer, eps: float, t1: np.ndarray) -
 
 
 def dwell_ratio(time: np.ndarray, active: Tensor, settled: Tensor, dt_bound) -> np.ndarray:
-    """Per run ``(R,)``: max over neurons and over the maximal intervals of constant activation pattern
-    that start before the neuron is settled of (interval length) / ``dt_bound(n_a)``.
+    """The dwell-time check: how long a neuron keeps one activation pattern before it settles, over Δt.
 
-    ``active`` ``(T, R, n, m)`` bool, ``settled`` ``(T, R, m)`` bool, ``dt_bound`` maps the number of
-    active points ``n_a ≥ 1`` to the paper's Δt. An interval ends at the first snapshot with another
-    pattern or at the first settled snapshot, whichever comes first (0 when never unsettled)."""
+    An interval ends at the first snapshot with another pattern or at the first settled snapshot,
+    whichever comes first.
+
+    Parameters
+    ----------
+    time : ndarray
+        ``(T,)`` flow time.
+    active : Tensor
+        ``(T, R, n, m)`` bool.
+    settled : Tensor
+        ``(T, R, m)`` bool.
+    dt_bound : callable
+        Maps the number of active points ``n_a ≥ 1`` to the paper's Δt.
+
+    Returns
+    -------
+    ndarray
+        ``(R,)``: max over neurons and intervals of (length / Δt(n_a)); 0 when never unsettled.
+    """
     time = np.asarray(time)
     act = active.numpy()
     st = settled.numpy()
@@ -161,9 +287,29 @@ def dwell_ratio(time: np.ndarray, active: Tensor, settled: Tensor, dt_bound) -> 
 
 def init_activation_mc(X: Tensor, y: Tensor, gen: torch.Generator, draws: int, m: int,
                        bias: Tensor | None = None, spread: float = 0.3) -> tuple[float, float]:
-    """Monte Carlo of the random-init argument: ``w ~ N(0, I/D)`` (or ``bias + spread·g`` when ``bias``
-    is given). Returns the z scores ``(p̂_one − 1/2)/se`` (a neuron activates some positive point) and
-    ``(p̂_none − 2⁻ᵐ)/se`` (none of ``m`` neurons does), each over ``draws`` draws."""
+    """Monte Carlo of the random-initialisation argument of §3.1.
+
+    Draws ``w ~ N(0, I/D)`` (or ``bias + spread·g`` when ``bias`` is given).
+
+    Parameters
+    ----------
+    X, y : Tensor
+        Data ``(n, D)`` and labels ``(n,)``.
+    gen : torch.Generator
+    draws : int
+        Monte Carlo draws.
+    m : int
+        Neurons per draw for the "none of m" probability.
+    bias : Tensor, optional
+        ``(D,)`` mean direction (the control).
+    spread : float, optional
+
+    Returns
+    -------
+    (float, float)
+        z scores ``(p̂_one − 1/2)/se`` (a neuron activates some positive point) and
+        ``(p̂_none − 2⁻ᵐ)/se`` (none of ``m`` neurons does).
+    """
     D = X.shape[-1]
     g = torch.randn((draws, m, D), generator=gen, dtype=X.dtype)
     W = g / math.sqrt(D) if bias is None else bias + spread * g
@@ -177,8 +323,21 @@ def init_activation_mc(X: Tensor, y: Tensor, gen: torch.Generator, draws: int, m
 
 
 def growth_outside_s_plus(X: Tensor, y: Tensor, traj: Trajectory) -> tuple[np.ndarray, np.ndarray]:
-    """Figs 7–9 at the end of ``traj``: among the live ``V₊`` neurons (``a_j > 0``, not dead), the
-    share outside ``S₊`` and the largest norm outside ``S₊`` over the largest inside, per run ``(R,)``."""
+    """Figs 7–9 at the end of a run: stragglers outside ``S₊`` and how large they grew.
+
+    Parameters
+    ----------
+    X, y : Tensor
+        Data ``(n, 2)`` and labels ``(n,)``.
+    traj : Trajectory
+        ``T`` snapshots of ``R`` runs.
+
+    Returns
+    -------
+    (ndarray, ndarray)
+        Among the live ``V₊`` neurons (``a_j > 0``, not dead): the share outside ``S₊`` and the largest
+        norm outside ``S₊`` over the largest inside, ``(R,)`` each.
+    """
     fin = traj.final
     c = cone_membership(fin.W1, X, y)
     live = (fin.a > 0) & ~c["S_dead"]
@@ -190,10 +349,23 @@ def growth_outside_s_plus(X: Tensor, y: Tensor, traj: Trajectory) -> tuple[np.nd
 
 
 def mnist_summary(X: Tensor, y: Tensor, traj: Trajectory) -> dict[str, float]:
-    """One MNIST run (one network): the share of label-consistent pairs ``y_i y_j ⟨x_i, x_j⟩ > 0``;
-    ``k_align``, the first step where both mean neurons have cosine > 0.95 with their class's
-    signed sum; ``k_drop``, the first step where the loss is < 0.9·L(0); ``align_drop``, the peak
-    minus the final mean cosine (the larger of the two classes); the final stable rank and loss."""
+    """The MNIST measurements of one run (one network).
+
+    Parameters
+    ----------
+    X, y : Tensor
+        Centred images ``(n, 784)`` and labels ``(n,)``.
+    traj : Trajectory
+        One run; ``steps`` are GD iterations.
+
+    Returns
+    -------
+    dict of str to float
+        ``consistent_pairs`` — share of pairs with ``y_i y_j ⟨x_i, x_j⟩ > 0``; ``k_align`` — first
+        iteration where both mean neurons have cosine > 0.95 with their class sum; ``k_drop`` — first
+        iteration where the loss < 0.9·L(0); ``align_drop`` — peak minus final mean cosine (the larger of
+        the two classes); ``final_stable_rank``; ``final_loss``.
+    """
     bands = class_alignment(traj, X, y)
     both = np.minimum(bands["+"][0], bands["-"][0])
     L = traj.loss.numpy()
@@ -207,11 +379,34 @@ def mnist_summary(X: Tensor, y: Tensor, traj: Trajectory) -> dict[str, float]:
 def alignment_time_and_bound(X: Tensor, y: Tensor, runs: int, eps: float, seed: int, t_max: float, step_div: int = 1,
                              *, width: int = 50, loss: Loss = Loss("exponential", "sum")
                              ) -> tuple[DataGeometry, np.ndarray, np.ndarray]:
-    """Theorem 1's ``t₁`` measured and bounded on ``runs`` balanced initialisations of scale ``eps``.
+    """Theorem 1's ``t₁`` measured and bounded on balanced initialisations.
 
-    GD on ``loss`` (the paper's summed exponential loss) with step ``0.01 / (n X_max) / step_div``
-    up to flow time ``t_max``, 400 snapshots; returns the data geometry, the measured alignment
-    time per run ``(R,)`` (:func:`alignment_times`) and the theorem's bound per run ``(R,)``."""
+    GD on ``loss`` with step ``0.01 / (n X_max) / step_div`` up to flow time ``t_max``, 400 snapshots.
+
+    Parameters
+    ----------
+    X, y : Tensor
+        Data ``(n, D)`` and labels ``(n,)``.
+    runs : int
+        Initialisations (batched).
+    eps : float
+        Scale ε.
+    seed : int
+        Seed of the initialisation.
+    t_max : float
+        Flow-time horizon.
+    step_div : int, optional
+        Divides the step (step-convergence re-runs).
+    width : int, optional
+    loss : Loss, optional
+        Default: the summed exponential loss.
+
+    Returns
+    -------
+    (DataGeometry, ndarray, ndarray)
+        The geometry, the measured ``t₁`` per run ``(R,)`` and the theorem's bound per run ``(R,)``
+        (flow time).
+    """
     g = geometry(X, y)
     p = balanced_theory_init(width, X.shape[1], eps, generator(seed), runs=(runs,))
     eta = 0.01 / (g.n * g.X_max) / step_div
@@ -221,3 +416,37 @@ def alignment_time_and_bound(X: Tensor, y: Tensor, runs: int, eps: float, seed: 
     bounds = np.array([t1_bound(g, zeta(g.zeta1, zeta2(p.W1[r] / eps, torch.sign(p.a[r]), g)), g.xi_lower)
                        for r in range(runs)])
     return g, t1, bounds
+
+
+def lemma15_ratio(traj: Trajectory, X: Tensor, y: Tensor, gamma: float) -> tuple[np.ndarray, np.ndarray]:
+    """Lemma 15 on a recorded flow of a linear two-layer network.
+
+    Parameters
+    ----------
+    traj : Trajectory
+        A run of ``f(x) = vᵀWᵀx`` (``act="linear"``) on the summed exponential loss, ``T`` snapshots
+        of ``R`` runs; time in flow time.
+    X, y : Tensor
+        Data ``(n, D)`` and labels ``(n,)`` in ``{−1, +1}``.
+    gamma : float
+        A margin of the data: ``yᵢ⟨z, xᵢ⟩ ≥ γ`` for a unit ``z``.
+
+    Returns
+    -------
+    (ndarray, ndarray)
+        ``ratio`` ``(R,)``: min over consecutive snapshot pairs where every margin ``yᵢ f(xᵢ) ≥ 0``
+        at both ends of the measured decay rate ``−ΔL/Δt`` over the lemma's ``¼‖v‖²L²γ²`` (the
+        larger of its two end values); NaN where no pair qualifies.  ``n_win`` ``(R,)``: the number
+        of qualifying pairs.
+    """
+    P = traj.params
+    margins = y * forward(P, X)[..., 0]                                       # (T, R, n)
+    ok = (margins >= 0).all(-1)                                               # (T, R)
+    L = traj.loss.to(torch.float64)
+    bound = 0.25 * (P.W2[..., 0, :].to(torch.float64) ** 2).sum(-1) * L ** 2 * gamma ** 2
+    dt = torch.as_tensor(np.diff(traj.time), dtype=torch.float64).reshape(-1, *([1] * (L.dim() - 1)))
+    rate = -(L[1:] - L[:-1]) / dt
+    win = ok[1:] & ok[:-1]
+    r = torch.where(win, rate / torch.maximum(bound[1:], bound[:-1]), torch.full_like(rate, torch.inf)).amin(0)
+    n_win = win.sum(0)
+    return torch.where(n_win > 0, r, torch.full_like(r, torch.nan)).numpy(), n_win.numpy()
