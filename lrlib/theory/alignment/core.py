@@ -60,10 +60,8 @@ def mu(X: Tensor, y: Tensor) -> float:
 
     Parameters
     ----------
-    X : Tensor
-        Data ``(n, D)``.
-    y : Tensor
-        Labels ``(n,)``, ±1.
+    X, y : Tensor
+        Data ``(n, D)`` and labels ``(n,)`` ±1; the pairs ``i = j`` count too.
 
     Returns
     -------
@@ -113,10 +111,8 @@ def geometry(X: Tensor, y: Tensor) -> DataGeometry:
 
     Parameters
     ----------
-    X : Tensor
-        Data ``(n, D)``.
-    y : Tensor
-        Labels ``(n,)``, ±1.
+    X, y : Tensor
+        One data set: ``X (n, D)``, labels ``y (n,)`` ±1 (no run dimensions).
 
     Returns
     -------
@@ -280,10 +276,8 @@ def n_active(W: Tensor, X: Tensor) -> Tensor:
 
     Parameters
     ----------
-    W : Tensor
-        Neurons ``(..., m, D)``.
-    X : Tensor
-        Data ``(n, D)``.
+    W, X : Tensor
+        Neurons ``(..., m, D)`` and data ``(n, D)``; the labels play no part.
 
     Returns
     -------
@@ -346,21 +340,8 @@ def _project(W: Tensor, V: Tensor) -> Tensor:
 # ---------------------------------------------------------------------------
 
 def _grad_W1(p: TwoLayer, X: Tensor, y: Tensor, loss: Loss) -> Tensor:
-    """``∇_{W1} 𝓛`` of ``loss(forward(p, X), y)`` per run (full batch, autograd).
-
-    Parameters
-    ----------
-    p : TwoLayer
-        ``W1`` of shape ``(R..., m, D)``.
-    X, y : Tensor
-        Data ``(n, D)`` and labels ``(n,)``.
-    loss : Loss
-
-    Returns
-    -------
-    Tensor
-        ``(R..., m, D)``.
-    """
+    """``∇_{W1} 𝓛`` ``(R..., m, D)`` of ``loss(forward(p, X), y)`` per run (full batch, autograd);
+    the arguments are those of :func:`direction_velocity`."""
     W1 = p.W1.detach().clone().requires_grad_(True)
     q = TwoLayer(W1=W1, W2=p.W2.detach(), b1=None if p.b1 is None else p.b1.detach(),
                  b2=None if p.b2 is None else p.b2.detach(), act=p.act)
@@ -471,11 +452,9 @@ def norm_and_direction_change(p: TwoLayer, X: Tensor, y: Tensor, loss: Loss) -> 
 
     Parameters
     ----------
-    p : TwoLayer
-        ``W1`` of shape ``(R..., m, D)``.
-    X, y : Tensor
-        Data ``(n, D)`` and labels ``(n,)``.
-    loss : Loss
+    p, X, y, loss
+        The network (``W1 (R..., m, D)``; only the first layer's gradient is taken), the full batch
+        and the loss, as in :func:`direction_velocity`.
 
     Returns
     -------
@@ -561,13 +540,9 @@ def synthetic_separable(
 
     Parameters
     ----------
-    n, D : int
-        Points and dimension.
-    s : float
-        Noise scale.
-    gen : torch.Generator
-    dtype : torch.dtype, optional
-    max_tries : int, optional
+    n, D, s, gen, dtype, max_tries
+        Points, dimension, noise scale, generator, dtype and the number of redraws allowed, as in
+        :func:`.data.two_direction_separable`.
 
     Returns
     -------
@@ -680,10 +655,8 @@ def live_outside_s_plus(p: TwoLayer, X: Tensor, y: Tensor) -> Tensor:
 
     Parameters
     ----------
-    p : TwoLayer
-        ``W1`` of shape ``(..., m, D)``.
-    X, y : Tensor
-        Data ``(n, D)`` and labels ``(n,)``.
+    p, X, y
+        The network (``W1 (..., m, D)``, signs of ``v_j = p.a``) and the data, as in :func:`settled`.
 
     Returns
     -------

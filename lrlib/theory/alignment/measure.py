@@ -29,9 +29,9 @@ def fitting_times(traj: Trajectory, X: Tensor, y: Tensor, *, per_class: bool = F
     Parameters
     ----------
     traj : Trajectory
-        ``T`` snapshots of ``R`` runs.
+        ``T`` snapshots of ``R`` runs; the network's outputs on ``X`` are evaluated at each.
     X, y : Tensor
-        Data ``(n, D)`` and labels ``(n,)``.
+        Data ``(n, D)`` and labels ``(n,)`` (the classes I±).
     per_class : bool, optional
         Return ``[t₂⁺, t₂⁻]`` instead of their max.
 
@@ -153,9 +153,9 @@ def lemma13_ratio(traj: Trajectory, X: Tensor, y: Tensor, g: DataGeometry, t1: n
     Parameters
     ----------
     traj : Trajectory
-        ``T`` snapshots of ``R`` runs.
+        ``T`` snapshots of ``R`` runs; the snapshots at 0 and at ``t₁`` are read.
     X, y : Tensor
-        Data ``(n, D)`` and labels ``(n,)``.
+        Data ``(n, D)`` and labels ``(n,)``, which define the cones S± at ``t₁``.
     g : DataGeometry
     t1 : ndarray
         ``(R,)`` alignment times.
