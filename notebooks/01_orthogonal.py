@@ -463,8 +463,8 @@ print(f"GD vs flow on seed 0's unbalanced draw: {flow_gap_unb:.2%} (premise: < 1
 
 # %%
 fig = orth_plots.excess_vs_lambda(lams.numpy(), {
-    "balanced": (excess.numpy(), "0.5", "o-"), "unbalanced, $a_j^0\sim N(0,\lambda^2)$": (orth.excess_norm(sw_unb.final, X_tb, y_tb), POS, "s-"),
-    "control, $a_j^0\sim N(0,1/m)$": (orth.excess_norm(sw_unb_c.final, X_tb, y_tb), NEG, "^--")})
+    "balanced": (excess.numpy(), "0.5", "o-"), r"unbalanced, $a_j^0\sim N(0,\lambda^2)$": (orth.excess_norm(sw_unb.final, X_tb, y_tb), POS, "s-"),
+    r"control, $a_j^0\sim N(0,1/m)$": (orth.excess_norm(sw_unb_c.final, X_tb, y_tb), NEG, "^--")})
 glue("orthogonal-unbalanced", fig, display=False)
 both = lambda k, bal=None: np.r_[m_unb[k], m_unb_c[k]] if bal is None else np.r_[bal, np.nan]   # noqa: E731
 pd.DataFrame({"median |a⁰|/‖w⁰‖": both(0, (p_unb.a.abs() / p_unb.norms_in())[:, 0].median(-1).values.numpy()),
