@@ -61,7 +61,7 @@
 # | FC protocol | **population loss** via a design with $\tfrac1n X^\top X=\Sigma_{xx}$ exactly, **gradient flow** (adaptive RK45), $\alpha=10^{-6}$ and $10^{-12}$, 5 seeds, up to the sixth jump; authors: GD on fresh batches of 1000, $\alpha=10^{-15}$, $10^7$ steps | the population loss and the flow are what the theory is about; sampling noise only blurs it; GD's step adds a lag of its own; $10^7$ steps do not fit the budget |
 # | transformer protocol (Fig. 5) | population loss (closed form, exact via a 16-point product design), $\alpha=10^{-3}$, $h=0.01$, 5 seeds; authors: batches of 8192 | same reason; the design's loss equals the closed form (unit test) |
 # | transformer init | every head parameter $\alpha\,\mathcal N(0,1)$, $V_h\ge0$ | the authors' code ("N(0, α)" read as a standard deviation) |
-# | modular addition (Fig. 6) | $p=20$, template $\hat x[\pm1,\pm3,\pm5]=10,5,2.5$, $H=18$, authors' init variances, momentum 0.9 and their step converted to our loss ($h=10^{-3}$), **$\alpha=0.1$** instead of $10^{-2}$, 5 seeds | $\kappa=3$: time scales like $1/\alpha$; $\alpha=10^{-2}$ needs $10^6$ steps, far outside the budget |
+# | modular addition (Fig. 6) | $p=20$, template $\hat x[\pm1,\pm3,\pm5]=10,5,2.5$, $H=18$, authors' init variances, **gradient flow** by `lrlib.integrate.flow` (RK23, `rtol` $10^{-6}$; premise: a rerun at $10^{-7}$) for $0\le t\le250$, **$\alpha=0.1$** instead of $10^{-2}$, 5 seeds; authors: heavy-ball GD, momentum 0.9, step $h=10^{-3}$ in our loss ($t\approx0.01$ per step) | the flow is what AGF describes; at the authors' step GD's drops moved by 11–14 % when the step was doubled (an earlier version of this chapter ran it); $\kappa=3$: time scales like $1/\alpha$, and once a frequency is learned the flow is stiff (a few hundred gradient evaluations per unit of flow time for the integrator, as many steps for GD), so $\alpha=10^{-2}$ would cost about ten times this section |
 # | FC step check | plain GD at $h=2\cdot10^{-3}$ from the same initialisations, up to 1.15× the second predicted jump; premise: first two drops within 1 % of the integrated flow's | a check that GD converges to what we integrate; 1 % is about twice GD's own $O(h\sigma_1)$ lag at that step and a third of the smallest tolerance $1/\eta_\alpha$ |
 # | transformer AGF (Fig. 5 overlay) | simulated from each seed's initialisation: utility flows of the dormant heads (RK45, direction and log-norm), cost step in closed form (Lemma E.2) | the heads' own jump times, with Eq. 7's levels; the cost step needs no solver |
 # | alignment speed (App. B.4) | one neuron per seed, each seed its own data, residual and direction; direction and log-norm integrated together in the norm-free time of the adaptive rate (RK45, `rtol` $10^{-7}$), the plain flow's clock recovered by reweighting | batched over seeds; any $\alpha$ costs the same |
@@ -157,7 +157,7 @@ glue("agf-fig3", fig, display=False)
 #
 # **Flow, not GD.** The paper's statement is about gradient flow, and GD with step $h$ lags the flow by
 # a relative $O(h\,\sigma)$ in every growth phase. We therefore grade the flow itself, integrated by
-# `lrlib.integrate` (adaptive Runge–Kutta, float64, `rtol` $=10^{-10}$) from the same initialisation,
+# `lrlib.integrate` (adaptive Runge–Kutta, float64, `rtol` $=10^{-10}$, the three $\alpha$ in one batch) from the same initialisation,
 # and show GD's errors beside it: their difference is the step's effect. The data and the initialisation
 # of this figure do not depend on the seed, so each claim is one measurement. The control is the GD run
 # from $\alpha=0.1$ of the same batch, measured against AGF at $\alpha=0.1$ and held to the graded tolerances:
@@ -168,22 +168,23 @@ rows3 = {}
 for r, a in enumerate(alphas3):
     if a <= 1e-4 or a == 0.1:
         rows3[a] = agf_measure.dln_vs_agf(X3, y3, a, t_dense3, dense3[:, r])
-t_flow3 = np.linspace(0.0, t_dense3[-1], 20001)
+t_flow3 = np.linspace(0.0, t_dense3[-1], 4001 if quick else 20001)
+a_fl3 = [a for a in alphas3 if a <= 1e-4]
+u0 = (math.sqrt(2) * torch.tensor(a_fl3, dtype=F64)).unsqueeze(-1).expand(-1, 5).clone()       # (3, 5): one batched flow
+fl3 = agf_models.dln_flow(X3t, y3t, u0, torch.zeros_like(u0), t_flow3)
 flow_rows, fl_err = [], {}
 
 # %%
-for a in [a for a in alphas3 if a <= 1e-4]:
-    u0 = torch.full((5,), math.sqrt(2) * a, dtype=F64)
-    fl3 = agf_models.dln_flow(X3t, y3t, u0, torch.zeros(5, dtype=F64), t_flow3)
-    _, eta_a, err_t, err_l = agf_measure.dln_vs_agf(X3, y3, a, t_flow3, fl3.loss.numpy())
+for j, a in enumerate(a_fl3):
+    _, eta_a, err_t, err_l = agf_measure.dln_vs_agf(X3, y3, a, t_flow3, fl3.loss[:, j].numpy())
     fl_err[a] = (eta_a, np.nanmax(err_t), np.nanmax(err_l))
     flow_rows.append({"α": f"{a:g}", "1/η_α": 1 / eta_a, "flow: max drop-time error": np.nanmax(err_t),
                       "GD (h = 2e-3): max drop-time error": np.nanmax(rows3[a][2]), "flow: max level error": np.nanmax(err_l),
-                      "GD: max level error": np.nanmax(rows3[a][3]), "flow: error × η_α": np.nanmax(err_t) * eta_a,
-                      "flow gradient evaluations": fl3.grad_evals})
+                      "GD: max level error": np.nanmax(rows3[a][3]), "flow: error × η_α": np.nanmax(err_t) * eta_a})
 
 # %%
-beta_flow16 = (fl3.states["u"] * fl3.states["v"]).numpy()                  # the last α: 1e-16
+beta_flow16 = (fl3.states["u"][:, -1] * fl3.states["v"][:, -1]).numpy()     # the last α: 1e-16
+print(f"flows of the three α integrated together: {fl3.grad_evals} gradient evaluations")
 flow3 = pd.DataFrame(flow_rows)
 flow3.round(4)
 
@@ -706,12 +707,23 @@ ledger.grade("protocol.population", mc_err=max(abs(m / q - 1) for m, q in mc5),
 # decreasing order of $|\hat x[\xi]|$; the levels are $\ell_k=\frac1{2p}\sum_{\text{unlearned}}|\hat x[k]|^2$ (Eq. 9). Authors'
 # setup: $p=20$, $\hat x[\pm1,\pm3,\pm5]=10,5,2.5$, $H=18$, $u,v\sim\mathcal N(0,\alpha^2/2p)$, $w\sim\mathcal N(0,\alpha^2/p)$,
 # heavy-ball momentum 0.9; their `nn.MSELoss` step 0.01 is our $h=10^{-3}$ (same iterates), i.e. $t\approx0.01$ per step.
-# We use $\alpha=0.1$ (see the table above). We also run the general AGF (κ = 3, utility flow on the sphere,
-# cost minimisation by the same momentum GD for 1000 steps per phase) from each seed's initialisation. The drop lower bounds are the authors' formula
+#
+# **Gradient flow, not the authors' GD.** AGF is a theory of gradient flow, and the authors' momentum GD is their
+# stand-in for it. An earlier version of this chapter ran that GD (25 000 steps, flow time about 250) and found that
+# doubling its step moved the first two drops by 11–14 %, so its drop times were not the flow's and neither AGF's
+# times nor the lower bounds could be graded (*premise not met* in every seed). We now integrate the flow itself
+# (`lrlib.integrate.flow`, adaptive RK23, `rtol` $10^{-6}$, float64, the five seeds in one batch) over the same flow
+# time, $0\le t\le250$; the time axis is flow time $t$ (the authors' step corresponds to $t=0.01$). We use
+# $\alpha=0.1$, not the paper's $10^{-2}$: the flow is cheap on the first plateau but stiff once a frequency is
+# learned (an explicit solver's step is then limited by the largest curvature, not by accuracy), so it needs a few
+# hundred gradient evaluations per unit of flow time (the count is printed below), and at $\alpha=10^{-2}$
+# ($\kappa=3$: times scale like $1/\alpha$) the last frequency needs about ten times the flow time — see "Not done". We
+# also run the general AGF (κ = 3, utility flow on the sphere, cost minimisation by the authors' momentum GD for 1000
+# steps per phase) from each seed's initialisation. The drop lower bounds are the authors' formula
 # $t_k\ge(1/\|\theta_0\|-1)/(3\bar U^*_k)$ with $\|\theta_0\|=\sqrt2\alpha$.
 
 # %%
-p6, H6, alpha6, h6, mom6 = 20, 18, 0.1, 1e-3, 0.9
+p6, H6, alpha6, t6, rtol6 = 20, 18, 0.1, 250.0, 1e-6          # flow time t6 = 25 000 of the authors' momentum steps
 x6 = modular.template(p6, {1: 10.0, 3: 5.0, 5: 2.5})
 pred6 = modular.predict(x6)
 X6, Y6 = (torch.tensor(a) for a in modular.dataset(x6))
@@ -721,20 +733,19 @@ U6 = alpha6 / math.sqrt(2 * p6) * torch.randn(N_SEEDS, H6, p6, generator=g6, dty
 # %%
 V6 = alpha6 / math.sqrt(2 * p6) * torch.randn(N_SEEDS, H6, p6, generator=g6, dtype=F64)
 W6 = alpha6 / math.sqrt(p6) * torch.randn(N_SEEDS, H6, p6, generator=g6, dtype=F64)
-steps6 = int(SCALE * 25_000)
-run6 = train(agf_models.modular_params(U6, V6, W6), X6, Y6, loss=LOSS, lr=h6, momentum=mom6, steps=steps6,
-             record=log_schedule(steps6, 300), grad_fn=agf_models.square_grad, dense_loss=True, progress=False)
-L6 = run6.dense_loss.numpy()
+steps6, DT6 = int(SCALE * 25_000), 0.01                    # record index s ↔ flow time t = 0.01 s (one authors' step)
+rec6 = log_schedule(steps6, 400)
+run6 = gradient_flow(agf_models.modular_params(U6, V6, W6), X6, Y6, loss=LOSS, lr=DT6, steps=steps6, record=rec6,
+                     method="RK23", rtol=rtol6, atol=1e-12)
+L6 = run6.loss.numpy()                                                                        # (T, R) at run6.time
 
 # %%
 out6 = net_forward(run6.params, X6)                                                           # (T, R, p², p)
 pow6 = modular.output_power(out6, p6).numpy()                                                 # (T, R, p//2+1)
-t_step6 = h6 / (1 - mom6)
-bound6 = (1 / (math.sqrt(2) * alpha6) - 1) / (3 * pred6.u_star) / t_step6                   # in steps
-print("order", pred6.order, "levels", pred6.levels, "Ū*", np.round(pred6.u_star, 5), "bounds (steps)", np.round(bound6))
-
-# simulated AGF (the general algorithm, κ = 3) from each seed's initialisation, on the GD window
-cost6 = 400 if quick else 1000
+bound6 = (1 / (math.sqrt(2) * alpha6) - 1) / (3 * pred6.u_star)                              # flow time
+print(f"flow to t = {run6.time[-1]:g}: {run6.meta['grad_evals']} gradient evaluations (batch of {N_SEEDS})")
+print("order", pred6.order, "levels", pred6.levels, "Ū*", np.round(pred6.u_star, 5), "bounds (t)", np.round(bound6, 2))
+h6, mom6, cost6 = 1e-3, 0.9, 400 if quick else 1000        # AGF's cost step: the authors' momentum GD, per phase
 
 # %%
 def mod_cost(net):
@@ -743,18 +754,17 @@ def mod_cost(net):
 
 
 agf6_all = [core.agf(agf_models.modular_params(U6[r], V6[r], W6[r]), X6, Y6, loss=LOSS, kappa=3, eta=1 / alpha6, cost_fn=mod_cost,
-                     dormant_tol=0.02, tau_max=steps6 * t_step6 * alpha6, dtau_max=0.05) for r in range(N_SEEDS)]
+                     dormant_tol=0.02, tau_max=run6.time[-1] * alpha6, dtau_max=0.05) for r in range(N_SEEDS)]
 agf6 = agf6_all[0]
 
 # %%
-agf6_steps = agf6.tau / alpha6 / t_step6                                                      # accelerated τ → GD steps
+agf6_t = agf6.tau / alpha6                                                                    # accelerated τ → flow time
 agf6_pow = np.stack([modular.output_power(net_forward(n, X6), p6).numpy() for n in agf6.nets])  # (K+1, p//2+1)
-print("simulated AGF: jumps (GD steps)", np.round(agf6_steps[1:]).astype(int), "levels", np.round(agf6.levels, 4))
+print("simulated AGF: jumps (flow time)", np.round(agf6_t[1:], 2), "levels", np.round(agf6.levels, 4))
 
 # %%
-s6 = np.arange(steps6 + 1)
 pair6 = int(torch.randint(0, p6 * p6, (1,), generator=generator(seed + 61)))                # the (a, b) pair of panel (c)
-fig = agf_plots.fig6(s6, L6, bound6, agf6_steps, agf6.levels, agf6_pow, run6.steps, pow6, pred6, out6.numpy(), Y6.numpy(),
+fig = agf_plots.fig6(run6.time, L6, bound6, agf6_t, agf6.levels, agf6_pow, pow6, pred6, out6.numpy(), Y6.numpy(),
                      run6.params.W2[:, 0].transpose(-1, -2).numpy(), pair6, alpha6)
 glue("agf-fig6", fig, display=False)
 
@@ -762,7 +772,7 @@ glue("agf-fig6", fig, display=False)
 # ```{glue:figure} agf-fig6
 # :name: agf-fig6
 #
-# **Figure 6 of the paper** (a–c). Modular addition, $p=20$, $H=18$, $\alpha=0.1$. (a) Loss against GD step, all seeds, with Eq. 9's levels (dotted), the drop lower bounds (dashed vertical) and the simulated AGF of seed 0 (dashed black staircase). (b) Output power per frequency (seed 0; dashed: AGF; dotted: target): frequencies 1, 3, 5 should appear in that order. (c) One prediction against its target at four times, with the frequencies the large neurons carry.
+# **Figure 6 of the paper** (a–c). Modular addition, $p=20$, $H=18$, $\alpha=0.1$, integrated gradient flow. (a) Loss against flow time $t$ (the authors' momentum step is $t=0.01$), all seeds, with Eq. 9's levels (dotted), the drop lower bounds (dashed vertical) and the simulated AGF of seed 0 (dashed black staircase). (b) Output power per frequency (seed 0; dashed: AGF; dotted: target): frequencies 1, 3, 5 should appear in that order. (c) One prediction against its target at four times, with the frequencies the large neurons carry.
 # ```
 
 # %%
@@ -775,52 +785,49 @@ glue("agf-fig6d", fig, display=False)
 # ```{glue:figure} agf-fig6d
 # :name: agf-fig6d
 #
-# **Figure 6 (d) of the paper.** The neurons of seed 0 at the end of the run: rows $w_i$ coloured by dominant frequency, their power spectra (each row should be one frequency), and the phase of $\hat w_i$ at that frequency.
+# **Figure 6 (d) of the paper.** The neurons of seed 0 at the end of the integrated flow ($t=250$): rows $w_i$ coloured by dominant frequency, their power spectra (each row should be one frequency), and the phase of $\hat w_i$ at that frequency.
 # ```
 
 # %% [markdown]
-# **Step premise.** GD with heavy-ball momentum stands in for the flow. We rerun every seed at twice the step,
-# up to 1.3× the latest second drop (GD's error is $O(h)$, so the change from $h$ to $2h$ is about the error at $h$
-# itself). The timing claims (AGF against GD, the lower bounds) require the first two drops to move by less than
-# 2 %; they move by more (printed below), so at the authors' step, converted to our loss, GD's drop times are not
-# the flow's and those claims are *premise not met* in every seed where that holds: neither AGF's times nor the
-# bounds are tested by this run. The order and level claims carry a premise on their own graded quantity (the
-# order of the first two frequencies and the first plateau value at twice the step). (These premises were first
-# declared on the drop times for all four claims; after the first full run showed that premise failing, the order
-# and level premises were changed to measure the quantity they grade — a change recorded in the ledger.)
+# **Integrator premise.** The flow stands in for nothing, but its integration has a tolerance. We re-integrate the
+# same batch at a 10× tighter `rtol` (and `atol`), up to 1.3× the latest second drop, on the same record grid. The
+# timing claims (AGF against the flow, the lower bounds) require the first two drops to move by less than 1 %; the
+# order and level claims require the same order of the first two frequencies and an $\ell_1$ plateau value that
+# moves by less than 1 % (half the level tolerance). (At the authors' step, the earlier GD version's premise was a
+# doubled step; the order and level premises had been moved from the drop times to the graded quantities after its
+# first full run — both changes are recorded in the ledger.)
 
 # %%
-drops6 = np.array([drop_times(s6.astype(float), L6[:, r], pred6.levels) for r in range(N_SEEDS)])        # (S, 3) steps
-second6 = np.nanmax(drops6[:, 1]) if np.isfinite(drops6[:, 1]).any() else steps6
-steps6b = int(min(1.3 * second6, steps6) / 2)
-run6b = train(agf_models.modular_params(U6, V6, W6), X6, Y6, loss=LOSS, lr=2 * h6, momentum=mom6, steps=steps6b,
-              record=log_schedule(steps6b, 150), grad_fn=agf_models.square_grad, dense_loss=True, progress=False)
+drops6 = np.array([drop_times(run6.time, L6[:, r], pred6.levels) for r in range(N_SEEDS)])        # (S, 3) flow time
+second6 = np.nanmax(drops6[:, 1]) if np.isfinite(drops6[:, 1]).any() else run6.time[-1]
+rec6b = rec6[rec6 <= min(1.3 * second6, run6.time[-1]) / DT6]                                 # the same record grid
+run6b = gradient_flow(agf_models.modular_params(U6, V6, W6), X6, Y6, loss=LOSS, lr=DT6, steps=int(rec6b[-1]), record=rec6b,
+                      method="RK23", rtol=rtol6 / 10, atol=1e-13)
 pow6b = modular.output_power(net_forward(run6b.params, X6), p6).numpy()                       # (T, R, p//2+1)
 
 # %%
-drops6b = np.array([drop_times(2 * np.arange(steps6b + 1.0), run6b.dense_loss[:, r].numpy(), pred6.levels[:3])
-                    for r in range(N_SEEDS)])                                                         # in steps of h
-step_gap6 = np.max(relative_error(drops6b, drops6[:, :2]), axis=1)
-print("first two drops at h:", np.round(drops6[:, :2]).tolist(), "at 2h:", np.round(drops6b).tolist(),
-      "largest relative change per seed:", np.round(step_gap6, 4))
+drops6b = np.array([drop_times(run6b.time, run6b.loss[:, r].numpy(), pred6.levels[:3]) for r in range(N_SEEDS)])
+tol_gap6 = np.max(relative_error(drops6b, drops6[:, :2]), axis=1)
+print(f"first two drops at rtol {rtol6:g}:", np.round(drops6[:, :2], 3).tolist(), f"at {rtol6 / 10:g}:", np.round(drops6b, 3).tolist(),
+      "largest relative change per seed:", [fmt(v, 2) for v in tol_gap6], f"({run6b.meta['grad_evals']} gradient evaluations)")
 
 # %%
-plat6 = np.array([agf_measure.plateau_between_drops(s6.astype(float), L6[:, r], drops6[r]) for r in range(N_SEEDS)])   # (S, 2): ℓ₁, ℓ₂
+plat6 = np.array([agf_measure.plateau_between_drops(run6.time, L6[:, r], drops6[r]) for r in range(N_SEEDS)])   # (S, 2): ℓ₁, ℓ₂
 lev6 = [np.max(relative_error(plat6, lvls), axis=1)
         for lvls in (pred6.levels[1:3], (pred6.levels[0] - np.cumsum((-np.diff(pred6.levels))[::-1]))[:2])]
 orders6 = []
 for r in range(N_SEEDS):
-    t_half = [float(np.interp(0.5 * pred6.amps[i], pow6[:, r, k], run6.steps)) if pow6[-1, r, k] >= 0.5 * pred6.amps[i] else np.inf
+    t_half = [float(np.interp(0.5 * pred6.amps[i], pow6[:, r, k], run6.time)) if pow6[-1, r, k] >= 0.5 * pred6.amps[i] else np.inf
               for i, k in enumerate(pred6.order)]
     orders6.append([pred6.order[i] for i in np.argsort(t_half) if np.isfinite(t_half[i])])
 
 # %%
 order_same6 = np.zeros(N_SEEDS)
 for r in range(N_SEEDS):
-    o_h = agf_measure.activation_order(run6.steps.astype(float), pow6[:, r, pred6.order[:2]], pred6.amps[:2])
-    o_2h = agf_measure.activation_order(2.0 * run6b.steps, pow6b[:, r, pred6.order[:2]], pred6.amps[:2])
-    order_same6[r] = float(len(o_h) == 2 and o_h == o_2h)
-plat6b = np.array([agf_measure.plateau_between_drops(2 * np.arange(steps6b + 1.0), run6b.dense_loss[:, r].numpy(), drops6b[r])[0]
+    o_h = agf_measure.activation_order(run6.time, pow6[:, r, pred6.order[:2]], pred6.amps[:2])
+    o_t = agf_measure.activation_order(run6b.time, pow6b[:, r, pred6.order[:2]], pred6.amps[:2])
+    order_same6[r] = float(len(o_h) == 2 and o_h == o_t)
+plat6b = np.array([agf_measure.plateau_between_drops(run6b.time, run6b.loss[:, r].numpy(), drops6b[r])[0]
                    for r in range(N_SEEDS)])
 
 # %%
@@ -828,17 +835,17 @@ level_gap6 = relative_error(plat6b, plat6[:, 0])
 ledger.grade("fig6.order", match=np.array([o == [1, 3, 5] for o in orders6], dtype=float), order_same=order_same6,
              control=dict(match=np.array([o == [3, 1, 5] for o in orders6], dtype=float)))
 ledger.grade("fig6.levels", lev=lev6[0], level_gap=level_gap6, control=dict(lev=lev6[1]),
-             note=f"ℓ₁ plateau moves by {np.round(level_gap6, 4).tolist()} at twice the step")
-agf_cross6 = np.array([agf_measure.staircase_drop_times(a.tau / alpha6 / t_step6, a.levels, pred6.levels) for a in agf6_all])   # (S, 3)
+             note=f"ℓ₁ plateau moves by {[fmt(v, 2) for v in level_gap6]} at rtol {rtol6 / 10:g}")
+agf_cross6 = np.array([agf_measure.staircase_drop_times(a.tau / alpha6, a.levels, pred6.levels) for a in agf6_all])   # (S, 3) flow time
 
 # %%
 err6 = np.max(relative_error(drops6, agf_cross6), axis=1)                                 # nan if a drop is missing
-ledger.grade("fig6.agf-vs-gd", err=err6, step_gap=step_gap6,
+ledger.grade("fig6.agf-vs-gd", err=err6, tol_gap=tol_gap6,
              control=dict(err=np.max(relative_error(drops6, bound6[None, :]), axis=1)),
-             note=f"seed 0: GD drops {np.round(drops6[0]).tolist()} vs AGF {np.round(agf_cross6[0]).tolist()} (steps)")
-ledger.grade("fig6.bounds", margin=np.min(drops6 / bound6[None, :], axis=1), step_gap=step_gap6,
+             note=f"seed 0: flow drops {np.round(drops6[0], 2).tolist()} vs AGF {np.round(agf_cross6[0], 2).tolist()} (flow time)")
+ledger.grade("fig6.bounds", margin=np.min(drops6 / bound6[None, :], axis=1), tol_gap=tol_gap6,
              control=dict(margin=np.min(drops6 / (bound6[None, :] * (1 / (math.sqrt(2) * 0.01) - 1) / (1 / (math.sqrt(2) * alpha6) - 1)), axis=1)),
-             note=f"bounds {np.round(bound6).astype(int).tolist()} steps")
+             note=f"bounds {np.round(bound6, 2).tolist()} (flow time)")
 
 # %%
 constraint6 = np.array([[np.nanmax(agf_measure.phase_constraint(run6.params.W1[i, r, :, :p6].numpy(), run6.params.W1[i, r, :, p6:].numpy(),
@@ -864,7 +871,7 @@ for h_ in (2e-3, 1e-3):
 ledger.grade("B3.conserved-k3", ratio=drift6[0] / drift6[1], drift=drift6[0],
              note=f"drift over GF time 2: {fmt(drift6[0], 3)} at h = 2e-3, {fmt(drift6[1], 3)} at h = 1e-3")
 slack = [core.norm_bound_slack(run4.params, 2), core.norm_bound_slack(run6.params, 3)]
-ledger.grade("B3.inequality", worst=max(slack), note=f"largest slack: Figure 4 flow {slack[0]:.3g}, Figure 6 GD {slack[1]:.3g}")
+ledger.grade("B3.inequality", worst=max(slack), note=f"largest slack: Figure 4 flow {slack[0]:.3g}, Figure 6 flow {slack[1]:.3g}")
 
 # %% [markdown]
 # **Phases (a rule change).** Theorem F.3's condition $s_u+s_v-s_w-s_x\equiv0$ is a property of the utility *maximiser*
@@ -984,9 +991,9 @@ print(f"Figure 4 step check, GD vs integrated flow (first two drops, largest ove
 # %%
 print(f"Figure 5, simulated AGF vs GD drops (not graded), largest relative difference per seed: "
       f"{np.round(np.nanmax(relative_error(drops5, agf5_steps[:, 1:]), axis=1), 4).tolist()}")
-print(f"out of premise (not graded), Figure 6: AGF vs GD largest drop-time error per seed {np.round(err6, 3).tolist()}; "
-      f"GD drops / bounds, smallest per seed {np.round(np.min(drops6 / bound6[None, :], axis=1), 2).tolist()}; "
-      f"a 2× step moves the first two drops by {np.round(step_gap6, 3).tolist()}")
+print(f"Figure 6 (integrated flow, α = {alpha6}): AGF vs flow largest drop-time error per seed {np.round(err6, 3).tolist()}; "
+      f"flow drops / bounds, smallest per seed {np.round(np.min(drops6 / bound6[None, :], axis=1), 2).tolist()}; "
+      f"rtol/10 moves the first two drops by {fmt(np.nanmax(tol_gap6), 2)} at most")
 
 # %% [markdown]
 # AGF's closed forms are exact where they can be checked (the lemmas and theorems above are consistency
@@ -1001,11 +1008,14 @@ print(f"out of premise (not graded), Figure 6: AGF vs GD largest drop-time error
 # the premise that GD at $h=2\cdot10^{-3}$ lands on it (printed above, and met or not per seed in the ledger). The
 # transformer's simulated AGF (its own jump times, from each seed's initialisation) meets GD's drops to the printed
 # relative difference — shown, not graded (we added it after the claims were declared). For $\kappa=3$: the transformer's jump bounds, levels and order hold under a
-# step premise that is met; for modular addition at the authors' converted step, GD's drop times move by
-# far more than the 2 % premise allows when the step is doubled (printed above), so the simulated-AGF comparison (with its 25 % tolerance, whose origin is
-# stated in the ledger) and the jump bounds are *not graded* — the printed out-of-premise values are
-# observations, not evidence for or against AGF. The phase constraint of the cost step holds in the seeds
-# printed above. App. B.4, over five draws: for $\kappa=2$ the alignment fraction falls with $\alpha$ in every draw, but the
+# step premise that is met. For modular addition, now graded on the integrated gradient flow at $\alpha=0.1$ (its
+# tolerance check moves the drops by far less than the 1 % premise allows, printed above), the order, the levels, the
+# lower bounds and the phase constraint of the cost step hold in the seeds printed above; the simulated AGF meets the
+# flow's drop times within its 25 % tolerance (whose origin is stated in the ledger) only in the seeds printed above —
+# its largest error per seed is printed above: $\alpha=0.1$ is not small, and AGF's instantaneous cost step and its
+# activation of one neuron group at a time are coarse there. An earlier version graded the authors' momentum GD at
+# their step instead; its drop times moved by 11–14 % when the step was doubled, so these two timing claims were
+# *premise not met* then. App. B.4, over five draws: for $\kappa=2$ the alignment fraction falls with $\alpha$ in every draw, but the
 # declared "1/16 within a factor 2" holds only in the draws printed above (the $1/\log(1/\alpha)$ law is asymptotic and
 # its constant depends on the draw); plain $\kappa=3$ does not speed up, while with the adaptive rate its fraction at
 # $\alpha=10^{-64}$ falls well below that at $10^{-4}$ (table above), within the declared factor in the draws printed above.
@@ -1014,11 +1024,18 @@ print(f"out of premise (not graded), Figure 6: AGF vs GD largest drop-time error
 # with $H=3p$ at the paper's $\alpha=10^{-2}$ the network learns both frequencies in order down to zero loss, with $H=6$ it
 # stops after the first — on a smaller problem than Figure 6's (see the section's introduction).
 #
-# **Not done.** The authors' $\alpha=10^{-2}$ for Figure 6 itself (we use $0.1$). We measured the cost: one momentum step of the
-# five-seed batch takes about 1.6 ms of CPU; in a two-seed trial at $\alpha=10^{-2}$ the first two drops came about ten times
-# later than at $\alpha=0.1$ ($\kappa=3$ time scales like $1/\alpha$), so the last frequency (flow time about 180 at $\alpha=0.1$) would need
-# about $2\cdot10^5$ steps at the authors' step — an extrapolation, not a run — about 300 s of CPU for the five seeds — more than this chapter's whole budget. The adaptive integrator does not help here: the converged
-# loss is stiff, and at $\alpha=0.1$ it needed about four gradient evaluations per GD step over the same flow time. What we did
+# **Not done.** The authors' $\alpha=10^{-2}$ for Figure 6 itself (we integrate the flow at $0.1$). We measured the cost. At
+# $\alpha=0.1$ the integrated flow needs the number of gradient evaluations printed in the Figure 6 section (about
+# $6\cdot10^4$ for the five-seed batch up to $t=250$, about a minute of CPU): cheap on the first plateau, then a few hundred
+# evaluations per unit of flow time, because once a frequency is learned the loss is stiff and an explicit solver's step is
+# limited by the largest curvature, not by its tolerance (a looser `rtol` does not help; $10^{-3}$ diverged in a trial).
+# The authors' momentum GD is no cheaper: one step of the batch, about 1.6 ms of CPU, covers $t\approx0.01$. In a two-seed
+# GD trial at $\alpha=10^{-2}$ the first two drops came about ten times later than at $\alpha=0.1$ ($\kappa=3$: time scales like
+# $1/\alpha$), so the last frequency needs about ten times the flow time — by extrapolation, not a run, about
+# $6\cdot10^5$ gradient evaluations of the batch (some 13 minutes of CPU) for the flow, or $2\cdot10^5$ momentum steps
+# (about 5 minutes) for the authors' GD, whose step would then still have to be checked: more than this chapter's
+# whole budget either way. (An implicit, stiff solver would take long steps on the plateaus; the shared integrator has
+# only explicit Runge–Kutta pairs.) What we did
 # instead: the paper's $\alpha=10^{-2}$ in the width claim above, on a smaller odd-$p$ problem where the last frequency finishes
 # inside $2\cdot10^4$ steps (Theorem F.7 and Lemma F.6 do not involve $\alpha$). The order and levels of Figure 6 do not depend
 # on $\alpha$, the time scale does, and we have not checked that nothing else does at $p=20$. Also not done:

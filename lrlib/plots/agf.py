@@ -263,24 +263,22 @@ def fig8(u, v, beta, alphas, time_rec, dense_loss, h, agf8, alpha_agf, X, y):
     return fig
 
 
-def fig6(steps_dense, loss, bounds, agf_steps, agf_levels, agf_power, steps_rec, power, pred, out, targets, W_hist,
-         pair: int, alpha: float):
-    """Figure 6 (a–c): modular addition, GD against Eq. 9 and the simulated AGF.
+def fig6(time, loss, bounds, agf_time, agf_levels, agf_power, power, pred, out, targets, W_hist, pair: int, alpha: float):
+    """Figure 6 (a–c): modular addition, the integrated gradient flow against Eq. 9 and the simulated AGF.
 
     Parameters
     ----------
-    steps_dense : ``(n_steps+1,)`` GD step indices of ``loss``.
-    loss : ``(n_steps+1, S)`` GD loss per step and seed.
-    bounds : ``(K,)`` drop lower bounds, in GD steps.
-    agf_steps : ``(J+1,)`` simulated AGF's jump times (seed 0), in GD steps (first entry 0).
+    time : ``(T,)`` recorded flow times ``t`` (``time[0] = 0``).
+    loss : ``(T, S)`` the flow's loss per recorded time and seed.
+    bounds : ``(K,)`` drop lower bounds, in flow time.
+    agf_time : ``(J+1,)`` simulated AGF's jump times (seed 0), in flow time (first entry 0).
     agf_levels : ``(J+1,)`` its loss after each jump.
     agf_power : ``(J+1, p//2+1)`` its output power per frequency after each jump.
-    steps_rec : ``(T,)`` recorded GD steps.
-    power : ``(T, S, p//2+1)`` GD's mean |rfft(output)| per frequency.
+    power : ``(T, S, p//2+1)`` the flow's mean |rfft(output)| per frequency.
     pred : :class:`lrlib.theory.agf.modular.ModularAGF` (order, levels, amps).
-    out : ``(T, S, p², p)`` GD outputs at the recorded steps.
+    out : ``(T, S, p², p)`` the outputs at the recorded times.
     targets : ``(p², p)`` the targets.
-    W_hist : ``(T, H, p)`` seed 0's output weights (rows ``w_i``) at the recorded steps.
+    W_hist : ``(T, H, p)`` seed 0's output weights (rows ``w_i``) at the recorded times.
     pair : index of the ``(a, b)`` pair drawn in (c).
     alpha : the initialisation scale (title).
 
@@ -293,38 +291,37 @@ def fig6(steps_dense, loss, bounds, agf_steps, agf_levels, agf_power, steps_rec,
     fig = plt.figure(figsize=(14, 8), constrained_layout=True)
     gsf = fig.add_gridspec(2, 4)
     axL, axP = fig.add_subplot(gsf[0, 0:2]), fig.add_subplot(gsf[0, 2:4])
-    n_steps = int(steps_dense[-1])
+    t_end = float(time[-1])
     for r in range(loss.shape[1]):
-        axL.loglog(steps_dense[1:], loss[1:, r], color=PALETTE[r % 6], lw=1.2, label=f"GD seed {r}")
+        axL.loglog(time[1:], loss[1:, r], color=PALETTE[r % 6], lw=1.2, label=f"flow, seed {r}")
     for lv in pred.levels[:-1]:
         axL.axhline(lv, color=THEORY, ls=":", lw=0.8)
     for b in bounds:
         axL.axvline(b, color="0.5", ls="--", lw=0.8)
-    axL.step(np.append(agf_steps, n_steps), np.append(agf_levels, agf_levels[-1]), where="post", color="k", ls="--",
+    axL.step(np.append(agf_time, t_end), np.append(agf_levels, agf_levels[-1]), where="post", color="k", ls="--",
              lw=1.3, label="simulated AGF (seed 0)")
-    axL.set(xlabel="GD step (heavy ball: t ≈ 0.01 × step)", ylabel="loss",
+    axL.set(xlabel="flow time t", ylabel="loss",
             title="loss (dotted: Eq. 9 levels; dashed: drop lower bounds)", ylim=(1e-3, 10))
     axL.legend(fontsize="x-small")
     for i, k in enumerate(pred.order):
-        axP.semilogx(steps_rec[1:], power[1:, 0, k], color=PALETTE[i], lw=1.5, label=f"frequency {k}")
+        axP.semilogx(time[1:], power[1:, 0, k], color=PALETTE[i], lw=1.5, label=f"frequency {k}")
         axP.axhline(pred.amps[i], color=PALETTE[i], ls=":", lw=0.8)
-        axP.step(np.append(agf_steps, n_steps), np.append(agf_power[:, k], agf_power[-1, k]), where="post",
+        axP.step(np.append(agf_time, t_end), np.append(agf_power[:, k], agf_power[-1, k]), where="post",
                  color=PALETTE[i], ls="--", lw=1.0)
         axP.annotate("", xy=(bounds[i], pred.amps[i]), xytext=(bounds[i], 0),
                      arrowprops=dict(arrowstyle="->", color=PALETTE[i], lw=0.8))
-    axP.set(xlabel="GD step (heavy ball: t ≈ 0.01 × step)", ylabel="mean |rfft(output)|",
+    axP.set(xlabel="flow time t", ylabel="mean |rfft(output)|",
             title="output power per frequency (seed 0; dashed: AGF; dotted: target)")
     axP.legend(fontsize="x-small")
-    snaps = [int(s) for s in np.geomspace(max(10, bounds[0] / 2), n_steps, 4)]
-    for j, st in enumerate(snaps):
+    for j, t_s in enumerate(np.geomspace(max(float(time[1]), bounds[0] / 2), t_end, 4)):
         ax = fig.add_subplot(gsf[1, j])
-        i_s = max(int(np.searchsorted(steps_rec, st, side="right")) - 1, 0)     # last snapshot at or before st
+        i_s = max(int(np.searchsorted(time, t_s * (1 + 1e-9), side="right")) - 1, 0)     # last snapshot at or before t_s
         ax.plot(targets[pair], "k--", lw=1, label="target")
         ax.plot(out[i_s, 0, pair], color=POS, lw=1.5, label="network")
         W_t = W_hist[i_s]
         dom = modular.dominant_frequency(torch_tensor(W_t)).numpy()
         big = np.linalg.norm(W_t, axis=1) > 0.3 * np.linalg.norm(W_t, axis=1).max()
-        ax.set(title=f"step {int(steps_rec[i_s]):,}", xlabel="output index", ylim=(-2.2, 2.6))
+        ax.set(title=f"t = {time[i_s]:.3g}", xlabel="output index", ylim=(-2.2, 2.6))
         ax.text(0.02, 0.97, f"large neurons' frequencies: {sorted(set(dom[big].tolist()))}", transform=ax.transAxes,
                 fontsize="x-small", va="top")
         if j == 0:
