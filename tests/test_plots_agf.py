@@ -67,14 +67,13 @@ def test_fig6_and_fig6d_draw_from_fake_arrays():
     x = modular.template(20, {1: 10.0, 3: 5.0, 5: 2.5})
     pred = modular.predict(x)
     T, S, H, n = 12, 2, 6, 400
-    steps = np.arange(1001)
     rec = np.unique(np.geomspace(1, 1000, T).astype(int))
-    rec = np.concatenate([[0], rec])
+    t_rec = 0.01 * np.concatenate([[0], rec])                                  # flow time
     rng = np.random.RandomState(0)
-    W_hist = rng.randn(len(rec), H, 20)
-    fig = agf_plots.fig6(steps, np.ones((1001, S)), np.array([50.0, 200.0, 600.0]), np.array([0, 100, 300, 700]),
-                         np.array([6.5, 1.5, 0.3, 0.0]), np.ones((4, 11)), rec, np.ones((len(rec), S, 11)), pred,
-                         rng.randn(len(rec), S, n, 20), rng.randn(n, 20), W_hist, 7, 0.1)
+    W_hist = rng.randn(len(t_rec), H, 20)
+    fig = agf_plots.fig6(t_rec, np.ones((len(t_rec), S)), np.array([0.5, 2.0, 6.0]), np.array([0, 1.0, 3.0, 7.0]),
+                         np.array([6.5, 1.5, 0.3, 0.0]), np.ones((4, 11)), np.ones((len(t_rec), S, 11)), pred,
+                         rng.randn(len(t_rec), S, n, 20), rng.randn(n, 20), W_hist, 7, 0.1)
     assert len(fig.axes) == 6 and "Figure 6" in fig._suptitle.get_text()
     plt.close(fig)
     fig = agf_plots.fig6d(W_hist[-1], pred.order)
