@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import torch
 
+from ...errors import ParameterError
 from ...integrate import FlowResult, integrate
 from ...losses import Loss, half_mse
 from ...models import TwoLayer, forward
@@ -261,6 +262,45 @@ def square_grad(p: TwoLayer, X: Tensor, y: Tensor) -> dict[str, Tensor]:
     gW2 = r.transpose(-1, -2) @ h                               # (R..., k, m)
     gpre = 2 * pre * (r @ p.W2)                                 # (R..., n, m)
     return {"W1": gpre.transpose(-1, -2) @ X, "W2": gW2}
+
+
+def modular_grad_fn(p: int):
+    """A fast ``grad_fn`` for the modular-addition network on the full dataset of
+    :func:`lrlib.theory.agf.modular.dataset` (all ``p²`` pairs ``(a, b)``, row ``a·p + b``).
+
+    The rows of ``X`` are shifts of one template, so ``pre_i(a, b) = A_i[a] + B_i[b]`` with
+    ``A = (a·x)ᵀU`` and ``B = (b·x)ᵀV``, and ``∇U_i = Σ_a (Σ_b ∂pre_i) (a·x)`` (likewise ``V``): the
+    ``p² × 2p`` products of :func:`square_grad` shrink to ``p × p``.  Equal to :func:`square_grad`
+    to rounding (unit test).
+
+    Parameters
+    ----------
+    p : the modulus; the returned function checks that ``X`` is ``(p², 2p)``.
+
+    Returns
+    -------
+    callable
+        ``grad_fn(net, X, y) -> {"W1": (R..., m, 2p), "W2": (R..., p, m)}`` (gradient of
+        ``½ mean_j ‖f(x_j) − y_j‖²``; with ``with_loss=True`` the pair ``(loss (R...,), gradient)``); the shifts are read from ``X[:p, :p]`` (rows ``a = 0``… are
+        ``(0·x, b·x)``, so ``X[b, p:]`` is ``b·x``).
+    """
+
+    def grad(net: TwoLayer, X: Tensor, y: Tensor, with_loss: bool = False):
+        if X.shape != (p * p, 2 * p):
+            raise ParameterError(f"modular_grad_fn({p}) needs the full (p², 2p) dataset, got X {tuple(X.shape)}")
+        rolls = X[:p, p:]                                            # (p, p): row b is b·x
+        U, V = net.W1[..., :p], net.W1[..., p:]                      # (R..., m, p)
+        A, B = rolls @ U.transpose(-1, -2), rolls @ V.transpose(-1, -2)   # (R..., p, m)
+        pre = (A.unsqueeze(-2) + B.unsqueeze(-3)).flatten(-3, -2)    # (R..., p², m), row a·p + b
+        h = pre * pre
+        r = (h @ net.W2.transpose(-1, -2) - y) / (p * p)            # (R..., p², p)
+        gpre = (2 * pre * (r @ net.W2)).unflatten(-2, (p, p))        # (R..., p, p, m): [a, b, i]
+        gU = gpre.sum(-2).transpose(-1, -2) @ rolls                  # (R..., m, p)
+        gV = gpre.sum(-3).transpose(-1, -2) @ rolls
+        g = {"W1": torch.cat([gU, gV], -1), "W2": r.transpose(-1, -2) @ h}
+        return (0.5 * p * p * (r * r).sum((-1, -2)), g) if with_loss else g
+
+    return grad
 
 
 def heads_grad_population(Sigma: Tensor, N: int):
