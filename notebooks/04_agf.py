@@ -168,7 +168,7 @@ rows3 = {}
 for r, a in enumerate(alphas3):
     if a <= 1e-4 or a == 0.1:
         rows3[a] = agf_measure.dln_vs_agf(X3, y3, a, t_dense3, dense3[:, r])
-t_flow3 = np.linspace(0.0, t_dense3[-1], 4001 if quick else 20001)
+t_flow3 = np.linspace(0.0, t_dense3[-1], 2001 if quick else 20001)
 a_fl3 = [a for a in alphas3 if a <= 1e-4]
 u0 = (math.sqrt(2) * torch.tensor(a_fl3, dtype=F64)).unsqueeze(-1).expand(-1, 5).clone()       # (3, 5): one batched flow
 fl3 = agf_models.dln_flow(X3t, y3t, u0, torch.zeros_like(u0), t_flow3)
@@ -241,7 +241,7 @@ ledger.grade("thm.agf-to-pf", decreasing=float(all(x > y for x, y in zip(pf_err,
 
 # %%
 a_gen = 1e-8
-cost_steps = 500 if quick else 3000
+cost_steps = 300 if quick else 3000
 
 
 def dln_cost(net):
@@ -751,7 +751,7 @@ h6, mom6, cost6 = 1e-3, 0.9, 200 if quick else 1000        # AGF's cost step: th
 # %%
 def mod_cost(net):
     return train(net, X6, Y6, loss=LOSS, lr=h6, momentum=mom6, steps=cost6, record=np.arange(0, cost6 + 1, 20),
-                 grad_fn=agf_models.square_grad, progress=False)
+                 grad_fn=agf_models.modular_grad_fn(p6), progress=False)
 
 
 agf6_all = [core.agf(agf_models.modular_params(U6[r], V6[r], W6[r]), X6, Y6, loss=LOSS, kappa=3, eta=1 / alpha6, cost_fn=mod_cost,
@@ -879,7 +879,7 @@ ledger.grade("thmF3.phase", constraint=constraint6[0], control=dict(constraint=c
 p_mid = run6.at(-1)
 drift6 = []
 for h_ in (2e-3, 1e-3):
-    tr_ = train(p_mid, X6, Y6, loss=LOSS, lr=h_, steps=int(2.0 / h_), record=20, grad_fn=agf_models.square_grad, progress=False)
+    tr_ = train(p_mid, X6, Y6, loss=LOSS, lr=h_, steps=int(2.0 / h_), record=20, grad_fn=agf_models.modular_grad_fn(p6), progress=False)
     c6 = core.conserved(tr_.params, 3)
     drift6.append(float((c6 - c6[0]).abs().max() / (tr_.params.neuron_vectors()[0] ** 2).sum(-1).max()))
 
@@ -908,7 +908,7 @@ def util_F(th):
     return (f * (YF @ th[22:])).mean()
 
 # %%
-uF, thF = agf_measure.maximise_on_sphere(util_F, torch.randn(33, generator=generator(seed + 70), dtype=F64), lr=0.02, steps=4000)
+uF, thF = agf_measure.maximise_on_sphere(util_F, torch.randn(33, generator=generator(seed + 70), dtype=F64), lr=0.02, steps=2000 if quick else 4000)
 thF = thF.numpy()
 rsF = np.random.RandomState(seed)
 uvw = rsF.randn(3, 11)
@@ -978,7 +978,7 @@ stepsH = int(SCALE * 20_000)
 def width_run(H, h, steps):
     """Heavy-ball GD of the first ``H`` neurons; returns (final loss / ℓ⁽⁰⁾ (S,), learned order per seed)."""
     r_ = train(agf_models.modular_params(UH[:, :H], VH[:, :H], WH[:, :H]), XF7, YF7, loss=LOSS, lr=h, momentum=0.9,
-               steps=steps, record=log_schedule(steps, 150), grad_fn=agf_models.square_grad, progress=False)
+               steps=steps, record=log_schedule(steps, 150), grad_fn=agf_models.modular_grad_fn(11), progress=False)
     pw = modular.output_power(net_forward(r_.params, XF7), 11).numpy()                       # (T, S, p//2+1)
     return r_.loss[-1].numpy() / predF7.levels[0], [agf_measure.frequency_order(r_.steps, pw[:, s], predF7) for s in range(N_SEEDS)]
 
