@@ -88,7 +88,6 @@ import pandas as pd
 import torch
 
 from lrlib import chapter
-from lrlib.claims import grade_seeds
 from lrlib.data import cifar_race
 from lrlib.losses import Loss
 from lrlib.measure import drops, first_crossing
@@ -107,6 +106,13 @@ CE = Loss("cross_entropy")
 F64 = torch.float64
 T_START = time.time()
 glue("race-seed", seed, display=False)
+LAPS, _t = {}, [time.process_time()]
+
+
+def lap(name):
+    """Add the kernel's CPU seconds (user + sys) since the previous lap to section ``name``."""
+    LAPS[name] = LAPS.get(name, 0.0) + time.process_time() - _t[0]
+    _t[0] = time.process_time()
 
 
 def gen(purpose, r=0):
@@ -123,12 +129,12 @@ def rl(x, d=2):
 LR, MOM = 1e-3, 0.9
 SNAP_T = [0, 250, 500, 1000, 2000, 4000] if not quick else [0, 250, 500]      # plus each run's end
 SETTINGS = {1: dict(n_per=50, bs=4, std=1e-4, steps=20_000), 2: dict(n_per=50, bs=4, std=1e-2, steps=20_000),
-            3: dict(n_per=500, bs=32, std=1e-2, steps=8000)}
+            3: dict(n_per=500, bs=32, std=1e-2, steps=20_000)}
 if quick:
     SETTINGS = {k: dict(s, steps=800, n_per=min(s["n_per"], 100)) for k, s in SETTINGS.items()}
 CONV_LOSS, CONV_WINDOW = 0.05, 2000                                            # the convergence criterion (see Choices)
 XOR_W = 40 if quick else 1000                                                  # Fig. 2: the paper's width
-XOR4_W, XOR4_PAPER = (20, 40) if quick else (100, 500)                          # Fig. 4: graded width, paper's width (one seed)
+XOR4_W = 40 if quick else 500                                                  # Fig. 4: the paper's width
 XOR_STEPS = 2000 if quick else 6000
 print(CE.describe(), f"| SGD lr {LR}, momentum {MOM} | {N_SEEDS} seeds, steps per setting "
       f"{ {k: s['steps'] for k, s in SETTINGS.items()} }")
@@ -169,6 +175,7 @@ print(f"eq. 15: max relative error {max(err15):.1e}; eqs. 4–8 vs autograd: {ma
 ph3 = rc.phi(p3)
 fig = rc_plots.fig3_ratio(rc.angle_gap(torch.full_like(ph3, rc.PHI2), ph3), ratio, exact, p3.norms_out())
 glue("race-fig3", fig, display=False)
+lap("eqs. 4–8, 15 and Fig. 3")
 
 # %% [markdown]
 # ```{glue:figure} race-fig3
@@ -242,6 +249,7 @@ snap_x = sorted(set([0, (t_drop[0] if t_drop else XOR_STEPS) // 2] + t_drop + [X
 snaps = [(s, xor0.at(xor0.index_of_step(s)).W1, xor0.at(xor0.index_of_step(s)).outgoing()) for s in snap_x]
 fig = rc_plots.fig2_xor(xor.steps, Lx[:, 0], Lk[:, 0].numpy(), t_drop, snaps, grp, norm_of, seed)
 glue("race-fig2", fig, display=False)
+lap("XOR toy, Figs. 2 and 9")
 
 # %% [markdown]
 # ```{glue:figure} race-fig2
@@ -267,9 +275,8 @@ glue("race-fig2", fig, display=False)
 
 # %% [markdown]
 # ## Initialisation scale: rich to lazy (Figure 4)
-# The same toy, four init stds, the same optimiser, for every seed: {glue:text}`race-xor4-width` neurons for the graded
-# runs (one batch of 24 runs), and the paper's {glue:text}`race-xor4-paper` for seed {glue:text}`race-seed` (the figure, and
-# a check that the verdict does not depend on the reduced width; see Choices). Alignment score: the
+# The same toy, four init stds, the same optimiser, for every seed, at the paper's width of
+# {glue:text}`race-xor4-width` neurons (one batch of 24 runs: 5 seeds × 4 stds, and the control). Alignment score: the
 # $a$-weighted mean over neurons of $\max_k\cos(w^{(1)}_\alpha,u_k)$, where $u_k$ are the four final incoming
 # directions of the same seed's smallest-std run (the direction of its largest-$a$ neuron in each cluster).
 # Control: four runs that all start from std $10^{-4}$, scored in the same order (no change of scale).
@@ -282,11 +289,8 @@ p4 = rc.race_init(XOR4_W, 2, std4, gen(6), runs=(len(std4),))
 rec4 = sorted(set([0, XOR_STEPS // 8, XOR_STEPS // 4, XOR_STEPS // 2, XOR_STEPS]))
 xor4 = train(p4, X4, y_x.expand(len(std4), -1).clone(), loss=CE, lr=LR, momentum=MOM, steps=XOR_STEPS, record=rec4,
              grad_fn=rc.toy_gradients)
-p4w = rc.race_init(XOR4_PAPER, 2, torch.tensor(STD4), gen(10), runs=(4,))       # seed `seed` at the paper's width
-xor4w = train(p4w, X4[:4], y_x.expand(4, -1).clone(), loss=CE, lr=LR, momentum=MOM, steps=XOR_STEPS, record=rec4,
-              grad_fn=rc.toy_gradients)
 glue("race-xor4-width", XOR4_W, display=False)
-glue("race-xor4-paper", XOR4_PAPER, display=False)
+lap("Fig. 4 (toy, 24 runs)")
 # %%
 lazy = [rc.lazy_scores(xor4.final.map(lambda t: t[4 * g_:4 * g_ + 4]), cen_dir) for g_ in range(N_SEEDS + 1)]
 score = torch.stack([sc for sc, _ in lazy]).numpy()                             # (N_SEEDS + 1, 4)
@@ -297,28 +301,21 @@ print(pd.DataFrame(score, columns=[f"std {s:g}" for s in STD4],
 print(f"rich → lazy: {rate('fig4.lazy')}")
 
 # %%
-score_w, U_w = rc.lazy_scores(xor4w.final, cen_dir)
-verdict_w = grade_seeds(ledger.decls["fig4.lazy"], s_of(score_w.numpy()))[0]
-verdict_n = ledger.results["fig4.lazy"].verdicts[0]
-glue("race-fig4-same", "the same" if verdict_w == verdict_n else "a different", display=False)
-print(f"seed {seed}, width {XOR4_W}: scores {rl(score[0], 4)} -> {verdict_n}; width {XOR4_PAPER}: {rl(score_w, 4)} -> {verdict_w}")
-
-# %%
-panels = [[(xor4w.at(i).W1[c], rc.cosine(xor4w.at(i).W1[c].unsqueeze(-2), U_w).argmax(-1),
-            f"std {s:g}, $t$={xor4w.steps[i]}" + (f"\nscore {score_w[c]:.3f}" if row else ""))
-           for c, s in enumerate(STD4)] for row, i in enumerate([1, len(xor4w) - 1])]
+score_w, U_w = score[0], lazy[0][1]                                              # seed `seed`: runs 0-3 of the batch
+panels = [[(xor4.at(i).W1[c], rc.cosine(xor4.at(i).W1[c].unsqueeze(-2), U_w).argmax(-1),
+            f"std {s:g}, $t$={xor4.steps[i]}" + (f"\nscore {score_w[c]:.3f}" if row else ""))
+           for c, s in enumerate(STD4)] for row, i in enumerate([1, len(xor4) - 1])]
 glue("race-fig4", rc_plots.fig4_lazy(panels, STD4, seed), display=False)
 
 # %% [markdown]
 # ```{glue:figure} race-fig4
 # :name: race-fig4
 #
-# **Figure 4 of the paper** (seed {glue:text}`race-seed`, {glue:text}`race-xor4-paper` neurons, as the paper). Incoming directions
+# **Figure 4 of the paper** (seed {glue:text}`race-seed`, {glue:text}`race-xor4-width` neurons, as the paper). Incoming directions
 # early (top) and at the end (bottom) for init std $10^{-4}$, $10^{-2}$, $10^{-1}$, $1$ (left to right), coloured by
 # the nearest of the four target directions $u_k$. Compare the collapse onto four directions at small std with
 # the spread at std 1; the number to look at is the alignment score in the lower titles (1 = every unit of
-# norm on a target), which the claim `fig4.lazy` grades per seed at width {glue:text}`race-xor4-width`; at this width
-# the same rule gives {glue:text}`race-fig4-same` verdict for this seed.
+# norm on a target), which the claim `fig4.lazy` grades per seed (table above).
 # ```
 
 # %% [markdown]
@@ -360,8 +357,8 @@ def run_setting(k):
     data = [cifar_race(s["n_per"], seed + r) for r in range(N_SEEDS)]
     X, y = torch.stack([d[0] for d in data]), torch.stack([d[1] for d in data])
     p0 = rc.race_init(250, 1024, s["std"], generator(seed + 100 * k), runs=(N_SEEDS,))
-    tr = train(p0, X, y, loss=CE, lr=LR, momentum=MOM, batch_size=s["bs"], steps=s["steps"], record=record_of(k),
-               seed=batch_seeds(k, N_SEEDS), check_every=1000)
+    tr = rc.train_each(p0, X, y, loss=CE, lr=LR, momentum=MOM, batch_size=s["bs"], steps=s["steps"], record=record_of(k),
+                       seed=batch_seeds(k, N_SEEDS), check_every=1000)                  # the seeds one after another
     return X, y, tr
 
 
@@ -382,6 +379,7 @@ for k in SETTINGS:
     conv[k] = converged(runs[k][2])
     print(f"setting {k}: N = {runs[k][0].shape[1]}, {SETTINGS[k]['steps']} steps in {time.process_time() - t0:.0f} s CPU; "
           f"final loss {rl(runs[k][2].loss[-1], 4)}; converged: {conv[k].astype(int).tolist()}")
+    lap(f"CIFAR setting {k} (5 runs)")
 i500 = SNAP_T.index(500)
 glue("race-T1", int(runs[1][2].steps[-1]), display=False)
 
@@ -394,9 +392,10 @@ glue("race-T1", int(runs[1][2].steps[-1]), display=False)
 # %%
 N_CTL = min(2, N_SEEDS)
 X1, y1, tr1 = runs[1]
-ctl = train(rc.race_init(250, 1024, 1e-3, gen(7), runs=(N_CTL,)), X1[:N_CTL], y1[:N_CTL], loss=CE, lr=LR, momentum=MOM,
-            batch_size=4, steps=SETTINGS[1]["steps"], record=np.union1d(record_of(1)[::4], [0, 500, SETTINGS[1]["steps"]]),
-            seed=batch_seeds(1, N_CTL), check_every=1000)
+ctl = rc.train_each(rc.race_init(250, 1024, 1e-3, gen(7), runs=(N_CTL,)), X1[:N_CTL], y1[:N_CTL], loss=CE, lr=LR, momentum=MOM,
+                    batch_size=4, steps=SETTINGS[1]["steps"], record=np.union1d(record_of(1)[::4], [0, 500, SETTINGS[1]["steps"]]),
+                    seed=batch_seeds(1, N_CTL), check_every=1000)
+lap("CIFAR std-1e-3 control (2 runs)")
 L500 = {k: runs[k][2].loss[runs[k][2].index_of_step(500)].numpy() / math.log(2) for k in SETTINGS}
 plateau_at = {1e-2: L500[2], 1e-3: ctl.loss[ctl.index_of_step(500)].numpy() / math.log(2), 1e-4: L500[1]}
 on_plateau = {s: bool((v >= 0.999).all()) for s, v in plateau_at.items()}
@@ -506,7 +505,8 @@ for k in (2, 3):
     sp = [rc.merge_rows(rc.split_all(tr_.final.map(lambda t: t[r]).to(F64)), X_[r].double(), y_[r], CE, thresholds=(0.999,))[0]
           for r in range(N_SEEDS)]
     ledger.grade(f"merge.setting{k}", groups=mk.groups.values, m=250, dl=mk.rel_loss_change.values,
-                 control=dict(groups=[d["groups"] for d in sp], m=500, dl=[d["rel_loss_change"] for d in sp]))
+                 control=dict(groups=[d["groups"] for d in sp], m=500, dl=[d["rel_loss_change"] for d in sp]),
+                 note=f"run converged at its end (step {SETTINGS[k]['steps']}): {conv[k].astype(int).tolist()}")
 print(f"setting 1 at 0.999 (end of run, t = {T1}): groups {mt1.groups.tolist()}, ΔL/L {[f'{v:+.2%}' for v in mt1.rel_loss_change]} "
       f"(leader's direction: {[f'{v:+.2%}' for v in dl_leader]}), converged {conv[1].astype(int).tolist()} -> "
       f"{rate('merge.setting1')}; control (std 1e-3): groups {c999.groups.tolist()}")
@@ -822,6 +822,7 @@ ledger.grade("appG.sign", neg=ag.neg.values, dev=ag.dev.values, cos_min=ag.cos_m
              control=dict(neg=ag_c.neg.values, dev=ag_c.dev.values))
 print(f"App. G: share of negative derivatives per seed {rl(ag.neg)}, max deviation from the formula {rl(ag.dev, 5)}, "
       f"min cos(w1, m¹) {rl(ag.cos_min, 4)} -> {rate('appG.sign')}; control (3π/4): negative share {rl(ag_c.neg)}")
+lap("setting 1: Figs. 1, 5, merging, theorems")
 
 # %% [markdown]
 # ## Settings 2 and 3 (Figures 6, 7, 8)
@@ -887,7 +888,8 @@ glue("race-fig8", rc_plots.scatter_grid(rows8, "Figure 8 — early $\\cos\\delta
 ledger.grade("plateau.setting2", l1=L500[1], l2=L500[2], control=dict(l1=L500[1], l2=L500[1]))
 al23 = {k: rc.top_alignment(runs[k][2].final, n_top=25).numpy() for k in (2, 3)}
 al3_init = rc.top_alignment(runs[3][2].at(0), n_top=25).numpy()
-ledger.grade("align.s3-vs-s2", al2=al23[2], al3=al23[3], control=dict(al2=al23[2], al3=al3_init))
+ledger.grade("align.s3-vs-s2", al2=al23[2], al3=al23[3], control=dict(al2=al23[2], al3=al3_init),
+             note=f"converged at the end of the run: setting 2 {conv[2].astype(int).tolist()}, setting 3 {conv[3].astype(int).tolist()}")
 print(f"loss at t = 500 / ln 2: setting 1 {rl(L500[1], 3)}, setting 2 {rl(L500[2], 3)} -> {rate('plateau.setting2')}")
 print(f"alignment of the 25 largest: setting 2 {rl(al23[2], 3)}, setting 3 {rl(al23[3], 3)} -> {rate('align.s3-vs-s2')}")
 
@@ -912,6 +914,7 @@ ledger.grade("top-share", share1=share[1], share2=share[2], share3=share[3],
              control=dict(share1=share1_init, share2=share[2], share3=share[3]))
 print("top-10 % share of Σa: " + "; ".join(f"setting {k}: {rl(v, 3)}" for k, v in share.items())
       + f"; setting 1 at t = 0: {rl(share1_init, 3)} -> {rate('top-share')}")
+lap("settings 2 and 3: Figs. 6–8")
 
 # %% [markdown]
 # ## Errata, checked
@@ -1045,7 +1048,9 @@ print(f"E15: {rc.n_parameters(tr3.final.map(lambda t: t[0])):,} parameters, {X3.
 # $w_{\alpha'}$ is $w_\alpha$.
 
 # %%
-print(f"chapter run time: {time.time() - T_START:.0f} s")
+lap("errata (E8 and E11 runs)")
+print(f"chapter run time: {time.time() - T_START:.0f} s wall; CPU (user + sys) by section, s:")
+print(pd.Series(LAPS).round(1).to_string())
 
 # %% [markdown]
 # ## Claims ledger
