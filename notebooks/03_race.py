@@ -35,10 +35,10 @@
 #
 # **What we run.** Every figure, on the committed CIFAR-10 subset (the three settings at the paper's
 # scale: width 250, 200/200/2000 images, batch 4/4/32, SGD with $\lambda=10^{-3}$ and momentum 0.9; 20 000 steps
-# for settings 1 and 2 with a declared convergence criterion, 8000 for setting 3)
+# for every setting, with a declared convergence criterion)
 # and on an XOR-like toy set; the gradient identities in float64 against autograd. Every claim is
 # graded **seed by seed** over 5 seeds (different image subsets or toy draws, and initialisations,
-# trained as one batched run), and its headline is the pass rate, e.g. "3/5". Every reproduction
+# trained one after another), and its headline is the pass rate, e.g. "3/5". Every reproduction
 # claim is also graded on a **negative control** (a counterfactual run or input, stated with the
 # claim) on which the same rule must fail; the chapter's build fails if a control passes. Claims that
 # are identities or counts are graded as *consistency checks* and never count as reproductions.
@@ -61,18 +61,18 @@
 # |---|---|---|
 # | setting 1 init std | $10^{-4}$ (all weights), biases 0 | the paper says only "low scale" and describes $t=500$ as "before the loss drops", on "a relatively long plateau". We fix the std by that criterion alone: the **largest** of the decades $10^{-2}$, $10^{-3}$, $10^{-4}$ at which the full training loss at $t=500$ is still within 0.1 % of $\ln2$ in every seed run. The chapter measures it (std $10^{-2}$ is setting 2, std $10^{-3}$ is the merge control below) and stops if the criterion picks another std. The criterion does not look at merging. |
 # | unit of $t$ | optimiser steps | with $t$ in steps the paper's $t=500$ is on the plateau; in epochs (50 steps each) it would be long after the drop |
-# | run length | settings 1 and 2: 20 000 steps (400 epochs of 200 images); setting 3: 8000 steps (128 epochs of 2000); "final" means the end of the run | the paper gives no run length. We declare a run *converged* at its end when its full training loss is ≤ 0.05 and no recorded loss of its last 2000 steps exceeds twice the final one (no SGD spike in progress). 20 000 steps for every setting does not fit the chapter's CPU budget: a step of setting 3 (batch 32, 2000 images) costs about twice one of settings 1–2, and setting 1 also needs its std-$10^{-3}$ control at full length, so setting 3 is the one reduced; its end is mid-training (its convergence is printed), and the claims that use it say so |
+# | run length | 20 000 steps in every setting (400 epochs of 200 images in settings 1 and 2, 320 epochs of 2000 in setting 3); "final" means the end of the run | the paper gives no run length. We declare a run *converged* at its end when its full training loss is ≤ 0.05 and no recorded loss of its last 2000 steps exceeds twice the final one (no SGD spike in progress); every run's convergence is printed after its training, and the merge of setting 1 is graded only where it holds |
 # | data | train split, `cifar_race(50 or 500, seed + r)`: equal numbers of each original class, ITU-R 601 luma in $[0,1]$, not centred | the paper: grayscale, flattened; settings 1 and 2 use the same subsets |
 # | $b^{(2)}$, weight decay, Nesterov | 0, none, no | PyTorch defaults |
 # | $\delta_\alpha$ | the vector angle $\angle(w^{(1)}_\alpha,\langle\gamma_\alpha\rangle)$ on the full training set | the paper's per-coordinate angles are exact only in 2-D |
 # | total parameter vector | $\theta_\alpha=[w^{(1)}_\alpha, b_\alpha, w^{(2)}_\alpha]$ | "total parameter vector"; merging $\theta\mapsto\hat\theta\sqrt{\sum\|\theta\|^2}$ is exact for parallel $\theta$ (2-homogeneity) |
 # | merging | greedy in decreasing $\|\theta\|$: each unassigned neuron absorbs every unassigned one with cosine $\ge0.999$; the merged neuron has the paper's norm $\sqrt{\sum\|\theta\|^2}$ and the direction of the $\|\theta\|^2$-weighted mean of its members' unit vectors | the paper gives only the threshold and the norm (for exactly parallel neurons); the weighted mean is the direction that keeps the group's function to first order (see the merging section) |
 # | XOR toy (Figs. 2, 3, 4, 9) | centroids at 45°, 135°, 225°, 315° with norms 4, 3, 1, 2 and labels 0, 1, 0, 1; std 0.1; 50 points each; a fresh draw per seed | the paper draws it only; interleaving the norms between the classes separates the clusters' fits |
-# | XOR training | full batch, $\lambda=10^{-3}$, momentum 0.9 (as for CIFAR), init std $10^{-6}$, 6000 steps; width 1000 for Figs. 2 and 3 (the paper's); Fig. 4: width 100 for the graded runs (5 seeds × 4 stds + the control), and the paper's 500 for seed `seed` (the figure, and a check that its verdict is the same) | the paper's widths are 1000 (Figs. 2–3: Fig. 3 is "the XOR-like experiment with 1000 hidden neurons") and 500 (Fig. 4). A toy step's cost is set by the hidden layer (runs × 200 points × width); the toy runs take their gradient from a numpy kernel of the same closed form (`rc.toy_gradients`, about three times faster than the torch step there). Even so, the 24 graded runs of Fig. 4 at width 500 would cost about 60 s of CPU, which the chapter's budget cannot hold beside the 20 000-step CIFAR runs, so Fig. 4 is **reduced** to width 100 for the graded seeds; the one seed run at 500 gives the same verdict (printed in its section) |
+# | XOR training | full batch, $\lambda=10^{-3}$, momentum 0.9 (as for CIFAR), init std $10^{-6}$, 6000 steps; width 1000 for Figs. 2 and 3 and 500 for Fig. 4 (the paper's), every graded run and control included | the paper's widths are 1000 (Figs. 2–3: Fig. 3 is "the XOR-like experiment with 1000 hidden neurons") and 500 (Fig. 4). A toy step's cost is set by the hidden layer (runs × 200 points × width); the toy runs take their gradient from a numpy kernel of the same closed form (`rc.toy_gradients`, about three times faster than the torch step there) |
 # | snapshots | log-spaced, plus $t\in\{0,250,500,1000,2000,4000\}$ and the end; setting 1 also every 100 steps up to 4000 and every 250 after, setting 2 every 500, setting 3 every 1000 | the paper names $t=0$ and $t=500$ only; the dense record of setting 1 times the two supergroups of Fig. 5 and shows the SGD spikes of Fig. 1a |
 # | frozen-gating closed form (Props. 4.2–4.3) | checked on setting 1's own run at its recorded steps up to $t=500$, flow time $\tau=\lambda_{\rm eff}t$, the bias as one more input coordinate; a neuron's gating counts as fixed while at most 1 % of its gates differ from $t=0$; rule: the closed form within 0.05 in cosine | the paper states the fixed points, not the dynamics; the closed form is the exact solution of the fixed-gating flow at $\|\Delta y\|=\sqrt2/2$, so the only choices are where to test it (the plateau of the small-init run, where its premises are closest to hold) and how much gating change to tolerate in 1024 dimensions |
 # | "the initial alignment remains" (Prop. 4.4) | the 20 neurons of largest final $a$, from the first recorded step with loss $<0.95\ln2$ to the end; ≤ 5° ($a$-weighted mean angle) | the paper gives no number; 5° is small against the 90° between the toy's clusters |
-# | seeds | 5 (image subset, init and mini-batch order), one batched run per setting; figures show seed `seed` | each run of a batch draws its own mini-batch order (its own permutation each epoch), so the seeds differ as independent reruns do |
+# | seeds | 5 (image subset, init and mini-batch order); figures show seed `seed`. The toy runs of a figure are one batched run; the CIFAR seed runs are trained one after another | each run draws its own mini-batch order (its own permutation each epoch), so the seeds differ as independent reruns do. A CIFAR step (batch 4 or 32 on the 250 × 1024 layer) is bound by memory traffic, and there a run trained alone costs 10–15 % less CPU per step than the same run inside a batch; it sees exactly the same mini-batches, and its result agrees with the batched run's to float32 rounding (`rc.train_each`, tested) |
 
 # %% tags=["parameters"]
 seed = 0            # base seed of every random draw in this chapter
@@ -324,10 +324,10 @@ glue("race-fig4", rc_plots.fig4_lazy(panels, STD4, seed), display=False)
 
 # %% [markdown]
 # ## The three CIFAR-10 settings
-# One batched run per setting: 5 seeds, each with its own image subset (`cifar_race(n, seed + r)`),
+# Five seed runs per setting, trained one after another, each with its own image subset (`cifar_race(n, seed + r)`),
 # initialisation **and mini-batch order** (as independent reruns); all weights $\mathcal N(0,\text{std}^2)$,
-# biases 0; 250 neurons. Settings 1 and 2 run 20 000 SGD steps (400 epochs), setting 3 runs 8000 (128 epochs;
-# see Choices for why it is shorter). The full training loss is recorded every 100 steps up to $t=4000$
+# biases 0; 250 neurons. Every setting runs 20 000 SGD steps (400 epochs in settings 1 and 2, 320 in
+# setting 3). The full training loss is recorded every 100 steps up to $t=4000$
 # in setting 1 (Figure 5), then every 250; every 500 steps in setting 2 and every 1000 in setting 3 (whose
 # full loss, on 2000 images, costs ten times more).
 #
@@ -382,6 +382,7 @@ for k in SETTINGS:
     lap(f"CIFAR setting {k} (5 runs)")
 i500 = SNAP_T.index(500)
 glue("race-T1", int(runs[1][2].steps[-1]), display=False)
+glue("race-conv3", f"{int(conv[3].sum())}/{N_SEEDS}", display=False)
 
 # %% [markdown]
 # **Setting 1's init scale, by the plateau criterion.** The control run of the merging claim below
@@ -895,11 +896,13 @@ print(f"alignment of the 25 largest: setting 2 {rl(al23[2], 3)}, setting 3 {rl(a
 
 # %% [markdown]
 # **What we see.** With std 0.01 the loss leaves $\ln2$ at once, the norms still spread over two decades
-# and the neurons still form two opposite blocks (Fig. 6). Setting 3 runs 8000 steps only (128 epochs of
-# batch 32, the reduction stated in Choices) and has not converged by the declared criterion (printed after
-# its training): its "final" quantities are mid-training ones, and its largest neurons are compared with
-# setting 2's converged ones; whether a much longer run would change the comparison we cannot tell within
-# this chapter's time budget.
+# and the neurons still form two opposite blocks (Fig. 6). Setting 3 runs as long as settings 1 and 2
+# (20 000 steps, 320 epochs of batch 32), and by the declared criterion it has converged in
+# {glue:text}`race-conv3` of its seed runs (final losses printed after its training): at the same step size
+# 2000 images take longer to fit than 200. Its "final" quantities (Figs. 6–8, `align.s3-vs-s2`,
+# `predict.setting3`, `predict.sharper`, `top-share`, `merge.setting3`) are those at step 20 000, the end of
+# the declared run length, and where that run has not converged they describe a network still fitting its
+# data; the convergence per seed is in the notes of `align.s3-vs-s2` and `merge.setting3`.
 
 # %% [markdown]
 # **Winners starve losers.** The share of $\sum_\alpha a_\alpha$ held by the top 10 % of neurons at the end.
@@ -939,7 +942,12 @@ lap("settings 2 and 3: Figs. 6–8")
 # where that factor is within 10 % of 2 (a declared premise). **Rule change:** an earlier version graded the toy and
 # CIFAR parts in one rule, so the toy's exact factor 2 was reported as not reproduced because of a CIFAR measurement
 # outside the erratum's premise; the toy's rule is unchanged. Control of both: growth at the paper's rate (every
-# measured rate halved). Also printed (context, not graded): the measured CIFAR rate against eq. 90 itself, with
+# measured rate halved). On the toy the halved rate fails the factor-2 band itself. On CIFAR the control keeps the
+# measured factor $(\|w^{(1)}\|^2+\|w^{(2)}\|^2)/a$, so it is rejected **only through the rule's term
+# $c_{\rm fac}\le2.2$**, i.e. through the premise (the band $1.6\le c_{18}\le2.4$ alone once let it pass: see the
+# claim's rule change in the ledger). While the premise fails (the claim's verdicts in the ledger) this control is a
+# weak check: it says nothing about the factor 2 until a CIFAR run meets the premise.
+# Also printed (context, not graded): the measured CIFAR rate against eq. 90 itself, with
 # eq. 90's rate averaged over the two ends of the window and integrated over it from snapshots every 50 steps.
 # Eq. 90 is the exact $\dot a$ for $b=0$ under gradient flow, whatever $c$; the CIFAR runs are SGD with batch 4
 # and momentum, with biases, and their measured rate falls short of it (ratios in the note of `erratum.E11-cifar`).
