@@ -290,7 +290,7 @@ rec4 = sorted(set([0, XOR_STEPS // 8, XOR_STEPS // 4, XOR_STEPS // 2, XOR_STEPS]
 xor4 = train(p4, X4, y_x.expand(len(std4), -1).clone(), loss=CE, lr=LR, momentum=MOM, steps=XOR_STEPS, record=rec4,
              grad_fn=rc.toy_gradients)
 glue("race-xor4-width", XOR4_W, display=False)
-lap("Fig. 4 (toy, 24 runs)")
+lap(f"Fig. 4 (toy, {len(std4)} runs)")
 # %%
 lazy = [rc.lazy_scores(xor4.final.map(lambda t: t[4 * g_:4 * g_ + 4]), cen_dir) for g_ in range(N_SEEDS + 1)]
 score = torch.stack([sc for sc, _ in lazy]).numpy()                             # (N_SEEDS + 1, 4)
@@ -379,7 +379,7 @@ for k in SETTINGS:
     conv[k] = converged(runs[k][2])
     print(f"setting {k}: N = {runs[k][0].shape[1]}, {SETTINGS[k]['steps']} steps in {time.process_time() - t0:.0f} s CPU; "
           f"final loss {rl(runs[k][2].loss[-1], 4)}; converged: {conv[k].astype(int).tolist()}")
-    lap(f"CIFAR setting {k} (5 runs)")
+    lap(f"CIFAR setting {k} ({N_SEEDS} runs)")
 i500 = SNAP_T.index(500)
 glue("race-T1", int(runs[1][2].steps[-1]), display=False)
 glue("race-conv3", f"{int(conv[3].sum())}/{N_SEEDS}", display=False)
@@ -396,7 +396,7 @@ X1, y1, tr1 = runs[1]
 ctl = rc.train_each(rc.race_init(250, 1024, 1e-3, gen(7), runs=(N_CTL,)), X1[:N_CTL], y1[:N_CTL], loss=CE, lr=LR, momentum=MOM,
                     batch_size=4, steps=SETTINGS[1]["steps"], record=np.union1d(record_of(1)[::4], [0, 500, SETTINGS[1]["steps"]]),
                     seed=batch_seeds(1, N_CTL), check_every=1000)
-lap("CIFAR std-1e-3 control (2 runs)")
+lap(f"CIFAR std-1e-3 control ({N_CTL} runs)")
 L500 = {k: runs[k][2].loss[runs[k][2].index_of_step(500)].numpy() / math.log(2) for k in SETTINGS}
 plateau_at = {1e-2: L500[2], 1e-3: ctl.loss[ctl.index_of_step(500)].numpy() / math.log(2), 1e-4: L500[1]}
 on_plateau = {s: bool((v >= 0.999).all()) for s, v in plateau_at.items()}
