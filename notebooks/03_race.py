@@ -35,10 +35,10 @@
 #
 # **What we run.** Every figure, on the committed CIFAR-10 subset (the three settings at the paper's
 # scale: width 250, 200/200/2000 images, batch 4/4/32, SGD with $\lambda=10^{-3}$ and momentum 0.9; 20 000 steps
-# for settings 1 and 2 with a declared convergence criterion, 8000 for setting 3)
+# for every setting, with a declared convergence criterion)
 # and on an XOR-like toy set; the gradient identities in float64 against autograd. Every claim is
 # graded **seed by seed** over 5 seeds (different image subsets or toy draws, and initialisations,
-# trained as one batched run), and its headline is the pass rate, e.g. "3/5". Every reproduction
+# trained one after another), and its headline is the pass rate, e.g. "3/5". Every reproduction
 # claim is also graded on a **negative control** (a counterfactual run or input, stated with the
 # claim) on which the same rule must fail; the chapter's build fails if a control passes. Claims that
 # are identities or counts are graded as *consistency checks* and never count as reproductions.
@@ -61,18 +61,18 @@
 # |---|---|---|
 # | setting 1 init std | $10^{-4}$ (all weights), biases 0 | the paper says only "low scale" and describes $t=500$ as "before the loss drops", on "a relatively long plateau". We fix the std by that criterion alone: the **largest** of the decades $10^{-2}$, $10^{-3}$, $10^{-4}$ at which the full training loss at $t=500$ is still within 0.1 % of $\ln2$ in every seed run. The chapter measures it (std $10^{-2}$ is setting 2, std $10^{-3}$ is the merge control below) and stops if the criterion picks another std. The criterion does not look at merging. |
 # | unit of $t$ | optimiser steps | with $t$ in steps the paper's $t=500$ is on the plateau; in epochs (50 steps each) it would be long after the drop |
-# | run length | settings 1 and 2: 20 000 steps (400 epochs of 200 images); setting 3: 8000 steps (128 epochs of 2000); "final" means the end of the run | the paper gives no run length. We declare a run *converged* at its end when its full training loss is ≤ 0.05 and no recorded loss of its last 2000 steps exceeds twice the final one (no SGD spike in progress). 20 000 steps for every setting does not fit the chapter's CPU budget: a step of setting 3 (batch 32, 2000 images) costs about twice one of settings 1–2, and setting 1 also needs its std-$10^{-3}$ control at full length, so setting 3 is the one reduced; its end is mid-training (its convergence is printed), and the claims that use it say so |
+# | run length | 20 000 steps in every setting (400 epochs of 200 images in settings 1 and 2, 320 epochs of 2000 in setting 3); "final" means the end of the run | the paper gives no run length. We declare a run *converged* at its end when its full training loss is ≤ 0.05 and no recorded loss of its last 2000 steps exceeds twice the final one (no SGD spike in progress); every run's convergence is printed after its training, and the merge of setting 1 is graded only where it holds |
 # | data | train split, `cifar_race(50 or 500, seed + r)`: equal numbers of each original class, ITU-R 601 luma in $[0,1]$, not centred | the paper: grayscale, flattened; settings 1 and 2 use the same subsets |
 # | $b^{(2)}$, weight decay, Nesterov | 0, none, no | PyTorch defaults |
 # | $\delta_\alpha$ | the vector angle $\angle(w^{(1)}_\alpha,\langle\gamma_\alpha\rangle)$ on the full training set | the paper's per-coordinate angles are exact only in 2-D |
 # | total parameter vector | $\theta_\alpha=[w^{(1)}_\alpha, b_\alpha, w^{(2)}_\alpha]$ | "total parameter vector"; merging $\theta\mapsto\hat\theta\sqrt{\sum\|\theta\|^2}$ is exact for parallel $\theta$ (2-homogeneity) |
 # | merging | greedy in decreasing $\|\theta\|$: each unassigned neuron absorbs every unassigned one with cosine $\ge0.999$; the merged neuron has the paper's norm $\sqrt{\sum\|\theta\|^2}$ and the direction of the $\|\theta\|^2$-weighted mean of its members' unit vectors | the paper gives only the threshold and the norm (for exactly parallel neurons); the weighted mean is the direction that keeps the group's function to first order (see the merging section) |
 # | XOR toy (Figs. 2, 3, 4, 9) | centroids at 45°, 135°, 225°, 315° with norms 4, 3, 1, 2 and labels 0, 1, 0, 1; std 0.1; 50 points each; a fresh draw per seed | the paper draws it only; interleaving the norms between the classes separates the clusters' fits |
-# | XOR training | full batch, $\lambda=10^{-3}$, momentum 0.9 (as for CIFAR), init std $10^{-6}$, 6000 steps; width 1000 for Figs. 2 and 3 (the paper's); Fig. 4: width 100 for the graded runs (5 seeds × 4 stds + the control), and the paper's 500 for seed `seed` (the figure, and a check that its verdict is the same) | the paper's widths are 1000 (Figs. 2–3: Fig. 3 is "the XOR-like experiment with 1000 hidden neurons") and 500 (Fig. 4). A toy step's cost is set by the hidden layer (runs × 200 points × width); the toy runs take their gradient from a numpy kernel of the same closed form (`rc.toy_gradients`, about three times faster than the torch step there). Even so, the 24 graded runs of Fig. 4 at width 500 would cost about 60 s of CPU, which the chapter's budget cannot hold beside the 20 000-step CIFAR runs, so Fig. 4 is **reduced** to width 100 for the graded seeds; the one seed run at 500 gives the same verdict (printed in its section) |
+# | XOR training | full batch, $\lambda=10^{-3}$, momentum 0.9 (as for CIFAR), init std $10^{-6}$, 6000 steps; width 1000 for Figs. 2 and 3 and 500 for Fig. 4 (the paper's), every graded run and control included | the paper's widths are 1000 (Figs. 2–3: Fig. 3 is "the XOR-like experiment with 1000 hidden neurons") and 500 (Fig. 4). A toy step's cost is set by the hidden layer (runs × 200 points × width); the toy runs take their gradient from a numpy kernel of the same closed form (`rc.toy_gradients`, about three times faster than the torch step there) |
 # | snapshots | log-spaced, plus $t\in\{0,250,500,1000,2000,4000\}$ and the end; setting 1 also every 100 steps up to 4000 and every 250 after, setting 2 every 500, setting 3 every 1000 | the paper names $t=0$ and $t=500$ only; the dense record of setting 1 times the two supergroups of Fig. 5 and shows the SGD spikes of Fig. 1a |
 # | frozen-gating closed form (Props. 4.2–4.3) | checked on setting 1's own run at its recorded steps up to $t=500$, flow time $\tau=\lambda_{\rm eff}t$, the bias as one more input coordinate; a neuron's gating counts as fixed while at most 1 % of its gates differ from $t=0$; rule: the closed form within 0.05 in cosine | the paper states the fixed points, not the dynamics; the closed form is the exact solution of the fixed-gating flow at $\|\Delta y\|=\sqrt2/2$, so the only choices are where to test it (the plateau of the small-init run, where its premises are closest to hold) and how much gating change to tolerate in 1024 dimensions |
 # | "the initial alignment remains" (Prop. 4.4) | the 20 neurons of largest final $a$, from the first recorded step with loss $<0.95\ln2$ to the end; ≤ 5° ($a$-weighted mean angle) | the paper gives no number; 5° is small against the 90° between the toy's clusters |
-# | seeds | 5 (image subset, init and mini-batch order), one batched run per setting; figures show seed `seed` | each run of a batch draws its own mini-batch order (its own permutation each epoch), so the seeds differ as independent reruns do |
+# | seeds | 5 (image subset, init and mini-batch order); figures show seed `seed`. The toy runs of a figure are one batched run; the CIFAR seed runs are trained one after another | each run draws its own mini-batch order (its own permutation each epoch), so the seeds differ as independent reruns do. A CIFAR step (batch 4 or 32 on the 250 × 1024 layer) is bound by memory traffic, and there a run trained alone costs 10–15 % less CPU per step than the same run inside a batch; it sees exactly the same mini-batches, and its result agrees with the batched run's to float32 rounding over a short run (`rc.train_each`, tested); over 20 000 SGD steps the rounding differences grow (see Figure 5's section) |
 
 # %% tags=["parameters"]
 seed = 0            # base seed of every random draw in this chapter
@@ -88,7 +88,6 @@ import pandas as pd
 import torch
 
 from lrlib import chapter
-from lrlib.claims import grade_seeds
 from lrlib.data import cifar_race
 from lrlib.losses import Loss
 from lrlib.measure import drops, first_crossing
@@ -107,6 +106,13 @@ CE = Loss("cross_entropy")
 F64 = torch.float64
 T_START = time.time()
 glue("race-seed", seed, display=False)
+LAPS, _t = {}, [time.process_time()]
+
+
+def lap(name):
+    """Add the kernel's CPU seconds (user + sys) since the previous lap to section ``name``."""
+    LAPS[name] = LAPS.get(name, 0.0) + time.process_time() - _t[0]
+    _t[0] = time.process_time()
 
 
 def gen(purpose, r=0):
@@ -123,12 +129,12 @@ def rl(x, d=2):
 LR, MOM = 1e-3, 0.9
 SNAP_T = [0, 250, 500, 1000, 2000, 4000] if not quick else [0, 250, 500]      # plus each run's end
 SETTINGS = {1: dict(n_per=50, bs=4, std=1e-4, steps=20_000), 2: dict(n_per=50, bs=4, std=1e-2, steps=20_000),
-            3: dict(n_per=500, bs=32, std=1e-2, steps=8000)}
+            3: dict(n_per=500, bs=32, std=1e-2, steps=20_000)}
 if quick:
     SETTINGS = {k: dict(s, steps=800, n_per=min(s["n_per"], 100)) for k, s in SETTINGS.items()}
 CONV_LOSS, CONV_WINDOW = 0.05, 2000                                            # the convergence criterion (see Choices)
 XOR_W = 40 if quick else 1000                                                  # Fig. 2: the paper's width
-XOR4_W, XOR4_PAPER = (20, 40) if quick else (100, 500)                          # Fig. 4: graded width, paper's width (one seed)
+XOR4_W = 40 if quick else 500                                                  # Fig. 4: the paper's width
 XOR_STEPS = 2000 if quick else 6000
 print(CE.describe(), f"| SGD lr {LR}, momentum {MOM} | {N_SEEDS} seeds, steps per setting "
       f"{ {k: s['steps'] for k, s in SETTINGS.items()} }")
@@ -169,6 +175,7 @@ print(f"eq. 15: max relative error {max(err15):.1e}; eqs. 4–8 vs autograd: {ma
 ph3 = rc.phi(p3)
 fig = rc_plots.fig3_ratio(rc.angle_gap(torch.full_like(ph3, rc.PHI2), ph3), ratio, exact, p3.norms_out())
 glue("race-fig3", fig, display=False)
+lap("eqs. 4–8, 15 and Fig. 3")
 
 # %% [markdown]
 # ```{glue:figure} race-fig3
@@ -242,6 +249,7 @@ snap_x = sorted(set([0, (t_drop[0] if t_drop else XOR_STEPS) // 2] + t_drop + [X
 snaps = [(s, xor0.at(xor0.index_of_step(s)).W1, xor0.at(xor0.index_of_step(s)).outgoing()) for s in snap_x]
 fig = rc_plots.fig2_xor(xor.steps, Lx[:, 0], Lk[:, 0].numpy(), t_drop, snaps, grp, norm_of, seed)
 glue("race-fig2", fig, display=False)
+lap("XOR toy, Figs. 2 and 9")
 
 # %% [markdown]
 # ```{glue:figure} race-fig2
@@ -267,9 +275,8 @@ glue("race-fig2", fig, display=False)
 
 # %% [markdown]
 # ## Initialisation scale: rich to lazy (Figure 4)
-# The same toy, four init stds, the same optimiser, for every seed: {glue:text}`race-xor4-width` neurons for the graded
-# runs (one batch of 24 runs), and the paper's {glue:text}`race-xor4-paper` for seed {glue:text}`race-seed` (the figure, and
-# a check that the verdict does not depend on the reduced width; see Choices). Alignment score: the
+# The same toy, four init stds, the same optimiser, for every seed, at the paper's width of
+# {glue:text}`race-xor4-width` neurons (one batch of 24 runs: 5 seeds × 4 stds, and the control). Alignment score: the
 # $a$-weighted mean over neurons of $\max_k\cos(w^{(1)}_\alpha,u_k)$, where $u_k$ are the four final incoming
 # directions of the same seed's smallest-std run (the direction of its largest-$a$ neuron in each cluster).
 # Control: four runs that all start from std $10^{-4}$, scored in the same order (no change of scale).
@@ -282,11 +289,8 @@ p4 = rc.race_init(XOR4_W, 2, std4, gen(6), runs=(len(std4),))
 rec4 = sorted(set([0, XOR_STEPS // 8, XOR_STEPS // 4, XOR_STEPS // 2, XOR_STEPS]))
 xor4 = train(p4, X4, y_x.expand(len(std4), -1).clone(), loss=CE, lr=LR, momentum=MOM, steps=XOR_STEPS, record=rec4,
              grad_fn=rc.toy_gradients)
-p4w = rc.race_init(XOR4_PAPER, 2, torch.tensor(STD4), gen(10), runs=(4,))       # seed `seed` at the paper's width
-xor4w = train(p4w, X4[:4], y_x.expand(4, -1).clone(), loss=CE, lr=LR, momentum=MOM, steps=XOR_STEPS, record=rec4,
-              grad_fn=rc.toy_gradients)
 glue("race-xor4-width", XOR4_W, display=False)
-glue("race-xor4-paper", XOR4_PAPER, display=False)
+lap(f"Fig. 4 (toy, {len(std4)} runs)")
 # %%
 lazy = [rc.lazy_scores(xor4.final.map(lambda t: t[4 * g_:4 * g_ + 4]), cen_dir) for g_ in range(N_SEEDS + 1)]
 score = torch.stack([sc for sc, _ in lazy]).numpy()                             # (N_SEEDS + 1, 4)
@@ -297,28 +301,21 @@ print(pd.DataFrame(score, columns=[f"std {s:g}" for s in STD4],
 print(f"rich → lazy: {rate('fig4.lazy')}")
 
 # %%
-score_w, U_w = rc.lazy_scores(xor4w.final, cen_dir)
-verdict_w = grade_seeds(ledger.decls["fig4.lazy"], s_of(score_w.numpy()))[0]
-verdict_n = ledger.results["fig4.lazy"].verdicts[0]
-glue("race-fig4-same", "the same" if verdict_w == verdict_n else "a different", display=False)
-print(f"seed {seed}, width {XOR4_W}: scores {rl(score[0], 4)} -> {verdict_n}; width {XOR4_PAPER}: {rl(score_w, 4)} -> {verdict_w}")
-
-# %%
-panels = [[(xor4w.at(i).W1[c], rc.cosine(xor4w.at(i).W1[c].unsqueeze(-2), U_w).argmax(-1),
-            f"std {s:g}, $t$={xor4w.steps[i]}" + (f"\nscore {score_w[c]:.3f}" if row else ""))
-           for c, s in enumerate(STD4)] for row, i in enumerate([1, len(xor4w) - 1])]
+score_w, U_w = score[0], lazy[0][1]                                              # seed `seed`: runs 0-3 of the batch
+panels = [[(xor4.at(i).W1[c], rc.cosine(xor4.at(i).W1[c].unsqueeze(-2), U_w).argmax(-1),
+            f"std {s:g}, $t$={xor4.steps[i]}" + (f"\nscore {score_w[c]:.3f}" if row else ""))
+           for c, s in enumerate(STD4)] for row, i in enumerate([1, len(xor4) - 1])]
 glue("race-fig4", rc_plots.fig4_lazy(panels, STD4, seed), display=False)
 
 # %% [markdown]
 # ```{glue:figure} race-fig4
 # :name: race-fig4
 #
-# **Figure 4 of the paper** (seed {glue:text}`race-seed`, {glue:text}`race-xor4-paper` neurons, as the paper). Incoming directions
+# **Figure 4 of the paper** (seed {glue:text}`race-seed`, {glue:text}`race-xor4-width` neurons, as the paper). Incoming directions
 # early (top) and at the end (bottom) for init std $10^{-4}$, $10^{-2}$, $10^{-1}$, $1$ (left to right), coloured by
 # the nearest of the four target directions $u_k$. Compare the collapse onto four directions at small std with
 # the spread at std 1; the number to look at is the alignment score in the lower titles (1 = every unit of
-# norm on a target), which the claim `fig4.lazy` grades per seed at width {glue:text}`race-xor4-width`; at this width
-# the same rule gives {glue:text}`race-fig4-same` verdict for this seed.
+# norm on a target), which the claim `fig4.lazy` grades per seed (table above).
 # ```
 
 # %% [markdown]
@@ -327,10 +324,10 @@ glue("race-fig4", rc_plots.fig4_lazy(panels, STD4, seed), display=False)
 
 # %% [markdown]
 # ## The three CIFAR-10 settings
-# One batched run per setting: 5 seeds, each with its own image subset (`cifar_race(n, seed + r)`),
+# Five seed runs per setting, trained one after another, each with its own image subset (`cifar_race(n, seed + r)`),
 # initialisation **and mini-batch order** (as independent reruns); all weights $\mathcal N(0,\text{std}^2)$,
-# biases 0; 250 neurons. Settings 1 and 2 run 20 000 SGD steps (400 epochs), setting 3 runs 8000 (128 epochs;
-# see Choices for why it is shorter). The full training loss is recorded every 100 steps up to $t=4000$
+# biases 0; 250 neurons. Every setting runs 20 000 SGD steps (400 epochs in settings 1 and 2, 320 in
+# setting 3). The full training loss is recorded every 100 steps up to $t=4000$
 # in setting 1 (Figure 5), then every 250; every 500 steps in setting 2 and every 1000 in setting 3 (whose
 # full loss, on 2000 images, costs ten times more).
 #
@@ -360,8 +357,8 @@ def run_setting(k):
     data = [cifar_race(s["n_per"], seed + r) for r in range(N_SEEDS)]
     X, y = torch.stack([d[0] for d in data]), torch.stack([d[1] for d in data])
     p0 = rc.race_init(250, 1024, s["std"], generator(seed + 100 * k), runs=(N_SEEDS,))
-    tr = train(p0, X, y, loss=CE, lr=LR, momentum=MOM, batch_size=s["bs"], steps=s["steps"], record=record_of(k),
-               seed=batch_seeds(k, N_SEEDS), check_every=1000)
+    tr = rc.train_each(p0, X, y, loss=CE, lr=LR, momentum=MOM, batch_size=s["bs"], steps=s["steps"], record=record_of(k),
+                       seed=batch_seeds(k, N_SEEDS), check_every=1000)                  # the seeds one after another
     return X, y, tr
 
 
@@ -382,8 +379,10 @@ for k in SETTINGS:
     conv[k] = converged(runs[k][2])
     print(f"setting {k}: N = {runs[k][0].shape[1]}, {SETTINGS[k]['steps']} steps in {time.process_time() - t0:.0f} s CPU; "
           f"final loss {rl(runs[k][2].loss[-1], 4)}; converged: {conv[k].astype(int).tolist()}")
+    lap(f"CIFAR setting {k} ({N_SEEDS} runs)")
 i500 = SNAP_T.index(500)
 glue("race-T1", int(runs[1][2].steps[-1]), display=False)
+glue("race-conv3", f"{int(conv[3].sum())}/{N_SEEDS}", display=False)
 
 # %% [markdown]
 # **Setting 1's init scale, by the plateau criterion.** The control run of the merging claim below
@@ -394,9 +393,10 @@ glue("race-T1", int(runs[1][2].steps[-1]), display=False)
 # %%
 N_CTL = min(2, N_SEEDS)
 X1, y1, tr1 = runs[1]
-ctl = train(rc.race_init(250, 1024, 1e-3, gen(7), runs=(N_CTL,)), X1[:N_CTL], y1[:N_CTL], loss=CE, lr=LR, momentum=MOM,
-            batch_size=4, steps=SETTINGS[1]["steps"], record=np.union1d(record_of(1)[::4], [0, 500, SETTINGS[1]["steps"]]),
-            seed=batch_seeds(1, N_CTL), check_every=1000)
+ctl = rc.train_each(rc.race_init(250, 1024, 1e-3, gen(7), runs=(N_CTL,)), X1[:N_CTL], y1[:N_CTL], loss=CE, lr=LR, momentum=MOM,
+                    batch_size=4, steps=SETTINGS[1]["steps"], record=np.union1d(record_of(1)[::4], [0, 500, SETTINGS[1]["steps"]]),
+                    seed=batch_seeds(1, N_CTL), check_every=1000)
+lap(f"CIFAR std-1e-3 control ({N_CTL} runs)")
 L500 = {k: runs[k][2].loss[runs[k][2].index_of_step(500)].numpy() / math.log(2) for k in SETTINGS}
 plateau_at = {1e-2: L500[2], 1e-3: ctl.loss[ctl.index_of_step(500)].numpy() / math.log(2), 1e-4: L500[1]}
 on_plateau = {s: bool((v >= 0.999).all()) for s, v in plateau_at.items()}
@@ -506,7 +506,8 @@ for k in (2, 3):
     sp = [rc.merge_rows(rc.split_all(tr_.final.map(lambda t: t[r]).to(F64)), X_[r].double(), y_[r], CE, thresholds=(0.999,))[0]
           for r in range(N_SEEDS)]
     ledger.grade(f"merge.setting{k}", groups=mk.groups.values, m=250, dl=mk.rel_loss_change.values,
-                 control=dict(groups=[d["groups"] for d in sp], m=500, dl=[d["rel_loss_change"] for d in sp]))
+                 control=dict(groups=[d["groups"] for d in sp], m=500, dl=[d["rel_loss_change"] for d in sp]),
+                 note=f"run converged at its end (step {SETTINGS[k]['steps']}): {conv[k].astype(int).tolist()}")
 print(f"setting 1 at 0.999 (end of run, t = {T1}): groups {mt1.groups.tolist()}, ΔL/L {[f'{v:+.2%}' for v in mt1.rel_loss_change]} "
       f"(leader's direction: {[f'{v:+.2%}' for v in dl_leader]}), converged {conv[1].astype(int).tolist()} -> "
       f"{rate('merge.setting1')}; control (std 1e-3): groups {c999.groups.tolist()}")
@@ -647,7 +648,12 @@ glue("race-fig5", fig, display=False)
 # %% [markdown]
 # The pass rate above counts the seeds in which the $\phi^{2*}$ group reaches half its final $\Sigma a$ on a
 # later snapshot than the $\phi^{1*}$ group, among the seeds where the two times differ; the earlier
-# growth (ten times the initial $\Sigma a$) is printed beside it for context.
+# growth (ten times the initial $\Sigma a$) is printed beside it for context. The half-final times fall long
+# after the drop, where SGD spikes still move $\Sigma a$, and the two groups' times are a few snapshots apart
+# at most, so a seed's verdict depends on the exact SGD path: when this chapter went from training the seeds in
+# one batch to training them one after another (the same mini-batches; float32 results equal to rounding over
+# a short run), the rounding differences, grown over 20 000 steps, reversed the order of the two times in one
+# seed. The ordering is a weak signal here, whatever its pass rate.
 
 # %% [markdown]
 # ### Alignment theorems on the CIFAR runs
@@ -822,6 +828,7 @@ ledger.grade("appG.sign", neg=ag.neg.values, dev=ag.dev.values, cos_min=ag.cos_m
              control=dict(neg=ag_c.neg.values, dev=ag_c.dev.values))
 print(f"App. G: share of negative derivatives per seed {rl(ag.neg)}, max deviation from the formula {rl(ag.dev, 5)}, "
       f"min cos(w1, m¹) {rl(ag.cos_min, 4)} -> {rate('appG.sign')}; control (3π/4): negative share {rl(ag_c.neg)}")
+lap("setting 1: Figs. 1, 5, merging, theorems")
 
 # %% [markdown]
 # ## Settings 2 and 3 (Figures 6, 7, 8)
@@ -887,17 +894,20 @@ glue("race-fig8", rc_plots.scatter_grid(rows8, "Figure 8 — early $\\cos\\delta
 ledger.grade("plateau.setting2", l1=L500[1], l2=L500[2], control=dict(l1=L500[1], l2=L500[1]))
 al23 = {k: rc.top_alignment(runs[k][2].final, n_top=25).numpy() for k in (2, 3)}
 al3_init = rc.top_alignment(runs[3][2].at(0), n_top=25).numpy()
-ledger.grade("align.s3-vs-s2", al2=al23[2], al3=al23[3], control=dict(al2=al23[2], al3=al3_init))
+ledger.grade("align.s3-vs-s2", al2=al23[2], al3=al23[3], control=dict(al2=al23[2], al3=al3_init),
+             note=f"converged at the end of the run: setting 2 {conv[2].astype(int).tolist()}, setting 3 {conv[3].astype(int).tolist()}")
 print(f"loss at t = 500 / ln 2: setting 1 {rl(L500[1], 3)}, setting 2 {rl(L500[2], 3)} -> {rate('plateau.setting2')}")
 print(f"alignment of the 25 largest: setting 2 {rl(al23[2], 3)}, setting 3 {rl(al23[3], 3)} -> {rate('align.s3-vs-s2')}")
 
 # %% [markdown]
 # **What we see.** With std 0.01 the loss leaves $\ln2$ at once, the norms still spread over two decades
-# and the neurons still form two opposite blocks (Fig. 6). Setting 3 runs 8000 steps only (128 epochs of
-# batch 32, the reduction stated in Choices) and has not converged by the declared criterion (printed after
-# its training): its "final" quantities are mid-training ones, and its largest neurons are compared with
-# setting 2's converged ones; whether a much longer run would change the comparison we cannot tell within
-# this chapter's time budget.
+# and the neurons still form two opposite blocks (Fig. 6). Setting 3 runs as long as settings 1 and 2
+# (20 000 steps, 320 epochs of batch 32), and by the declared criterion it has converged in
+# {glue:text}`race-conv3` of its seed runs (final losses printed after its training): at the same step size
+# 2000 images take longer to fit than 200. Its "final" quantities (Figs. 6–8, `align.s3-vs-s2`,
+# `predict.setting3`, `predict.sharper`, `top-share`, `merge.setting3`) are those at step 20 000, the end of
+# the declared run length, and where that run has not converged they describe a network still fitting its
+# data; the convergence per seed is in the notes of `align.s3-vs-s2` and `merge.setting3`.
 
 # %% [markdown]
 # **Winners starve losers.** The share of $\sum_\alpha a_\alpha$ held by the top 10 % of neurons at the end.
@@ -912,6 +922,7 @@ ledger.grade("top-share", share1=share[1], share2=share[2], share3=share[3],
              control=dict(share1=share1_init, share2=share[2], share3=share[3]))
 print("top-10 % share of Σa: " + "; ".join(f"setting {k}: {rl(v, 3)}" for k, v in share.items())
       + f"; setting 1 at t = 0: {rl(share1_init, 3)} -> {rate('top-share')}")
+lap("settings 2 and 3: Figs. 6–8")
 
 # %% [markdown]
 # ## Errata, checked
@@ -936,7 +947,12 @@ print("top-10 % share of Σa: " + "; ".join(f"setting {k}: {rl(v, 3)}" for k, v 
 # where that factor is within 10 % of 2 (a declared premise). **Rule change:** an earlier version graded the toy and
 # CIFAR parts in one rule, so the toy's exact factor 2 was reported as not reproduced because of a CIFAR measurement
 # outside the erratum's premise; the toy's rule is unchanged. Control of both: growth at the paper's rate (every
-# measured rate halved). Also printed (context, not graded): the measured CIFAR rate against eq. 90 itself, with
+# measured rate halved). On the toy the halved rate fails the factor-2 band itself. On CIFAR the control keeps the
+# measured factor $(\|w^{(1)}\|^2+\|w^{(2)}\|^2)/a$, so it is rejected **only through the rule's term
+# $c_{\rm fac}\le2.2$**, i.e. through the premise (the band $1.6\le c_{18}\le2.4$ alone once let it pass: see the
+# claim's rule change in the ledger). While the premise fails (the claim's verdicts in the ledger) this control is a
+# weak check: it says nothing about the factor 2 until a CIFAR run meets the premise.
+# Also printed (context, not graded): the measured CIFAR rate against eq. 90 itself, with
 # eq. 90's rate averaged over the two ends of the window and integrated over it from snapshots every 50 steps.
 # Eq. 90 is the exact $\dot a$ for $b=0$ under gradient flow, whatever $c$; the CIFAR runs are SGD with batch 4
 # and momentum, with biases, and their measured rate falls short of it (ratios in the note of `erratum.E11-cifar`).
@@ -1045,7 +1061,9 @@ print(f"E15: {rc.n_parameters(tr3.final.map(lambda t: t[0])):,} parameters, {X3.
 # $w_{\alpha'}$ is $w_\alpha$.
 
 # %%
-print(f"chapter run time: {time.time() - T_START:.0f} s")
+lap("errata (E8 and E11 runs)")
+print(f"chapter run time: {time.time() - T_START:.0f} s wall; CPU (user + sys) by section, s:")
+print(pd.Series(LAPS).round(1).to_string())
 
 # %% [markdown]
 # ## Claims ledger
