@@ -26,7 +26,7 @@ T_BOOK = 720.0             # seconds: the whole book executed on 2 cores
 T_CI = 1800.0              # seconds: a fresh-clone .ci/run
 T_RERUN, T_RERUN_QUICK = 180.0, 45.0   # seconds: one chapter rerun at full / reduced size
 SMALL = ("toy", "small")   # the dispatch-bound step cases
-LARGE = ("cifar-book", "mnist")   # the large shapes as the book runs them (race: five seeds batched)
+LARGE = ("cifar", "mnist")   # the large shapes as the book runs them (race: one seed at a time)
 
 
 def _verdict(ok: bool) -> str:
@@ -60,8 +60,8 @@ def steps_table(sec: dict) -> str:
             target = f"≥ {T_SPEEDUP:g}× faster than the floor: {_verdict(r['ratio_to_floor'] <= 1 / T_SPEEDUP)}"
         elif r["key"] in LARGE:
             target = f"≥ {T_MATMUL:.0%} of matmul: {_verdict(r['share_of_matmul'] >= T_MATMUL)}"
-        elif r["key"] == "cifar":
-            target = "(one run; judged on cifar-book)"
+        elif r["key"] == "cifar-book":
+            target = "(five seeds batched: the race chapter's former way; judged on cifar)"
         else:
             target = "(no target)"
         floor = (f"{r['floor_us_per_step']:,.1f} | {r['ratio_to_floor']:.2f}" if "floor_us_per_step" in r

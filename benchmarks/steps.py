@@ -56,7 +56,7 @@ def _cifar():
 
 
 def _cifar_book():
-    """Setting 3 as the race chapter runs it: five seeds batched (own images, init, batch order)."""
+    """Setting 3 with five seeds batched (own images, init, batch order): the race chapter's former way."""
     data = [cifar_race(500, r, dtype=torch.float32) for r in range(5)]
     p = gaussian_init(250, 1024, 2, std_in=0.01, std_out=0.01, bias_in=True, bias_out=True,
                       gen=generator(0), dtype=torch.float32, runs=(5,))
@@ -72,9 +72,10 @@ CASES = [
     StepCase("toy", "orthogonal toy n=2, d=2, m=60 (float64, GD, mean MSE)", _toy, Loss("square", "mean"), 1e-3, 6000),
     StepCase("small", "orthonormal test bed n=6, d=10, m=50 (float64, GD)", _small, half_mse(), 1e-2, 4000),
     StepCase("medium", "ReLU teacher n=75, d=150, m=200 (float64, GD)", _medium, Loss("square", "mean"), 1e-2, 1500),
-    StepCase("cifar", "CIFAR setting 3: batch 32 of 2000×1024, m=250, k=2, CE, SGD μ=0.9 (float32)", _cifar,
+    StepCase("cifar", "CIFAR setting 3 as the chapter runs it (one seed at a time): batch 32 of 2000×1024, "
+             "m=250, k=2, CE, SGD μ=0.9 (float32)", _cifar,
              Loss("cross_entropy"), 1e-3, 600, momentum=0.9, batch_size=32),
-    StepCase("cifar-book", "CIFAR setting 3 as the chapter runs it: 5 seeds batched, batch 32 of 2000×1024 each, "
+    StepCase("cifar-book", "CIFAR setting 3, 5 seeds batched (the chapter's former way), batch 32 of 2000×1024 each, "
              "m=250, k=2, CE, SGD μ=0.9 (float32)", _cifar_book, Loss("cross_entropy"), 1e-3, 400, momentum=0.9,
              batch_size=32, runs=5),
     StepCase("mnist", "MNIST 0/1 full batch 5000×784, m=50, exp. loss (float32, GD)", _mnist,

@@ -18,4 +18,6 @@ def test_batched_case_rows_render_without_a_floor():
                steps=10, us_per_step=1.0, gflop_per_step=0.1, gflops=50.0, matmul_gflops=70.0, share_of_matmul=0.71)
     sec = dict(matmul_gflops={"float64": 30.0, "float32": 70.0}, repeat=1, cases=[row])
     table = report.steps_table(sec)
-    assert "5 × 32 × 1024" in table and "– (one run only)" in table and "met" in table
+    assert "5 × 32 × 1024" in table and "– (one run only)" in table and "judged on cifar" in table
+    one = dict(row, key="cifar", runs=1, floor_us_per_step=1.0, ratio_to_floor=1.0)
+    assert "≥ 60% of matmul: met" in report.steps_table(dict(sec, cases=[one]))
