@@ -17,7 +17,10 @@ Usage (from the repository root)::
   ``--scheduler tcp://host:port``. A Dask worker must see the repository at the same
   path (a shared file system or the same checkout) and have the same environment;
   ledgers and glued numbers travel back with the results, so the aggregate is written
-  on the machine that runs the command even without a shared file system.
+  on the machine that runs the command even without a shared file system. A worker process
+  runs one chapter at a time whatever its thread count (papermill starts a kernel in the
+  notebook's folder by changing the process's working directory): start one worker process
+  per kernel wanted.
 * A run that fails (an exception in the notebook, a timeout, a kernel crash) is listed
   by chapter and seed with the tail of its error in the aggregate, and is left out of
   the pass rates: it does not poison the other runs. The command exits 1 if any run
@@ -43,6 +46,7 @@ import shutil
 import socket
 import subprocess
 import sys
+import threading
 import time
 import traceback
 from importlib import metadata
@@ -59,6 +63,11 @@ CHAPTER_RE = re.compile(r"^(\d\d)_([A-Za-z0-9_]+)\.ipynb$")
 SCHEMA = 2
 ERROR_TAIL = 2000  # characters of a failed run's error kept in the aggregate
 _ANSI = re.compile(r"\x1b\[[0-9;]*[A-Za-z]")
+# One run at a time per process: papermill starts the kernel in the notebook's folder by changing
+# the *process's* working directory (and :func:`run_one` sets the kernel's environment in
+# ``os.environ``), so two runs on threads of one Dask worker would race; a worker with several
+# threads runs its tasks one after another (start more worker processes for more kernels).
+_RUN_LOCK = threading.Lock()
 
 
 # ---------------------------------------------------------------------------------
@@ -205,10 +214,14 @@ def run_one(task: dict) -> dict:
         from the book's), ``host``, ``claims`` (the graded claims, a list of dicts, see
         :meth:`lrlib.claims.Result.to_json`), ``code_hash`` and ``glued`` (``{name: text}``).
     """
-    t0 = time.time()
     rec: dict[str, Any] = {"chapter": task["chapter"], "seed": int(task["seed"]), "ok": False,
                            "seconds": 0.0, "error": None, "note": None, "host": socket.gethostname(),
                            "claims": [], "glued": {}}
+    with _RUN_LOCK:                      # one run at a time per process (see _RUN_LOCK)
+        return _run_one(task, rec, time.time())
+
+
+def _run_one(task: dict, rec: dict[str, Any], t0: float) -> dict:
     try:
         import papermill  # imported here: a Dask worker imports this module cheaply
 
