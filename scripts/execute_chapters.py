@@ -10,6 +10,10 @@ finds every chapter in the cache and only renders it.
 A chapter that raises stops this script with the notebook's traceback (exit 1). A
 chapter already in the cache with the same code is not executed again.
 
+The chapters start longest first (by the seconds ``benchmarks/results.json`` last recorded for
+the book's execution; a chapter without a record first): with two processes and chapters of
+very different lengths, the longest one started last would set the wall time.
+
 With ``--timings FILE`` it also writes, per executed chapter, its seconds and the seconds
 spent under each of its ``##`` sections (from the cells' execution timestamps), for
 ``benchmarks/run.py`` and the performance page.
@@ -51,6 +55,18 @@ def section_seconds(nb) -> dict[str, float]:
     return {k: round(v, 2) for k, v in out.items()}
 
 
+def longest_first(paths: list[str], results: str | Path) -> list[str]:
+    """``paths`` ordered by the execution seconds last recorded in ``results`` (the
+    ``book.rows`` of ``benchmarks/results.json``), longest first; chapters without a record
+    (or no readable file) come first, in their given order."""
+    try:
+        rows = json.loads(Path(results).read_text())["book"]["rows"]
+        seconds = {r["chapter"]: float(r["seconds"]) for r in rows}
+    except (OSError, ValueError, KeyError, TypeError):
+        seconds = {}
+    return sorted(paths, key=lambda p: -seconds.get(Path(p).stem, float("inf")))
+
+
 def _execute(path: str, timeout: int, timing: bool = False) -> tuple[str, object, float, str | None]:
     """Execute one notebook in its folder; returns (path, executed notebook, seconds, error text)."""
     import nbformat
@@ -70,6 +86,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--cache", required=True, help="the execution cache folder (_config.yml: execute.cache)")
     ap.add_argument("--jobs", type=int, default=2, help="notebooks executed at once (default 2)")
     ap.add_argument("--timeout", type=int, default=1800, help="seconds per cell (default 1800)")
+    ap.add_argument("--order-from", default=str(Path(__file__).resolve().parent.parent / "benchmarks" / "results.json"),
+                    help="start the chapters longest first by this results.json's book rows (default: benchmarks/)")
     ap.add_argument("--timings", default=None, help="write per-chapter and per-section seconds to this JSON file")
     a = ap.parse_args(argv)
     if a.jobs < 1:
@@ -94,6 +112,7 @@ def main(argv: list[str] | None = None) -> int:
             todo.append(path)
     if not todo:
         return 0
+    todo = longest_first(todo, a.order_from)
     print(f"execute_chapters: executing {len(todo)} notebook(s) on {min(a.jobs, len(todo))} process(es)", flush=True)
     failed, timings = [], {}
     load0 = os.getloadavg()

@@ -91,3 +91,18 @@ def test_check_notebooks_style_flags_long_cells_and_functions(tmp_path):
     short = tmp_path / "02_y.py"
     short.write_text("# %%\nx = 1\n\n# %%\ndef g():\n    return 2\n")
     assert check_notebooks.check_style(short) == []
+
+
+def test_execute_chapters_starts_the_longest_chapter_first(tmp_path):
+    import json
+
+    import execute_chapters
+
+    results = tmp_path / "results.json"
+    results.write_text(json.dumps({"book": {"rows": [{"chapter": "01_a", "seconds": 100.0},
+                                                     {"chapter": "02_b", "seconds": 400.0},
+                                                     {"chapter": "03_c", "seconds": 250.0}]}}))
+    paths = ["nb/01_a.ipynb", "nb/02_b.ipynb", "nb/03_c.ipynb", "nb/04_new.ipynb"]
+    assert execute_chapters.longest_first(paths, results) == ["nb/04_new.ipynb", "nb/02_b.ipynb", "nb/03_c.ipynb",
+                                                              "nb/01_a.ipynb"]
+    assert execute_chapters.longest_first(paths, tmp_path / "missing.json") == paths
