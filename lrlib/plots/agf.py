@@ -354,8 +354,8 @@ def fig6d(W, order):
     for i in np.argsort(dom):
         axes[0].plot(W[i], color=colour[i], lw=1, alpha=0.8)
     axes[0].set(title="rows $w_i$ at the end (colour: dominant frequency)", xlabel="index")
-    spec = np.abs(np.fft.rfft(W, axis=1)) ** 2
-    axes[1].imshow(spec[np.argsort(dom)], aspect="auto", cmap="Greys")
+    power = np.abs(np.fft.rfft(W, axis=1)) ** 2
+    axes[1].imshow(power[np.argsort(dom)], aspect="auto", cmap="Greys")
     axes[1].set(title="power spectra of $w_i$ (sorted)", xlabel="frequency", ylabel="neuron")
     ax = fig.add_subplot(1, 3, 3, projection="polar")
     axes[2].remove()

@@ -421,8 +421,8 @@ def neuron_phase_residuals(U: np.ndarray, V: np.ndarray, W: np.ndarray, x: np.nd
     dom = np.argmax(np.abs(Fw[:, 1:p // 2 + 1]), axis=1) + 1
     i = np.arange(U.shape[0])
     rho = np.angle(Fu[i, dom]) + np.angle(Fv[i, dom]) - np.angle(Fw[i, dom]) - np.angle(Fx[dom])
-    spec = np.abs(np.fft.rfft(W, axis=1)) ** 2
-    return dict(res=(rho + np.pi) % (2 * np.pi) - np.pi, share=spec.max(1) / spec.sum(1), norm=np.linalg.norm(W, axis=1))
+    power = np.abs(np.fft.rfft(W, axis=1)) ** 2
+    return dict(res=(rho + np.pi) % (2 * np.pi) - np.pi, share=power.max(1) / power.sum(1), norm=np.linalg.norm(W, axis=1))
 
 
 def staircase_errors(time: np.ndarray, loss: np.ndarray, sv: np.ndarray, etas: np.ndarray, pred, K: int

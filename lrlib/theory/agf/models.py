@@ -281,11 +281,11 @@ def modular_grad_fn(p: int):
     -------
     callable
         ``grad_fn(net, X, y) -> {"W1": (R..., m, 2p), "W2": (R..., p, m)}`` (gradient of
-        ``½ mean_j ‖f(x_j) − y_j‖²``; with ``with_loss=True`` the pair ``(loss (R...,), gradient)``); the shifts are read from ``X[:p, :p]`` (rows ``a = 0``… are
+        ``½ mean_j ‖f(x_j) − y_j‖²``); the shifts are read from ``X[:p, p:]`` (rows ``a = 0``… are
         ``(0·x, b·x)``, so ``X[b, p:]`` is ``b·x``).
     """
 
-    def grad(net: TwoLayer, X: Tensor, y: Tensor, with_loss: bool = False):
+    def grad(net: TwoLayer, X: Tensor, y: Tensor) -> dict[str, Tensor]:
         if X.shape != (p * p, 2 * p):
             raise ParameterError(f"modular_grad_fn({p}) needs the full (p², 2p) dataset, got X {tuple(X.shape)}")
         rolls = X[:p, p:]                                            # (p, p): row b is b·x
@@ -297,8 +297,7 @@ def modular_grad_fn(p: int):
         gpre = (2 * pre * (r @ net.W2)).unflatten(-2, (p, p))        # (R..., p, p, m): [a, b, i]
         gU = gpre.sum(-2).transpose(-1, -2) @ rolls                  # (R..., m, p)
         gV = gpre.sum(-3).transpose(-1, -2) @ rolls
-        g = {"W1": torch.cat([gU, gV], -1), "W2": r.transpose(-1, -2) @ h}
-        return (0.5 * p * p * (r * r).sum((-1, -2)), g) if with_loss else g
+        return {"W1": torch.cat([gU, gV], -1), "W2": r.transpose(-1, -2) @ h}
 
     return grad
 
