@@ -106,13 +106,6 @@ CE = Loss("cross_entropy")
 F64 = torch.float64
 T_START = time.time()
 glue("race-seed", seed, display=False)
-LAPS, _t = {}, [time.process_time()]
-
-
-def lap(name):
-    """Add the kernel's CPU seconds (user + sys) since the previous lap to section ``name``."""
-    LAPS[name] = LAPS.get(name, 0.0) + time.process_time() - _t[0]
-    _t[0] = time.process_time()
 
 
 def gen(purpose, r=0):
@@ -175,7 +168,6 @@ print(f"eq. 15: max relative error {max(err15):.1e}; eqs. 4–8 vs autograd: {ma
 ph3 = rc.phi(p3)
 fig = rc_plots.fig3_ratio(rc.angle_gap(torch.full_like(ph3, rc.PHI2), ph3), ratio, exact, p3.norms_out())
 glue("race-fig3", fig, display=False)
-lap("eqs. 4–8, 15 and Fig. 3")
 
 # %% [markdown]
 # ```{glue:figure} race-fig3
@@ -249,7 +241,6 @@ snap_x = sorted(set([0, (t_drop[0] if t_drop else XOR_STEPS) // 2] + t_drop + [X
 snaps = [(s, xor0.at(xor0.index_of_step(s)).W1, xor0.at(xor0.index_of_step(s)).outgoing()) for s in snap_x]
 fig = rc_plots.fig2_xor(xor.steps, Lx[:, 0], Lk[:, 0].numpy(), t_drop, snaps, grp, norm_of, seed)
 glue("race-fig2", fig, display=False)
-lap("XOR toy, Figs. 2 and 9")
 
 # %% [markdown]
 # ```{glue:figure} race-fig2
@@ -290,7 +281,6 @@ rec4 = sorted(set([0, XOR_STEPS // 8, XOR_STEPS // 4, XOR_STEPS // 2, XOR_STEPS]
 xor4 = train(p4, X4, y_x.expand(len(std4), -1).clone(), loss=CE, lr=LR, momentum=MOM, steps=XOR_STEPS, record=rec4,
              grad_fn=rc.toy_gradients)
 glue("race-xor4-width", XOR4_W, display=False)
-lap(f"Fig. 4 (toy, {len(std4)} runs)")
 # %%
 lazy = [rc.lazy_scores(xor4.final.map(lambda t: t[4 * g_:4 * g_ + 4]), cen_dir) for g_ in range(N_SEEDS + 1)]
 score = torch.stack([sc for sc, _ in lazy]).numpy()                             # (N_SEEDS + 1, 4)
@@ -379,7 +369,6 @@ for k in SETTINGS:
     conv[k] = converged(runs[k][2])
     print(f"setting {k}: N = {runs[k][0].shape[1]}, {SETTINGS[k]['steps']} steps in {time.process_time() - t0:.0f} s CPU; "
           f"final loss {rl(runs[k][2].loss[-1], 4)}; converged: {conv[k].astype(int).tolist()}")
-    lap(f"CIFAR setting {k} ({N_SEEDS} runs)")
 i500 = SNAP_T.index(500)
 glue("race-T1", int(runs[1][2].steps[-1]), display=False)
 glue("race-conv3", f"{int(conv[3].sum())}/{N_SEEDS}", display=False)
@@ -396,7 +385,6 @@ X1, y1, tr1 = runs[1]
 ctl = rc.train_each(rc.race_init(250, 1024, 1e-3, gen(7), runs=(N_CTL,)), X1[:N_CTL], y1[:N_CTL], loss=CE, lr=LR, momentum=MOM,
                     batch_size=4, steps=SETTINGS[1]["steps"], record=np.union1d(record_of(1)[::4], [0, 500, SETTINGS[1]["steps"]]),
                     seed=batch_seeds(1, N_CTL), check_every=1000)
-lap(f"CIFAR std-1e-3 control ({N_CTL} runs)")
 L500 = {k: runs[k][2].loss[runs[k][2].index_of_step(500)].numpy() / math.log(2) for k in SETTINGS}
 plateau_at = {1e-2: L500[2], 1e-3: ctl.loss[ctl.index_of_step(500)].numpy() / math.log(2), 1e-4: L500[1]}
 on_plateau = {s: bool((v >= 0.999).all()) for s, v in plateau_at.items()}
@@ -828,7 +816,6 @@ ledger.grade("appG.sign", neg=ag.neg.values, dev=ag.dev.values, cos_min=ag.cos_m
              control=dict(neg=ag_c.neg.values, dev=ag_c.dev.values))
 print(f"App. G: share of negative derivatives per seed {rl(ag.neg)}, max deviation from the formula {rl(ag.dev, 5)}, "
       f"min cos(w1, m¹) {rl(ag.cos_min, 4)} -> {rate('appG.sign')}; control (3π/4): negative share {rl(ag_c.neg)}")
-lap("setting 1: Figs. 1, 5, merging, theorems")
 
 # %% [markdown]
 # ## Settings 2 and 3 (Figures 6, 7, 8)
@@ -922,7 +909,6 @@ ledger.grade("top-share", share1=share[1], share2=share[2], share3=share[3],
              control=dict(share1=share1_init, share2=share[2], share3=share[3]))
 print("top-10 % share of Σa: " + "; ".join(f"setting {k}: {rl(v, 3)}" for k, v in share.items())
       + f"; setting 1 at t = 0: {rl(share1_init, 3)} -> {rate('top-share')}")
-lap("settings 2 and 3: Figs. 6–8")
 
 # %% [markdown]
 # ## Errata, checked
@@ -1061,9 +1047,7 @@ print(f"E15: {rc.n_parameters(tr3.final.map(lambda t: t[0])):,} parameters, {X3.
 # $w_{\alpha'}$ is $w_\alpha$.
 
 # %%
-lap("errata (E8 and E11 runs)")
-print(f"chapter run time: {time.time() - T_START:.0f} s wall; CPU (user + sys) by section, s:")
-print(pd.Series(LAPS).round(1).to_string())
+print(f"chapter run time: {time.time() - T_START:.0f} s")
 
 # %% [markdown]
 # ## Claims ledger
