@@ -4,7 +4,9 @@ Instead of many small GD steps, a well-kept adaptive Runge–Kutta solver
 (:func:`scipy.integrate.solve_ivp`: ``RK45`` by default, ``DOP853`` or ``RK23``;
 explicit Runge–Kutta pairs with embedded error estimates) integrates
 the flow in float64 and takes long steps where the dynamics are slow (the
-plateaus and the alignment phase from small initialisation).
+plateaus and the alignment phase from small initialisation).  For stiff flows of
+smooth networks there is one implicit method, ``BDF`` (variable order 1–5), which
+needs the Hessian of the loss (see "Cost" below).
 
 ReLU kinks: the gradient field is only piecewise smooth (a pre-activation
 crossing 0 switches a term on or off; autograd uses σ'(0) = 0, as
@@ -12,12 +14,18 @@ crossing 0 switches a term on or off; autograd uses σ'(0) = 0, as
 embedded error estimate, so the solver **rejects** it and retries with a smaller
 step until the local error is below ``atol + rtol·|θ|`` again.  No kink
 detection is needed, at the price of a few rejected steps (they are counted in
-the gradient evaluations).  (Implicit and multistep solvers are left out on
-purpose: a finite-difference Jacobian across a kink stalls LSODA on these nets.)
+the gradient evaluations).  (Use the explicit methods for ReLU networks: a
+Jacobian across a kink stalls implicit solvers such as LSODA on these nets.)
 
 Cost: explicit methods are stability-limited where the loss is converged and
 stiff (step ≲ 3/λ_max(Hessian), about GD's own limit 2/λ_max), so the gain
 over GD comes from the plateaus and the growth phases, not from the tail.
+Where the tail is long and stiff (a converged part of the network beside
+slowly growing dormant neurons, e.g. modular addition from small α), ``BDF``
+takes steps set by accuracy alone, at the price of a Hessian now and then and an
+LU factorisation of a ``P × P`` matrix whenever its step changes; :func:`flow`
+then integrates the runs one after another (each run its own steps and a
+``P × P`` rather than ``RP × RP`` system).
 
 Two entry points:
 
@@ -53,7 +61,8 @@ from .trajectory import Trajectory
 
 Tensor = torch.Tensor
 F64 = torch.float64
-METHODS = ("RK45", "DOP853", "RK23")
+EXPLICIT = ("RK45", "DOP853", "RK23")
+METHODS = EXPLICIT + ("BDF",)
 
 
 @dataclass
@@ -72,6 +81,8 @@ class FlowResult:
         Gradient evaluations used (every call of the right-hand side: rejected steps included).
     method, rtol, atol : str, float, float
         The solver settings.
+    hessian_evals : int
+        Hessians used (``BDF`` only; 0 for the explicit methods).
     """
 
     states: dict[str, Tensor]
@@ -81,11 +92,12 @@ class FlowResult:
     method: str
     rtol: float
     atol: float
+    hessian_evals: int = 0
 
 
 def _check_solver(method: str, rtol: float, atol: float) -> None:
     if method not in METHODS:
-        raise ParameterError(f"method must be one of {METHODS} (explicit solve_ivp methods), got {method!r}")
+        raise ParameterError(f"method must be one of {METHODS} (solve_ivp methods), got {method!r}")
     positive_number("rtol", rtol)
     positive_number("atol", atol)
 
@@ -101,6 +113,7 @@ def integrate(
     max_loss: float = 1e30,
     max_evals: int = 200_000,
     value_and_grad: Callable[[dict[str, Tensor]], tuple[Tensor, dict[str, Tensor]]] | None = None,
+    hessian: Callable[[dict[str, Tensor]], Tensor] | None = None,
 ) -> FlowResult:
     """Integrate ``dθ/dτ = −∇_θ Σ loss_fn(θ)`` from ``τ = 0`` and record at ``times``.
 
@@ -126,6 +139,10 @@ def integrate(
     value_and_grad : callable or None
         Optional ``θ -> (loss (R...), {name: ∂Σloss/∂θ_name})`` computed in closed form (must
         agree with autograd on ``loss_fn``); ``None``: autograd.
+    hessian : callable or None
+        ``BDF`` only: ``θ -> (P, P)`` the Hessian of ``Σ loss_fn`` over the parameters flattened in
+        the order of ``theta0`` (each tensor row-major); ``None``: autograd
+        (:func:`torch.autograd.functional.hessian`, fine for small ``P``).
 
     Returns
     -------
@@ -142,6 +159,8 @@ def integrate(
     from scipy.integrate import solve_ivp
 
     _check_solver(method, rtol, atol)
+    if hessian is not None and method in EXPLICIT:
+        raise ParameterError(f"hessian is used by the implicit method BDF only, got method {method!r}")
     if isinstance(max_evals, bool) or not isinstance(max_evals, int) or max_evals < 1:
         raise ParameterError(f"max_evals must be a positive int, got {max_evals!r}")
     times = np.asarray(times, dtype=np.float64)
@@ -179,7 +198,23 @@ def integrate(
             raise DivergenceError(f"gradient flow diverged at τ = {_t:.6g} (loss = {L.detach().max().item():.3g})")
         return -g.numpy()
 
-    sol = solve_ivp(rhs, (0.0, float(times[-1])), y0, method=method, t_eval=times, rtol=rtol, atol=atol)
+    hess_evals = [0]
+
+    def jac(_t: float, vec: np.ndarray) -> np.ndarray:
+        hess_evals[0] += 1
+        with torch.no_grad():
+            if hessian is not None:
+                Hm = hessian(unflatten(vec))
+            else:
+                def total(v: Tensor) -> Tensor:
+                    parts = v.split(sizes)
+                    return loss_fn({k: t.view(s) for k, t, s in zip(names, parts, shapes)}).sum()
+                with torch.enable_grad():
+                    Hm = torch.autograd.functional.hessian(total, torch.from_numpy(vec.copy()))
+        return -Hm.numpy()
+
+    extra = dict(jac=jac) if method not in EXPLICIT else {}
+    sol = solve_ivp(rhs, (0.0, float(times[-1])), y0, method=method, t_eval=times, rtol=rtol, atol=atol, **extra)
     if sol.status != 0:
         raise DivergenceError(f"solve_ivp stopped at τ = {sol.t[-1] if sol.t.size else 0:.6g}: {sol.message}")
     Y = torch.from_numpy(sol.y.T.copy())                        # (T, P)
@@ -187,7 +222,24 @@ def integrate(
     with torch.no_grad():
         loss = torch.stack([loss_fn({k: v[i] for k, v in states.items()}) for i in range(len(times))])
     return FlowResult(states=states, loss=loss, times=times, grad_evals=evals[0],
-                      method=method, rtol=rtol, atol=atol)
+                      method=method, rtol=rtol, atol=atol, hessian_evals=hess_evals[0])
+
+
+def input_basis(X: Tensor, rtol: float = 1e-10) -> Tensor:
+    """An orthonormal basis of the row space of the inputs.
+
+    Parameters
+    ----------
+    X : ``(n, d)`` inputs.
+    rtol : singular values below ``rtol·s_max`` count as zero.
+
+    Returns
+    -------
+    Tensor
+        ``Q`` ``(d, r)`` with orthonormal columns spanning the rows of ``X`` (``r`` its rank).
+    """
+    _, sv, Vh = torch.linalg.svd(X, full_matrices=False)
+    return Vh[: int((sv > rtol * sv[0]).sum())].T
 
 
 def flow(
@@ -199,6 +251,7 @@ def flow(
     atol: float = 1e-12,
     max_loss: float = 1e30,
     max_evals: int = 200_000,
+    hessian_fn: Callable[[TwoLayer, Tensor, Tensor], Tensor] | None = None,
     meta: dict | None = None,
 ) -> Trajectory:
     """The gradient flow that GD ``train(p0, X, y, loss=loss, lr=lr, steps=steps)`` approximates.
@@ -211,7 +264,16 @@ def flow(
     ``seed = None``), plus ``integrator``, ``rtol``, ``atol`` and ``grad_evals``.
     ``lr`` only fixes the time axis: the solver chooses its own steps.
     Parameters with run dimensions ``R...`` are integrated together (one error
-    control for all runs; ``grad_evals`` is for the whole batch).
+    control for all runs; ``grad_evals`` is for the whole batch) by the explicit
+    methods, and one run after another by ``BDF`` (``grad_evals`` and
+    ``hessian_evals`` summed over the runs).
+
+    ``BDF`` also integrates ``W1`` in the coordinates of the inputs' row space
+    (:func:`input_basis`, ``Q``: ``d × r``): every neuron's gradient is a combination
+    of inputs, so the part of ``W1`` orthogonal to them never moves, and the flow of
+    ``C = W1 Q`` is the flow of the same network on the inputs ``X Q``.  With
+    ``r < d`` the implicit solver's ``P × P`` systems shrink (modular addition:
+    ``d = 40``, ``r = 12``); ``W1(τ) = W1(0)(I − QQᵀ) + C(τ)Qᵀ`` is returned.
 
     Parameters
     ----------
@@ -220,6 +282,11 @@ def flow(
         ``steps·lr`` is the final flow time τ.
     method, rtol, atol, max_loss, max_evals
         As in :func:`integrate`.
+    hessian_fn : callable or None
+        ``BDF`` only: ``(net, X, y) -> (P, P)`` the Hessian of the loss of one run (no run
+        dimensions) over its trainable tensors in the order ``W1, b1, W2, b2``, each flattened
+        row-major (e.g. :func:`lrlib.theory.agf.models.square_hessian`); ``None``: autograd.
+        It is called with the row-space coordinates (``net.W1 = C``, ``X Q``; see above).
 
     Returns
     -------
@@ -242,22 +309,56 @@ def flow(
     sched = record_steps(record, steps)
     frozen = {k: v for k, v in p64.tensors().items() if k not in trainable}
 
-    def loss_fn(theta: dict[str, Tensor]) -> Tensor:
-        return loss(forward(TwoLayer(act=p64.act, **frozen, **theta), X64), y64)
+    if hessian_fn is not None and method in EXPLICIT:
+        raise ParameterError(f"hessian_fn is used by the implicit method BDF only, got method {method!r}")
 
-    def value_and_grad(theta: dict[str, Tensor]) -> tuple[Tensor, dict[str, Tensor]]:
-        return closed_forms.backprop(TwoLayer(act=p64.act, **frozen, **theta), X64, y64, loss, trainable=trainable)
+    Xs, Q = X64, None
+    if method not in EXPLICIT and "W1" in trainable:
+        Q = input_basis(X64)
+        Q, Xs = (None, X64) if Q.shape[1] == X64.shape[1] else (Q, X64 @ Q)
 
-    res = integrate(loss_fn, {k: getattr(p64, k) for k in trainable}, sched * float(lr),
-                    method=method, rtol=rtol, atol=atol, max_loss=max_loss, max_evals=max_evals,
-                    value_and_grad=value_and_grad if closed_forms.supported(p64, loss) else None)
+    def solve(net: TwoLayer) -> FlowResult:
+        if Q is not None:                                           # W1 in the inputs' row-space coordinates
+            net = TwoLayer(act=net.act, **{**net.tensors(), "W1": net.W1 @ Q})
+        fixed = {k: v for k, v in net.tensors().items() if k not in trainable}
+
+        def with_(theta: dict[str, Tensor]) -> TwoLayer:
+            return TwoLayer(act=net.act, **fixed, **theta)
+
+        def value_and_grad(theta: dict[str, Tensor]) -> tuple[Tensor, dict[str, Tensor]]:
+            return closed_forms.backprop(with_(theta), Xs, y64, loss, trainable=trainable)
+
+        hess = None
+        if hessian_fn is not None:
+            def hess(theta: dict[str, Tensor]) -> Tensor:
+                return hessian_fn(with_(theta), Xs, y64)
+
+        return integrate(lambda theta: loss(forward(with_(theta), Xs), y64), {k: getattr(net, k) for k in trainable},
+                         sched * float(lr), method=method, rtol=rtol, atol=atol, max_loss=max_loss,
+                         max_evals=max_evals, hessian=hess,
+                         value_and_grad=value_and_grad if closed_forms.supported(net, loss) else None)
+
     T = len(sched)
+    run_shape = tuple(p64.W1.shape[:-2])
+    if method not in EXPLICIT and run_shape:                               # one run after another
+        flat = p64.map(lambda t: t.reshape(-1, *t.shape[len(run_shape):]))
+        parts = [solve(flat.map(lambda t, r=r: t[r])) for r in range(math.prod(run_shape))]
+        states = {k: torch.stack([q.states[k] for q in parts], 1).reshape(T, *run_shape, *parts[0].states[k].shape[1:])
+                  for k in parts[0].states}
+        res = FlowResult(states=states, loss=torch.stack([q.loss for q in parts], 1).reshape(T, *run_shape),
+                         times=parts[0].times, grad_evals=sum(q.grad_evals for q in parts), method=method,
+                         rtol=rtol, atol=atol, hessian_evals=sum(q.hessian_evals for q in parts))
+    else:
+        res = solve(p64)
+    if Q is not None:                                              # back: the orthogonal part never moves
+        res.states["W1"] = p64.W1 - p64.W1 @ Q @ Q.T + res.states["W1"] @ Q.T
     params = TwoLayer(act=p64.act, **{k: v.expand(T, *v.shape) for k, v in frozen.items()}, **res.states)
     info = dict(
         loss=loss.describe(), loss_name=loss.name, reduction=loss.reduction, loss_scale=loss.scale,
         lr=lr, momentum=0.0, batch_size=None, steps=int(steps), seed=None, dtype="float64",
         time_scale=time_scale, trainable=list(trainable),
         integrator=f"scipy.integrate.solve_ivp/{method}", rtol=rtol, atol=atol, grad_evals=res.grad_evals,
+        hessian_evals=res.hessian_evals,
     )
     info.update(meta or {})
     return Trajectory(steps=sched, time=sched * lr * time_scale, params=params.map(lambda t: t.clone()),

@@ -134,6 +134,50 @@ def test_sliding_along_a_kink_raises_instead_of_hanging():
                   [0.0, 1.0], max_evals=3000)
 
 
+def _square_problem(runs=(2,), scale=0.3):
+    """A smooth (square-activation) net on rank-deficient inputs: d = 6, rank 4."""
+    g = torch.Generator().manual_seed(5)
+    X = torch.randn(30, 4, generator=g, dtype=F64) @ torch.randn(4, 6, generator=g, dtype=F64) / 2
+    y = torch.randn(30, 2, generator=g, dtype=F64)
+    p0 = gaussian_init(3, 6, 2, runs=runs, std_in=scale, std_out=scale, act="square", gen=g).to(F64)
+    return p0, X, y
+
+
+def test_bdf_flow_matches_the_explicit_flow_run_by_run():
+    """The implicit method (BDF, one run after another, in the inputs' row-space coordinates)
+    follows the same flow as RK45 on the whole batch, and the part of W1 orthogonal to the
+    inputs stays where it started."""
+    p0, X, y = _square_problem()
+    kw = dict(loss=half_mse(), lr=0.01, steps=300, record=[0, 100, 300])
+    ref = flow(p0, X, y, method="RK45", rtol=1e-10, atol=1e-14, **kw)
+    got = flow(p0, X, y, method="BDF", rtol=1e-8, atol=1e-13, **kw)
+    torch.testing.assert_close(got.params.W1, ref.params.W1, rtol=0, atol=1e-6)
+    torch.testing.assert_close(got.params.W2, ref.params.W2, rtol=0, atol=1e-6)
+    torch.testing.assert_close(got.loss, ref.loss, rtol=1e-6, atol=0)
+    assert got.loss.shape == (3, 2) and got.meta["hessian_evals"] > 0 and ref.meta["hessian_evals"] == 0
+    _, sv, Vh = torch.linalg.svd(X)
+    null = Vh[4:].T                                                 # (6, 2) orthogonal to the inputs
+    torch.testing.assert_close(got.params.W1[-1] @ null, p0.W1 @ null, rtol=0, atol=1e-13)
+    assert not torch.allclose(got.params.W1[-1], p0.W1)
+
+
+def test_input_basis_spans_the_rows():
+    from lrlib.integrate import input_basis
+    _, X, _ = _square_problem()
+    Q = input_basis(X)
+    assert Q.shape == (6, 4)
+    torch.testing.assert_close(Q.T @ Q, torch.eye(4, dtype=F64), rtol=0, atol=1e-12)
+    torch.testing.assert_close(X @ Q @ Q.T, X, rtol=0, atol=1e-12)
+
+
+def test_hessian_needs_the_implicit_method():
+    p0, X, y = _square_problem()
+    with pytest.raises(ParameterError, match="BDF"):
+        flow(p0, X, y, loss=half_mse(), lr=0.01, steps=10, method="RK45", hessian_fn=lambda *a: None)
+    with pytest.raises(ParameterError, match="BDF"):
+        integrate(lambda th: (th["a"] ** 2).sum(), {"a": torch.ones(2, dtype=F64)}, [0, 1], hessian=lambda th: None)
+
+
 @pytest.mark.parametrize("kw", [dict(method="Radau"), dict(method="LSODA"), dict(rtol=0.0), dict(atol=float("nan")), dict(rtol=True),
                                 dict(lr=-1.0), dict(steps=-3), dict(record=[0, 99])])
 def test_bad_arguments_raise(kw):

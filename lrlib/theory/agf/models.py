@@ -264,6 +264,48 @@ def square_grad(p: TwoLayer, X: Tensor, y: Tensor) -> dict[str, Tensor]:
     return {"W1": gpre.transpose(-1, -2) @ X, "W2": gW2}
 
 
+def square_hessian(p: TwoLayer, X: Tensor, y: Tensor) -> Tensor:
+    """Closed-form Hessian of ``½ mean_j ‖f(x_j) − y_j‖²`` for one bias-free square-activation TwoLayer.
+
+    With ``pre = X W1ᵀ``, ``h = pre²``, ``e = h W2ᵀ − y`` and ``G = W2ᵀW2``, over ``n`` rows:
+    ``∂²/∂W1_i∂W1_k = (2/n) δ_ik Σ_j (e_j·W2[:, i]) z_j z_jᵀ + (4/n) G_ik Σ_j pre_ji pre_jk z_j z_jᵀ``,
+    ``∂²/∂W1_i∂W2[o, k] = (2/n) Σ_j pre_ji z_j (δ_ik e_jo + h_jk W2[o, i])`` and
+    ``∂²/∂W2[o, i]∂W2[o', k] = δ_oo' (1/n) Σ_j h_ji h_jk`` (tested against autograd).
+
+    Parameters
+    ----------
+    p : ``W1 (m, d)``, ``W2 (k, m)`` (no run dimensions).
+    X : ``(n, d)`` inputs.
+    y : ``(n, k)`` targets.
+
+    Returns
+    -------
+    Tensor
+        ``(P, P)`` with ``P = m·d + k·m``, in the order of ``W1`` then ``W2``, each flattened row-major
+        (the order :func:`lrlib.integrate.flow` uses).
+    """
+    W1, W2 = p.W1, p.W2
+    if W1.dim() != 2:
+        raise ParameterError(f"square_hessian takes one network without run dimensions, got W1 {tuple(W1.shape)}")
+    (n, d), (k, m) = X.shape, W2.shape
+    pre = X @ W1.T                                                 # (n, m)
+    h = pre * pre
+    e = h @ W2.T - y                                               # (n, k)
+    zz = (X.unsqueeze(-1) * X.unsqueeze(-2)).reshape(n, d * d)     # (n, d²)
+    pp = (pre.unsqueeze(-1) * pre.unsqueeze(-2)).reshape(n, m * m)
+    H11 = (4 / n) * ((pp.T @ zz).reshape(m, m, d, d) * (W2.T @ W2)[:, :, None, None])
+    diag = (2 / n) * ((e @ W2).T @ zz).reshape(m, d, d)            # Σ_j (e_j·W2[:, i]) z z ᵀ
+    H11[torch.arange(m), torch.arange(m)] += diag
+    H11 = H11.permute(0, 2, 1, 3).reshape(m * d, m * d)
+    pz = pre.unsqueeze(-1) * X.unsqueeze(-2)                       # (n, m, d): pre_ji z_j
+    H12 = torch.zeros(m, d, k, m, dtype=X.dtype)
+    H12[torch.arange(m), :, :, torch.arange(m)] = (2 / n) * torch.einsum("jia,jo->iao", pz, e)
+    H12 += (2 / n) * torch.einsum("jia,jk,oi->iaok", pz, h, W2)
+    H22 = torch.kron(torch.eye(k, dtype=X.dtype), (h.T @ h) / n)  # (k·m, k·m)
+    H12 = H12.reshape(m * d, k * m)
+    return torch.cat([torch.cat([H11, H12], 1), torch.cat([H12.T, H22], 1)], 0)
+
+
 def modular_grad_fn(p: int):
     """A fast ``grad_fn`` for the modular-addition network on the full dataset of
     :func:`lrlib.theory.agf.modular.dataset` (all ``p²`` pairs ``(a, b)``, row ``a·p + b``).
