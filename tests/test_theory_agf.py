@@ -307,6 +307,7 @@ def test_modular_fourier_utility_and_reference_numbers():
     assert m.order == [1, 3, 5]
     np.testing.assert_allclose(m.levels, [6.5625, 1.5625, 0.3125, 0], atol=1e-12)
     np.testing.assert_allclose(m.u_star, [3.0429, 0.38036, 0.047550], rtol=1e-4)
+    np.testing.assert_allclose(m.jump_bound(0.01), [7.64, 61.09, 488.73], rtol=1e-3)   # (1/(√2α) − 1)/(3Ū*)
     rs = np.random.RandomState(0)
     for _ in range(3):
         u, v, w = rs.randn(3, 20)

@@ -117,6 +117,21 @@ class ModularAGF:
     u_star: np.ndarray
     amps: np.ndarray
 
+    def jump_bound(self, alpha: float) -> np.ndarray:
+        """The paper's lower bound on each frequency's learning time, ``(1/‖θ₀‖ − 1)/(3Ū*_k)`` with
+        ``‖θ₀‖ = √2 α`` (κ = 3; flow time, the mean-over-pairs loss).
+
+        Parameters
+        ----------
+        alpha : the initialisation scale.
+
+        Returns
+        -------
+        np.ndarray
+            ``(K,)`` in the order of ``order``.
+        """
+        return (1 / (math.sqrt(2) * alpha) - 1) / (3 * self.u_star)
+
 
 def predict(x: np.ndarray, tol: float = 1e-9) -> ModularAGF:
     """Order, levels and ``Ū*`` for a template (Eq. 9, Thm F.3).
