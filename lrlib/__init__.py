@@ -9,9 +9,10 @@ One direction of flow::
       -> lrlib.trajectory.Trajectory        snapshots of a run (batched over runs)
       -> lrlib.measure, lrlib.track         the measurement vocabulary; first-layer measurements
          lrlib.theory.<paper>               each paper's data, closed forms, measurements
-      -> lrlib.claims                       grading against notebooks/NN_<key>.claims.yaml
-           (lrlib.rules, lrlib.verdicts)    the rule language, the verdict vocabulary
-      -> lrlib.ledger_view, lrlib.plots     a chapter's tables and figures (plots.<paper>)
+      -> lrlib.ledger                       grading against notebooks/NN_<key>.claims.yaml: rules and
+                                            margins, verdicts and tiers, declarations, grading,
+                                            provenance, published sweeps, a chapter's tables
+      -> lrlib.plots                        a chapter's figures (plots.<paper>)
     lrlib.chapter                           a chapter's first and last call (setup, ledger)
 
 Around the chapters: lrlib.sweep runs chapters over seeds (papermill, local or Dask) and

@@ -25,7 +25,7 @@ import torch
 
 from . import nbparams
 from .checks import positive_int
-from .claims import Ledger, headline
+from .ledger import Ledger, headline
 from .plots import set_style
 
 
@@ -72,7 +72,7 @@ class Chapter:
         Returns
         -------
         str
-            ``reproduced 5/5``, ``3/5``, … (:func:`lrlib.claims.headline`).
+            ``reproduced 5/5``, ``3/5``, … (:func:`lrlib.ledger.verdicts.headline`).
         """
         return headline(self.ledger.results[claim].verdicts)
 

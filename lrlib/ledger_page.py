@@ -2,7 +2,7 @@
 (``notebooks/NN_<key>.claims.yaml``) and the published seed sweeps (``book/ledger_data/``).
 
 Nothing here grades: verdicts come from the sweeps' runs (:mod:`lrlib.sweep`), declarations
-from the claims files (:mod:`lrlib.claims`). The page also shows, per claim, the commit that
+from the claims files (:mod:`lrlib.ledger.declarations`). The page also shows, per claim, the commit that
 last changed its declaration (from git) and flags a claim whose rule differs from the rule
 that the published sweep graded.
 """
@@ -15,8 +15,9 @@ import os
 import subprocess
 from pathlib import Path
 
-from .claims import REPO_ROOT, code_hash, headline, load_declarations
-from .verdicts import COLOURS, MARKS
+from .ledger import REPO_ROOT, code_hash, headline, load_declarations
+from .ledger.verdicts import COLOURS, MARKS
+from .ledger.view import legend_html, margin_marks, table_html
 
 PUBLISH_DIR = REPO_ROOT / "book" / "ledger_data"
 
@@ -120,7 +121,7 @@ def _seed_range(seeds: list[int]) -> str:
 
 
 def stale_chapters(agg: dict) -> dict[str, str]:
-    """Chapters of a sweep whose code changed since (:func:`lrlib.claims.code_hash`).
+    """Chapters of a sweep whose code changed since (:func:`lrlib.ledger.provenance.code_hash`).
 
     Parameters
     ----------
@@ -209,7 +210,7 @@ def ledger_rows(chapters: dict[str, Path], aggs: list[dict]) -> list[dict]:
     -------
     list of dict
         Rows with ``chapter``, ``notebook``, ``id`` (``<chapter>.<id>``), ``decl`` (the
-        :class:`~lrlib.claims.Declaration`), ``history`` (:func:`declaration_history`) and
+        :class:`~lrlib.ledger.declarations.Declaration`), ``history`` (:func:`declaration_history`) and
         ``sweeps`` (``{mode: the claim's entry in that sweep, or None}``).
     """
     rows = []
@@ -298,7 +299,6 @@ def ledger_html(rows: list[dict], aggs: list[dict], page_dir: str | Path = REPO_
     str
         HTML.
     """
-    from .ledger_view import legend_html, table_html
 
     full = next((a for a in aggs if not a["provenance"]["quick"]), aggs[0] if aggs else None)
     mode = full["provenance"]["mode"] if full else None
@@ -313,8 +313,8 @@ def ledger_html(rows: list[dict], aggs: list[dict], page_dir: str | Path = REPO_
                  f'<code style="word-break:break-all">{_h(r["id"])}</code>{kind}',
                  _h(d.statement)]
         rule = f"<code>{_h(d.rule)}</code><br><small>{_h(d.tolerance)}</small>"
-        if d.rule_change:
-            rule += f"<br><small><b>rule changed</b>: {_h(d.rule_change)}</small>"
+        for ch in d.history:
+            rule += f"<br><small><b>changed after a result</b> ({_h(ch.date or 'undated')}): {_h(ch.change)} — {_h(ch.reason)}</small>"
         if c and " ".join(str(c.get("rule", "")).split()) != " ".join(d.rule.split()):
             rule += ("<br><small><b>⚠ differs from the rule the published sweep graded</b>: "
                      f"<code>{_h(c.get('rule'))}</code></small>")
@@ -322,16 +322,16 @@ def ledger_html(rows: list[dict], aggs: list[dict], page_dir: str | Path = REPO_
         prem = "<br>".join(f"{_h(p.text)} (<code>{_h(p.rule)}</code>)" for p in d.premises) or "—"
         ctrl = "—"
         if d.kind == "reproduction":
-            ctrl = _h(d.control)
+            ctrl = _h(d.control_text)
             if c and c["runs"]:
                 run0 = c["runs"][0]
-                cv = sorted(set(run0.get("control_verdicts") or []))
-                ctrl += (f"<br><small>measured: {_h(run0.get('control_measured'))}</small> "
-                         + " ".join(f'<span class="lr-verdict" style="background:{COLOURS.get(v, "#fff")}">{_h(v)}</span>'
-                                    for v in cv))
+                ctrl += (f"<br><small>measured (base seed {run0['seed']}): {_h(run0.get('control_measured'))}</small><br>"
+                         + "<br>".join(f"<small>run {run['seed']}:</small> "
+                                       + margin_marks(run.get("control_verdicts") or [], run.get("control_margins") or [])
+                                       for run in c["runs"]))
         cells.append(f"<small>premises:</small> {prem}<br><small>control:</small> {ctrl}")
         h = r["history"]
-        cells.append(f'expect <i>{_h(d.expect)}</i><br><small>declaration last changed: '
+        cells.append(f'expect <i>{_h(d.expect)}</i> ({_h(d.expect_basis)})<br><small>declaration last changed: '
                      + (f'<code>{_h(h["commit"][:8])}</code> {_h(h["date"])}' if h.get("date")
                         else _h(h.get("commit", "unknown")))
                      + "</small>")

@@ -53,8 +53,8 @@ from importlib import metadata
 from pathlib import Path
 from typing import Any, Iterable
 
-from .claims import SCHEMA, SWEEP_ENV
-from .verdicts import VERDICTS, pass_rate
+from .ledger.aggregate import SCHEMA, SWEEP_ENV
+from .ledger.verdicts import VERDICTS, pass_rate
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
 NOTEBOOKS_DIR = REPO_ROOT / "notebooks"
@@ -212,7 +212,7 @@ def run_one(task: dict) -> dict:
         A record: ``chapter``, ``seed``, ``ok``, ``seconds``, ``error`` (tail of the message, or
         ``None``), ``note`` (set when the run ended on ``VerdictMismatch``: its verdicts differ
         from the book's), ``host``, ``claims`` (the graded claims, a list of dicts, see
-        :meth:`lrlib.claims.Result.to_json`), ``code_hash`` and ``glued`` (``{name: text}``).
+        :meth:`lrlib.ledger.grading.Result.to_json`), ``code_hash`` and ``glued`` (``{name: text}``).
     """
     rec: dict[str, Any] = {"chapter": task["chapter"], "seed": int(task["seed"]), "ok": False,
                            "seconds": 0.0, "error": None, "note": None, "host": socket.gethostname(),
@@ -250,7 +250,7 @@ def _run_one(task: dict, rec: dict[str, Any], t0: float) -> dict:
             raise RuntimeError(f"the notebook ran but wrote no ledger to {ledger} (does it call ledger.finish(ledger_path)?)")
         doc = json.loads(ledger.read_text())
         if not isinstance(doc, dict) or doc.get("schema") != SCHEMA:
-            raise RuntimeError(f"{ledger} is not a claims ledger of schema {SCHEMA} (lrlib.claims)")
+            raise RuntimeError(f"{ledger} is not a claims ledger of schema {SCHEMA} (lrlib.ledger)")
         rec["claims"] = doc["claims"]
         rec["code_hash"] = doc.get("code_hash")
         rec["seeds_run"] = doc.get("seeds")
@@ -402,14 +402,15 @@ def provenance(*, chapters: list[str], seeds: list[int], quick: bool, workers: i
     }
 
 
-_DECL_KEYS = ("kind", "ref", "statement", "quantity", "rule", "tolerance", "premises", "control",
-              "partial", "partial_reason", "inconclusive", "expect", "seeds", "rule_change")
+_DECL_KEYS = ("kind", "ref", "statement", "quantity", "rule", "rule_kind", "measure", "tolerance", "premises",
+              "control", "control_run", "partial", "partial_reason", "inconclusive", "expect", "expect_basis",
+              "history", "limit", "seeds")
 
 
 def aggregate(records: list[dict], prov: dict) -> dict:
     """The sweep's aggregate (schema 2).
 
-    ``chapters``: per chapter, the code hash its runs reported (:func:`lrlib.claims.code_hash`)
+    ``chapters``: per chapter, the code hash its runs reported (:func:`lrlib.ledger.provenance.code_hash`)
     and the base seeds that ran. ``claims``: per claim (full id ``<chapter>.<id>``), its
     declaration as the runs graded it (kind, rule text, premises, control, expectation, ...)
     and ``runs``: one entry per run (base seed) with the seeds it measured, their verdicts and
@@ -448,7 +449,9 @@ def aggregate(records: list[dict], prov: dict) -> dict:
                 "seed": r["seed"], "seeds": c.get("seeds_run"), "verdicts": c.get("verdicts", []),
                 "measured": c.get("measured"), "values": c.get("values"),
                 "control_measured": c.get("control_measured"), "control_verdicts": c.get("control_verdicts", []),
-                "note": c.get("note", "")})
+                "margins": c.get("margins", []), "control_margins": c.get("control_margins", []),
+                "init_verdicts": c.get("init_verdicts", []), "coarse_verdicts": c.get("coarse_verdicts", []),
+                "tier": c.get("tier"), "tier_reason": c.get("tier_reason", ""), "note": c.get("note", "")})
     for e in claims.values():
         v = [x for run in e["runs"] for x in run["verdicts"]]
         e["counts"] = {k: v.count(k) for k in VERDICTS}

@@ -87,7 +87,7 @@ import matplotlib.pyplot as plt
 import torch
 
 from lrlib import chapter
-from lrlib.claims import fmt
+from lrlib.ledger import fmt
 from lrlib.integrate import flow
 from lrlib.losses import Loss, half_mse
 from lrlib.measure import first_crossing

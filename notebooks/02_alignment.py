@@ -89,7 +89,7 @@ import pandas as pd
 import torch
 
 from lrlib import chapter
-from lrlib.claims import grade_seeds
+from lrlib.ledger.grading import grade_seeds
 from lrlib.data import mnist_pair
 from lrlib.losses import Loss
 from lrlib.models import TwoLayer, forward, gaussian_init, generator, random_signs

@@ -86,7 +86,7 @@ import torch
 from scipy.integrate import solve_ivp
 
 from lrlib import chapter
-from lrlib.claims import fmt
+from lrlib.ledger import fmt
 from lrlib.integrate import flow as gradient_flow
 from lrlib.losses import half_mse
 from lrlib.measure import drop_times, relative_error

@@ -2,9 +2,11 @@
 that changes: ``python scripts/book_cache.py _build``.
 
 The jupyter-cache keys a notebook on its code cells only, so a change in ``lrlib/``, a claims
-file, the data checksums or a pinned version would not re-execute anything. This script hashes
-those (every file under ``lrlib/`` except caches, ``data/SHA256SUMS``, ``requirements.txt``,
-``notebooks/*.claims.yaml``) and, when the hash differs from the one stored in
+file, the data checksums or a pinned version would not re-execute anything. This script keys the
+cache on every chapter's provenance hash (:func:`lrlib.ledger.provenance.code_hash`: its notebook,
+the grading fields of its claims file, the ``lrlib`` files it imports, ``data/SHA256SUMS`` and
+``requirements.txt``), the same hash that decides whether a published sweep is fresh, and, when
+the key differs from the one stored in
 ``<build>/.lrlib-cache-key``, deletes the execution cache and Sphinx's environment (``.doctrees``:
 otherwise Sphinx would not re-read the unchanged pages, and old outputs would stay).
 """
@@ -20,14 +22,14 @@ ROOT = Path(__file__).resolve().parent.parent
 
 
 def cache_key(root: Path = ROOT) -> str:
-    files = sorted(p for p in (root / "lrlib").rglob("*")
-                   if p.is_file() and "__pycache__" not in p.parts and p.suffix != ".pyc")
-    files += [root / "data" / "SHA256SUMS", root / "requirements.txt"]
-    files += sorted((root / "notebooks").glob("*.claims.yaml"))
+    """Every chapter's provenance hash, combined (the chapters found as ``notebooks/NN_<key>.py``)."""
+    sys.path.insert(0, str(root))
+    from lrlib.ledger.provenance import code_hash
+
+    keys = sorted(p.stem.split("_", 1)[1] for p in (root / "notebooks").glob("[0-9][0-9]_*.py"))
     h = hashlib.sha256()
-    for f in files:
-        h.update(f.relative_to(root).as_posix().encode() + b"\0")
-        h.update(hashlib.sha256(f.read_bytes()).digest() if f.is_file() else b"absent")
+    for k in keys:
+        h.update(f"{k}={code_hash(k, root=root)}\n".encode())
     return h.hexdigest()
 
 

@@ -9,7 +9,7 @@ import pytest
 import torch
 
 from lrlib import chapter
-from lrlib.claims import ControlPassed
+from lrlib.ledger import ControlPassed
 from lrlib.errors import ParameterError
 
 CLAIMS = textwrap.dedent("""\

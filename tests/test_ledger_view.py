@@ -1,11 +1,11 @@
-"""Tests for lrlib.ledger_view: a chapter's claims tables as HTML (the legend, one row per claim,
+"""Tests for lrlib.ledger.view: a chapter's claims tables as HTML (the legend, one row per claim,
 the consistency table, escaping) and the plain-text repr."""
 
 from __future__ import annotations
 
-from lrlib.claims import Ledger, declaration_from_dict
-from lrlib.ledger_view import chapter_tables, legend_html, seed_marks, table_html, verdict_cell
-from lrlib.verdicts import COLOURS, MARKS
+from lrlib.ledger import Ledger, declaration_from_dict
+from lrlib.ledger.view import chapter_tables, legend_html, seed_marks, table_html, verdict_cell
+from lrlib.ledger.verdicts import COLOURS, MARKS
 
 BASE = dict(ref="Thm. 1", statement="s", quantity="q", rule="abs(rate - 1) < 0.1",
             tolerance="10 %", expect="reproduced", control="a perturbed prediction")
@@ -40,7 +40,7 @@ def test_chapter_tables_html():
     assert rep.count("<tr><td") == 2 and con.count("<tr><td") == 1              # one row per claim
     assert "<code>thm1.rate</code>" in rep and "<code>thm2.gap</code>" in rep and "<code>ident</code>" in con
     assert "(2 claims; pass rate over seeds 0–2" in rep and "(1; identities" in con
-    assert "a perturbed prediction" in rep and 'data-label="negative control"' in rep
+    assert "a perturbed prediction" in rep and 'data-label="control run"' in rep
     assert "gap &lt; &lt;b&gt;1&lt;/b&gt;" in rep and "<b>1</b>" not in html       # statements are escaped
 
 

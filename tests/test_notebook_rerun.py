@@ -23,8 +23,8 @@ import pytest
 
 from lrlib import ledger_page as lp
 from lrlib import sweep as sw
-from lrlib.claims import load_declarations
-from lrlib.verdicts import VERDICTS
+from lrlib.ledger import load_declarations
+from lrlib.ledger.verdicts import VERDICTS
 
 # minutes of CPU: `make test` runs them as their own step, after the unit tests (pytest -m slow)
 pytestmark = pytest.mark.slow

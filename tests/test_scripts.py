@@ -62,17 +62,25 @@ def test_book_cache_is_cleared_when_the_key_changes(tmp_path, monkeypatch):
     assert not (build / ".jupyter_cache").exists()
 
 
-def test_cache_key_follows_lrlib_and_claims_files(tmp_path):
-    for rel in ("lrlib/a.py", "data/SHA256SUMS", "requirements.txt", "notebooks/01_x.claims.yaml"):
+def test_cache_key_is_every_chapters_provenance_hash(tmp_path):
+    import json
+
+    claim = dict(id="c", ref="r", statement="s", quantity="q", rule="x < 1", tolerance="t", expect="reproduced",
+                 control="a legacy control text")
+    files = {"lrlib/__init__.py": "", "lrlib/a.py": "A = 1", "lrlib/b.py": "B = 1", "data/SHA256SUMS": "1",
+             "requirements.txt": "torch==2.13.0", "notebooks/01_x.py": "import lrlib.a\n",
+             "notebooks/01_x.claims.yaml": json.dumps({"chapter": "x", "claims": [claim]})}
+    for rel, text in files.items():
         (tmp_path / rel).parent.mkdir(parents=True, exist_ok=True)
-        (tmp_path / rel).write_text("1")
-    k0 = book_cache.cache_key(tmp_path)
-    (tmp_path / "notebooks" / "01_x.claims.yaml").write_text("2")
-    k1 = book_cache.cache_key(tmp_path)
-    (tmp_path / "lrlib" / "a.py").write_text("2")
-    assert len({k0, k1, book_cache.cache_key(tmp_path)}) == 3
-    (tmp_path / "notebooks" / "01_x.py").write_text("the notebook itself: keyed by jupyter-cache")
-    assert book_cache.cache_key(tmp_path) == book_cache.cache_key(tmp_path)
+        (tmp_path / rel).write_text(text)
+    keys = [book_cache.cache_key(tmp_path)]
+    for rel, text in [("lrlib/a.py", "A = 2"), ("requirements.txt", "torch==2.14.1"),
+                      ("notebooks/01_x.claims.yaml", json.dumps({"chapter": "x", "claims": [{**claim, "rule": "x < 2"}]}))]:
+        (tmp_path / rel).write_text(text)
+        keys.append(book_cache.cache_key(tmp_path))
+    assert len(set(keys)) == 4                               # an imported module, a pin, a rule: a new key
+    (tmp_path / "lrlib" / "b.py").write_text("B = 2")        # a module no chapter imports: same key
+    assert book_cache.cache_key(tmp_path) == keys[-1]
 
 
 def test_check_notebooks_style_flags_long_cells_and_functions(tmp_path):

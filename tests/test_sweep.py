@@ -16,7 +16,7 @@ PARAMS = 'seed = 0            # seed\nquick = False       # reduced size\nledger
 BODY = '''\
 import os
 from myst_nb import glue
-from lrlib.claims import Ledger
+from lrlib.ledger import Ledger
 if seed == FAIL_SEED:
     raise ValueError(f"fake failure for seed {seed}")
 ledger = Ledger.declared("KEY", n_seeds=1, base_seed=seed)

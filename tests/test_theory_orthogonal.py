@@ -490,7 +490,7 @@ def test_saddle_distance_zero_on_the_saddle_and_positive_off_it(testbed):
 
 
 def test_hd_measures_and_same_verdict():
-    from lrlib.claims import declaration_from_dict
+    from lrlib.ledger import declaration_from_dict
     eta, steps = 2e-2, 20_000
     t = np.arange(steps + 1) * eta / 1e-3
     L = np.where(t < 50_000, 1.0, np.where(t < 100_000, 1e-2, 1e-2 * np.exp(-(t - 100_000) / 5_000)))
@@ -629,7 +629,7 @@ def test_count_saddles_counts_plateaus_left_fast():
 
 
 def test_step_table_reads_one_run_and_grades_each_rule():
-    from lrlib.claims import Declaration
+    from lrlib.ledger import Declaration
 
     def decl(id_, rule):
         return Declaration(id=id_, kind="reproduction", ref="r", statement="s", quantity="q", rule=rule,

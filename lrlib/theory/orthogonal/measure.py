@@ -904,7 +904,7 @@ def same_verdict(decl, a: dict, b: dict) -> np.ndarray:
     Parameters
     ----------
     decl : Declaration
-        The claim's declaration (:mod:`lrlib.claims`).
+        The claim's declaration (:mod:`lrlib.ledger`).
     a, b : dict
         Measurements, each name an array over seeds.
 
@@ -913,7 +913,7 @@ def same_verdict(decl, a: dict, b: dict) -> np.ndarray:
     ndarray
         ``(seeds,)`` 1.0 where the verdicts agree, else 0.0.
     """
-    from ...claims import grade_control
+    from ...ledger.grading import grade_control
     return (np.array(grade_control(decl, a)) == np.array(grade_control(decl, b))).astype(float)
 
 
@@ -1118,7 +1118,7 @@ def step_table(decls: dict, names: dict[str, tuple[str, ...]], runs: dict[str, d
     """
     import pandas as pd
 
-    from ...claims import grade_control
+    from ...ledger.grading import grade_control
     rows = {}
     for label, m in runs.items():
         it = float(np.asarray(m["exit"])[run])

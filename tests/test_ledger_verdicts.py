@@ -1,8 +1,8 @@
-"""Tests for lrlib.verdicts: the vocabulary, its colours and the pass rate."""
+"""Tests for lrlib.ledger.verdicts: the vocabulary, its colours and the pass rate."""
 
 import pytest
 
-from lrlib.verdicts import COLOURS, GRADED, MARKS, VERDICTS, check_verdict, pass_rate
+from lrlib.ledger.verdicts import COLOURS, GRADED, MARKS, VERDICTS, check_verdict, pass_rate
 
 
 def test_vocabulary_is_defined_once_with_colours_and_marks():

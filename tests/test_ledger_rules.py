@@ -1,4 +1,4 @@
-"""Tests for lrlib.rules: the rule language of claim declarations."""
+"""Tests for lrlib.ledger.rules: the rule language of claim declarations."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from lrlib.errors import ParameterError
-from lrlib.rules import Rule
+from lrlib.ledger.rules import Rule
 
 
 def test_element_wise_over_seeds_with_broadcasting():

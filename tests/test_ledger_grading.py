@@ -1,4 +1,4 @@
-"""Tests for lrlib.claims: declarations, per-seed grading, controls, premises, expectations,
+"""Tests for lrlib.ledger: declarations, per-seed grading, controls, premises, expectations,
 sweep-sourced pass rates and the build's checks."""
 
 from __future__ import annotations
@@ -11,9 +11,12 @@ import numpy as np
 import pytest
 import torch
 
-from lrlib import claims as cl
-from lrlib.claims import (ControlPassed, Ledger, StaleSweep, VerdictMismatch, declaration_from_dict,
-                          expectation_met, grade_seeds, headline, load_declarations)
+from lrlib.ledger import aggregate as ag
+from lrlib.ledger import grading as gr
+from lrlib.ledger import provenance as pv
+from lrlib.ledger import (ControlPassed, Ledger, StaleSweep, VerdictMismatch, declaration_from_dict,
+                          expectation_met, headline, load_declarations)
+from lrlib.ledger.grading import grade_seeds
 from lrlib.errors import ParameterError
 
 BASE = dict(id="thm1.rate", ref="Thm. 1", statement="s", quantity="q", rule="abs(rate - 1) < 0.1",
@@ -112,7 +115,7 @@ def _yaml(d):
 
 
 def test_grade_accepts_torch_and_numpy_and_saves_json(tmp_path, monkeypatch):
-    monkeypatch.setattr(cl, "PUBLISHED_FULL", tmp_path / "none.json")
+    monkeypatch.setattr(gr, "PUBLISHED_FULL", tmp_path / "none.json")
     led = ledger(tmp_path, {"id": "ident", "kind": "consistency", "control": "", "rule": "err < 1e-12"})
     led.grade("thm1.rate", rate=torch.tensor([1.0, 1.01, 0.99, 1.02, 1.0], dtype=torch.float64),
               control=dict(rate=np.array([2.0, 2.1])), note="context")
@@ -129,7 +132,7 @@ def test_grade_accepts_torch_and_numpy_and_saves_json(tmp_path, monkeypatch):
 
 
 def test_a_control_that_passes_fails_the_build(tmp_path, monkeypatch):
-    monkeypatch.setattr(cl, "PUBLISHED_FULL", tmp_path / "none.json")
+    monkeypatch.setattr(gr, "PUBLISHED_FULL", tmp_path / "none.json")
     led = ledger(tmp_path)
     led.grade("thm1.rate", rate=[1.0] * 5, control=dict(rate=[1.05]))
     with pytest.raises(ControlPassed, match="thm1.rate"):
@@ -138,7 +141,7 @@ def test_a_control_that_passes_fails_the_build(tmp_path, monkeypatch):
 
 
 def test_a_pass_rate_outside_its_expectation_fails_the_build(tmp_path, monkeypatch, capsys):
-    monkeypatch.setattr(cl, "PUBLISHED_FULL", tmp_path / "none.json")
+    monkeypatch.setattr(gr, "PUBLISHED_FULL", tmp_path / "none.json")
     led = ledger(tmp_path)
     led.grade("thm1.rate", rate=[1.0, 1.0, 1.0, 1.0, 3.0], control=dict(rate=[3.0]))
     with pytest.raises(VerdictMismatch, match="4/5"):
@@ -148,7 +151,7 @@ def test_a_pass_rate_outside_its_expectation_fails_the_build(tmp_path, monkeypat
 
 
 def test_premise_not_met_is_excluded_from_the_pass_rate(tmp_path, monkeypatch):
-    monkeypatch.setattr(cl, "PUBLISHED_FULL", tmp_path / "none.json")
+    monkeypatch.setattr(gr, "PUBLISHED_FULL", tmp_path / "none.json")
     led = ledger(tmp_path, {"id": "p", "premises": [{"text": "Assumption 3 holds", "rule": "a3 == 1"}]})
     led.grade("thm1.rate", rate=1.0, control=dict(rate=3.0))
     led.grade("p", rate=[1.0, 1.0, 5.0, 1.0, 1.0], a3=[1, 1, 0, 1, 1], control=dict(rate=3.0))
@@ -180,12 +183,12 @@ def test_sweep_claims_take_their_pass_rate_from_a_fresh_sweep(tmp_path, monkeypa
     led = ledger(tmp_path, {"id": "mnist", "seeds": "sweep", "expect": "0.6-1"})
     led.grade("thm1.rate", rate=1.0, control=dict(rate=3.0))
     led.grade("mnist", rate=1.0, control=dict(rate=3.0))
-    here = cl.code_hash("x", led.notebooks_dir)
+    here = pv.code_hash("x", led.notebooks_dir)
     runs = [{"seed": s, "verdicts": [v]} for s, v in enumerate(["reproduced"] * 3 + ["not reproduced"] * 2)]
     agg = {"schema": 2, "chapters": {"x": {"code_hash": here}}, "claims": {"x.mnist": {"runs": runs}}}
     path = tmp_path / "sweep-full.json"
     path.write_text(json.dumps(agg))
-    monkeypatch.setattr(cl, "PUBLISHED_FULL", path)
+    monkeypatch.setattr(gr, "PUBLISHED_FULL", path)
     led.finish(None, strict=True)
     assert headline(led.results["mnist"].rate_verdicts) == "3/5"
     # the code changed since the sweep: the book's own run refuses the stale pass rate ...
@@ -195,7 +198,7 @@ def test_sweep_claims_take_their_pass_rate_from_a_fresh_sweep(tmp_path, monkeypa
     with pytest.raises(StaleSweep, match="lrlib.sweep --chapters x"):
         led.finish(None, strict=True)
     # ... but a run inside a sweep (which refreshes it) and other runs go on
-    monkeypatch.setenv(cl.SWEEP_ENV, "1")
+    monkeypatch.setenv(ag.SWEEP_ENV, "1")
     led.finish(None, strict=True)
     assert "stale" in led.results["mnist"].sweep_source
 
@@ -208,14 +211,14 @@ def test_code_hash_follows_the_chapter_and_lrlib_but_not_the_sweep_runner(tmp_pa
     (root / "notebooks" / "01_x.claims.yaml").write_text("b")
     (root / "lrlib" / "core.py").write_text("c")
     (root / "lrlib" / "sweep.py").write_text("d")
-    h0 = cl.code_hash("x", root=root)
+    h0 = pv.code_hash("x", root=root)
     (root / "lrlib" / "sweep.py").write_text("changed")
-    assert cl.code_hash("x", root=root) == h0
+    assert pv.code_hash("x", root=root) == h0
     (root / "notebooks" / "01_x.claims.yaml").write_text("changed")
-    h1 = cl.code_hash("x", root=root)
+    h1 = pv.code_hash("x", root=root)
     assert h1 != h0
     (root / "lrlib" / "core.py").write_text("changed")
-    assert cl.code_hash("x", root=root) != h1
+    assert pv.code_hash("x", root=root) != h1
 
 
 def test_code_hash_follows_only_the_lrlib_modules_the_chapter_imports(tmp_path):
@@ -234,15 +237,15 @@ def test_code_hash_follows_only_the_lrlib_modules_the_chapter_imports(tmp_path):
     for name, text in files.items():
         (root / name).write_text(text)
     closure = {f.relative_to(root).as_posix() for f in
-               cl.lrlib_closure((root / "notebooks/01_x.py").read_text(), root)}
+               pv.lrlib_closure((root / "notebooks/01_x.py").read_text(), root)}
     assert closure == {n for n in files if n.startswith("lrlib/")} - {"lrlib/theory/other.py", "lrlib/unused.py"}
-    h = cl.code_hash("x", root=root)
+    h = pv.code_hash("x", root=root)
     for name in ("lrlib/theory/other.py", "lrlib/unused.py"):
         (root / name).write_text("changed")
-        assert cl.code_hash("x", root=root) == h, name
+        assert pv.code_hash("x", root=root) == h, name
     for name in ("lrlib/errors.py", "lrlib/theory/paper/closed.py", "lrlib/late.py"):
         (root / name).write_text((root / name).read_text() + "# changed\n")
-        h2 = cl.code_hash("x", root=root)
+        h2 = pv.code_hash("x", root=root)
         assert h2 != h, name
         h = h2
 
@@ -257,7 +260,7 @@ def test_code_hash_follows_the_rules_but_not_the_prose_of_the_claims_file(tmp_pa
 
     def write(**kw):
         f.write_text(json.dumps({"chapter": "x", "claims": [{**claim, **kw}]}))   # JSON is YAML
-        return cl.code_hash("x", root=root)
+        return pv.code_hash("x", root=root)
 
     h0 = write()
     assert write(statement="reworded", expect="0.6-1", tolerance="other words") == h0
@@ -265,6 +268,6 @@ def test_code_hash_follows_the_rules_but_not_the_prose_of_the_claims_file(tmp_pa
     assert write(premises=[{"text": "p", "rule": "w > 1"}]) != h0
     assert write(kind="consistency", control="") != h0
     f.write_text("claims: [broken")
-    h_broken = cl.code_hash("x", root=root)
+    h_broken = pv.code_hash("x", root=root)
     f.write_text("claims: [broken again")
-    assert cl.code_hash("x", root=root) != h_broken
+    assert pv.code_hash("x", root=root) != h_broken

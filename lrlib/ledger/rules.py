@@ -14,6 +14,17 @@ functions of :data:`FUNCTIONS`. ``and``/``or``/``not`` act element-wise. A compa
 with ``nan`` is false, so a quantity that was never measured (a threshold never
 crossed) fails a rule such as ``t < 5``; write the rule so that this is the meaning
 you want (``not (t >= 5)`` is true for ``nan``).
+
+Margins
+-------
+:meth:`Rule.margin` says, per seed, *how far* the measurements lie from the rule's boundary,
+as a factor: every comparison ``a < b`` (or ``a > b``) gives the factor by which the passing
+side exceeds the other (``b / a`` for positive sides; for sides of opposite sign the comparison
+holds or fails by sign and the factor is ``inf`` or ``0``), ``and`` takes the smallest factor,
+``or`` the largest, ``not`` the reciprocal, and an equality or a bare boolean is ``inf`` when it
+holds and ``0`` when it fails. A seed passes exactly when its margin is ``>= 1`` (``> 1`` for a
+strict comparison). For ``abs(x - c) <= tol`` the margin is ``tol / |x - c|``, the reciprocal of
+the deviation in units of the tolerance. ``nan`` in, ``nan`` out.
 """
 
 from __future__ import annotations
@@ -25,7 +36,7 @@ from typing import Mapping
 
 import numpy as np
 
-from .errors import ParameterError
+from ..errors import ParameterError
 
 FUNCTIONS = {
     "abs": np.abs,
@@ -42,6 +53,36 @@ _BIN = {ast.Add: operator.add, ast.Sub: operator.sub, ast.Mult: operator.mul,
         ast.Div: operator.truediv, ast.Pow: operator.pow}
 _CMP = {ast.Lt: operator.lt, ast.LtE: operator.le, ast.Gt: operator.gt, ast.GtE: operator.ge,
         ast.Eq: operator.eq, ast.NotEq: operator.ne}
+
+
+def _fmin_nan(a, b):
+    """Element-wise minimum that keeps ``nan`` (a comparison with ``nan`` has no margin)."""
+    a, b = np.asarray(a, dtype=float), np.asarray(b, dtype=float)
+    return np.where(np.isnan(a) | np.isnan(b), np.nan, np.minimum(a, b))
+
+
+def _exceeds(big, small):
+    """The factor by which ``big`` exceeds ``small``: ``big/small`` for sides of one sign,
+    ``inf`` when the comparison holds by sign, ``0`` when it fails by sign, 1 for equal sides."""
+    big, small = np.asarray(big, dtype=float), np.asarray(small, dtype=float)
+    with np.errstate(invalid="ignore", divide="ignore", over="ignore"):
+        pos = (big > 0) & (small > 0)
+        neg = (big < 0) & (small < 0)
+        out = np.where(pos, big / np.where(pos, small, 1.0), np.where(neg, small / np.where(neg, big, 1.0), 0.0))
+        out = np.where(~pos & ~neg & (big > small), np.inf, out)
+        out = np.where(big == small, 1.0, out)
+        return np.where(np.isnan(big) | np.isnan(small), np.nan, out)
+
+
+def _comparison_margin(op, left, right):
+    """Margin of one comparison ``left op right`` (see the module docstring)."""
+    if op in (ast.Lt, ast.LtE):
+        return _exceeds(right, left)
+    if op in (ast.Gt, ast.GtE):
+        return _exceeds(left, right)
+    truth = _CMP[op](np.asarray(left, dtype=float), np.asarray(right, dtype=float))
+    nan = np.isnan(np.asarray(left, dtype=float)) | np.isnan(np.asarray(right, dtype=float))
+    return np.where(nan, np.nan, np.where(truth, np.inf, 0.0))
 
 
 class Rule:
@@ -120,6 +161,49 @@ class Rule:
         with np.errstate(invalid="ignore", divide="ignore", over="ignore"):
             out = self._eval(self._tree.body, env)
         return np.asarray(out, dtype=bool)
+
+    def margin(self, values: Mapping[str, object]) -> np.ndarray:
+        """The factor by which each seed's measurements clear (> 1) or miss (< 1) the rule.
+
+        Parameters
+        ----------
+        values : mapping of str to array-like
+            Measurements by name, as for :meth:`__call__`.
+
+        Returns
+        -------
+        np.ndarray
+            Float factors, shape: the broadcast of the inputs (see the module docstring).
+        """
+        missing = sorted(self.names - set(values))
+        if missing:
+            raise ParameterError(f"rule {self.text!r} needs measurement(s) {missing}")
+        env = {k: np.asarray(values[k], dtype=float) for k in self.names}
+        with np.errstate(invalid="ignore", divide="ignore", over="ignore"):
+            return np.asarray(self._margin(self._tree.body, env), dtype=float)
+
+    def _margin(self, n, env):
+        if isinstance(n, ast.BoolOp):
+            vals = [self._margin(v, env) for v in n.values]
+            f = np.fmin if isinstance(n.op, ast.And) else np.fmax
+            out = vals[0]
+            for v in vals[1:]:
+                out = f(out, v)
+            nan = np.zeros(np.shape(out), bool)
+            for v in vals:
+                nan = nan | np.isnan(v)
+            return np.where(nan, np.nan, out)
+        if isinstance(n, ast.UnaryOp) and isinstance(n.op, ast.Not):
+            return 1.0 / self._margin(n.operand, env)
+        if isinstance(n, ast.Compare):
+            left, out = self._eval(n.left, env), np.inf
+            for op, comp in zip(n.ops, n.comparators):
+                right = self._eval(comp, env)
+                out = _fmin_nan(out, _comparison_margin(type(op), left, right))
+                left = right
+            return out
+        truth = np.asarray(self._eval(n, env), dtype=float)
+        return np.where(np.isnan(truth), np.nan, np.where(truth != 0, np.inf, 0.0))
 
     def _eval(self, n, env):
         if isinstance(n, ast.Constant):
