@@ -7,13 +7,14 @@ shrink monotonically along the sweep and, where the theory gives a rate, at that
 claim reads:
 
 ``mono``
-    the fraction of successive steps (towards the limit) along which the deviation does not grow;
+    the fraction of successive steps (towards the limit, between measured points) along which the
+    deviation does not grow;
 ``slope``
     the least-squares slope of ``log|deviation|`` against ``log(scale)`` over the deepest
     ``fit_last`` points, where ``scale`` is the parameter mapped so that the limit is ``scale → 0``
     (``λ`` itself, or ``1/t``, or ``1/log(1/α)``): a deviation ``∝ scale^p`` has slope ``p``;
 ``shrink``
-    the deviation at the shallowest point over the deviation at the deepest (> 1 when it shrinks);
+    the deviation at the shallowest measured point over the one at the deepest (> 1 when it shrinks);
 ``decades``
     how many decades of ``scale`` the sweep spans.
 """
@@ -50,12 +51,14 @@ def trend_stats(scale, deviation, *, fit_last: int | None = None, tiny: float = 
         raise ValueError("trend_stats: scale is a positive 1-d sweep of k >= 2 points and deviation (..., k)")
     order = np.argsort(-scale)                     # shallow -> deep
     s, d = scale[order], dev[..., order]
-    steps = np.diff(d, axis=-1)
-    fin = np.isfinite(steps)
-    not_up = (steps <= 0) | (d[..., 1:] <= tiny)
-    with np.errstate(invalid="ignore", divide="ignore"):
-        mono = np.where(fin.sum(-1) > 0, (not_up & fin).sum(-1) / fin.sum(-1), np.nan)
-        shrink = d[..., 0] / d[..., -1]
+    mono = np.full(d.shape[:-1], np.nan)
+    shrink = np.full(d.shape[:-1], np.nan)
+    for idx in np.ndindex(*d.shape[:-1]):
+        f = d[idx][np.isfinite(d[idx])]                  # the measured points, shallow -> deep
+        if f.size >= 2:
+            mono[idx] = np.mean((np.diff(f) <= 0) | (f[1:] <= tiny))
+            with np.errstate(divide="ignore"):
+                shrink[idx] = f[0] / f[-1]
     k = s.size if fit_last is None else max(2, min(int(fit_last), s.size))
     ls, ld = np.log(s[-k:]), d[..., -k:]
     slope = np.full(d.shape[:-1], np.nan)

@@ -1,0 +1,120 @@
+"""Tests for lrlib.ledger.grading in the new form: Ledger.measure applies the declared measurement to
+the main, control, initial-state and coarse-step runs; margins, tiers, undefined controls."""
+
+from __future__ import annotations
+
+import json
+import math
+
+import numpy as np
+import pytest
+
+from lrlib.errors import ParameterError
+from lrlib.ledger import grading as gr
+from lrlib.ledger.aggregate import published_control_failures, tier_counts
+from lrlib.ledger.grading import ControlPassed, Ledger
+
+CLAIM = dict(id="rate", ref="Thm. 1", statement="s", quantity="q", rule="abs(rate - 1) <= 0.1", tolerance="t",
+             expect="reproduced", rule_kind="tolerance", expect_basis="predicted", measure="x.claims.rate",
+             control={"run": "big_init", "removes": "the small initialisation"})
+
+
+def measure_rate(run, shift=0.0):
+    """A measurement function: the 'run' is an array of rates over seeds."""
+    return {"rate": np.asarray(run, dtype=float) + shift}
+
+
+@pytest.fixture
+def make_ledger(tmp_path, monkeypatch):
+    monkeypatch.setattr(gr, "resolve_measure", lambda decl: measure_rate)
+    monkeypatch.setattr(gr, "PUBLISHED_FULL", tmp_path / "none.json")
+
+    def make(*claims, seeds=3):
+        nbdir = tmp_path / "notebooks"
+        nbdir.mkdir(exist_ok=True)
+        (nbdir / "01_x.py").write_text("# chapter\n")
+        (nbdir / "01_x.claims.yaml").write_text(json.dumps({"chapter": "x", "claims": list(claims)}))
+        return Ledger.declared("x", n_seeds=seeds, path=nbdir / "01_x.claims.yaml")
+    return make
+
+
+def test_measure_applies_the_function_to_the_runs(make_ledger):
+    led = make_ledger(CLAIM)
+    r = led.measure("rate", [1.0, 1.05, 1.5], controls={"big_init": [2.0, 3.0, 2.5]}, shift=0.0)
+    assert r.verdicts == ["reproduced", "reproduced", "not reproduced"]
+    assert r.margins[0] == math.inf and r.margins[1] == pytest.approx(2.0) and r.margins[2] == pytest.approx(0.2)
+    assert r.control_verdicts == ["not reproduced"] * 3 and r.control_margins[0] == pytest.approx(0.1)
+    assert r.tier() == ("quantitative", "")
+
+
+def test_measure_needs_the_declared_control_run(make_ledger):
+    led = make_ledger(CLAIM)
+    with pytest.raises(ParameterError, match="big_init"):
+        led.measure("rate", [1.0] * 3, controls={"other": [2.0] * 3})
+    with pytest.raises(ParameterError, match="use measure"):
+        led.grade("rate", rate=[1.0] * 3, control=dict(rate=[2.0] * 3))
+
+
+def test_a_nan_control_is_inconclusive_not_rejected(make_ledger):
+    led = make_ledger(CLAIM)
+    r = led.measure("rate", [1.0] * 3, controls={"big_init": [np.nan, 2.0, 2.0]})
+    assert r.control_verdicts == ["inconclusive", "not reproduced", "not reproduced"]
+    assert r.control_status == "inconclusive" and r.tier()[0] == "inconclusive" and r.control_ok
+
+
+def test_a_rule_that_holds_at_initialisation_is_flagged(make_ledger):
+    led = make_ledger(CLAIM, {**CLAIM, "id": "coarse"})
+    r = led.measure("rate", [1.0] * 3, controls={"big_init": [2.0] * 3}, init=[1.02, 2.0, 2.0])
+    assert r.init_verdicts[0] == "reproduced"
+    assert r.tier() == ("consistency", "the rule already holds at initialisation")
+    r2 = led.measure("coarse", [1.0] * 3, controls={"big_init": [2.0] * 3}, init=[3.0] * 3, coarse=[1.0] * 3)
+    assert r2.tier()[0] == "consistency" and "step far too large" in r2.tier()[1]
+
+
+def test_margins_and_the_loose_tier_come_from_the_rule(make_ledger):
+    bound = {**CLAIM, "id": "bound", "rule": "rate <= 1", "rule_kind": "bound"}
+    tight = {**bound, "id": "tight"}
+    led = make_ledger(bound, tight)
+    r = led.measure("bound", [0.01, 0.05, 0.02], controls={"big_init": [2.0] * 3})
+    assert r.margins == pytest.approx([100.0, 20.0, 50.0])
+    assert r.tier()[0] == "loose bound" and "×50" in r.tier()[1]
+    r2 = led.measure("tight", [0.5, 0.9, 0.3], controls={"big_init": [2.0] * 3})
+    assert r2.tier()[0] == "quantitative"
+    assert tier_counts([r.tier()[0], r2.tier()[0]]) == {"quantitative": 1, "loose bound": 1, "consistency": 0}
+
+
+def test_a_threshold_needs_a_control_clearly_on_the_other_side(make_ledger):
+    thr = {**CLAIM, "id": "thr", "rule": "rate >= 1", "rule_kind": "threshold"}
+    led = make_ledger(thr, {**thr, "id": "clear"})
+    assert led.measure("thr", [2.0] * 3, controls={"big_init": [0.9] * 3}).tier()[0] == "consistency"
+    assert led.measure("clear", [2.0] * 3, controls={"big_init": [0.2] * 3}).tier()[0] == "quantitative"
+
+
+def test_sensitivity_is_regraded_apart(make_ledger):
+    led = make_ledger({**CLAIM, "sensitivity": [{"name": "rate", "factor": 0.5}]})
+    r = led.measure("rate", [1.0] * 3, controls={"big_init": [2.0] * 3})
+    assert r.sensitivity[0]["verdicts"] == ["not reproduced"] * 3 and r.control_status == "rejected"
+
+
+def test_a_control_that_passes_in_the_published_sweep_fails_the_book(make_ledger, tmp_path, monkeypatch):
+    agg = {"schema": 2, "chapters": {}, "claims": {"x.rate": {"rule": CLAIM["rule"], "runs": [
+        {"seed": 0, "control_verdicts": ["not reproduced"] * 3},
+        {"seed": 1, "control_verdicts": ["not reproduced", "reproduced", "inconclusive"]}]}}}
+    assert "run 1 control seed 1" in published_control_failures(agg, "x", {"rate": CLAIM["rule"]})[0]
+    assert published_control_failures(agg, "x", {"rate": "rate < 5"}) == []      # the rule changed since
+    path = tmp_path / "agg.json"
+    path.write_text(json.dumps(agg))
+    monkeypatch.setattr(gr, "PUBLISHED_FULL", path)
+    led = make_ledger(CLAIM)
+    led.measure("rate", [1.0] * 3, controls={"big_init": [2.0] * 3})
+    with pytest.raises(ControlPassed, match="published sweep"):
+        led.finish(None, strict=True)
+
+
+def test_results_serialise_margins_and_tiers(make_ledger, tmp_path):
+    led = make_ledger(CLAIM)
+    led.measure("rate", [1.0, 1.05, np.nan], controls={"big_init": [2.0] * 3}, init=[3.0] * 3)
+    led.save(tmp_path / "l.json")
+    c = json.loads((tmp_path / "l.json").read_text())["claims"][0]
+    assert c["margins"][0] == "inf" and c["margins"][2] is None and c["tier"] == "quantitative"
+    assert c["control_run"] == "big_init" and c["expect_basis"] == "predicted" and c["init_verdicts"]
