@@ -231,16 +231,6 @@ def ledger_rows(chapters: dict[str, Path], aggs: list[dict]) -> list[dict]:
     return rows
 
 
-def _marks(runs: list[dict]) -> str:
-    out = []
-    for run in runs:
-        seeds = run.get("seeds") or list(range(len(run["verdicts"])))
-        out.append("".join(f'<span title="base seed {run["seed"]}, seed {s}: {_h(v)}" '
-                           f'style="background:{COLOURS.get(v, "#fff")};padding:0 .1em">{MARKS.get(v, "·")}</span>'
-                           for s, v in zip(seeds, run["verdicts"])))
-    return " ".join(out)
-
-
 def _chapter_link(r: dict, page_dir: Path, toc_text: str) -> str:
     nb = Path(r["notebook"])
     if f"notebooks/{nb.stem}" in toc_text:
@@ -303,8 +293,8 @@ def ledger_html(rows: list[dict], aggs: list[dict], page_dir: str | Path = REPO_
     full = next((a for a in aggs if not a["provenance"]["quick"]), aggs[0] if aggs else None)
     mode = full["provenance"]["mode"] if full else None
     toc_text = Path(toc_file).read_text() if Path(toc_file).is_file() else ""
-    head = ["claim", "statement", "rule · tolerance from", "premises · negative control",
-            "declared", f"pass rate ({mode} sweep)" if mode else "pass rate"]
+    head = ["claim", "statement", "rule · tolerance from", "premises · control run",
+            "declared", "tier", f"pass rate, margins ({mode} sweep)" if mode else "pass rate"]
     body, attrs = [], []
     for r in rows:
         d, c = r["decl"], (r["sweeps"].get(mode) if mode else None)
@@ -335,6 +325,8 @@ def ledger_html(rows: list[dict], aggs: list[dict], page_dir: str | Path = REPO_
                      + (f'<code>{_h(h["commit"][:8])}</code> {_h(h["date"])}' if h.get("date")
                         else _h(h.get("commit", "unknown")))
                      + "</small>")
+        tier = claim_tier(r, mode)
+        cells.append(f"<b>{_h(tier)}</b>" + (f"<br><small>{_h(c.get('tier_reason'))}</small>" if c and c.get("tier_reason") else ""))
         cls, rate = outcome(c)
         if c:
             verdicts = [v for run in c["runs"] for v in run["verdicts"]]
@@ -343,12 +335,14 @@ def ledger_html(rows: list[dict], aggs: list[dict], page_dir: str | Path = REPO_
                               if n and k in ("premise not met", "inconclusive"))
             colour = COLOURS.get(cls, COLOURS["partial"])
             cells.append(f'<b class="lr-verdict" style="background:{colour};padding:0 .3em">{_h(headline(verdicts))}</b>'
-                         f'{f" ({_h(extra)})" if extra else ""}<br>{_marks(c["runs"])}'
-                         f'<br><small>base seed {run0["seed"]}: {_h(run0.get("measured"))}</small>')
+                         f'{f" ({_h(extra)})" if extra else ""}<br>'
+                         + "<br>".join(f"<small>run {run['seed']}:</small> " + margin_marks(run["verdicts"], run.get("margins") or [], run.get("seeds"))
+                                       for run in c["runs"])
+                         + f'<br><small>base seed {run0["seed"]}: {_h(run0.get("measured"))}</small>')
         else:
             cells.append("<em>not in a published sweep</em>")
         body.append(cells)
-        attrs.append(f' data-chapter="{_h(r["chapter"])}" data-kind="{_h(d.kind)}" data-outcome="{_h(cls)}"'
+        attrs.append(f' data-chapter="{_h(r["chapter"])}" data-kind="{_h(d.kind)}" data-outcome="{_h(cls)}" data-tier="{_h(tier)}"'
                      f' data-rate="{rate:.4f}"')
     table = table_html(body, head, attrs)
     if not tools:
@@ -362,6 +356,8 @@ def ledger_html(rows: list[dict], aggs: list[dict], page_dir: str | Path = REPO_
         f'{opts(["reproduced", "mixed", "not reproduced", "not graded", "not in a sweep"])}</select></label>'
         '<label>kind <select data-filter="kind"><option value="">all</option>'
         f'{opts(["reproduction", "consistency"])}</select></label>'
+        '<label>tier <select data-filter="tier"><option value="">all</option>'
+        f'{opts(["quantitative", "loose bound", "consistency", "inconclusive", "legacy", "not in a sweep"])}</select></label>'
         '<label><input type="search" data-filter="text" placeholder="search claims"></label>'
         '<button type="button" data-sort="rate">sort by pass rate</button>'
         '<span class="lr-count"></span></div>')
@@ -380,7 +376,7 @@ _SCRIPT = """<script>
       var shown = 0;
       rows.forEach(function (tr) {
         var ok = (!f.chapter || tr.dataset.chapter === f.chapter) && (!f.outcome || tr.dataset.outcome === f.outcome)
-          && (!f.kind || tr.dataset.kind === f.kind) && (!f.text || tr.textContent.toLowerCase().indexOf(f.text) >= 0);
+          && (!f.kind || tr.dataset.kind === f.kind) && (!f.tier || tr.dataset.tier === f.tier) && (!f.text || tr.textContent.toLowerCase().indexOf(f.text) >= 0);
         tr.style.display = ok ? '' : 'none';
         if (ok) { shown += 1; }
       });
@@ -441,8 +437,29 @@ def summary_figure(rows: list[dict], aggs: list[dict]):
     return fig
 
 
+def claim_tier(r: dict, mode: str | None) -> str:
+    """A row's tier in the sweep ``mode`` (``not in a sweep`` when it has none).
+
+    Parameters
+    ----------
+    r : dict
+        A row of :func:`ledger_rows`.
+    mode : str or None
+        The sweep's mode (``full``, ``quick``).
+
+    Returns
+    -------
+    str
+        One of :data:`lrlib.ledger.verdicts.TIERS`, ``inconclusive``, ``legacy`` or ``not in a sweep``.
+    """
+    c = r["sweeps"].get(mode) if mode else None
+    if not c:
+        return "consistency" if r["decl"].kind == "consistency" else "not in a sweep"
+    return c.get("tier") or ("consistency" if r["decl"].kind == "consistency" else "legacy")
+
+
 def chapter_summary(rows: list[dict], aggs: list[dict]) -> str:
-    """A summary of the claims, one Markdown line per chapter.
+    """The headline counts, split three ways, one Markdown line per chapter and one for the book.
 
     Parameters
     ----------
@@ -452,20 +469,90 @@ def chapter_summary(rows: list[dict], aggs: list[dict]) -> str:
     Returns
     -------
     str
-        Per chapter: reproduction claims, how many pass in every seed, in some, in none (full-size
-        sweep); consistency checks.
+        Per chapter: quantitative reproductions (and how many pass in every seed, in some, in
+        none of the full-size sweep), loose bounds, consistency checks (declared, or tiered so by
+        the ledger), and the claims counted apart (inconclusive control, legacy form).
     """
     full = next((a for a in aggs if not a["provenance"]["quick"]), None)
     mode = full["provenance"]["mode"] if full else None
-    lines = []
-    for key in dict.fromkeys(r["chapter"] for r in rows):
-        rs = [r for r in rows if r["chapter"] == key]
-        rep = [r for r in rs if r["decl"].kind == "reproduction"]
-        rates = [r["sweeps"].get(mode) for r in rep] if mode else []
-        rates = [(c["passes"], c["graded"]) for c in rates if c and c["graded"]]
+    lines, total = [], {}
+
+    def line(name, rs):
+        tiers = [claim_tier(r, mode) for r in rs]
+        quant = [r["sweeps"].get(mode) for r, t in zip(rs, tiers) if t == "quantitative"]
+        rates = [(c["passes"], c["graded"]) for c in quant if c and c["graded"]]
         every = sum(k == n for k, n in rates)
         none = sum(k == 0 for k, n in rates)
-        lines.append(f"- `{key}`: {len(rep)} reproduction claims ({len(rates)} graded in the {mode or 'no'} sweep: "
-                     f"{every} reproduced in every seed, {len(rates) - every - none} in some, {none} in none); "
-                     f"{len(rs) - len(rep)} consistency checks.")
+        apart = ", ".join(f"{tiers.count(t)} {t}" for t in ("inconclusive", "legacy", "not in a sweep") if tiers.count(t))
+        return (f"- {name}: **{tiers.count('quantitative')} quantitative reproductions** ({every} reproduced in "
+                f"every graded seed, {len(rates) - every - none} in some, {none} in none), "
+                f"**{tiers.count('loose bound')} loose bounds**, **{tiers.count('consistency')} consistency checks**"
+                + (f"; counted apart: {apart}" if apart else "") + ".")
+    for key in dict.fromkeys(r["chapter"] for r in rows):
+        lines.append(line(f"`{key}`", [r for r in rows if r["chapter"] == key]))
+    lines.append(line("the whole book", rows))
     return "\n".join(lines)
+
+
+def _headline_of(c: dict | None) -> str:
+    if not c:
+        return "not in the sweep"
+    return headline([v for run in c["runs"] for v in run["verdicts"]])
+
+
+def revision_changes(rows: list[dict], aggs: list[dict], previous: dict | None) -> str:
+    """What changed in this revision: before/after counts per chapter and every claim whose verdict changed.
+
+    Parameters
+    ----------
+    rows, aggs : list of dict
+        As in :func:`summary_figure`.
+    previous : dict or None
+        The full-size aggregate published before this revision (``book/ledger_data/previous/``).
+
+    Returns
+    -------
+    str
+        Markdown: a table per chapter (claims reproduced in every / some / no seed, before and
+        after) and a list of the claims whose pass rate changed, with their tier now.
+    """
+    full = next((a for a in aggs if not a["provenance"]["quick"]), None)
+    if not full or not previous:
+        return "No earlier published sweep to compare with."
+    mode = full["provenance"]["mode"]
+
+    def cls(c):
+        return outcome(c)[0]
+    out = ["| chapter | before: every / some / no seed / not graded | after: every / some / no seed / not graded "
+           "| after: quantitative / loose / consistency / apart |", "| --- | --- | --- | --- |"]
+    changed = []
+    for key in dict.fromkeys(r["chapter"] for r in rows):
+        rs = [r for r in rows if r["chapter"] == key]
+        before = [cls(previous["claims"].get(r["id"])) for r in rs]
+        after = [cls(r["sweeps"].get(mode)) for r in rs]
+        tiers = [claim_tier(r, mode) for r in rs]
+        fmt4 = lambda xs: " / ".join(str(xs.count(o)) for o in ("reproduced", "mixed", "not reproduced", "not graded"))  # noqa: E731
+        apart = len(tiers) - sum(tiers.count(t) for t in ("quantitative", "loose bound", "consistency"))
+        out.append(f"| `{key}` | {fmt4(before)} | {fmt4(after)} | {tiers.count('quantitative')} / "
+                   f"{tiers.count('loose bound')} / {tiers.count('consistency')} / {apart} |")
+        for r, t in zip(rs, tiers):
+            b, a = _headline_of(previous["claims"].get(r["id"])), _headline_of(r["sweeps"].get(mode))
+            if b != a:
+                changed.append(f"- `{r['id']}`: {b} → {a} (now: {t})")
+    return "\n".join(out + ["", f"Claims whose pass rate changed ({len(changed)}):", ""] + (changed or ["- none"]))
+
+
+def load_previous(folder: str | Path = PUBLISH_DIR / "previous") -> dict | None:
+    """The full-size aggregate published before this revision, if kept.
+
+    Parameters
+    ----------
+    folder : str or Path
+        Where it lies (``sweep-full.json``).
+
+    Returns
+    -------
+    dict or None
+    """
+    f = Path(folder) / "sweep-full.json"
+    return json.loads(f.read_text(encoding="utf-8")) if f.is_file() else None

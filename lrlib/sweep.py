@@ -407,6 +407,37 @@ _DECL_KEYS = ("kind", "ref", "statement", "quantity", "rule", "rule_kind", "meas
               "history", "limit", "seeds")
 
 
+#: The order in which a claim's tier over several runs is decided: the most conservative wins.
+_TIER_ORDER = ("consistency", "legacy", "inconclusive", "loose bound", "quantitative")
+
+
+def sweep_tier(runs: list[dict], kind: str | None) -> tuple[str, str]:
+    """A claim's tier over the runs of a sweep: the most conservative of the runs' tiers.
+
+    Parameters
+    ----------
+    runs : list of dict
+        The claim's runs in the aggregate (each with ``tier`` and ``tier_reason``).
+    kind : str or None
+        The claim's kind (a run without a tier, from an older ledger: ``consistency`` for a
+        consistency check, else ``legacy``).
+
+    Returns
+    -------
+    tuple of str
+        ``(tier, reason)`` with the base seed whose run decided it.
+    """
+    best = None
+    for run in runs:
+        t = run.get("tier") or ("consistency" if kind == "consistency" else "legacy")
+        if best is None or _TIER_ORDER.index(t) < _TIER_ORDER.index(best[0]):
+            best = (t, run.get("tier_reason") or "", run.get("seed"))
+    if best is None:
+        return ("consistency" if kind == "consistency" else "legacy"), ""
+    t, why, seed = best
+    return t, (f"{why} (base seed {seed})" if why and len(runs) > 1 else why)
+
+
 def aggregate(records: list[dict], prov: dict) -> dict:
     """The sweep's aggregate (schema 2).
 
@@ -453,6 +484,7 @@ def aggregate(records: list[dict], prov: dict) -> dict:
                 "init_verdicts": c.get("init_verdicts", []), "coarse_verdicts": c.get("coarse_verdicts", []),
                 "tier": c.get("tier"), "tier_reason": c.get("tier_reason", ""), "note": c.get("note", "")})
     for e in claims.values():
+        e["tier"], e["tier_reason"] = sweep_tier(e["runs"], e.get("kind"))
         v = [x for run in e["runs"] for x in run["verdicts"]]
         e["counts"] = {k: v.count(k) for k in VERDICTS}
         passes, graded = pass_rate(v)

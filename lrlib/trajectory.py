@@ -125,6 +125,26 @@ class Trajectory:
         """
         return self.params.map(lambda t: t[i])
 
+    def head(self, n: int = 1) -> "Trajectory":
+        """The first ``n`` snapshots: ``head(1)`` is the run at its initial state, which a claim's
+        measurement can be applied to (:meth:`lrlib.ledger.grading.Ledger.measure`, ``init=``).
+
+        Parameters
+        ----------
+        n : int
+            How many snapshots, ``1 ≤ n ≤ T``.
+
+        Returns
+        -------
+        Trajectory
+            The same runs; ``dense_loss`` is cut at the last kept step.
+        """
+        if not 1 <= n <= len(self):
+            raise ParameterError(f"head needs 1 ≤ n ≤ {len(self)}, got {n}")
+        dense = None if self.dense_loss is None else self.dense_loss[: int(self.steps[n - 1]) + 1]
+        return Trajectory(self.steps[:n].copy(), self.time[:n].copy(), self.params.map(lambda t: t[:n]),
+                          self.loss[:n], dict(self.meta), dense)
+
     def index_of_step(self, step: int) -> int:
         """Index of the last snapshot at or before a step.
 

@@ -8,6 +8,7 @@
 #       extension: .py
 #       format_name: percent
 #       format_version: '1.3'
+#       jupytext_version: 1.19.6
 #   kernelspec:
 #     display_name: Python 3 (ipykernel)
 #     language: python
@@ -50,8 +51,10 @@ quick, N_SEEDS, ledger = ch.quick, ch.n_seeds, ch.ledger
 # ## An example experiment (replace it)
 #
 # Every seed is one run of a batch (the leading dimension of the parameters). The claim
-# `example.fit` is declared in `{{STEM}}.claims.yaml` before it is measured; its negative
-# control is the same run stopped after 20 steps, which must fail the same rule.
+# `example.fit` is declared in `{{STEM}}.claims.yaml` before it is measured, with its measurement
+# (`lrlib.theory.{{KEY}}.claims.loss_ratio`) and its control run: the same runs stopped after 20 steps,
+# which go through the same measurement and must fail the same rule. The ledger also measures the
+# runs at their initial state (`run.head(1)`): a rule that held there would not test the dynamics.
 
 # %%
 X = torch.eye(4, dtype=torch.float64)
@@ -61,8 +64,7 @@ run = train(p0, X, y, loss=half_mse(), lr=0.2, steps=1000 if quick else 2000, re
 short = train(p0, X, y, loss=half_mse(), lr=0.2, steps=20, record=5)      # the control
 
 # %%
-ledger.grade("example.fit", ratio=run.loss[-1] / run.loss[0],
-             control=dict(ratio=short.loss[-1] / short.loss[0]))
+ledger.measure("example.fit", run, controls={"short": short}, init=run.head(1))
 
 # %%
 fig, (ax,) = panel_grid(1)

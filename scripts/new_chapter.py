@@ -4,7 +4,7 @@ Creates, from ``notebooks/_template.py`` and ``notebooks/_template.claims.yaml``
 
 - ``notebooks/NN_<key>.py`` and its paired ``.ipynb`` (no outputs), NN = the next free number;
 - ``notebooks/NN_<key>.claims.yaml`` (one example claim, with its control);
-- ``lrlib/theory/<key>/__init__.py`` (the paper's theory package) and ``tests/test_theory_<key>.py``;
+- ``lrlib/theory/<key>/__init__.py`` and ``claims.py`` (the paper's theory package, with the example claim's measurement) and ``tests/test_theory_<key>.py``;
 - the chapter's line in ``_toc.yml`` (after the last chapter).
 
 The chapter then runs as it is (``make rerun CHAPTER=<key>``), is executed by the book build,
@@ -38,6 +38,44 @@ def _add_to_toc(toc: Path, entry: str) -> None:
     toc.write_text("".join(lines), encoding="utf-8")
 
 
+_CLAIMS_MODULE = '''"""The chapter's claim measurements: one function per claim, applied by the ledger to every run."""
+
+from __future__ import annotations
+
+import numpy as np
+
+
+def loss_ratio(run) -> dict[str, np.ndarray]:
+    """Final loss over initial loss, per seed.
+
+    Parameters
+    ----------
+    run : Trajectory
+        The runs (``loss`` of shape ``(T, seeds)``).
+
+    Returns
+    -------
+    dict of str to np.ndarray
+        ``ratio``, shape ``(seeds,)``.
+    """
+    return {"ratio": (run.loss[-1] / run.loss[0]).numpy()}
+'''
+
+_TEST_MODULE = '''"""Tests for lrlib.theory.{{KEY}}: each helper against a direct computation."""
+
+import numpy as np
+import torch
+
+from lrlib.theory.{{KEY}} import claims
+
+
+def test_loss_ratio_is_final_over_initial():
+    class Run:
+        loss = torch.tensor([[2.0, 4.0], [1.0, 1.0]])
+    assert np.allclose(claims.loss_ratio(Run())["ratio"], [0.5, 0.25])
+'''
+
+
 def new_chapter(key: str, title: str, root: Path = REPO_ROOT) -> Path:
     """Create the chapter ``key`` under ``root``; returns the path of its ``.py`` notebook."""
     import jupytext
@@ -59,11 +97,10 @@ def new_chapter(key: str, title: str, root: Path = REPO_ROOT) -> Path:
     pkg.mkdir(parents=True, exist_ok=True)
     (pkg / "__init__.py").write_text(f'"""The theory of the paper of chapter `{key}`: its data, closed forms and measurements."""\n',
                                      encoding="utf-8")
+    (pkg / "claims.py").write_text(_CLAIMS_MODULE, encoding="utf-8")
     tests = root / "tests" / f"test_theory_{key}.py"
     tests.parent.mkdir(parents=True, exist_ok=True)
-    tests.write_text(f'"""Tests for lrlib.theory.{key}: each helper against a direct computation."""\n\n'
-                     f"from lrlib.theory import {key}  # noqa: F401\n\n\n"
-                     f"def test_package_imports():\n    assert {key}.__doc__\n", encoding="utf-8")
+    tests.write_text(_fill(_TEST_MODULE, KEY=key), encoding="utf-8")
     _add_to_toc(root / "_toc.yml", f"notebooks/{stem}")
     return py
 

@@ -49,7 +49,24 @@ def test_rows_and_html(tmp_path):
     assert html.count("<tr data-chapter") == 2 and "data-outcome=\"reproduced\"" in html and "<script>" in html
     assert "differs from the rule" not in html
     summary = lp.chapter_summary(rows, [agg])
-    assert "`fake`: 1 reproduction claims" in summary and "1 consistency checks" in summary
+    assert "**0 quantitative reproductions**" in summary and "**1 consistency checks**" in summary
+    assert "1 legacy" in summary and "the whole book" in summary        # a claim of the old form: counted apart
+
+
+def test_tiers_margins_and_revision_changes(tmp_path):
+    chapters = _chapter(tmp_path / "notebooks")
+    agg = _agg()
+    c = agg["claims"]["fake.thm1.a"]
+    c["runs"][0].update(margins=[3.0, None], control_margins=[0.2], tier="quantitative")
+    c["tier"], c["tier_reason"] = sw.sweep_tier(c["runs"], "reproduction")
+    rows = lp.ledger_rows(chapters, [agg])
+    html = lp.ledger_html(rows, [agg], page_dir=tmp_path, toc_file=tmp_path / "none.yml")
+    assert "✓×3" in html and "×0.2" in html and 'data-tier="quantitative"' in html
+    assert "**1 quantitative reproductions** (1 reproduced in every graded seed" in lp.chapter_summary(rows, [agg])
+    before = {"claims": {"fake.thm1.a": {"passes": 0, "graded": 1, "runs": [{"verdicts": ["not reproduced"]}]}}}
+    text = lp.revision_changes(rows, [agg], before)
+    assert "`fake.thm1.a`: not reproduced 0/1 → reproduced 1/1 (now: quantitative)" in text
+    assert "| `fake` | 0 / 0 / 1 / 0 | 1 / 0 / 0 / 0 | 1 / 0 / 1 / 0 |" in text
 
 
 def test_a_rule_that_differs_from_the_sweep_is_flagged(tmp_path):

@@ -29,11 +29,15 @@ def scratch(tmp_path):
     for nb in sorted((REPO / "notebooks").glob("[0-9][0-9]_*.py")):   # the existing chapters' numbers
         (tmp_path / "notebooks" / nb.name).write_text("# stands in for a chapter\n")
     shutil.copy(REPO / "_toc.yml", tmp_path / "_toc.yml")
+    # the scaffold writes the chapter's theory package into lrlib/theory/: a copy of lrlib here,
+    # first on the kernels' path, holds it
+    shutil.copytree(REPO / "lrlib", tmp_path / "lrlib", ignore=shutil.ignore_patterns("__pycache__"))
     return tmp_path
 
 
 def test_new_chapter_is_collected_by_the_book_the_sweep_and_the_ledger_page(scratch, monkeypatch):
     monkeypatch.delenv("LRLIB_QUICK", raising=False)
+    monkeypatch.setattr(sweep, "REPO_ROOT", scratch)      # first on the kernels' path
     py = new_chapter.new_chapter("toychapter", "A toy chapter", root=scratch)
     n_existing = len(list((REPO / "notebooks").glob("[0-9][0-9]_*.py")))
     stem = f"{n_existing + 1:02d}_toychapter"
@@ -50,7 +54,7 @@ def test_new_chapter_is_collected_by_the_book_the_sweep_and_the_ledger_page(scra
             other.unlink()
     assert check_notebooks.main(["--dir", str(scratch / "notebooks")]) == 0
     assert nb in set((scratch / "notebooks").glob("[0-9][0-9]_*.ipynb"))
-    assert (scratch / "lrlib" / "theory" / "toychapter" / "__init__.py").is_file()
+    assert (scratch / "lrlib" / "theory" / "toychapter" / "claims.py").is_file()
     assert (scratch / "tests" / "test_theory_toychapter.py").is_file()
 
     # the sweep: discovered, executed (quick), its claim graded
@@ -61,6 +65,18 @@ def test_new_chapter_is_collected_by_the_book_the_sweep_and_the_ledger_page(scra
     claim = agg["claims"]["toychapter.example.fit"]
     assert claim["runs"][0]["verdicts"] == ["reproduced"] * 2
     assert set(claim["runs"][0]["control_verdicts"]) == {"not reproduced"}
+    assert claim["runs"][0]["init_verdicts"] == ["not reproduced"] * 2 and claim["tier"] == "quantitative"
+    assert claim["expect_basis"] == "predicted" and claim["control_run"] == "short"
+
+    # the generated test asserts something that can fail
+    import subprocess
+    test = scratch / "tests" / "test_theory_toychapter.py"
+    ok = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", str(test)], cwd=scratch)
+    assert ok.returncode == 0
+    claims_py = scratch / "lrlib" / "theory" / "toychapter" / "claims.py"
+    claims_py.write_text(claims_py.read_text().replace("run.loss[-1] / run.loss[0]", "run.loss[0] / run.loss[-1]"))
+    bad = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", str(test)], cwd=scratch)
+    assert bad.returncode == 1
 
     # the ledger page: a row for the claim, with the sweep's pass rate
     rows = ledger_page.ledger_rows(chapters, [agg])

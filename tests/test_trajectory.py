@@ -157,3 +157,21 @@ def test_at_final_and_index_of_step():
     assert [traj.index_of_step(s) for s in (0, 1, 4, 5, 6, 10, 99)] == [0, 1, 2, 3, 3, 4, 4]
     with pytest.raises(ParameterError):
         traj.index_of_step(-1)
+
+
+def test_head_is_the_start_of_the_run():
+    import torch
+
+    from lrlib.losses import half_mse
+    from lrlib.models import balanced_init, generator
+    from lrlib.train import train
+
+    X, y = torch.eye(3, dtype=torch.float64), torch.tensor([1.0, -1.0, 0.5], dtype=torch.float64)
+    run = train(balanced_init(5, 3, scale=1e-2, gen=generator(0), runs=(2,)), X, y, loss=half_mse(), lr=0.1,
+                steps=50, record=10, dense_loss=True)
+    h = run.head(1)
+    assert len(h) == 1 and h.steps[0] == 0 and torch.equal(h.loss[0], run.loss[0])
+    assert torch.equal(h.final.W1, run.at(0).W1) and h.dense_loss.shape[0] == 1
+    import pytest
+    with pytest.raises(Exception, match="head needs"):
+        run.head(0)
