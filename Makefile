@@ -77,8 +77,11 @@ venv: $(PY)
 # --------------------------------------------------------------------------------
 # steps of `make test` (in this order; the first failure stops it)
 
+# The notebook pairs, and the workflow files under .github/workflows/ (actionlint, pinned in requirements.txt).
+ACTIONLINT_CMD = $(VENV)/bin/actionlint .github/workflows/*.yml && echo "actionlint: workflow files ok"
 check-notebooks:
 	$(call step,test 1/6: notebook pairs (scripts/check_notebooks.py),$(PY) scripts/check_notebooks.py)
+	$(call step,test 1/6: workflow files (actionlint),$(ACTIONLINT_CMD))
 
 # pytest exits 5 when it collects no test: that must fail, not pass silently (scripts/pytest_step.py).
 # The chapter reruns (tests/test_notebook_rerun.py, marked slow) are a step of their own.

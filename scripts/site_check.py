@@ -14,15 +14,18 @@ For every page listed in ``_toc.yml`` it checks that:
 5. the launch (Binder, Colab) and download buttons point at notebooks that exist in the
    repository (and that git tracks, in a git checkout): the buttons of a reader on the
    published site fetch them from the repository;
-6. at a laptop's width (1280 px) and a phone's (375 px): the claim id and the verdict (pass
-   rate) of every claims table are visible, not clipped; on the ledger page, choosing a
-   chapter in the filter hides the other chapters' rows.
+6. at a laptop's width (1280 px) and a phone's (390 px), on every page: no table cell is
+   narrower than about 12 characters, no element's content is clipped by its overflow (a code
+   cell whose lines run past its right edge, a claims table that needs sideways scrolling), no
+   cell overlaps its neighbour, and the claim id and the verdict (pass rate) of every claims
+   table are visible; on the ledger page, choosing a chapter in the filter hides the other
+   chapters' rows.
 
 A full-page screenshot of each page at each width goes to ``_build/site-test/`` (a test
-artefact, not in git). Nothing outside localhost is reached: MathJax, which the pages load from the
-jsDelivr CDN, is served from the same release (3.2.2) shipped by the pinned
-``django-static-mathjax`` package, and every other outside request is refused and listed
-(not counted as a console error: a reader online gets it).
+artefact, not in git; CI keeps it). The site is tested **offline**: every request outside
+localhost is refused and nothing is rerouted, so the math must render from the MathJax that the
+build ships (``_static/mathjax``), and a page that needs an outside script, style sheet, font or
+image fails. Other outside requests (links a reader may follow) are listed.
 
 Chromium: Debian's ``chromium`` package (``/usr/bin/chromium``); when it is missing, this
 script installs it with apt-get (as root, or through ``sudo -n``), else stops and says what
@@ -54,7 +57,6 @@ from pathlib import Path
 import yaml
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
-CDN_MATHJAX = "https://cdn.jsdelivr.net/npm/mathjax@3/"
 CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--no-first-run", "--disable-background-networking",
                  "--disable-component-update", "--disable-sync", "--disable-dev-shm-usage"]
 RAW_MATH = re.compile(r"\\\(|\\\)|\\\[|\\\]|\$")
@@ -84,16 +86,6 @@ def find_chromium(install: bool = True) -> str:
             return find_chromium(install=False)
     sys.exit("site: Chromium is not installed and this user cannot install it. Install Debian's "
              "`chromium` package (as root: `apt-get install -y chromium`), then rerun.")
-
-
-def mathjax_root() -> Path:
-    """The local copy of MathJax 3's es5 build (the pinned django-static-mathjax package)."""
-    import mathjax  # django-static-mathjax
-
-    root = Path(mathjax.__file__).parent / "static" / "mathjax"
-    if not (root / "es5" / "tex-mml-chtml.js").is_file():
-        sys.exit(f"site: no MathJax in {root}: reinstall requirements.txt (django-static-mathjax)")
-    return root
 
 
 def toc_pages(toc_file: Path) -> list[str]:
@@ -284,13 +276,54 @@ async () => {
 }
 """
 
-WIDTHS = ((1280, 900, False), (375, 812, True))   # a laptop, a phone
+WIDTHS = ((1280, 900, False), (390, 844, True))   # a laptop, a phone
+#: Outside resources a page cannot do without: refusing one is a failure of the offline test.
+NEEDED = ("script", "stylesheet", "font", "image")
+
+# Layout on every page: a table cell with more than 12 characters of text is at least ~12
+# characters wide (else its text stands one word a line), no content clipped by its element's
+# overflow (nor a code block or claims table that needs sideways scrolling: wide data-frame
+# outputs may scroll), no table cell overlapping its neighbour.
+LAYOUT_FACTS = r"""
+() => {
+  const out = [];
+  const main = document.querySelector('main') || document.body;
+  const name = el => (el.tagName.toLowerCase() + (el.id ? '#' + el.id : '')
+                      + (el.className && typeof el.className === 'string' ? '.' + el.className.trim().split(/\s+/).slice(0, 2).join('.') : ''));
+  const visible = el => el.offsetParent !== null && el.getClientRects().length > 0;
+  main.querySelectorAll('td, th').forEach(c => {
+    if (!visible(c) || !c.textContent.trim()) return;
+    const fs = parseFloat(getComputedStyle(c).fontSize) || 16;
+    const w = c.getBoundingClientRect().width;
+    if (c.textContent.trim().length > 12 && w < 12 * 0.5 * fs) out.push(`a table cell ${w.toFixed(0)} px wide (< 12 characters): "${c.textContent.trim().slice(0, 30)}"`);
+  });
+  main.querySelectorAll('tr').forEach(r => {
+    const cells = Array.from(r.children).filter(visible);
+    for (let i = 1; i < cells.length; i++) {
+      const a = cells[i - 1].getBoundingClientRect(), b = cells[i].getBoundingClientRect();
+      const sameLine = a.top < b.bottom - 1 && b.top < a.bottom - 1;
+      if (sameLine && a.right > b.left + 1 && b.right > a.left + 1)
+        out.push(`table cells overlap: "${cells[i - 1].textContent.trim().slice(0, 20)}" / "${cells[i].textContent.trim().slice(0, 20)}"`);
+    }
+  });
+  main.querySelectorAll('*').forEach(el => {
+    if (!visible(el)) return;
+    const st = getComputedStyle(el);
+    const clip = ['hidden', 'clip'].includes(st.overflowX);
+    const scroll = ['auto', 'scroll'].includes(st.overflowX) && el.matches('pre, .lr-ledger');
+    if ((clip || scroll) && el.scrollWidth > el.clientWidth + 2 && el.clientWidth > 0)
+      out.push(`${clip ? 'content clipped' : 'needs sideways scrolling'} in ${name(el)}: ${el.scrollWidth} px of content in ${el.clientWidth} px`
+               + ` ("${el.textContent.trim().slice(0, 40)}")`);
+  });
+  return out.slice(0, 25);
+}
+"""
 
 
 def check_tables(page) -> list[str]:
-    """Claims tables with a clipped id or verdict cell, and (on the ledger page) filters that do
-    not change the rows shown."""
-    problems = list(page.evaluate(TABLE_FACTS))
+    """Claims tables with a clipped id or verdict cell, the page's layout faults (:data:`LAYOUT_FACTS`),
+    and (on the ledger page) filters that do not change the rows shown."""
+    problems = list(page.evaluate(TABLE_FACTS)) + list(page.evaluate(LAYOUT_FACTS))
     f = page.evaluate(FILTER_CHECK)
     if f is not None and f["chapters"] > 1 and not (0 < f["filtered"] < f["all"] and f.get("back") == f["all"]):
         problems.append(f"ledger filters do not work: {f}")
@@ -308,7 +341,6 @@ def main(argv: list[str] | None = None) -> int:
         sys.exit(f"site: no built book in {html} (run `make book` first)")
     pages = toc_pages(Path(a.toc))
     chromium = find_chromium()
-    mj = mathjax_root()
     tracked = tracked_files()
     shutil.rmtree(shots, ignore_errors=True)
     shots.mkdir(parents=True)
@@ -322,18 +354,15 @@ def main(argv: list[str] | None = None) -> int:
         with sync_playwright() as pw:
             browser = pw.chromium.launch(executable_path=chromium, headless=True, args=CHROMIUM_ARGS)
             refused: list[str] = []
+            needed: list[str] = []
 
-            def route(r):
+            def route(r):   # offline: everything outside localhost is refused, nothing rerouted
                 u = r.request.url
                 if u.startswith(base):
                     return r.continue_()
-                if u.startswith(CDN_MATHJAX):
-                    rel = u[len(CDN_MATHJAX):].split("?")[0].split("#")[0]
-                    f = (mj / rel).resolve()
-                    if f.is_file() and mj.resolve() in f.parents:
-                        return r.fulfill(path=str(f))
-                    return r.fulfill(status=404, body="not in the local MathJax")
                 refused.append(u)
+                if r.request.resource_type in NEEDED:
+                    needed.append(f"{r.request.resource_type} {u}")
                 return r.abort()
 
             link_cache: dict[str, tuple[int, str]] = {}
@@ -345,8 +374,10 @@ def main(argv: list[str] | None = None) -> int:
                     url = urllib.parse.urljoin(base, p + ".html")
                     page = context.new_page()
                     refused.clear()
+                    needed.clear()
                     problems, facts = check_page(page, url, refused)
                     refused_all.update(refused)
+                    problems += [f"needs the network (refused offline): {x}" for x in dict.fromkeys(needed)]
                     if facts is not None:
                         if width == WIDTHS[0][0]:   # links, buttons and figures once; tables at every width
                             problems += check_links(facts["links"], base, link_cache)
@@ -368,9 +399,9 @@ def main(argv: list[str] | None = None) -> int:
     finally:
         server.shutdown()
     if refused_all:
-        print(f"site: {len(refused_all)} outside request(s) refused (offline test; not errors): "
+        print(f"site: {len(refused_all)} outside request(s) refused (offline test; none a page needs): "
               + ", ".join(sorted(refused_all)[:8]) + (" ..." if len(refused_all) > 8 else ""))
-    print(f"site: screenshots in {shots} ({time.time() - t0:.0f}s)")
+    print(f"site: screenshots in {shots} ({time.time() - t0:.0f}s; offline: nothing outside localhost was reached)")
     if failures:
         for p, probs in failures.items():
             print(f"\nsite: FAILED {p}:", file=sys.stderr)

@@ -114,3 +114,19 @@ def test_execute_chapters_starts_the_longest_chapter_first(tmp_path):
     assert execute_chapters.longest_first(paths, results) == ["nb/04_new.ipynb", "nb/02_b.ipynb", "nb/03_c.ipynb",
                                                               "nb/01_a.ipynb"]
     assert execute_chapters.longest_first(paths, tmp_path / "missing.json") == paths
+
+
+def test_the_workflows_run_the_readme_commands():
+    import yaml
+
+    ROOT = REPO
+    wf = ROOT / ".github" / "workflows"
+    runs = {f.name: [s.get("run", "") for job in yaml.safe_load(f.read_text())["jobs"].values()
+                     for s in job.get("steps", [])] for f in wf.glob("*.yml")}
+    readme = (ROOT / "README.md").read_text()
+    assert "bash .ci/run" in runs["ci.yml"] and "make test" in (ROOT / ".ci" / "run").read_text()
+    assert "make book" in runs["pages.yml"] and "make book" in readme and "make test" in readme
+    pages = (wf / "pages.yml").read_text()
+    assert "actions/upload-pages-artifact" in pages and "actions/deploy-pages" in pages
+    ci = (wf / "ci.yml").read_text()
+    assert "hashFiles('requirements.txt')" in ci and ".jupyter_cache" in ci

@@ -8,6 +8,13 @@
 2. sphinx-book-theme gives a page written as a MyST Markdown notebook (``book/ledger.md``,
    which only renders JSON) Binder/Colab launch buttons that point at the ``.md`` (Colab
    opens ``.ipynb`` only). Launch buttons are for the chapter notebooks: such pages get none.
+
+And one need of a book read offline:
+
+3. MathJax is served from the build, not a CDN: the pinned ``django-static-mathjax`` package's
+   MathJax 3 (es5: the TeX-to-CHTML component, its fonts, TeX extensions, menu and assistive
+   MathML) is copied into the site's ``_static/mathjax/``, which ``mathjax_path`` in
+   ``_config.yml`` points at. A page opened from disk without a network renders its math.
 """
 
 from __future__ import annotations
@@ -34,7 +41,40 @@ def no_launch_buttons_for_text_notebooks(app, doctree) -> None:
         app.env.metadata.get(docname, {}).pop("kernelspec", None)
 
 
+#: What MathJax's tex-chtml component loads, relative to the es5 folder (the speech rule engine,
+#: 3.9 MB and loaded only by the accessibility explorer when a reader turns it on, is left out).
+MATHJAX_PARTS = ("tex-chtml.js", "output/chtml/fonts/woff-v2", "input/tex/extensions", "ui", "a11y")
+
+
+def mathjax_es5() -> Path:
+    """MathJax 3's es5 build in the pinned ``django-static-mathjax`` package."""
+    import mathjax
+
+    root = Path(mathjax.__file__).parent / "static" / "mathjax" / "es5"
+    if not (root / "tex-chtml.js").is_file():
+        raise RuntimeError(f"no MathJax in {root}: reinstall requirements.txt (django-static-mathjax)")
+    return root
+
+
+def stage_mathjax(app, config) -> None:
+    import shutil
+
+    src = mathjax_es5()
+    stage = Path(app.outdir).parent / ".mathjax-static"
+    dest = stage / "mathjax"
+    if not (dest / "tex-chtml.js").is_file():
+        for part in MATHJAX_PARTS:
+            (dest / part).parent.mkdir(parents=True, exist_ok=True)
+            if (src / part).is_dir():
+                shutil.copytree(src / part, dest / part, dirs_exist_ok=True)
+            else:
+                shutil.copy2(src / part, dest / part)
+    if str(stage) not in config.html_static_path:
+        config.html_static_path.append(str(stage))
+
+
 def setup(app):
+    app.connect("config-inited", stage_mathjax)
     app.connect("html-page-context", dedupe_scripts, priority=900)
     app.connect("doctree-read", no_launch_buttons_for_text_notebooks, priority=900)
     return {"parallel_read_safe": True, "parallel_write_safe": True}

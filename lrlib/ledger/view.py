@@ -53,14 +53,14 @@ def seed_marks(verdicts, seeds=None) -> str:
                    for s, v in zip(seeds, verdicts))
 
 
-def _rate_cell(r) -> str:
+def _rate_cell(r, marks: bool = True) -> str:
     head = headline(r.rate_verdicts)
     word = head.split(" ")[0] if head[0].isalpha() else "partial"
     colour = COLOURS.get(head.rsplit(" ", 1)[0], COLOURS.get(word, COLOURS["partial"]))
     src = "" if not r.sweep_source else f'<br><small>from {_h(r.sweep_source)}</small>'
     exp = "" if r.expected_ok else ' <b title="outside the declared expectation">≠ expected</b>'
     return (f'<span style="background:{colour};padding:0 .3em;border-radius:3px;white-space:nowrap">'
-            f'{_h(head)}</span>{exp}<br>{seed_marks(r.rate_verdicts)}{src}')
+            f'{_h(head)}</span>{exp}' + (f'<br>{seed_marks(r.rate_verdicts)}' if marks else "") + src)
 
 
 def _premises(decl) -> str:
@@ -217,7 +217,9 @@ class ChapterTables:
                     + margin_marks(r.control_verdicts, r.control_margins))
             rows.append([f"<code>{_h(d.id)}</code><br><small>{_h(d.ref)}</small>",
                          _h(d.statement) + _details(r),
-                         _rate_cell(r) + "<br>" + margin_marks(r.verdicts, r.margins, r.seeds),
+                         _rate_cell(r, marks=r.sweep_verdicts is not None) + "<br>"
+                         + ("<small>this run:</small> " if r.sweep_verdicts is not None else "")
+                         + margin_marks(r.verdicts, r.margins, r.seeds),
                          ctrl, f"<b>{_h(tier)}</b>" + (f"<br><small>{_h(why)}</small>" if why else "")])
         out.append(table_html(rows, ["claim", "statement", "pass rate, margins", "control run", "tier"]))
         if con:

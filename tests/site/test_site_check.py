@@ -77,3 +77,56 @@ def test_claims_tables_are_readable_at_a_laptop_and_a_phone_width(tmp_path):
             page.goto((tmp_path / "p.html").as_uri())
             assert site.check_tables(page) == [], width
         browser.close()
+
+
+def test_chapter_ledger_and_code_cells_are_readable_at_a_laptop_and_a_phone_width(tmp_path, monkeypatch):
+    """A chapter's claims tables (five seeds with margins, a control run with five seeds, long rules
+    and statements) and a code cell with a long line, with the book's CSS: no cell narrower than
+    ~12 characters, nothing clipped, no sideways scrolling, at 1280 and 390 px."""
+    import json
+    import shutil
+
+    import numpy as np
+    import pytest
+
+    chromium = shutil.which("chromium") or shutil.which("chromium-browser")
+    if chromium is None:
+        pytest.skip("no chromium here (make test's site step installs it)")
+    from playwright.sync_api import sync_playwright
+
+    from lrlib.ledger import grading as gr
+
+    long_rule = " and ".join(f"abs(quantity_{i} - 1) <= 0.1" for i in range(6))
+    claims = [dict(id=f"lemma{i}.a-rather-long-claim-id", ref="Lemma 3 (ii), App. B.4", statement="a statement " * 20,
+                   quantity="q", rule=long_rule, tolerance="t " * 30, expect="0-1", rule_kind="tolerance",
+                   expect_basis="observed", measure="x.claims.m",
+                   control={"run": "large_initialisation", "removes": "the small initialisation " * 4},
+                   history=[{"date": "2026-12-02", "change": "rule", "reason": "why " * 20}]) for i in range(4)]
+    claims.append(dict(id="identity", ref="eq. 4", statement="an identity", quantity="q", rule="quantity_0 <= 1e-12",
+                       tolerance="float64", expect="reproduced", kind="consistency", measure="x.claims.m",
+                       expect_basis="predicted"))
+    (tmp_path / "01_x.py").write_text("# chapter\n")
+    (tmp_path / "01_x.claims.yaml").write_text(json.dumps({"chapter": "x", "claims": claims}))
+    monkeypatch.setattr(gr, "resolve_measure", lambda d: lambda run: {f"quantity_{i}": np.asarray(run) for i in range(6)})
+    led = gr.Ledger.declared("x", n_seeds=5, path=tmp_path / "01_x.claims.yaml")
+    for c in claims[:4]:
+        led.measure(c["id"], [1.0, 1.05, 0.93, 1.5, np.nan], controls={"large_initialisation": [3.0, 2.0, 1.5, np.nan, 9.0]},
+                    init=[7.0] * 5)
+    led.measure("identity", [1e-15] * 5)
+    code = ('<div class="cell_input"><div class="highlight"><pre>'
+            + "ledger.measure('lemma34.time-bounds', sweep_runs, controls={'large_initialisation': big}, " * 3
+            + "</pre></div></div>")
+    css = (REPO_ROOT / "book" / "_static" / "lrlib.css").read_text()
+    (tmp_path / "p.html").write_text(
+        f"<html><head><meta name='viewport' content='width=device-width'><style>{css}</style></head>"
+        f"<body><main style='max-width: 720px'>{code}{gr.chapter_tables(led)._repr_html_()}</main></body></html>")
+    with sync_playwright() as pw:
+        browser = pw.chromium.launch(executable_path=chromium, headless=True, args=site.CHROMIUM_ARGS)
+        for width, height, mobile in site.WIDTHS:
+            page = browser.new_context(viewport={"width": width, "height": height}, is_mobile=mobile).new_page()
+            page.goto((tmp_path / "p.html").as_uri())
+            assert site.check_tables(page) == [], width
+            page.screenshot(path=str(tmp_path / f"{width}.png"), full_page=True)
+        browser.close()
+    shutil.copy(tmp_path / "1280.png", "/tmp/chapter_table_1280.png")
+    shutil.copy(tmp_path / "390.png", "/tmp/chapter_table_390.png")
