@@ -207,7 +207,10 @@ def check_page(page, url: str, refused: list[str]) -> tuple[list[str], dict | No
             page.evaluate("() => MathJax.startup.promise")
         except Exception as e:  # noqa: BLE001
             problems.append(f"MathJax did not start: {e}")
-    page.wait_for_load_state("networkidle", timeout=30_000)
+    try:   # a loaded machine can keep a page busy for a while; the checks below read what is there
+        page.wait_for_load_state("networkidle", timeout=60_000)
+    except Exception:  # noqa: BLE001 - playwright's TimeoutError
+        pass
     facts = page.evaluate(PAGE_FACTS)
     for m in console:
         loc = m.location.get("url", "") if m.location else ""
@@ -307,11 +310,12 @@ LAYOUT_FACTS = r"""
     }
   });
   main.querySelectorAll('*').forEach(el => {
-    if (!visible(el)) return;
+    if (!visible(el) || el.closest('.math, mjx-container, .MathJax')) return;   // glyphs overhang their boxes
     const st = getComputedStyle(el);
+    if (st.display === 'inline') return;
     const clip = ['hidden', 'clip'].includes(st.overflowX);
     const scroll = ['auto', 'scroll'].includes(st.overflowX) && el.matches('pre, .lr-ledger');
-    if ((clip || scroll) && el.scrollWidth > el.clientWidth + 2 && el.clientWidth > 0)
+    if ((clip || scroll) && el.scrollWidth > el.clientWidth + 3 && el.clientWidth > 0)
       out.push(`${clip ? 'content clipped' : 'needs sideways scrolling'} in ${name(el)}: ${el.scrollWidth} px of content in ${el.clientWidth} px`
                + ` ("${el.textContent.trim().slice(0, 40)}")`);
   });
