@@ -130,3 +130,28 @@ def test_the_workflows_run_the_readme_commands():
     assert "actions/upload-pages-artifact" in pages and "actions/deploy-pages" in pages
     ci = (wf / "ci.yml").read_text()
     assert "hashFiles('requirements.txt')" in ci and ".jupyter_cache" in ci
+
+
+def test_binder_is_in_step_with_the_lock():
+    """binder/ installs requirements.txt itself (one lock, no second list to drift), with the CPU
+    index for torch, on the Python the Makefile asks for, and installs lrlib."""
+    binder = REPO / "binder"
+    req = [ln.strip() for ln in (binder / "requirements.txt").read_text().splitlines()
+           if ln.strip() and not ln.startswith("#")]
+    assert "-r ../requirements.txt" in req and "--extra-index-url https://download.pytorch.org/whl/cpu" in req
+    pins = [ln for ln in req if not ln.startswith("-")]
+    assert pins == [], f"binder/requirements.txt pins packages of its own: {pins}"
+    assert (binder / "runtime.txt").read_text().strip() == "python-3.11" and "python3.11" in (REPO / "Makefile").read_text()
+    assert "pip install --no-deps -e ." in (binder / "postBuild").read_text()
+
+
+def test_licence_and_citation():
+    import yaml
+
+    lic = (REPO / "LICENSE").read_text()
+    assert "MIT License" in lic and "CC BY 4.0" in lic
+    cff = yaml.safe_load((REPO / "CITATION.cff").read_text())
+    assert cff["cff-version"] == "1.2.0" and cff["title"] and cff["authors"] and cff["message"]
+    assert set(cff["license"]) == {"MIT", "CC-BY-4.0"}
+    data = (REPO / "book" / "data.md").read_text()
+    assert "Sources and terms of use" in data and "CC BY-SA 3.0" in data
