@@ -232,12 +232,18 @@ def _run_one(task: dict, rec: dict[str, Any], t0: float) -> dict:
         out.mkdir(parents=True, exist_ok=True)
         out_nb, ledger = out / f"seed{rec['seed']}.ipynb", out / f"seed{rec['seed']}.json"
         ledger.unlink(missing_ok=True)  # a stale ledger from an earlier sweep must not count
+        import nbformat
+
+        from .progress import ChapterProgress
+        prog = ChapterProgress(f"{task['chapter']} seed {rec['seed']}", nb.stem, nbformat.read(str(nb), as_version=4),
+                               task.get("recorded") or {}, task.get("t_all") or t0, injected=True)
+        prog.start()
         try:
             papermill.execute_notebook(
                 str(nb), str(out_nb),
                 parameters={"seed": rec["seed"], "quick": bool(task["quick"]), "ledger_path": str(ledger.resolve())},
                 cwd=str(nb.parent), kernel_name=task.get("kernel", "python3"), progress_bar=False,
-                log_output=False, execution_timeout=task.get("timeout", 1800),
+                log_output=False, execution_timeout=task.get("timeout", 1800), on_cell_executed=prog.hook,
             )
         except papermill.PapermillExecutionError as exc:
             # At full size and base seed 0 a chapter ends with ledger.finish(strict=True), which
@@ -259,6 +265,7 @@ def _run_one(task: dict, rec: dict[str, Any], t0: float) -> dict:
             rec["note"] = f"{len(off)} pass rate(s) outside the declared expectation: " + ", ".join(off)[:300]
         rec["glued"] = glued_numbers(json.loads(out_nb.read_text()))
         rec["ok"] = True
+        prog.end(True)
     except BaseException as exc:  # noqa: BLE001 - a failed run is a record, not a crash of the sweep
         if isinstance(exc, KeyboardInterrupt):
             raise
@@ -548,12 +555,18 @@ def sweep(chapters: dict[str, Path], seeds: list[int], out: str | Path, *, quick
         threads = max(1, cores // workers)
     else:
         threads = 1
+    from .progress import plan_line, recorded_timings
+    recorded = recorded_timings(quick=quick)
+    t_all = time.time()
     tasks = [{"chapter": key, "notebook": str(Path(nb).resolve()), "seed": s, "quick": quick,
-              "out_dir": str((out / key).resolve()), "threads": threads, "timeout": timeout}
+              "out_dir": str((out / key).resolve()), "threads": threads, "timeout": timeout,
+              "recorded": recorded, "t_all": t_all}
              for s in seeds for key, nb in chapters.items()]  # seed-major: every chapter progresses
     address = scheduler if scheduler is None or isinstance(scheduler, str) else scheduler.scheduler.address
     where = f"Dask scheduler {address}" if scheduler is not None else f"{workers} local process(es), {threads} thread(s) each"
     log(f"sweep: {n_tasks} run(s) ({', '.join(chapters)} × seeds {seeds}, {'quick' if quick else 'full'}) on {where}")
+    if scheduler is None:
+        log(plan_line("sweep", [Path(t["notebook"]).stem for t in tasks], workers, recorded, t_all))
 
     def done(rec):
         status = "ok" if rec["ok"] else "FAILED: " + (rec["error"] or "").strip().splitlines()[0][:200]

@@ -14,6 +14,10 @@ The chapters start longest first (by the seconds ``benchmarks/results.json`` las
 the book's execution; a chapter without a record first): with two processes and chapters of
 very different lengths, the longest one started last would set the wall time.
 
+Progress: a first line says how long the recorded timings say the execution takes; then each
+chapter prints a line when it starts, as each of its ``##`` sections ends and when it ends, with
+the elapsed time and what is left by the recorded timings (:mod:`lrlib.progress`).
+
 With ``--timings FILE`` it also writes, per executed chapter, its seconds and the seconds
 spent under each of its ``##`` sections (from the cells' execution timestamps), for
 ``benchmarks/run.py`` and the performance page.
@@ -67,16 +71,23 @@ def longest_first(paths: list[str], results: str | Path) -> list[str]:
     return sorted(paths, key=lambda p: -seconds.get(Path(p).stem, float("inf")))
 
 
-def _execute(path: str, timeout: int, timing: bool = False) -> tuple[str, object, float, str | None]:
-    """Execute one notebook in its folder; returns (path, executed notebook, seconds, error text)."""
+def _execute(path: str, timeout: int, timing: bool = False, t_all: float | None = None,
+             recorded: dict | None = None) -> tuple[str, object, float, str | None]:
+    """Execute one notebook in its folder, printing its progress; returns (path, executed notebook,
+    seconds, error text)."""
     import nbformat
     from jupyter_cache.executors.utils import single_nb_execution
 
+    from lrlib.progress import ChapterProgress
+
     nb = nbformat.read(path, as_version=4)
     t0 = time.time()
+    prog = ChapterProgress(Path(path).stem, Path(path).stem, nb, recorded or {}, t_all or t0)
+    prog.start()
     res = single_nb_execution(nb, cwd=str(Path(path).parent), timeout=timeout, allow_errors=False,
-                              meta_override=True, record_timing=timing)
+                              meta_override=True, record_timing=timing, on_cell_executed=prog.hook)
     err = None if res.err is None else (res.exc_string or repr(res.err))
+    prog.end(err is None)
     return path, nb, res.time if res.time else time.time() - t0, err
 
 
@@ -113,12 +124,16 @@ def main(argv: list[str] | None = None) -> int:
     if not todo:
         return 0
     todo = longest_first(todo, a.order_from)
-    print(f"execute_chapters: executing {len(todo)} notebook(s) on {min(a.jobs, len(todo))} process(es)", flush=True)
+    from lrlib.progress import plan_line, recorded_timings
+
+    recorded = recorded_timings(a.order_from)
+    jobs = min(a.jobs, len(todo))
+    t0 = time.time()
+    print(plan_line("execute_chapters", [Path(p).stem for p in todo], jobs, recorded, t0), flush=True)
     failed, timings = [], {}
     load0 = os.getloadavg()
-    t0 = time.time()
-    with cf.ProcessPoolExecutor(max_workers=min(a.jobs, len(todo))) as pool:
-        futures = [pool.submit(_execute, p, a.timeout, a.timings is not None) for p in todo]
+    with cf.ProcessPoolExecutor(max_workers=jobs) as pool:
+        futures = [pool.submit(_execute, p, a.timeout, a.timings is not None, t0, recorded) for p in todo]
         for fut in cf.as_completed(futures):
             path, nb, seconds, err = fut.result()
             name = Path(path).name
