@@ -1,19 +1,23 @@
-"""Key the book's execution cache on what a chapter's results depend on, and clear it when
-that changes: ``python scripts/book_cache.py _build``.
+"""Key the book's execution cache on what each chapter's results depend on, and drop only the
+chapters whose inputs changed: ``python scripts/book_cache.py _build``.
 
 The jupyter-cache keys a notebook on its code cells only, so a change in ``lrlib/``, a claims
-file, the data checksums or a pinned version would not re-execute anything. This script keys the
-cache on every chapter's provenance hash (:func:`lrlib.ledger.provenance.code_hash`: its notebook,
-the grading fields of its claims file, the ``lrlib`` files it imports, ``data/SHA256SUMS`` and
-``requirements.txt``), the same hash that decides whether a published sweep is fresh, and, when
-the key differs from the one stored in
-``<build>/.lrlib-cache-key``, deletes the execution cache and Sphinx's environment (``.doctrees``:
-otherwise Sphinx would not re-read the unchanged pages, and old outputs would stay).
+file, the data checksums or a pinned version would not re-execute anything. This script keys
+each chapter on its provenance hash (:func:`lrlib.ledger.provenance.code_hash`: its notebook, the
+grading fields of its claims file, the ``lrlib`` files it imports, ``data/SHA256SUMS`` and
+``requirements.txt``), the same hash that decides whether a published sweep is fresh. The keys
+of the last build are stored in ``<build>/.lrlib-cache-key`` (JSON, one per chapter). A chapter
+whose key changed loses its cache record and its notebook is touched, so that the build reads
+it again (Sphinx re-reads a page whose source is newer than its doctree) and executes it; the
+other chapters keep theirs. Editing ``lrlib/theory/race/`` re-executes ``race`` and the chapters
+that import it, nothing else. Without a readable key file (a first build, an older format) the
+whole cache and Sphinx's environment are cleared.
 """
 
 from __future__ import annotations
 
-import hashlib
+import json
+import os
 import shutil
 import sys
 from pathlib import Path
@@ -21,33 +25,66 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 
 
-def cache_key(root: Path = ROOT) -> str:
-    """Every chapter's provenance hash, combined (the chapters found as ``notebooks/NN_<key>.py``)."""
+def chapter_keys(root: Path = ROOT) -> dict[str, str]:
+    """Every chapter's provenance hash, by notebook stem (``01_orthogonal``)."""
     sys.path.insert(0, str(root))
     from lrlib.ledger.provenance import code_hash
 
-    keys = sorted(p.stem.split("_", 1)[1] for p in (root / "notebooks").glob("[0-9][0-9]_*.py"))
-    h = hashlib.sha256()
-    for k in keys:
-        h.update(f"{k}={code_hash(k, root=root)}\n".encode())
-    return h.hexdigest()
+    stems = sorted(p.stem for p in (root / "notebooks").glob("[0-9][0-9]_*.py"))
+    return {s: code_hash(s.split("_", 1)[1], root=root) for s in stems}
 
 
-def main(argv: list[str] | None = None) -> int:
+def cache_key(root: Path = ROOT) -> str:
+    """All chapters' keys as one string (changes when any chapter's inputs change)."""
+    return json.dumps(chapter_keys(root), sort_keys=True)
+
+
+def drop_chapters(cache_dir: Path, notebooks: list[Path]) -> int:
+    """Remove the execution-cache records of the given notebooks; returns how many were removed."""
+    if not cache_dir.exists():
+        return 0
+    from jupyter_cache import get_cache
+
+    cache = get_cache(str(cache_dir))
+    wanted = {str(p.resolve()) for p in notebooks}
+    n = 0
+    for rec in cache.list_cache_records():
+        if str(Path(rec.uri).resolve()) in wanted:
+            cache.remove_cache(rec.pk)
+            n += 1
+    return n
+
+
+def main(argv: list[str] | None = None, root: Path = ROOT) -> int:
     argv = sys.argv[1:] if argv is None else argv
     build = Path(argv[0] if argv else "_build")
     key_file = build / ".lrlib-cache-key"
-    key = cache_key()
-    if key_file.is_file() and key_file.read_text().strip() == key:
+    keys = json.loads(cache_key(root))
+    try:
+        old = json.loads(key_file.read_text())
+        old = old if isinstance(old, dict) else None
+    except (OSError, ValueError):
+        old = None
+    if old == keys:
         return 0
-    stale = [build / ".jupyter_cache", build / ".doctrees"]
-    if any(p.exists() for p in stale):
-        print("book: lrlib/, a claims file, data/SHA256SUMS or requirements.txt changed since the last build: "
-              "clearing the execution cache")
-    for p in stale:
-        shutil.rmtree(p, ignore_errors=True)
     build.mkdir(parents=True, exist_ok=True)
-    key_file.write_text(key + "\n")
+    if old is None:
+        stale_dirs = [build / ".jupyter_cache", build / ".doctrees"]
+        if any(p.exists() for p in stale_dirs):
+            print("book: no per-chapter cache keys from the last build: clearing the execution cache")
+        for p in stale_dirs:
+            shutil.rmtree(p, ignore_errors=True)
+    else:
+        changed = [s for s in keys if old.get(s) != keys[s]]
+        nbs = [root / "notebooks" / f"{s}.ipynb" for s in changed]
+        n = drop_chapters(build / ".jupyter_cache", nbs)
+        for nb in nbs:
+            if nb.is_file():
+                os.utime(nb)          # newer than its doctree: the build reads it again
+        if changed:
+            print(f"book: the inputs of {', '.join(changed)} changed since the last build (their notebook, claims, "
+                  f"lrlib modules, data or pins): {n} cached execution(s) dropped; the other chapters keep theirs")
+    key_file.write_text(json.dumps(keys, indent=1, sort_keys=True) + "\n")
     return 0
 
 

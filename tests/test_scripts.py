@@ -47,40 +47,51 @@ def test_a_glob_that_matches_nothing_is_an_error(tmp_path):
         pytest_step.main(["--", "tests"])
 
 
-def test_book_cache_is_cleared_when_the_key_changes(tmp_path, monkeypatch):
-    build = tmp_path / "_build"
-    (build / ".jupyter_cache").mkdir(parents=True)
-    (build / ".doctrees").mkdir()
-    keys = iter(["a", "a", "b"])
-    monkeypatch.setattr(book_cache, "cache_key", lambda: next(keys))
-    book_cache.main([str(build)])                       # no key yet: start over
-    assert not (build / ".jupyter_cache").exists() and (build / ".lrlib-cache-key").read_text().strip() == "a"
-    (build / ".jupyter_cache").mkdir()
-    book_cache.main([str(build)])                       # same key: kept
-    assert (build / ".jupyter_cache").exists()
-    book_cache.main([str(build)])                       # another key: cleared
-    assert not (build / ".jupyter_cache").exists()
-
-
-def test_cache_key_is_every_chapters_provenance_hash(tmp_path):
+def _two_chapters(root):
     import json
+
+    import nbformat
 
     claim = dict(id="c", ref="r", statement="s", quantity="q", rule="x < 1", tolerance="t", expect="reproduced",
                  control="a legacy control text")
-    files = {"lrlib/__init__.py": "", "lrlib/a.py": "A = 1", "lrlib/b.py": "B = 1", "data/SHA256SUMS": "1",
-             "requirements.txt": "torch==2.13.0", "notebooks/01_x.py": "import lrlib.a\n",
-             "notebooks/01_x.claims.yaml": json.dumps({"chapter": "x", "claims": [claim]})}
+    files = {"lrlib/__init__.py": "", "lrlib/theory/__init__.py": "", "lrlib/theory/a.py": "A = 1",
+             "lrlib/theory/b.py": "B = 1", "data/SHA256SUMS": "1", "requirements.txt": "x==1",
+             "notebooks/01_a.py": "import lrlib.theory.a\n", "notebooks/02_b.py": "import lrlib.theory.b\n"}
     for rel, text in files.items():
-        (tmp_path / rel).parent.mkdir(parents=True, exist_ok=True)
-        (tmp_path / rel).write_text(text)
-    keys = [book_cache.cache_key(tmp_path)]
-    for rel, text in [("lrlib/a.py", "A = 2"), ("requirements.txt", "torch==2.14.1"),
-                      ("notebooks/01_x.claims.yaml", json.dumps({"chapter": "x", "claims": [{**claim, "rule": "x < 2"}]}))]:
-        (tmp_path / rel).write_text(text)
-        keys.append(book_cache.cache_key(tmp_path))
-    assert len(set(keys)) == 4                               # an imported module, a pin, a rule: a new key
-    (tmp_path / "lrlib" / "b.py").write_text("B = 2")        # a module no chapter imports: same key
-    assert book_cache.cache_key(tmp_path) == keys[-1]
+        (root / rel).parent.mkdir(parents=True, exist_ok=True)
+        (root / rel).write_text(text)
+    for stem in ("01_a", "02_b"):
+        (root / "notebooks" / f"{stem}.claims.yaml").write_text(json.dumps({"chapter": stem[3:], "claims": [claim]}))
+        nb = nbformat.v4.new_notebook()
+        nb.cells = [nbformat.v4.new_code_cell(f"x = '{stem}'")]
+        nbformat.write(nb, root / "notebooks" / f"{stem}.ipynb")
+
+
+def test_book_cache_drops_only_the_chapters_whose_inputs_changed(tmp_path):
+    import nbformat
+    from jupyter_cache import get_cache
+    from jupyter_cache.base import CacheBundleIn
+
+    root, build = tmp_path / "repo", tmp_path / "repo" / "_build"
+    _two_chapters(root)
+    (build / ".jupyter_cache").mkdir(parents=True)
+    (build / ".doctrees").mkdir()
+    book_cache.main([str(build)], root=root)            # no keys yet: start over
+    assert not (build / ".jupyter_cache").exists() and not (build / ".doctrees").exists()
+    cache = get_cache(str(build / ".jupyter_cache"))
+    for stem in ("01_a", "02_b"):                        # both chapters executed and cached
+        path = root / "notebooks" / f"{stem}.ipynb"
+        stage = cache.add_nb_to_project(str(path))
+        cache.cache_notebook_bundle(CacheBundleIn(nbformat.read(path, as_version=4), stage.uri), check_validity=False)
+    book_cache.main([str(build)], root=root)            # nothing changed: both kept
+    assert len(cache.list_cache_records()) == 2
+    (root / "lrlib" / "theory" / "b.py").write_text("B = 2")   # one theory module: only its chapter goes
+    book_cache.main([str(build)], root=root)
+    left = [Path(r.uri).name for r in get_cache(str(build / ".jupyter_cache")).list_cache_records()]
+    assert left == ["01_a.ipynb"]
+    (root / "requirements.txt").write_text("x==2")       # a pin: every chapter goes
+    book_cache.main([str(build)], root=root)
+    assert get_cache(str(build / ".jupyter_cache")).list_cache_records() == []
 
 
 def test_check_notebooks_style_flags_long_cells_and_functions(tmp_path):
