@@ -19,7 +19,8 @@ For every page listed in ``_toc.yml`` it checks that:
    cell whose lines run past its right edge, a claims table that needs sideways scrolling), no
    cell overlaps its neighbour, and the claim id and the verdict (pass rate) of every claims
    table are visible; on the ledger page, choosing a chapter in the filter hides the other
-   chapters' rows.
+   chapters' rows; in every figure with a seed control, choosing seed j shows seed j's panels
+   and no other.
 
 A full-page screenshot of each page at each width goes to ``_build/site-test/`` (a test
 artefact, not in git; CI keeps it). The site is tested **offline**: every request outside
@@ -279,6 +280,26 @@ async () => {
 }
 """
 
+# Every seed control (lrlib.plots.glue_seeds): choosing seed j shows seed j's panel and only it.
+SEED_CHECK = r"""
+() => {
+  const out = [];
+  document.querySelectorAll('.lr-seeds').forEach((w, wi) => {
+    const radios = Array.from(w.querySelectorAll('input[type=radio]'));
+    const panels = Array.from(w.querySelectorAll('.lr-seed-panel'));
+    if (radios.length !== panels.length) out.push(`seed control ${wi + 1}: ${radios.length} buttons, ${panels.length} panels`);
+    radios.forEach((r, j) => {
+      (w.querySelector(`label[for="${r.id}"]`) || r).click();
+      const shown = panels.map(p => getComputedStyle(p).display !== 'none');
+      if (!shown[j] || shown.filter(x => x).length !== 1)
+        out.push(`seed control ${wi + 1}: choosing ${r.id} shows panels ${shown.map((x, i) => x ? i : null).filter(x => x !== null)}`);
+    });
+    if (radios.length) (w.querySelector(`label[for="${radios[0].id}"]`) || radios[0]).click();
+  });
+  return out;
+}
+"""
+
 WIDTHS = ((1280, 900, False), (390, 844, True))   # a laptop, a phone
 #: Outside resources a page cannot do without: refusing one is a failure of the offline test.
 NEEDED = ("script", "stylesheet", "font", "image")
@@ -326,8 +347,9 @@ LAYOUT_FACTS = r"""
 
 def check_tables(page) -> list[str]:
     """Claims tables with a clipped id or verdict cell, the page's layout faults (:data:`LAYOUT_FACTS`),
-    and (on the ledger page) filters that do not change the rows shown."""
-    problems = list(page.evaluate(TABLE_FACTS)) + list(page.evaluate(LAYOUT_FACTS))
+    seed controls that do not show the seed chosen (:data:`SEED_CHECK`), and (on the ledger page)
+    filters that do not change the rows shown."""
+    problems = list(page.evaluate(TABLE_FACTS)) + list(page.evaluate(LAYOUT_FACTS)) + list(page.evaluate(SEED_CHECK))
     f = page.evaluate(FILTER_CHECK)
     if f is not None and f["chapters"] > 1 and not (0 < f["filtered"] < f["all"] and f.get("back") == f["all"]):
         problems.append(f"ledger filters do not work: {f}")

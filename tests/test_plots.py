@@ -66,3 +66,18 @@ def test_book_time_figure_draws_each_chapter_and_says_when_not_measured():
     empty = book_time_figure(None)
     assert "not measured" in empty.axes[0].texts[0].get_text()
     plt.close(empty)
+
+
+def test_seed_switcher_inlines_one_panel_per_seed():
+    import matplotlib.pyplot as plt
+    import pytest
+
+    from lrlib.plots import seed_switcher_html
+
+    figs = [plt.subplots()[0] for _ in range(3)]
+    h = seed_switcher_html("orthogonal-fig3", figs, ["a", "b", "c"])
+    assert h.count('type="radio"') == 3 and h.count("data:image/png;base64,") == 3 and h.count(" checked") == 1
+    assert "#orthogonal-fig3-s2:checked ~ .lr-seed-panels .lr-seed-2" in h and "http" not in h
+    assert plt.get_fignums() == []                      # the figures are closed
+    with pytest.raises(ValueError):
+        seed_switcher_html("k", [plt.subplots()[0]], [])

@@ -112,5 +112,81 @@ def glue(key: str, fig, *, display: bool = True) -> None:
     plt.close(fig)
 
 
+def seed_switcher_html(key: str, figs: Sequence, notes: Sequence[str], *, labels: Sequence[str] | None = None,
+                       dpi: int = 110) -> str:
+    """A static control that shows one seed's figure at a time: radio buttons and CSS, no script,
+    no kernel, no network (the images are inlined as PNG).
+
+    Parameters
+    ----------
+    key : str
+        The figure's glue key (``<chapter>-fig<N>``); it names the control's elements.
+    figs : sequence of Figure
+        One figure per seed, seed 0 first (shown at first); each is closed.
+    notes : sequence of str
+        One line per seed shown under its figure: the numbers the caption quotes, for that seed.
+    labels : sequence of str or None
+        The buttons' labels; ``None``: ``seed 0``, ``seed 1``, ...
+    dpi : int
+        Resolution of the inlined images.
+
+    Returns
+    -------
+    str
+        HTML (an ``.lr-seeds`` block).
+    """
+    import base64
+    import html
+    import io
+    import re
+
+    if len(figs) != len(notes) or not figs:
+        raise ValueError("seed_switcher_html: one note per figure, at least one figure")
+    labels = list(labels) if labels is not None else [f"seed {i}" for i in range(len(figs))]
+    uid = re.sub(r"[^A-Za-z0-9_-]", "-", key)
+    css = [f"#lr-seeds-{uid} .lr-seed-panel {{ display: none; }}"]
+    radios, panels = [], []
+    for i, (fig, note, lab) in enumerate(zip(figs, notes, labels)):
+        buf = io.BytesIO()
+        fig.savefig(buf, format="png", dpi=dpi, bbox_inches="tight")
+        plt.close(fig)
+        png = base64.b64encode(buf.getvalue()).decode()
+        css.append(f"#lr-seeds-{uid} #{uid}-s{i}:checked ~ .lr-seed-panels .lr-seed-{i} {{ display: block; }}")
+        radios.append(f'<input type="radio" name="{uid}-seed" id="{uid}-s{i}" value="{i}"{" checked" if i == 0 else ""}>'
+                      f'<label for="{uid}-s{i}">{html.escape(lab)}</label>')
+        panels.append(f'<div class="lr-seed-panel lr-seed-{i}"><img src="data:image/png;base64,{png}" '
+                      f'alt="{html.escape(key)}, {html.escape(lab)}"><p class="lr-seed-note">{html.escape(note)}</p></div>')
+    return (f'<div class="lr-seeds" id="lr-seeds-{uid}"><style>{" ".join(css)}</style>'
+            f'<span class="lr-seed-pick">Show: </span>{"".join(radios)}'
+            f'<div class="lr-seed-panels">{"".join(panels)}</div></div>')
+
+
+def glue_seeds(key: str, figs: Sequence, notes: Sequence[str], **kw) -> None:
+    """Glue a figure with one panel set per seed and a control to switch between them.
+
+    The ``{glue:figure}`` caption says what to compare; the numbers for the seed shown stand in
+    the note under each seed's figure (:func:`seed_switcher_html`).
+
+    Parameters
+    ----------
+    key : str
+        The glue key, ``<chapter>-fig<N>``.
+    figs, notes : sequence
+        One figure and one note per seed (see :func:`seed_switcher_html`).
+    **kw : object
+        Passed to :func:`seed_switcher_html`.
+    """
+    from IPython.display import HTML
+
+    body = HTML(seed_switcher_html(key, figs, notes, **kw))
+    try:
+        from myst_nb import glue as _glue
+    except ImportError:  # pragma: no cover - myst_nb ships with jupyter-book
+        from IPython.display import display
+        display(body)
+        return
+    _glue(key, body, display=False)
+
+
 __all__ = ["POS", "NEG", "OTHER", "THEORY", "FUNC", "PALETTE", "set_style", "panel_grid",
-           "label_panels", "mark_times", "glue"]
+           "label_panels", "mark_times", "glue", "glue_seeds", "seed_switcher_html"]

@@ -130,3 +130,41 @@ def test_chapter_ledger_and_code_cells_are_readable_at_a_laptop_and_a_phone_widt
         browser.close()
     shutil.copy(tmp_path / "1280.png", "/tmp/chapter_table_1280.png")
     shutil.copy(tmp_path / "390.png", "/tmp/chapter_table_390.png")
+
+
+def test_a_seed_control_shows_the_seed_chosen_offline(tmp_path):
+    import shutil
+
+    import matplotlib
+    import pytest
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    chromium = shutil.which("chromium") or shutil.which("chromium-browser")
+    if chromium is None:
+        pytest.skip("no chromium here (make test's site step installs it)")
+    from playwright.sync_api import sync_playwright
+
+    from lrlib.plots import seed_switcher_html
+
+    figs = []
+    for s in range(5):
+        fig, ax = plt.subplots(figsize=(2, 1.5))
+        ax.plot([0, 1], [0, s])
+        figs.append(fig)
+    widget = seed_switcher_html("x-fig1", figs, [f"seed {s}: exit at {100 * s}" for s in range(5)])
+    css = (REPO_ROOT / "book" / "_static" / "lrlib.css").read_text()
+    (tmp_path / "p.html").write_text(f"<html><head><style>{css}</style></head><body><main><figure>{widget}"
+                                     "<figcaption>a caption of twenty characters</figcaption></figure></main></body></html>")
+    with sync_playwright() as pw:
+        browser = pw.chromium.launch(executable_path=chromium, headless=True, args=site.CHROMIUM_ARGS)
+        ctx = browser.new_context()
+        ctx.route("**/*", lambda r: r.continue_() if r.request.url.startswith("file:") else r.abort())
+        page = ctx.new_page()
+        page.goto((tmp_path / "p.html").as_uri())
+        assert page.evaluate(site.SEED_CHECK) == []
+        page.click("label[for=x-fig1-s3]")
+        assert page.inner_text(".lr-seed-panel.lr-seed-3 .lr-seed-note") == "seed 3: exit at 300"
+        assert not page.is_visible(".lr-seed-panel.lr-seed-0 img")
+        browser.close()
