@@ -118,3 +118,18 @@ def test_results_serialise_margins_and_tiers(make_ledger, tmp_path):
     c = json.loads((tmp_path / "l.json").read_text())["claims"][0]
     assert c["margins"][0] == "inf" and c["margins"][2] is None and c["tier"] == "quantitative"
     assert c["control_run"] == "big_init" and c["expect_basis"] == "predicted" and c["init_verdicts"]
+
+
+def test_a_strict_comparison_at_zero_fails_with_margin_zero_and_inf_is_an_event_beyond_the_run(make_ledger, tmp_path):
+    from lrlib.ledger.rules import Rule
+
+    assert Rule("share > 0").margin({"share": [0.0, 0.2]}).tolist() == [0.0, math.inf]
+    assert Rule("share >= 0").margin({"share": [0.0]}).tolist() == [math.inf]
+    thr = {**CLAIM, "id": "thr", "rule": "rate < 2", "rule_kind": "threshold"}
+    led = make_ledger(thr)
+    r = led.measure("thr", [1.0] * 3, controls={"big_init": [np.inf, np.inf, 5.0]})    # never within the run
+    assert r.control_verdicts == ["not reproduced"] * 3 and r.control_status == "rejected"
+    assert r.control_margins[:2] == [0.0, 0.0] and r.tier()[0] == "quantitative"
+    led.save(tmp_path / "l.json")
+    c = json.loads((tmp_path / "l.json").read_text())["claims"][0]
+    assert c["control_values"]["rate"][:2] == ["inf", "inf"] and "2 inf" in c["control_measured"]

@@ -17,7 +17,9 @@ clears (> 1) or misses (< 1) the rule.
 
 The control run goes through the same measurement and rule (premises are not applied: a control
 breaks a premise on purpose). A control seed whose measurement is undefined (``nan``, no event) is
-``inconclusive``, never a rejection; a control that passes fails the book's own run
+``inconclusive``, never a rejection (an event that did not happen within the run is not undefined:
+a measurement reports it as ``inf``, beyond every threshold, and the run's horizon should make that
+meaningful); a control that passes fails the book's own run
 (:class:`ControlPassed`), in the build and in any seed of the published sweep.
 
 The ledger also grades the measurement on the **initial state** (``init=``, zero steps or an
@@ -107,28 +109,33 @@ def fmt_values(values: Mapping[str, np.ndarray], names=None) -> str:
     """
     parts = []
     for k in (names or values):
-        v = np.atleast_1d(np.asarray(values[k], dtype=float))
+        v = np.atleast_1d(np.asarray([np.nan if x is None else x for x in np.atleast_1d(values[k]).tolist()],
+                                     dtype=float))
         fin = v[np.isfinite(v)]
+        extra = ", ".join(f"{n} {w}" for n, w in ((int(np.isnan(v).sum()), "nan"), (int(np.isinf(v).sum()), "inf")) if n)
         if v.size == 1 or (fin.size and fin.min() == fin.max() and fin.size == v.size):
             s = fmt(v[0])
         elif fin.size == 0:
-            s = "nan"
+            s = fmt(v[0]) if (v == v[0]).all() else extra
         else:
-            s = f"{fmt(fin.min())}–{fmt(fin.max())}" + ("" if fin.size == v.size else f" ({v.size - fin.size} nan)")
+            s = f"{fmt(fin.min())}–{fmt(fin.max())}" + (f" ({extra})" if extra else "")
         parts.append(f"{k} {s}")
     return "; ".join(parts)
 
 
-def _as_lists(values: Mapping[str, Any]) -> dict[str, list[float]]:
+def _as_lists(values: Mapping[str, Any]) -> dict[str, list]:
+    """Measurements as JSON-safe lists: ``nan`` (undefined) as ``None``, ``±inf`` (an event that did
+    not happen within the run, beyond any threshold) as the strings ``"inf"`` / ``"-inf"``."""
     out = {}
     for k, v in values.items():
         a = np.atleast_1d(np.asarray(v.detach().cpu() if hasattr(v, "detach") else v, dtype=float))
-        out[k] = [None if not math.isfinite(x) else float(x) for x in a.ravel()]
+        out[k] = [None if math.isnan(x) else ("inf" if x > 0 else "-inf") if math.isinf(x) else float(x)
+                  for x in a.ravel()]
     return out
 
 
 def _nan(values: dict[str, list]) -> dict[str, np.ndarray]:
-    return {k: np.array([np.nan if x is None else x for x in v], dtype=float) for k, v in values.items()}
+    return {k: np.array([np.nan if x is None else float(x) for x in v], dtype=float) for k, v in values.items()}
 
 
 # ---------------------------------------------------------------------------------
@@ -327,7 +334,7 @@ class Result:
         """
         d = self.decl
         if d.kind == "consistency":
-            return "consistency", "declared: an identity or an implementation invariant"
+            return "consistency", "declared a consistency check"
         if any(v == "reproduced" for v in self.init_verdicts):
             return "consistency", "the rule already holds at initialisation"
         if any(v == "reproduced" for v in self.coarse_verdicts):

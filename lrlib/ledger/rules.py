@@ -61,9 +61,10 @@ def _fmin_nan(a, b):
     return np.where(np.isnan(a) | np.isnan(b), np.nan, np.minimum(a, b))
 
 
-def _exceeds(big, small):
+def _exceeds(big, small, strict: bool = False):
     """The factor by which ``big`` exceeds ``small``: ``big/small`` for sides of one sign,
-    ``inf`` when the comparison holds by sign, ``0`` when it fails by sign, 1 for equal sides."""
+    ``inf`` when the comparison holds by sign, ``0`` when it fails by sign, 1 for equal sides
+    (both zero: a sign comparison, ``0`` if ``strict``, else ``inf``)."""
     big, small = np.asarray(big, dtype=float), np.asarray(small, dtype=float)
     with np.errstate(invalid="ignore", divide="ignore", over="ignore"):
         pos = (big > 0) & (small > 0)
@@ -71,15 +72,16 @@ def _exceeds(big, small):
         out = np.where(pos, big / np.where(pos, small, 1.0), np.where(neg, small / np.where(neg, big, 1.0), 0.0))
         out = np.where(~pos & ~neg & (big > small), np.inf, out)
         out = np.where(big == small, 1.0, out)
+        out = np.where((big == 0) & (small == 0), 0.0 if strict else np.inf, out)
         return np.where(np.isnan(big) | np.isnan(small), np.nan, out)
 
 
 def _comparison_margin(op, left, right):
     """Margin of one comparison ``left op right`` (see the module docstring)."""
     if op in (ast.Lt, ast.LtE):
-        return _exceeds(right, left)
+        return _exceeds(right, left, strict=op is ast.Lt)
     if op in (ast.Gt, ast.GtE):
-        return _exceeds(left, right)
+        return _exceeds(left, right, strict=op is ast.Gt)
     truth = _CMP[op](np.asarray(left, dtype=float), np.asarray(right, dtype=float))
     nan = np.isnan(np.asarray(left, dtype=float)) | np.isnan(np.asarray(right, dtype=float))
     return np.where(nan, np.nan, np.where(truth, np.inf, 0.0))
