@@ -98,7 +98,7 @@ from lrlib.plots import alignment as al_plots
 from lrlib.theory import alignment as al
 from lrlib.errors import DivergenceError
 from lrlib.integrate import flow
-from lrlib.measure import cosine, drops, first_crossing, line_fit
+from lrlib.measure import cosine, drops, first_crossing
 from lrlib.track import balancedness_drift, stable_rank
 from lrlib.train import train
 from lrlib.trajectory import linear_schedule
@@ -570,8 +570,16 @@ i1 = [th_run.index_of_step(int(round(t / eta_t))) if np.isfinite(t) else len(th_
 at_t1 = TwoLayer(W1=torch.stack([P.W1[i1[r], r] for r in range(R_t)]), W2=p_t.W2)
 unsettled = np.array([int((~settled[i1[r], r]).sum()) for r in range(R_t)])
 ledger.grade("thm1.part1", unsettled=unsettled, lost=al.lost_neurons(p_t, at_t1, X_t, y_t))
-ledger.grade("thm1.t1-bound", t1=t1_emp, bound=t1_bd, T=T_h, t1_gap=al.rel_gap(t1_h[2], t1_h[1]),
-             control=dict(t1=t1_emp, bound=t1_bd / 1e5))
+eps_big, n_fix = 1e-2, int(round(t_fix / eta_t))        # control: the same directions at a large scale
+p_big = TwoLayer(W1=p_t.W1 * (eps_big / eps_t), W2=p_t.W2 * (eps_big / eps_t))
+big_run = train(p_big, X_t, y_t, loss=EXP_SUM, lr=eta_t, steps=n_fix, record=linear_schedule(n_fix, 10))
+coarse_run = train(p_t, X_t, y_t, loss=EXP_SUM, lr=100 * eta_t, steps=n_fix // 100, record=linear_schedule(n_fix // 100, 1))
+res_t1 = ledger.measure("thm1.t1-bound", al.claims.TheoryRuns(th_run, X_t, y_t, p_t, eps_t),
+                        controls={"large_init": al.claims.TheoryRuns(big_run, X_t, y_t, p_big, eps_big)},
+                        coarse=al.claims.TheoryRuns(coarse_run, X_t, y_t, p_t, eps_t),
+                        premises=dict(t1_gap=al.rel_gap(t1_h[2], t1_h[1])))
+print(f"control eps = {eps_big:g}: t1 {np.round(res_t1.control_values['t1'], 4)}, horizon {res_t1.control_values['T'][0]:.4f}; "
+      f"coarse step 100 eta: t1 {np.round(al.alignment_times(coarse_run, X_t, y_t), 4)}")
 
 # %% [markdown]
 # $t_1$ is *defined* as the first snapshot where every neuron is settled, so the first half of part 1 holds
@@ -681,8 +689,7 @@ off_t = 6 / (math.sqrt(g_t.mu) * int((y_t > 0).sum()) * g_t.X_min)
 cos_min, window = al.refined_alignment_min(th_run, X_t, y_t, t1_emp, t2pm_t, off_t)
 cos_min0, _ = al.refined_alignment_min(th_run, X_t, y_t, t1_emp, t2pm_t, -np.inf)
 ledger.grade("thm1.refined-alignment", cos_min=cos_min, window=window, control=dict(cos_min=cos_min0, window=window))
-ledger.grade("lemma13", ratio=al.lemma13_ratio(th_run, X_t, y_t, g_t, t1_emp),
-             control=dict(ratio=al.lemma13_ratio(th_run, X_t, y_t, g_t, t1_emp, sign=+1)))
+ledger.grade("lemma13", ratio=al.lemma13_ratio(th_run, X_t, y_t, g_t, t1_emp))
 print(f"refined alignment: window starts {off_t:.2f} after t1, t2± = {t2pm_t.round(2).tolist()}, "
       f"min cos {cos_min.round(3)} (from t = 0: {cos_min0.round(3)})")
 
@@ -697,7 +704,7 @@ print(f"refined alignment: window starts {off_t:.2f} after t1, t2± = {t2pm_t.ro
 dt_bound = lambda z: (lambda n_a: 4 / (min(z, g_t.xi_lower) * math.sqrt(g_t.mu) * g_t.X_min * n_a))
 dwell = np.array([al.dwell_ratio(th_run.time, actp[:, r:r + 1], settled[:, r:r + 1], dt_bound(al.zeta(g_t.zeta1, z2[r])))[0]
                   for r in range(R_t)])
-ledger.grade("dwell-time", ratio=dwell, t1_gap=al.rel_gap(t1_h[2], t1_h[1]), control=dict(ratio=dwell * 1e5))
+ledger.grade("dwell-time", ratio=dwell, t1_gap=al.rel_gap(t1_h[2], t1_h[1]))
 mc = np.array([al.init_activation_mc(X_t, y_t, generator(seed + 100 + r), 20_000, 4) for r in range(R_t)])
 away = -g_t.x_plus / g_t.x_plus.norm()
 mc_ctl = np.array([al.init_activation_mc(X_t, y_t, generator(seed + 110 + r), 20_000, 4, bias=away) for r in range(R_t)])
@@ -763,13 +770,11 @@ l15 = {k: flow(p15, X_t, y_t, rtol=rt, trainable=tw, **kw15)
        for k, rt, tw in (("main", 1e-6, ("W1", "W2")), ("tight", 1e-7, ("W1", "W2")), ("frozen W", 1e-6, ("W2",)))}
 
 # %%
-r15, n15 = al.lemma15_ratio(l15["main"], X_t, y_t, gamma15)
-rc15, nc15 = al.lemma15_ratio(l15["frozen W"], X_t, y_t, gamma15)
 gap15 = al.rel_gap(l15["tight"].loss[-1].numpy(), l15["main"].loss[-1].numpy())
-ledger.grade("lemma15", ratio=r15, n_win=n15, gamma=gamma15, loss_gap=gap15,
-             control=dict(ratio=rc15, n_win=nc15, gamma=gamma15))
-print(f"gamma = {gamma15:.3f}; min measured rate / bound {r15.round(2)} over {n15} snapshot pairs; "
-      f"first layer frozen (control): {rc15.round(4)} over {nc15}")
+res15 = ledger.measure("lemma15", l15["main"], controls={"frozen_W": l15["frozen W"]}, X=X_t, y=y_t, gamma=gamma15,
+                       premises=dict(gamma=gamma15, loss_gap=gap15))
+print(f"gamma = {gamma15:.3f}; min measured rate / bound {np.round(res15.values['ratio'], 2)} over "
+      f"{res15.values['n_win']} snapshot pairs; first layer frozen (control): {np.round(res15.control_values['ratio'], 4)}")
 
 # %%
 viol, sr_fin = al.low_rank_check(th_run, p_t, eps_t, t1_emp)
@@ -790,13 +795,15 @@ p_2d = TwoLayer(W1=torch.cat([p_small.W1, p_large.W1]), W2=torch.cat([p_small.W2
 tr_2d = flow(p_2d, X_2d, y_2d, loss=EXP_SUM, lr=lr_f, steps=steps_f, record=rec_f, atol=1e-40)
 
 # %%
-t1_2d = al.alignment_times(tr_2d, X_2d, y_2d)
-viol_s, sr_s = al.low_rank_check(tr_2d.run(slice(0, R_t)), p_small, eps_t, t1_2d[:R_t])
-viol_l, sr_l = al.low_rank_check(tr_2d.run(slice(R_t, 2 * R_t)), p_large, 1.0, t1_2d[R_t:])
-ledger.grade("thm1.low-rank-two-dir", viol=viol_s, sr_final=sr_s, t1=t1_2d[:R_t], T=al.horizon(g_2d, 50, eps_t),
-             xpm_cos=float(cosine(g_2d.x_plus, -g_2d.x_minus)), control=dict(viol=viol_l, sr_final=sr_l))
+small_2d = al.claims.TheoryRuns(tr_2d.run(slice(0, R_t)), X_2d, y_2d, p_small, eps_t)
+res_2d = ledger.measure("thm1.low-rank-two-dir", small_2d,
+                        controls={"large_init": al.claims.TheoryRuns(tr_2d.run(slice(R_t, 2 * R_t)), X_2d, y_2d, p_large, 1.0)},
+                        init=al.claims.TheoryRuns(al.claims.initial(small_2d.traj), X_2d, y_2d, p_small, eps_t),
+                        premises=dict(t1=al.alignment_times(small_2d.traj, X_2d, y_2d), T=al.horizon(g_2d, 50, eps_t),
+                                      xpm_cos=float(cosine(g_2d.x_plus, -g_2d.x_minus))))
 print(f"mu = {g_2d.mu:.3f}, cos(x+, -x-) = {float(cosine(g_2d.x_plus, -g_2d.x_minus)):.3f}; final stable rank "
-      f"{sr_s.round(3)} (eps = 1e-24), {sr_l.round(3)} (eps = 1, control)")
+      f"{np.round(res_2d.values['sr_final'], 3)} (eps = 1e-24), {np.round(res_2d.control_values['sr_final'], 3)} "
+      f"(eps = 1, control), at initialisation {np.round(res_2d.init_margins, 3)} (margin 2/sr where no violation)")
 
 # %% [markdown]
 # ### The initialisation scale: fitting time and the error of the simplified dynamics
@@ -827,35 +834,35 @@ steps_eps = 5000 if quick else 8000                                             
 rec_eps = np.union1d(linear_schedule(steps_eps, 20), np.round(T_eps / 1e-3).astype(int))
 tr_eps = flow(p_eps, X_t, y_t, loss=EXP_SUM, lr=1e-3, steps=steps_eps, record=rec_eps, atol=1e-40)
 t2_eps = al.fitting_times(tr_eps, X_t, y_t).reshape(E, R_t)
-dev_all = al.simplified_deviation(tr_eps, X_t, y_t)                               # (T, E·R)
+sweep_eps = al.claims.eps_sweep(tr_eps, X_t, y_t, eps_grid, R_t)                   # with the direction error
+dev_all = sweep_eps.dev                                                           # (T, E·R)
+p_lin = TwoLayer(W1=p_eps.W1, W2=p_eps.W2, act="linear")                          # control: no ReLU gating
+lin_eps = train(p_lin, X_t, y_t, loss=EXP_SUM, lr=1e-3, steps=steps_eps, record=rec_eps)
 
 # %%
 log_inv = np.log(1 / (math.sqrt(50) * eps_grid))
-fit = [line_fit(log_inv, t2_eps[:, r]) for r in range(R_t)]
-r2 = np.array([f.r2 for f in fit])
 x_min_norm = min(g_t.x_plus.norm().item(), g_t.x_minus.norm().item())
-slope_ratio = np.array([f.slope for f in fit]) * x_min_norm
-lo = (t2_eps / T_eps[:, None]).min(0)
-ledger.grade("eps.t2-log", r2=r2, slope_ratio=slope_ratio, lo=lo, control=dict(r2=r2, slope_ratio=slope_ratio / 2, lo=lo))
+res_t2 = ledger.measure("eps.t2-log", sweep_eps,
+                        controls={"linear_net": al.claims.eps_sweep(lin_eps, X_t, y_t, eps_grid, R_t, deviation=False)})
 print(f"t2 (median over seeds) per eps: {np.median(t2_eps, 1).round(3).tolist()}; T: {T_eps.round(3).tolist()}; "
-      f"slope x min|x±| = {slope_ratio.round(3)}, R2 = {r2.round(5)}")
+      f"slope x min|x±| = {np.round(res_t2.values['slope_ratio'], 3)}, R2 = {np.round(res_t2.values['r2'], 5)}; "
+      f"linear network (control): slope x min|x±| = {np.round(res_t2.control_values['slope_ratio'], 3)}")
 
 # %%
-upto = lambda t_end: np.array([[dev_all[tr_eps.time <= t_end[e, r], e * R_t + r].max() for r in range(R_t)] for e in range(E)])
-dev_T = upto(np.repeat(T_eps[:, None], R_t, 1))                                  # (E, R)
-dev_t2 = upto(t2_eps)
+dev_T = np.array([[dev_all[tr_eps.time <= T_eps[e], e * R_t + r].max() for r in range(R_t)] for e in range(E)])  # (E, R)
 W_max0 = p_one.norms_in().amax(-1).numpy()                                       # W0 = W/eps
 bound1 = al.lemma1_bound(g_t, 50, eps_grid[:, None], W_max0[None, :])
 eps_ok = float((eps_grid.max() <= 1 / (4 * math.sqrt(50) * g_t.X_max * W_max0 ** 2)).all())
 
 # %%
-slope_dev = lambda dev: np.array([line_fit(np.log(eps_grid), np.log(dev[:, r])).slope for r in range(R_t)])
-ledger.grade("eps.lemma1-error", within=(dev_T / bound1).max(0), slope=slope_dev(dev_T), eps_ok=eps_ok,
-             control=dict(within=(dev_t2 / bound1).max(0), slope=slope_dev(dev_t2), eps_ok=eps_ok))
+res_l1 = ledger.measure("eps.lemma1-error", sweep_eps, controls={"fit_window": sweep_eps.window(t2_eps)},
+                        premises=dict(eps_ok=eps_ok))
 fig = al_plots.eps_sweep(log_inv, t2_eps, T_eps, 1 / x_min_norm, eps_grid, dev_T, bound1)
 glue("alignment-eps", fig, display=False)
-print(f"deviation up to T: log-log slope against eps {slope_dev(dev_T).round(2)}; largest ratio to the Lemma 1 bound "
-      f"{(dev_T / bound1).max(0)}; up to t2 (control): slope {slope_dev(dev_t2).round(2)}")
+v1, c1 = res_l1.values, res_l1.control_values
+print(f"deviation up to T, trend as eps -> 0: slope {np.round(v1['slope'], 2)}, monotone fraction {v1['mono']}, "
+      f"shrink {np.array(v1['shrink'], dtype=float)}; largest ratio to the Lemma 1 bound {v1['within']}; "
+      f"up to t2 (control): slope {np.round(c1['slope'], 2)}, ratio to the bound {np.round(c1['within'], 1)}")
 
 # %% [markdown]
 # ```{glue:figure} alignment-eps
