@@ -18,19 +18,21 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field, replace
+from functools import cached_property
 
 import numpy as np
 import torch
 
 from ...ledger.trend import trend_stats
-from ...measure import line_fit
+from ...measure import drops, line_fit
 from ...trajectory import Trajectory
-from .core import alignment_times, geometry, horizon, t1_bound, zeta, zeta2
-from .measure import fitting_times, lemma1_bound, lemma15_ratio, low_rank_check, simplified_deviation
+from .core import alignment_times, geometry, horizon, live_outside_s_plus, t1_bound, zeta, zeta2
+from .measure import fitting_times, init_activation_mc, lemma1_bound, lemma15_ratio, low_rank_check, mnist_summary, simplified_deviation
 
 Tensor = torch.Tensor
 
-__all__ = ["TheoryRuns", "EpsSweep", "eps_sweep", "initial", "t1_within_bound", "low_rank_two_dir", "lemma15_rate",
+__all__ = ["TheoryRuns", "EpsSweep", "eps_sweep", "initial", "TwoPointRuns", "toy_drops", "stragglers",
+           "InitDraws", "init_probability", "MnistRuns", "mnist_timescales", "mnist_align_first", "mnist_align_decreases", "mnist_low_rank", "t1_within_bound", "low_rank_two_dir", "lemma15_rate",
            "eps_t2_log", "eps_lemma1_trend"]
 
 
@@ -260,3 +262,195 @@ def initial(traj: Trajectory) -> Trajectory:
     """
     return Trajectory(steps=traj.steps[:1], time=traj.time[:1], params=traj.params.map(lambda t: t[:1]),
                       loss=traj.loss[:1], meta=dict(traj.meta))
+
+
+def toy_drops(run: Trajectory) -> dict[str, np.ndarray]:
+    """Figure 6's test: the number of separate drops of the loss and how far it has fallen.
+
+    Parameters
+    ----------
+    run : Trajectory
+        ``T`` snapshots of ``R`` toy runs (the mean loss, one draw of the family per run).
+
+    Returns
+    -------
+    dict of str to ndarray
+        ``drops`` — separate peaks of the decrease rate ``−Δlog L/Δk`` (:func:`lrlib.measure.drops`);
+        ``final_ratio`` — ``L(end)/L(0)``; each ``(R,)``.
+    """
+    L = run.loss.numpy()
+    return {"drops": np.array([len(drops(run.steps, L[:, r])) for r in range(L.shape[1])], dtype=float),
+            "final_ratio": L[-1] / L[0]}
+
+
+@dataclass
+class TwoPointRuns:
+    """Runs of the two-point family of Figures 7–9 with their data.
+
+    Parameters
+    ----------
+    traj : Trajectory
+        ``T`` snapshots of ``R`` runs (GD iterations in ``traj.steps``).
+    X, y : Tensor
+        Data ``(2, 2)`` and labels ``(2,)``.
+    """
+
+    traj: Trajectory
+    X: Tensor
+    y: Tensor
+
+
+def stragglers(run: TwoPointRuns) -> dict[str, np.ndarray]:
+    """Live positive neurons outside S₊ at iterations 7000 and 21 000 (Figures 7 and 8).
+
+    Parameters
+    ----------
+    run : TwoPointRuns
+        The runs (module conventions); each count is read at the last snapshot at or before the
+        iteration, so a trajectory of the initial snapshot alone measures the initial state.
+
+    Returns
+    -------
+    dict of str to ndarray
+        ``c7``, ``c21`` — the number of neurons with ``v_j > 0``, not in S_dead and not in S₊ (count),
+        each ``(R,)``.
+    """
+    tr = run.traj
+    return {f"c{k // 1000}": live_outside_s_plus(tr.at(tr.index_of_step(k)), run.X, run.y).numpy().astype(float)
+            for k in (7000, 21_000)}
+
+
+@dataclass
+class MnistRuns:
+    """MNIST runs, one network per digit pair (one seed), with what the claims read of them.
+
+    Parameters
+    ----------
+    runs : dict
+        Pair label → ``(X, y, traj, sr_conv)``: centred images ``(n, 784)``, labels ``(n,)``, the
+        run (GD iterations in ``traj.steps``) and its final relative stable-rank change
+        (:func:`~lrlib.theory.alignment.mnist.train_until_stable`). The first pair is the one
+        :func:`mnist_timescales` reads.
+    """
+
+    runs: dict
+
+    @cached_property
+    def summaries(self) -> list[dict]:
+        """Per pair, :func:`~lrlib.theory.alignment.measure.mnist_summary` with ``sr_conv`` and ``last_iteration``."""
+        return [dict(mnist_summary(X, y, tr), sr_conv=float(conv), last_iteration=int(tr.steps[-1]))
+                for X, y, tr, conv in self.runs.values()]
+
+
+def mnist_timescales(run: MnistRuns) -> dict[str, np.ndarray]:
+    """The alignment and loss-drop iterations of the first pair (Figure 5's time scales).
+
+    Parameters
+    ----------
+    run : MnistRuns
+        The runs (module conventions).
+
+    Returns
+    -------
+    dict of str to ndarray
+        ``k_align`` — first iteration where both mean neurons have cosine > 0.95 with x±; ``k_drop`` —
+        first iteration where the loss < 0.9·L(0) (iterations; NaN where never), shape ``(1,)``.
+    """
+    s = run.summaries[0]
+    return {"k_align": np.array([s["k_align"]]), "k_drop": np.array([s["k_drop"]])}
+
+
+def mnist_align_first(run: MnistRuns) -> dict[str, np.ndarray]:
+    """How long before the loss drop the neurons are aligned, in the worst pair.
+
+    Parameters
+    ----------
+    run : MnistRuns
+        The runs (module conventions).
+
+    Returns
+    -------
+    dict of str to ndarray
+        ``lead`` — min over the pairs of ``k_drop − k_align`` (iterations), shape ``(1,)``.
+    """
+    return {"lead": np.array([min(s["k_drop"] - s["k_align"] for s in run.summaries)])}
+
+
+def mnist_align_decreases(run: MnistRuns) -> dict[str, np.ndarray]:
+    """How much the alignment falls after its peak, in the pair where it falls least.
+
+    Parameters
+    ----------
+    run : MnistRuns
+        The runs (module conventions).
+
+    Returns
+    -------
+    dict of str to ndarray
+        ``decrease`` — min over the pairs of (peak − final) mean-neuron cosine, the larger of the two
+        classes (dimensionless), shape ``(1,)``.
+    """
+    return {"decrease": np.array([min(s["align_drop"] for s in run.summaries)])}
+
+
+def mnist_low_rank(run: MnistRuns) -> dict[str, np.ndarray]:
+    """The largest final stable rank over the pairs, and whether every pair's has converged.
+
+    Parameters
+    ----------
+    run : MnistRuns
+        The runs (module conventions).
+
+    Returns
+    -------
+    dict of str to ndarray
+        ``sr_max`` — max over the pairs of the final stable rank ``‖W‖_F²/‖W‖₂²``; ``sr_conv`` — max over
+        the pairs of the relative stable-rank change over the last block; shape ``(1,)`` each.
+    """
+    return {"sr_max": np.array([max(s["final_stable_rank"] for s in run.summaries)]),
+            "sr_conv": np.array([max(s["sr_conv"] for s in run.summaries)])}
+
+
+@dataclass
+class InitDraws:
+    """Monte Carlo draws of initial neurons, one independent set per seed (§3.1).
+
+    Parameters
+    ----------
+    X, y : Tensor
+        Data ``(n, D)`` and labels ``(n,)``.
+    seeds : list of int
+        One generator seed per seed of the claim.
+    draws : int
+        Draws per seed.
+    m : int
+        Neurons per draw for the "none of m" probability.
+    bias : Tensor or None
+        ``(D,)``: draw ``bias + 0.3 g`` instead of ``N(0, I/D)`` (a biased initialisation).
+    """
+
+    X: Tensor
+    y: Tensor
+    seeds: list
+    draws: int = 20_000
+    m: int = 4
+    bias: Tensor | None = None
+
+
+def init_probability(run: InitDraws) -> dict[str, np.ndarray]:
+    """z scores of the random-initialisation argument: ``P(one neuron activates a positive point) ≥ 1/2``.
+
+    Parameters
+    ----------
+    run : InitDraws
+        The draws (:func:`~lrlib.theory.alignment.measure.init_activation_mc` per seed).
+
+    Returns
+    -------
+    dict of str to ndarray
+        ``p_one`` — ``(p̂ − 1/2)/se`` for one neuron; ``p_none`` — ``(p̂ − 2⁻ᵐ)/se`` for none of ``m``;
+        each ``(R,)`` (dimensionless).
+    """
+    from ...models import generator
+    z = np.array([init_activation_mc(run.X, run.y, generator(s), run.draws, run.m, bias=run.bias) for s in run.seeds])
+    return {"p_one": z[:, 0], "p_none": z[:, 1]}
