@@ -161,7 +161,17 @@ class EpsSweep:
     dev: np.ndarray | None = field(default=None, repr=False)
 
     def window(self, t_end: np.ndarray) -> "EpsSweep":
-        """The same sweep read up to another time (``(E, R)``), sharing the direction error."""
+        """The same sweep read up to another time, sharing the direction error.
+
+        Parameters
+        ----------
+        t_end : ndarray
+            ``(E, R)`` the window's end per run (flow time).
+
+        Returns
+        -------
+        EpsSweep
+        """
         return replace(self, t_end=np.asarray(t_end, dtype=float))
 
 
@@ -348,11 +358,11 @@ def mnist_timescales(run: MnistRuns) -> dict[str, np.ndarray]:
     Parameters
     ----------
     run : MnistRuns
-        The runs (module conventions).
+        The pairs (module conventions); only the first is read.
 
     Returns
     -------
-    dict of str to ndarray
+    dict of str to ndarray, each of shape (1,)
         ``k_align`` — first iteration where both mean neurons have cosine > 0.95 with x±; ``k_drop`` —
         first iteration where the loss < 0.9·L(0) (iterations; NaN where never), shape ``(1,)``.
     """
@@ -366,11 +376,11 @@ def mnist_align_first(run: MnistRuns) -> dict[str, np.ndarray]:
     Parameters
     ----------
     run : MnistRuns
-        The runs (module conventions).
+        The pairs (module conventions); every pair is read.
 
     Returns
     -------
-    dict of str to ndarray
+    dict with one ndarray of shape (1,)
         ``lead`` — min over the pairs of ``k_drop − k_align`` (iterations), shape ``(1,)``.
     """
     return {"lead": np.array([min(s["k_drop"] - s["k_align"] for s in run.summaries)])}
@@ -382,11 +392,11 @@ def mnist_align_decreases(run: MnistRuns) -> dict[str, np.ndarray]:
     Parameters
     ----------
     run : MnistRuns
-        The runs (module conventions).
+        The pairs (module conventions); the pair whose alignment falls least decides.
 
     Returns
     -------
-    dict of str to ndarray
+    dict with one ndarray of shape (1,) (dimensionless)
         ``decrease`` — min over the pairs of (peak − final) mean-neuron cosine, the larger of the two
         classes (dimensionless), shape ``(1,)``.
     """
@@ -399,11 +409,11 @@ def mnist_low_rank(run: MnistRuns) -> dict[str, np.ndarray]:
     Parameters
     ----------
     run : MnistRuns
-        The runs (module conventions).
+        The pairs (module conventions); the pair with the largest stable rank decides.
 
     Returns
     -------
-    dict of str to ndarray
+    dict of two ndarrays of shape (1,)
         ``sr_max`` — max over the pairs of the final stable rank ``‖W‖_F²/‖W‖₂²``; ``sr_conv`` — max over
         the pairs of the relative stable-rank change over the last block; shape ``(1,)`` each.
     """
