@@ -351,7 +351,10 @@ ledger.grade("fig9.orthogonal", share=share9, ratio=ratio9, control=dict(share=s
 # stable rank has converged (Choices). The build runs one seed (the
 # 5-seed pass rates come from the published sweep). Control for all four MNIST claims: digits 0/1 from a
 # *large* initialisation ($\alpha=0.1$, 200 images per digit), where the loss moves before any alignment
-# phase. First, the literal reading of the paper — GD on the *summed* loss with $\eta=2\cdot10^{-3}$:
+# phase; the ledger applies each claim's declared measurement to it as to the three pairs. That run never reaches
+# $\cos>0.95$, so its alignment iteration is undefined and the two claims that read it (`mnist.timescales`,
+# `mnist.align-first`) are tiered *inconclusive*: an undefined control is not counted as a rejection. First, the
+# literal reading of the paper — GD on the *summed* loss with $\eta=2\cdot10^{-3}$:
 
 # %%
 X_sum, y_sum = mnist_pair(1, 0, 1000, dtype=torch.float32)
@@ -1004,14 +1007,15 @@ ledger.grade("thm1.t1-scaling", mono=mono, slope=slopes, within=within(bd_mu, bd
 # | `eps.lemma1-error` | reproduced 25/25 (bound and slope) | graded as a trend $
 # arepsilon	o0$; control: the window up to $t_2$ |
 # | `eps.t2-log` | reproduced 25/25, control a halved rate | control: a linear network; tier *quantitative* |
-# | `lemma15` | reproduced 25/25 | tier *loose bound* (median slack about ×11) |
+# | `lemma15` | reproduced 25/25 | tier *loose bound* (median slack above ×10: the lemma's rate is far from tight here) |
+# | `mnist.timescales`, `mnist.align-first` | reproduced 5/5, control "not reproduced" | tier *inconclusive*: the large-initialisation control never reaches cos > 0.95, so its alignment iteration is undefined (no event), which the ledger no longer counts as a rejection |
 # | `thm1.low-rank-two-dir` | reproduced 25/25 | also measured at initialisation (fails there); tier *quantitative* |
 # | `fig8.slow` | reproduced 25/25 | also measured at initialisation, where random neurons already lie outside $\mathcal S_+$: tier *consistency* |
 # | `lemma13`, `dwell-time` | reproduced 25/25 as reproductions | consistency checks: no run can fail these worst-case bounds |
 
 # %%
 changed = ["thm1.t1-bound", "thm1.t1-scaling", "eps.lemma1-error", "eps.t2-log", "lemma15", "thm1.low-rank-two-dir",
-           "lemma13", "dwell-time", "thm1.loss-rate", "fig8.slow"]
+           "lemma13", "dwell-time", "thm1.loss-rate", "fig8.slow", "mnist.timescales", "mnist.align-first"]
 pd.DataFrame({c: dict(after=ch.rate(c), tier=ledger.results[c].tier()[0], control=ledger.results[c].control_status)
               for c in changed}).T
 
