@@ -35,10 +35,12 @@
 #
 # **What we run.** Every experimental figure, on the committed MNIST subset and synthetic data,
 # and the theorem's statements on synthetic orthogonally separable data in float64, over seeds. Each
-# claim's rule, tolerance, premises and negative control were fixed before the run; the ledger at the
-# end grades every seed, reports the pass rate, and checks that each control is rejected by the same
-# rule. Statements that hold by construction or are invariants of the dynamics are graded separately,
-# as consistency checks.
+# claim declares its rule, tolerance, premises, control run and expectation, says whether that expectation
+# was predicted before any run or copied from a result (almost all of this chapter's are copied: they guard
+# against regressions), and lists every change made after a result was seen. The ledger at the end grades
+# every seed with its margin, reports the pass rate and the tier, and checks that each control is rejected
+# by the same measurement and rule. Statements that hold by construction, invariants of the dynamics and
+# bounds that no run could fail are graded separately, as consistency checks.
 #
 # **Conventions: one loss for every experiment.** The paper's theory is stated for the *sum*
 # $\mathcal L=\sum_i \ell(y_i,f(x_i))$ with $\ell(y,\hat y)=e^{-y\hat y}$ (or $2\log(1+e^{-y\hat y})$), minimised
@@ -72,7 +74,7 @@
 # | MNIST speed-ups (exact) | pixels that are zero in every selected image are left out of the training (their first-layer weights have zero gradient at every step and never contribute; their initial values are put back for every measurement), which also speeds up Figs. 12–13; snapshots every 50 iterations up to 6000 (where the alignment and the loss drop happen), every 1000 after | a unit test checks the reduced run against the full-width reference to $10^{-10}$ |
 # | toy data (Fig. 6) | a family declared before the run: per seed 3 positives at angles uniform in $[5°,45°]$, radii uniform in $[0.8,1.2]$, and 3 negatives at angles uniform in $[135°,175°]$, radii uniform in $[0.4,0.8]$ | the paper only draws its toy; all points lie in a half-plane ($\mathcal S_{\rm dead}\neq\emptyset$) and Assumption 1 holds for every draw; the shorter negative class is fitted later, the mechanism behind two loss drops |
 # | seeds | 5 seeds, batched, for every synthetic experiment; MNIST is one seed in the build (its pass rates come from the published 5-seed sweep) | the paper's counts are one instance |
-# | negative controls | one counterfactual per reproduction claim (named in the claims table), run in the build at reduced size | a check must be able to fail |
+# | controls | one counterfactual run per reproduction claim (named in the claims table: what it removes), measured by the claim's own declared function | a check must be able to fail, and a control must be a run, not a perturbed prediction |
 # | Figs. 12–13 | all 5000 images of 0/1 in the subset, batch 2000 (the paper's), 6000 steps | ~2.5 steps per epoch, as close to the paper as the subset allows |
 # | CPU budget (the whole chapter ≤ 420 s of CPU at full size, ≤ 45 s at reduced size) | full size: the MNIST pairs use 500 images per digit (above) and the exact speed-ups above; reduced size (`quick`, for tests only): 100 images per digit and 1500 MNIST iterations (one continuation block at most), 1000 SGD steps for Figs. 12–13, 2 seeds, shorter synthetic runs, and the rate claim's flow at rtol $10^{-4}$ with its convergence re-run at $10^{-5}$ (instead of $10^{-6}$ and $10^{-7}$) | the reduced run exercises every cell in under a minute; its verdicts are not the book's (the book's are the full-size run's) |
 
@@ -98,7 +100,7 @@ from lrlib.plots import alignment as al_plots
 from lrlib.theory import alignment as al
 from lrlib.errors import DivergenceError
 from lrlib.integrate import flow
-from lrlib.measure import cosine, drops, first_crossing, line_fit
+from lrlib.measure import cosine, drops, first_crossing
 from lrlib.track import balancedness_drift, stable_rank
 from lrlib.train import train
 from lrlib.trajectory import linear_schedule
@@ -216,8 +218,7 @@ n_drops = np.array([len(drops(toy_all.steps, L_all[:, r])) for r in range(2 * N_
 fin_ratio = L_all[-1] / L_all[0]
 print("drops per seed:", n_drops[:N_SEEDS], "| control (mirrored negatives):", n_drops[N_SEEDS:])
 print("mu per draw:", [round(al.mu(X, y_toy), 3) for X in X_fam])
-ledger.grade("fig6.two-drops", drops=n_drops[:N_SEEDS], final_ratio=fin_ratio[:N_SEEDS],
-             control=dict(drops=n_drops[N_SEEDS:], final_ratio=fin_ratio[N_SEEDS:]))
+ledger.measure("fig6.two-drops", toy_all.run(slice(0, N_SEEDS)), controls={"mirrored": toy_all.run(slice(N_SEEDS, 2 * N_SEEDS))})
 
 # %%
 L_sum = toy_sum.loss.numpy()
@@ -309,9 +310,10 @@ for name, mu_txt in zip(["fig7", "fig8", "fig9"], ["\\sin 0.1", "\\sin 0.001", "
 
 
 # %%
-ledger.grade("fig7.fast", c7=counts["fig7"][7000], control=dict(c7=counts["fig9"][7000]))
-ledger.grade("fig8.slow", c7=counts["fig8"][7000], c21=counts["fig8"][21_000],
-             control=dict(c7=counts["ctrl"][7000], c21=counts["ctrl"][21_000]))
+two_pt = {name: al.claims.TwoPointRuns(tr, X2, y2) for name, (X2, y2, tr) in runs_mu.items()}
+at_init = {name: al.claims.TwoPointRuns(al.claims.initial(tr), X2, y2) for name, (X2, y2, tr) in runs_mu.items()}
+ledger.measure("fig7.fast", two_pt["fig7"], controls={"orthogonal": two_pt["fig9"]}, init=at_init["fig7"])
+ledger.measure("fig8.slow", two_pt["fig8"], controls={"well_separated": two_pt["ctrl"]}, init=at_init["fig8"])
 
 
 share9, ratio9 = al.growth_outside_s_plus(*runs_mu["fig9"])
@@ -333,7 +335,11 @@ ledger.grade("fig9.orthogonal", share=share9, ratio=ratio9, control=dict(share=s
 # outside $\mathcal S_+$ (aligned with $x_1$ or $x_2$ alone), and the printed norm ratios how large they
 # become next to the $\mathcal S_+$ neurons: the paper's "only those aligned with $x_+$ grow" is graded as
 # staying below 1% of the largest $\mathcal S_+$ norm, with a *partial* tier when only the first half
-# holds. The ledger at the end gives the verdict per seed and the controls'.
+# holds. The ledger at the end gives the verdict per seed and the controls'. The ledger also counts the stragglers
+# of Figures 7 and 8 at initialisation: random neurons start outside $\mathcal S_+$, so "some are still outside at
+# 7000" (Figure 8) already holds before any training, and the ledger files that claim as *consistency* — it shows
+# that alignment is slow at small $\mu$ only beside its control (well-separated data, no straggler at 7000), not on its
+# own; Figure 7's "all have arrived" fails at initialisation, as it should.
 
 # %% [markdown]
 # ## Centred MNIST (Figures 5, 10 and 11)
@@ -347,7 +353,10 @@ ledger.grade("fig9.orthogonal", share=share9, ratio=ratio9, control=dict(share=s
 # stable rank has converged (Choices). The build runs one seed (the
 # 5-seed pass rates come from the published sweep). Control for all four MNIST claims: digits 0/1 from a
 # *large* initialisation ($\alpha=0.1$, 200 images per digit), where the loss moves before any alignment
-# phase. First, the literal reading of the paper — GD on the *summed* loss with $\eta=2\cdot10^{-3}$:
+# phase; the ledger applies each claim's declared measurement to it as to the three pairs. That run never reaches
+# $\cos>0.95$, so its alignment iteration is undefined and the two claims that read it (`mnist.timescales`,
+# `mnist.align-first`) are tiered *inconclusive*: an undefined control is not counted as a rejection. First, the
+# literal reading of the paper — GD on the *summed* loss with $\eta=2\cdot10^{-3}$:
 
 # %%
 X_sum, y_sum = mnist_pair(1, 0, 1000, dtype=torch.float32)
@@ -405,22 +414,20 @@ for pos, neg, key, fig_no in [(1, 0, "alignment-fig5", 5), (3, 8, "alignment-fig
 
 
 # %%
-summary = lambda X, y, tr, conv: dict(al.mnist_summary(X, y, tr), sr_conv=conv, last_iteration=int(tr.steps[-1]))
-mn_tab = pd.DataFrame([dict(pair=f"{pos} vs {neg}", **summary(*run)) for (pos, neg), run in mn.items()])
-ctl_mn = summary(*run_mnist(1, 0, n=100 if quick else 200, alpha=0.1, cap=steps_mn))   # control: large initialisation
-pd.concat([mn_tab, pd.DataFrame([dict(pair="1 vs 0, control α = 0.1", **ctl_mn)])])
+mn_runs = al.claims.MnistRuns({f"{pos} vs {neg}": run for (pos, neg), run in mn.items()})
+ctl_runs = al.claims.MnistRuns({"1 vs 0, control α = 0.1": run_mnist(1, 0, n=100 if quick else 200, alpha=0.1, cap=steps_mn)})
+mn_tab = pd.DataFrame([dict(pair=k, **v) for k, v in zip(mn_runs.runs, mn_runs.summaries)])
+pd.concat([mn_tab, pd.DataFrame([dict(pair=k, **v) for k, v in zip(ctl_runs.runs, ctl_runs.summaries)])])
 
 # %%
 r01 = mn_tab.iloc[0]
-ledger.grade("mnist.timescales", k_align=r01.k_align, k_drop=r01.k_drop,
-             control=dict(k_align=ctl_mn["k_align"], k_drop=ctl_mn["k_drop"]))
-ledger.grade("mnist.align-first", lead=(mn_tab.k_drop - mn_tab.k_align).min(),
-             control=dict(lead=ctl_mn["k_drop"] - ctl_mn["k_align"]),
-             note="; ".join(f"{r.pair}: aligned at {r.k_align:.0f}, drop at {r.k_drop:.0f}" for r in mn_tab.itertuples()))
-ledger.grade("mnist.align-decreases", decrease=mn_tab.align_drop.min(), control=dict(decrease=ctl_mn["align_drop"]))
-ledger.grade("mnist.low-rank", sr_max=mn_tab.final_stable_rank.max(), sr_conv=mn_tab.sr_conv.max(),
-             control=dict(sr_max=ctl_mn["final_stable_rank"]),
-             note="; ".join(f"{r.pair}: stable rank {r.final_stable_rank:.3f} at iteration {r.last_iteration}" for r in mn_tab.itertuples()))
+ctl_mn = {"large_init": ctl_runs}                 # the control run of all four MNIST claims
+ledger.measure("mnist.timescales", mn_runs, controls=ctl_mn)
+ledger.measure("mnist.align-first", mn_runs, controls=ctl_mn,
+               note="; ".join(f"{r.pair}: aligned at {r.k_align:.0f}, drop at {r.k_drop:.0f}" for r in mn_tab.itertuples()))
+ledger.measure("mnist.align-decreases", mn_runs, controls=ctl_mn)
+ledger.measure("mnist.low-rank", mn_runs, controls=ctl_mn,
+               note="; ".join(f"{r.pair}: stable rank {r.final_stable_rank:.3f} at iteration {r.last_iteration}" for r in mn_tab.itertuples()))
 
 # %% [markdown]
 # **Does the image count matter?** The build trains on 500 images per digit (Choices). The declared check
@@ -429,7 +436,7 @@ ledger.grade("mnist.low-rank", sr_max=mn_tab.final_stable_rank.max(), sr_conv=mn
 # verdicts must not change.
 
 # %%
-big01 = summary(*run_mnist(1, 0, n=2 * n_img))
+big01 = al.claims.MnistRuns({"1 vs 0": run_mnist(1, 0, n=2 * n_img)}).summaries[0]
 verdicts_n = {c: (grade_seeds(ledger.decls[c], v)[0], grade_seeds(ledger.decls[c], al.rule_inputs(big01)[c])[0])
               for c, v in al.rule_inputs(r01.to_dict()).items()}
 k_shift = max(abs(big01[k] / r01[k] - 1) for k in ("k_align", "k_drop"))
@@ -525,11 +532,13 @@ ledger.grade("a5.both-fit", final=max(both_["final"], first_["final"]),
 # $W=\varepsilon W_0$, $[W_0]_{ij}\sim\mathcal N(0,1/D)$, $v_j=\pm\|w_j\|$, float64, and GD with
 # $\eta=0.01/(nX_{\max})$ (at most 1% of direction change per step) standing in for the flow; time is
 # $t=\eta k$. Data: $n=16$ points in $\mathbb R^{10}$, $\pm e_1+0.3\,g$ with $g\sim\mathcal N(0,I)$, redrawn until
-# $\mu>0$ (Assumption 1); $h=50$, $\varepsilon=10^{-24}$, 5 initialisations (the seeds). The paper's
-# admissible $\varepsilon$ (eq. 28) is astronomically small; we grade the alignment-time bound only where the
-# run stays inside the theorem's regime: the alignment must end within the horizon
+# $\mu>0$ (Assumption 1); $h=50$, $\varepsilon=10^{-24}$, 5 initialisations (the seeds). **Our runs are not
+# inside the theorem's proved regime.** Theorem 1 is proved for $\varepsilon$ below the bound of its eq. (28),
+# astronomically smaller than $10^{-24}$ for this test bed; every theory claim graded at our $\varepsilon$ is the
+# *prediction* that the statement extends to it, and each such claim's statement says so. What the proof needs
+# and we can check is that the alignment ends within the horizon
 # $T=\log(1/(\sqrt h\,\varepsilon))/(4nX_{\max})$ of the small-output phase (Lemma 1). An earlier version ran
-# $\varepsilon=10^{-10}$, where $T=0.167$ and every run aligned later ($t_1=0.18$–$0.27$): outside the regime.
+# $\varepsilon=10^{-10}$, where $T=0.167$ and every run aligned later ($t_1=0.18$–$0.27$).
 # The alignment time does not depend on $\varepsilon$ to leading order while $T$ grows like $\log(1/\varepsilon)$, so
 # we chose $\varepsilon=10^{-24}$ from the formula alone ($T\approx0.4$; float64 represents it without
 # trouble) and declared the run before making it. Step convergence: the same initialisations are re-run to $t=2$ at $\eta$ and
@@ -570,8 +579,16 @@ i1 = [th_run.index_of_step(int(round(t / eta_t))) if np.isfinite(t) else len(th_
 at_t1 = TwoLayer(W1=torch.stack([P.W1[i1[r], r] for r in range(R_t)]), W2=p_t.W2)
 unsettled = np.array([int((~settled[i1[r], r]).sum()) for r in range(R_t)])
 ledger.grade("thm1.part1", unsettled=unsettled, lost=al.lost_neurons(p_t, at_t1, X_t, y_t))
-ledger.grade("thm1.t1-bound", t1=t1_emp, bound=t1_bd, T=T_h, t1_gap=al.rel_gap(t1_h[2], t1_h[1]),
-             control=dict(t1=t1_emp, bound=t1_bd / 1e5))
+eps_big, n_fix = 1e-2, int(round(t_fix / eta_t))        # control: the same directions at a large scale
+p_big = TwoLayer(W1=p_t.W1 * (eps_big / eps_t), W2=p_t.W2 * (eps_big / eps_t))
+big_run = train(p_big, X_t, y_t, loss=EXP_SUM, lr=eta_t, steps=n_fix, record=linear_schedule(n_fix, 10))
+coarse_run = train(p_t, X_t, y_t, loss=EXP_SUM, lr=100 * eta_t, steps=n_fix // 100, record=linear_schedule(n_fix // 100, 1))
+res_t1 = ledger.measure("thm1.t1-bound", al.claims.TheoryRuns(th_run, X_t, y_t, p_t, eps_t),
+                        controls={"large_init": al.claims.TheoryRuns(big_run, X_t, y_t, p_big, eps_big)},
+                        coarse=al.claims.TheoryRuns(coarse_run, X_t, y_t, p_t, eps_t),
+                        premises=dict(t1_gap=al.rel_gap(t1_h[2], t1_h[1])))
+print(f"control eps = {eps_big:g}: t1 {np.round(res_t1.control_values['t1'], 4)}, horizon {res_t1.control_values['T'][0]:.4f}; "
+      f"coarse step 100 eta: t1 {np.round(al.alignment_times(coarse_run, X_t, y_t), 4)}")
 
 # %% [markdown]
 # $t_1$ is *defined* as the first snapshot where every neuron is settled, so the first half of part 1 holds
@@ -579,11 +596,17 @@ ledger.grade("thm1.t1-bound", t1=t1_emp, bound=t1_bd, T=T_h, t1_gap=al.rel_gap(t
 # outside its cone) follows from Assumption 1 alone: with $v_j>0$, $\langle x_a(w_j),x_i\rangle>0$ for every
 # positive $x_i$, so no positive point is ever lost, whatever the step. Part 1 is therefore filed as a
 # consistency check (an earlier version of this chapter graded it as a reproduction). The theorem's
-# quantitative content is the bound on $t_1$, graded inside its premise $t_1\le T$ (an earlier version
-# graded the bound without that premise, although every run ends its alignment after $T$); the bound itself, where it applies, holds with an enormous slack: $\xi$ and $\zeta$ enter
-# squared through $\mu^2$ and the worst-case path argument assumes every activation pattern is visited.
-# Its control (the bound divided by $10^5$) shows that the rule only rejects a prediction wrong by more
-# than that slack.
+# quantitative content is the bound on $t_1$ and the statement that alignment ends within the horizon $T$.
+# The bound holds with an enormous slack (about $5\cdot10^4$: $\xi$ and $\zeta$ enter squared through $\mu^2$ and the
+# worst-case path argument assumes every activation pattern is visited), so no run can fail it alone; the claim's
+# rule is therefore $t_1\le$ bound **and** $t_1\le T$, and its margin is that of the horizon. **What the control
+# removes now:** the small initialisation. The same initial directions at $\varepsilon=10^{-2}$ have a horizon
+# $T\approx0.02$, ten times shorter than the alignment time, which does not depend on $\varepsilon$ (printed above):
+# the rule rejects it. (The previous control, the same $t_1$ against the bound divided by $10^5$, was a scaled
+# prediction, and it passed in 9 of the 25 seed-runs of the published sweep.) The ledger also measures a GD run
+# with a step 100 times larger ($\eta=1/(nX_{\max})$, far too large to follow the flow): it aligns just as fast and
+# passes the rule, so the claim is tiered *consistency* — alignment is a property of the direction field that
+# coarse GD follows too, and the claim does not test the flow's time scale.
 #
 # **Errata.** (i) The paper defines $\zeta:=\max\{\zeta_1,\zeta_2\}$, but its proof needs both the cap
 # $\{z:\cos(z,x_\pm)\ge\sqrt{1-\zeta}\}$ inside $\mathcal S_\pm$ (which holds for $\zeta\le\zeta_1$) and the
@@ -672,8 +695,11 @@ glue("alignment-fig4", fig, display=False)
 # turning towards $x_+$: $\cos(w_j,x_+)\ge1/4$ for every $j\in\tilde{\mathcal V}_+$ (the $v_j>0$ neurons in
 # $\mathcal S_+$ at $t_1$) on $[t_1+6/(\sqrt\mu n_+X_{\min}),\,t_2^+]$ (mirror for $x_-$); the control takes the
 # same minimum from $t=0$. Lemma 13 bounds the mass those neurons can lose during alignment,
-# $\sum_{\tilde{\mathcal V}_\pm}\|w_j(t_1)\|^2\ge e^{-4nX_{\max}t_1}\sum_{\tilde{\mathcal V}_\pm}\|w_j(0)\|^2$; its control
-# flips the sign of the exponent.
+# $\sum_{\tilde{\mathcal V}_\pm}\|w_j(t_1)\|^2\ge e^{-4nX_{\max}t_1}\sum_{\tilde{\mathcal V}_\pm}\|w_j(0)\|^2$. This
+# revision files Lemma 13 as a *consistency check*: $e^{-4nX_{\max}t}$ is the fastest decay of a squared neuron norm
+# that the gradient allows while $|f|\le1$ ($|-\ell'|\le2$ by Lemma 2, $\|x_a\|\le nX_{\max}$), for any data and any
+# signs, so no run in the small-output phase can fail it; its former control (the exponent's sign flipped) was a
+# perturbed prediction, not a run.
 
 # %%
 t2pm_t = al.fitting_times(th_run, X_t, y_t, per_class=True)                    # (R, 2): t2+, t2-
@@ -681,15 +707,17 @@ off_t = 6 / (math.sqrt(g_t.mu) * int((y_t > 0).sum()) * g_t.X_min)
 cos_min, window = al.refined_alignment_min(th_run, X_t, y_t, t1_emp, t2pm_t, off_t)
 cos_min0, _ = al.refined_alignment_min(th_run, X_t, y_t, t1_emp, t2pm_t, -np.inf)
 ledger.grade("thm1.refined-alignment", cos_min=cos_min, window=window, control=dict(cos_min=cos_min0, window=window))
-ledger.grade("lemma13", ratio=al.lemma13_ratio(th_run, X_t, y_t, g_t, t1_emp),
-             control=dict(ratio=al.lemma13_ratio(th_run, X_t, y_t, g_t, t1_emp, sign=+1)))
+ledger.grade("lemma13", ratio=al.lemma13_ratio(th_run, X_t, y_t, g_t, t1_emp))
 print(f"refined alignment: window starts {off_t:.2f} after t1, t2± = {t2pm_t.round(2).tolist()}, "
       f"min cos {cos_min.round(3)} (from t = 0: {cos_min0.round(3)})")
 
 # %% [markdown]
 # **Dwell time and the random initialisation.** The proof's engine: a neuron not yet in its cone or
 # $\mathcal S_{\rm dead}$ cannot keep its activation pattern longer than $\Delta t=4/(\min\{\zeta,\xi\}\sqrt\mu X_{\min}n_a)$
-# (graded on the theory runs against its control, the bound divided by $10^5$). And the paper's argument for a
+# (checked on the theory runs; a *consistency check* in this revision: $\Delta t$ is of order $10^3$–$10^4$ in flow time,
+# the slack of $t_1$'s bound, while every run here has settled or fitted by $t\approx8$, and data without Assumption 1
+# have no $\Delta t$ at all, so no counterfactual run can fail it; its former control, the bound divided by $10^5$, was a
+# perturbed prediction). And the paper's argument for a
 # Gaussian $W_0$: a neuron activates some positive point with probability $\ge1/2$, so none of $m$ does with
 # probability $\le2^{-m}$ (Monte Carlo, $m=4$; control: an initialisation pointing away from the positives).
 
@@ -697,11 +725,11 @@ print(f"refined alignment: window starts {off_t:.2f} after t1, t2± = {t2pm_t.ro
 dt_bound = lambda z: (lambda n_a: 4 / (min(z, g_t.xi_lower) * math.sqrt(g_t.mu) * g_t.X_min * n_a))
 dwell = np.array([al.dwell_ratio(th_run.time, actp[:, r:r + 1], settled[:, r:r + 1], dt_bound(al.zeta(g_t.zeta1, z2[r])))[0]
                   for r in range(R_t)])
-ledger.grade("dwell-time", ratio=dwell, t1_gap=al.rel_gap(t1_h[2], t1_h[1]), control=dict(ratio=dwell * 1e5))
-mc = np.array([al.init_activation_mc(X_t, y_t, generator(seed + 100 + r), 20_000, 4) for r in range(R_t)])
+ledger.grade("dwell-time", ratio=dwell, t1_gap=al.rel_gap(t1_h[2], t1_h[1]))
 away = -g_t.x_plus / g_t.x_plus.norm()
-mc_ctl = np.array([al.init_activation_mc(X_t, y_t, generator(seed + 110 + r), 20_000, 4, bias=away) for r in range(R_t)])
-ledger.grade("init-probability", p_one=mc[:, 0], p_none=mc[:, 1], control=dict(p_one=mc_ctl[:, 0], p_none=mc_ctl[:, 1]))
+res_mc = ledger.measure("init-probability", al.claims.InitDraws(X_t, y_t, [seed + 100 + r for r in range(R_t)]),
+                        controls={"biased_init": al.claims.InitDraws(X_t, y_t, [seed + 110 + r for r in range(R_t)], bias=away)})
+mc = np.stack([res_mc.values["p_one"], res_mc.values["p_none"]], -1)
 print(f"longest constant-pattern interval over Δt: {dwell}; Monte Carlo z scores (one, none of 4): {mc.round(1).tolist()}")
 
 # %% [markdown]
@@ -718,7 +746,12 @@ print(f"longest constant-pattern interval over Δt: {dwell}; Monte Carlo z score
 # is informative: data of the same family with spread $0.05$ ($\mu\approx0.95$, $\alpha\approx0.02$), 5
 # initialisations at $\varepsilon=10^{-24}$, integrated by the adaptive flow (no step to choose; its premise: the
 # final loss moves by less than 1% when the tolerance is tightened tenfold) up to $t=1000$, where the bound
-# has fallen to a few percent of $\mathcal L(t_2)$ (printed: the bound drop). Control: a curve decaying at half the theorem's rate.
+# has fallen to a few percent of $\mathcal L(t_2)$ (printed: the bound drop). *Revision:* the claim is now a
+# *consistency check*. Its former control, a curve decaying at half the theorem's rate, was a perturbed prediction;
+# the run that removes the mechanism — one label flipped, so the data are no longer orthogonally separable — cannot be
+# integrated cheaply (a probe: 200 000 gradient evaluations reached only $t=17$ of 1000, 130 s, the flow sliding along a
+# ReLU kink), and a large initialisation or a linear network on these easy data would keep a fast decay. Its margin is
+# also 1 by construction (the bound equals the loss at $t_2$).
 #
 # *The low rank.* On the data above $x_+\approx-x_-$, so every live neuron ends near $\pm x_+$ and a stable
 # rank near 1 is automatic; an earlier control on orthonormal data ($\mu=0$, kept below as a printed
@@ -739,8 +772,7 @@ rate = [flow(p_r, X_r, y_r, loss=EXP_SUM, lr=lr_f, steps=steps_f, record=rec_f, 
 lr_ck = al.loss_rate_check(rate[0], X_r, y_r, g_r)
 ledger.grade("thm1.loss-rate", ratio_min=lr_ck["ratio_min"], bound_drop=lr_ck["bound_drop"],
              loss_gap=al.rel_gap(rate[1].loss[-1].numpy(), rate[0].loss[-1].numpy()),
-             t1=al.alignment_times(rate[0], X_r, y_r), T=al.horizon(g_r, 50, eps_t),
-             control=dict(ratio_min=lr_ck["ratio_ctl"], bound_drop=lr_ck["bound_drop"]))
+             t1=al.alignment_times(rate[0], X_r, y_r), T=al.horizon(g_r, 50, eps_t))
 print(f"mu = {g_r.mu:.3f}, alpha = {al.alpha_rate(g_r):.4f}, t2 = {lr_ck['t2'].round(2)}, "
       f"bound drop {lr_ck['bound_drop'].round(4)}, L(t_end)/L(0) {(rate[0].loss[-1] / rate[0].loss[0]).numpy()}")
 
@@ -763,13 +795,11 @@ l15 = {k: flow(p15, X_t, y_t, rtol=rt, trainable=tw, **kw15)
        for k, rt, tw in (("main", 1e-6, ("W1", "W2")), ("tight", 1e-7, ("W1", "W2")), ("frozen W", 1e-6, ("W2",)))}
 
 # %%
-r15, n15 = al.lemma15_ratio(l15["main"], X_t, y_t, gamma15)
-rc15, nc15 = al.lemma15_ratio(l15["frozen W"], X_t, y_t, gamma15)
 gap15 = al.rel_gap(l15["tight"].loss[-1].numpy(), l15["main"].loss[-1].numpy())
-ledger.grade("lemma15", ratio=r15, n_win=n15, gamma=gamma15, loss_gap=gap15,
-             control=dict(ratio=rc15, n_win=nc15, gamma=gamma15))
-print(f"gamma = {gamma15:.3f}; min measured rate / bound {r15.round(2)} over {n15} snapshot pairs; "
-      f"first layer frozen (control): {rc15.round(4)} over {nc15}")
+res15 = ledger.measure("lemma15", l15["main"], controls={"frozen_W": l15["frozen W"]}, X=X_t, y=y_t, gamma=gamma15,
+                       premises=dict(gamma=gamma15, loss_gap=gap15))
+print(f"gamma = {gamma15:.3f}; min measured rate / bound {np.round(res15.values['ratio'], 2)} over "
+      f"{res15.values['n_win']} snapshot pairs; first layer frozen (control): {np.round(res15.control_values['ratio'], 4)}")
 
 # %%
 viol, sr_fin = al.low_rank_check(th_run, p_t, eps_t, t1_emp)
@@ -790,13 +820,15 @@ p_2d = TwoLayer(W1=torch.cat([p_small.W1, p_large.W1]), W2=torch.cat([p_small.W2
 tr_2d = flow(p_2d, X_2d, y_2d, loss=EXP_SUM, lr=lr_f, steps=steps_f, record=rec_f, atol=1e-40)
 
 # %%
-t1_2d = al.alignment_times(tr_2d, X_2d, y_2d)
-viol_s, sr_s = al.low_rank_check(tr_2d.run(slice(0, R_t)), p_small, eps_t, t1_2d[:R_t])
-viol_l, sr_l = al.low_rank_check(tr_2d.run(slice(R_t, 2 * R_t)), p_large, 1.0, t1_2d[R_t:])
-ledger.grade("thm1.low-rank-two-dir", viol=viol_s, sr_final=sr_s, t1=t1_2d[:R_t], T=al.horizon(g_2d, 50, eps_t),
-             xpm_cos=float(cosine(g_2d.x_plus, -g_2d.x_minus)), control=dict(viol=viol_l, sr_final=sr_l))
+small_2d = al.claims.TheoryRuns(tr_2d.run(slice(0, R_t)), X_2d, y_2d, p_small, eps_t)
+res_2d = ledger.measure("thm1.low-rank-two-dir", small_2d,
+                        controls={"large_init": al.claims.TheoryRuns(tr_2d.run(slice(R_t, 2 * R_t)), X_2d, y_2d, p_large, 1.0)},
+                        init=al.claims.TheoryRuns(al.claims.initial(small_2d.traj), X_2d, y_2d, p_small, eps_t),
+                        premises=dict(t1=al.alignment_times(small_2d.traj, X_2d, y_2d), T=al.horizon(g_2d, 50, eps_t),
+                                      xpm_cos=float(cosine(g_2d.x_plus, -g_2d.x_minus))))
 print(f"mu = {g_2d.mu:.3f}, cos(x+, -x-) = {float(cosine(g_2d.x_plus, -g_2d.x_minus)):.3f}; final stable rank "
-      f"{sr_s.round(3)} (eps = 1e-24), {sr_l.round(3)} (eps = 1, control)")
+      f"{np.round(res_2d.values['sr_final'], 3)} (eps = 1e-24), {np.round(res_2d.control_values['sr_final'], 3)} "
+      f"(eps = 1, control), at initialisation {np.round(res_2d.init_margins, 3)} (margin 2/sr where no violation)")
 
 # %% [markdown]
 # ### The initialisation scale: fitting time and the error of the simplified dynamics
@@ -813,6 +845,14 @@ print(f"mu = {g_2d.mu:.3f}, cos(x+, -x-) = {float(cosine(g_2d.x_plus, -g_2d.x_mi
 # version differentiated the integrated state by autograd and measured the integrator's own loss of balance
 # (relative $10^{-6}$, so a deviation near $10^{-6}$ for every $\varepsilon$, $10^{14}$ times the bound at $\varepsilon=10^{-24}$)
 # instead of the lemma's error; the correction was made after that result and is recorded with the claim.
+# Both claims are predictions at $\varepsilon$ far above eq. (28)'s bound (see the theory section). *Revision:* "vanishes
+# $\propto\varepsilon$" is a limit $\varepsilon\to0$ and is now graded as a trend over the 20 decades of the sweep (the error
+# never grows towards smaller $\varepsilon$, its log–log slope is at least 0.9, the sweep spans at least 10 decades), beside
+# the bound itself; its control is the same flows read up to $t_2$ instead of $T$, which removes the small-output phase
+# (the error is then of order one for every $\varepsilon$). The fitting-time claim's control is now a run too: the same
+# initialisations and $\varepsilon$ sweep for a *linear* network, which removes the ReLU gating — its neurons grow together
+# at rate $\|x_+-x_-\|\approx2\|x_\pm\|$, so its slope is about half the predicted one (printed below); the former control,
+# the same $t_2$ against a rate half as fast, is kept as a *sensitivity*, shown apart.
 
 # %%
 eps_grid = 10.0 ** -np.arange(4, 13 if quick else 25, 4)                          # 1e-4 ... 1e-24
@@ -827,35 +867,35 @@ steps_eps = 5000 if quick else 8000                                             
 rec_eps = np.union1d(linear_schedule(steps_eps, 20), np.round(T_eps / 1e-3).astype(int))
 tr_eps = flow(p_eps, X_t, y_t, loss=EXP_SUM, lr=1e-3, steps=steps_eps, record=rec_eps, atol=1e-40)
 t2_eps = al.fitting_times(tr_eps, X_t, y_t).reshape(E, R_t)
-dev_all = al.simplified_deviation(tr_eps, X_t, y_t)                               # (T, E·R)
+sweep_eps = al.claims.eps_sweep(tr_eps, X_t, y_t, eps_grid, R_t)                   # with the direction error
+dev_all = sweep_eps.dev                                                           # (T, E·R)
+p_lin = TwoLayer(W1=p_eps.W1, W2=p_eps.W2, act="linear")                          # control: no ReLU gating
+lin_eps = train(p_lin, X_t, y_t, loss=EXP_SUM, lr=1e-3, steps=steps_eps, record=rec_eps)
 
 # %%
 log_inv = np.log(1 / (math.sqrt(50) * eps_grid))
-fit = [line_fit(log_inv, t2_eps[:, r]) for r in range(R_t)]
-r2 = np.array([f.r2 for f in fit])
 x_min_norm = min(g_t.x_plus.norm().item(), g_t.x_minus.norm().item())
-slope_ratio = np.array([f.slope for f in fit]) * x_min_norm
-lo = (t2_eps / T_eps[:, None]).min(0)
-ledger.grade("eps.t2-log", r2=r2, slope_ratio=slope_ratio, lo=lo, control=dict(r2=r2, slope_ratio=slope_ratio / 2, lo=lo))
+res_t2 = ledger.measure("eps.t2-log", sweep_eps,
+                        controls={"linear_net": al.claims.eps_sweep(lin_eps, X_t, y_t, eps_grid, R_t, deviation=False)})
 print(f"t2 (median over seeds) per eps: {np.median(t2_eps, 1).round(3).tolist()}; T: {T_eps.round(3).tolist()}; "
-      f"slope x min|x±| = {slope_ratio.round(3)}, R2 = {r2.round(5)}")
+      f"slope x min|x±| = {np.round(res_t2.values['slope_ratio'], 3)}, R2 = {np.round(res_t2.values['r2'], 5)}; "
+      f"linear network (control): slope x min|x±| = {np.round(res_t2.control_values['slope_ratio'], 3)}")
 
 # %%
-upto = lambda t_end: np.array([[dev_all[tr_eps.time <= t_end[e, r], e * R_t + r].max() for r in range(R_t)] for e in range(E)])
-dev_T = upto(np.repeat(T_eps[:, None], R_t, 1))                                  # (E, R)
-dev_t2 = upto(t2_eps)
+dev_T = np.array([[dev_all[tr_eps.time <= T_eps[e], e * R_t + r].max() for r in range(R_t)] for e in range(E)])  # (E, R)
 W_max0 = p_one.norms_in().amax(-1).numpy()                                       # W0 = W/eps
 bound1 = al.lemma1_bound(g_t, 50, eps_grid[:, None], W_max0[None, :])
 eps_ok = float((eps_grid.max() <= 1 / (4 * math.sqrt(50) * g_t.X_max * W_max0 ** 2)).all())
 
 # %%
-slope_dev = lambda dev: np.array([line_fit(np.log(eps_grid), np.log(dev[:, r])).slope for r in range(R_t)])
-ledger.grade("eps.lemma1-error", within=(dev_T / bound1).max(0), slope=slope_dev(dev_T), eps_ok=eps_ok,
-             control=dict(within=(dev_t2 / bound1).max(0), slope=slope_dev(dev_t2), eps_ok=eps_ok))
+res_l1 = ledger.measure("eps.lemma1-error", sweep_eps, controls={"fit_window": sweep_eps.window(t2_eps)},
+                        premises=dict(eps_ok=eps_ok))
 fig = al_plots.eps_sweep(log_inv, t2_eps, T_eps, 1 / x_min_norm, eps_grid, dev_T, bound1)
 glue("alignment-eps", fig, display=False)
-print(f"deviation up to T: log-log slope against eps {slope_dev(dev_T).round(2)}; largest ratio to the Lemma 1 bound "
-      f"{(dev_T / bound1).max(0)}; up to t2 (control): slope {slope_dev(dev_t2).round(2)}")
+v1, c1 = res_l1.values, res_l1.control_values
+print(f"deviation up to T, trend as eps -> 0: slope {np.round(v1['slope'], 2)}, monotone fraction {v1['mono']}, "
+      f"shrink {np.array(v1['shrink'], dtype=float)}; largest ratio to the Lemma 1 bound {v1['within']}; "
+      f"up to t2 (control): slope {np.round(c1['slope'], 2)}, ratio to the bound {np.round(c1['within'], 1)}")
 
 # %% [markdown]
 # ```{glue:figure} alignment-eps
@@ -876,18 +916,22 @@ print(f"deviation up to T: log-log slope against eps {slope_dev(dev_T).round(2)}
 # of Figures 7–9 with $\mu=\sin\theta$ for six values of $\theta$ and (ii) on the synthetic family for
 # $n\in\{4,16,64\}$, 5 initialisations each ($\varepsilon=10^{-12}$, balanced, summed loss, the same GD
 # step rule), graded per initialisation. For two positive points $t_1$ is the first time every live
-# positive neuron activates both points. Step convergence: the $\theta=0.1$ runs are repeated at $\eta/2$.
+# positive neuron activates both points. Step convergence: the two-point runs use the step $\eta/4$ and the
+# $\theta=0.1$ runs are repeated at $\eta/8$. *Revision:* at $\eta$ (checked against $\eta/2$) the step moved $t_1$ by
+# more than 5% in 23 of the 25 published seed-runs, so the claim was *premise not met* almost everywhere; a probe
+# found $t_1$ at $\eta/4$ and $\eta/8$ within 2% of each other (about 8 s more CPU), so the premise is now constructed
+# rather than only checked.
 
 # %%
 thetas = [0.5, 0.2, 0.1, 0.05, 0.02] + ([] if quick else [0.01])
 mu_s, t1_mu, bd_mu = [], [], []
 for th_ in thetas:
-    g2, t1s, bds = al.alignment_time_and_bound(*al.two_point_data(th_), N_SEEDS, 1e-12, seed + 30, t_max=30.0)
+    g2, t1s, bds = al.alignment_time_and_bound(*al.two_point_data(th_), N_SEEDS, 1e-12, seed + 30, t_max=30.0, step_div=4)
     mu_s.append(g2.mu), t1_mu.append(t1s), bd_mu.append(bds)
 t1_mu, bd_mu, mu_s = np.array(t1_mu), np.array(bd_mu), np.array(mu_s)            # (θ, R)
 
 # %%
-t1_half = al.alignment_time_and_bound(*al.two_point_data(0.1), N_SEEDS, 1e-12, seed + 30, t_max=30.0, step_div=2)[1]
+t1_half = al.alignment_time_and_bound(*al.two_point_data(0.1), N_SEEDS, 1e-12, seed + 30, t_max=30.0, step_div=8)[1]
 t1_n, bd_n = [], []
 for n_ in (4, 16, 64):
     gn, t1s, bds = al.alignment_time_and_bound(*al.synthetic_separable(n_, 10, 0.3, generator(seed + 40 + n_)), N_SEEDS, 1e-12,
@@ -905,8 +949,8 @@ glue("alignment-t1-scaling", al_plots.t1_scaling(mu_tab, n_tab, k_mu), display=F
 # %%
 print(f"log-log slope of the median t1 against mu: {k_mu:.2f} (1/sqrt(mu) would give -0.5); "
       f"per initialisation {slopes.round(2)}; median t1 at n = 4, 16, 64: {n_tab.t1_median.round(3).tolist()}")
-print(f"step convergence at theta = 0.1: t1 at eta {t1_mu[thetas.index(0.1)].round(2).tolist()}, "
-      f"at eta/2 {t1_half.round(2).tolist()}")
+print(f"step convergence at theta = 0.1: t1 at eta/4 {t1_mu[thetas.index(0.1)].round(2).tolist()}, "
+      f"at eta/8 {t1_half.round(2).tolist()}")
 pd.concat([mu_tab, n_tab])
 
 # %% [markdown]
@@ -922,13 +966,14 @@ pd.concat([mu_tab, n_tab])
 mono = np.all(np.diff(t1_mu, axis=0) >= 0, axis=0).astype(float)             # μ decreases down the table
 within = lambda d_mu, d_n: ((t1_mu <= d_mu).all(0) & (t1_n <= d_n).all(0)).astype(float)
 ledger.grade("thm1.t1-scaling", mono=mono, slope=slopes, within=within(bd_mu, bd_n),
-             t1_gap=al.rel_gap(t1_half, t1_mu[thetas.index(0.1)]),
-             control=dict(mono=mono, slope=slopes, within=within(bd_mu / 1e5, bd_n / 1e5)))
+             t1_gap=al.rel_gap(t1_half, t1_mu[thetas.index(0.1)]))
 
 # %% [markdown]
 # The printed slopes compare the growth of $t_1$ as $\mu$ shrinks with $1/\sqrt\mu$; where $t_1$ is not
 # monotone, the alignment of the last neurons at small $\mu$ overlaps with the fitting phase, which then
-# drives them anyway. Against $n$ the step is scaled as $1/(nX_{\max})$, and more points make $x_a$ longer,
+# drives them anyway. *Revision:* this claim is now a *consistency check*: no run can fail its bound half (slack
+# about $10^4$; $t_1$ depends neither on $\varepsilon$ nor, at $\eta/4$, on the step) and its former control, the bounds
+# divided by $10^5$, was a perturbed prediction; the monotone half is our reading of an $O(\cdot)$ upper bound. Against $n$ the step is scaled as $1/(nX_{\max})$, and more points make $x_a$ longer,
 # so $t_1$ need not grow with $n$ (printed medians). The theorem's $O(\log n/\sqrt\mu)$ is an upper bound;
 # the ledger below gives, per initialisation, whether the trend is monotone (reproduced) or only holds
 # overall (partial), and whether halving the step left $t_1$ in place (the premise, printed above for
@@ -939,10 +984,42 @@ ledger.grade("thm1.t1-scaling", mono=mono, slope=slopes, within=within(bd_mu, bd
 
 # %% [markdown]
 # ## Claims ledger
-# Every checkable statement this chapter tests: its rule and tolerance (declared before the run), the
-# measured values over the seeds, the verdict per seed and the pass rate, and the negative control that
-# the same rule must reject. MNIST claims show the pass rate of the published 5-seed sweep. The book's
+# Every checkable statement this chapter tests: its rule and tolerance (each says whether its expectation was
+# predicted or copied from a result, and what changed after a result was seen), the measured values over the
+# seeds, the verdict per seed with its margin, the pass rate and the tier, and the control run that the same
+# measurement and rule must reject. MNIST claims show the pass rate of the published 5-seed sweep. The book's
 # own run fails if a control passes or a pass rate leaves its declared expectation.
+#
+# ### What changed in this revision
+# Claims now declare their measurement and a control *run*; the ledger applies the one to the other. Migrated:
+# `fig6.two-drops`, `fig7.fast`, `fig8.slow`, the four MNIST claims, `thm1.t1-bound`, `thm1.low-rank-two-dir`,
+# `eps.t2-log`, `eps.lemma1-error`, `lemma15`, `init-probability`; four claims became consistency checks (below);
+# `fig9.orthogonal`, `fig12.two-phase`, `fig13.one-phase`, `a5.both-fit` and `thm1.refined-alignment` are still graded
+# on handed-in values (tier *legacy*): Figures 12–13 are each other's control (two roles swapped, no counterfactual
+# run yet), and `a5.both-fit`'s and `thm1.refined-alignment`'s controls are earlier windows of the same runs. Per claim whose verdict or tier changed (before: the published
+# 5-seed sweep of the previous revision, where every claim was graded without tiers; after: printed below from
+# this run's ledger):
+#
+# | claim | before | after |
+# |---|---|---|
+# | `thm1.t1-bound` | reproduced 25/25, control (bound/10⁵) *passed* in 9/25 | rule $t_1\le$ bound and $t_1\le T$; control: $
+# arepsilon=10^{-2}$ run; tier *consistency* (a step 100× too coarse passes too) |
+# | `thm1.t1-scaling` | premise not met 23/25, partial 2/25 | steps $\eta/4$ vs $\eta/8$: the premise holds; a consistency check (no run can fail the bound) |
+# | `thm1.loss-rate` | reproduced 25/25, control a half-rate curve | a consistency check (the counterfactual run is too costly to integrate) |
+# | `eps.lemma1-error` | reproduced 25/25 (bound and slope) | graded as a trend $
+# arepsilon	o0$; control: the window up to $t_2$ |
+# | `eps.t2-log` | reproduced 25/25, control a halved rate | control: a linear network; tier *quantitative* |
+# | `lemma15` | reproduced 25/25 | tier *loose bound* (median slack above ×10: the lemma's rate is far from tight here) |
+# | `mnist.timescales`, `mnist.align-first` | reproduced 5/5, control "not reproduced" | tier *inconclusive*: the large-initialisation control never reaches cos > 0.95, so its alignment iteration is undefined (no event), which the ledger no longer counts as a rejection |
+# | `thm1.low-rank-two-dir` | reproduced 25/25 | also measured at initialisation (fails there); tier *quantitative* |
+# | `fig8.slow` | reproduced 25/25 | also measured at initialisation, where random neurons already lie outside $\mathcal S_+$: tier *consistency* |
+# | `lemma13`, `dwell-time` | reproduced 25/25 as reproductions | consistency checks: no run can fail these worst-case bounds |
+
+# %%
+changed = ["thm1.t1-bound", "thm1.t1-scaling", "eps.lemma1-error", "eps.t2-log", "lemma15", "thm1.low-rank-two-dir",
+           "lemma13", "dwell-time", "thm1.loss-rate", "fig8.slow", "mnist.timescales", "mnist.align-first"]
+pd.DataFrame({c: dict(after=ch.rate(c), tier=ledger.results[c].tier()[0], control=ledger.results[c].control_status)
+              for c in changed}).T
 
 # %%
 ch.finish()

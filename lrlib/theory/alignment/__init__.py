@@ -13,4 +13,5 @@ from .measure import (fitting_times, lemma1_bound, lemma13_ratio, loss_rate_chec
                       refined_alignment_min, simplified_deviation, dwell_ratio, init_activation_mc,
                       growth_outside_s_plus, mnist_summary, alignment_time_and_bound, lemma15_ratio)
 from . import mnist  # noqa: F401,E402
+from . import claims  # noqa: F401,E402
 from .mnist import active_columns, rule_inputs, stable_rank_change, train_active, train_until_stable  # noqa: F401,E402

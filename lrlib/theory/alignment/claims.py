@@ -1,0 +1,466 @@
+"""The chapter's claim measurements: one function per claim in the ledger's new form.
+
+Each function is declared in ``notebooks/02_alignment.claims.yaml`` as ``measure:
+alignment.claims.<function>``; the ledger (:meth:`lrlib.ledger.grading.Ledger.measure`) applies it
+to the main runs, to the control run, and to the initial state or a coarse-step run where the
+chapter hands them in, so a control is always measured the way the claim is.
+
+Conventions
+-----------
+A *run* handed to a function here is one of the bundles below (a trajectory with what is needed
+to read it: its data, its initialisation scale, its sweep). ``R`` is the number of
+initialisations (seeds), ``E`` the number of values of ε of a sweep, ``T`` the number of
+snapshots. Times are flow time ``t = η k`` (summed exponential loss). Every function returns a
+dict of named arrays of shape ``(R,)``, one entry per seed.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field, replace
+from functools import cached_property
+
+import numpy as np
+import torch
+
+from ...ledger.trend import trend_stats
+from ...measure import drops, line_fit
+from ...trajectory import Trajectory
+from .core import alignment_times, geometry, horizon, live_outside_s_plus, t1_bound, zeta, zeta2
+from .measure import fitting_times, init_activation_mc, lemma1_bound, lemma15_ratio, low_rank_check, mnist_summary, simplified_deviation
+
+Tensor = torch.Tensor
+
+__all__ = ["TheoryRuns", "EpsSweep", "eps_sweep", "initial", "TwoPointRuns", "toy_drops", "stragglers",
+           "InitDraws", "init_probability", "MnistRuns", "mnist_timescales", "mnist_align_first", "mnist_align_decreases", "mnist_low_rank", "t1_within_bound", "low_rank_two_dir", "lemma15_rate",
+           "eps_t2_log", "eps_lemma1_trend"]
+
+
+@dataclass
+class TheoryRuns:
+    """Runs of the theory setting (balanced init of scale ε) with their data.
+
+    Parameters
+    ----------
+    traj : Trajectory
+        ``T`` snapshots of ``R`` runs, flow time.
+    X, y : Tensor
+        Data ``(n, D)`` and labels ``(n,)``.
+    p0 : object
+        The initialisation (:class:`lrlib.models.TwoLayer`, ``W1 (R, m, D)``).
+    eps : float
+        Its scale ε (``W1 = ε W₀``).
+    h : int
+        Width.
+    """
+
+    traj: Trajectory
+    X: Tensor
+    y: Tensor
+    p0: object
+    eps: float
+    h: int = 50
+
+
+def t1_within_bound(run: TheoryRuns) -> dict[str, np.ndarray]:
+    """Theorem 1's alignment time against its bound and against the horizon of the small-init phase.
+
+    Parameters
+    ----------
+    run : TheoryRuns
+        The runs (module conventions).
+
+    Returns
+    -------
+    dict of str to ndarray
+        ``t1`` — measured alignment time (first snapshot where every neuron is settled; NaN where
+        never); ``bound`` — the theorem's ``16 log n/(min{ζ, ξ}√μ X_min)`` with ``ζ = min{ζ₁, ζ₂}``,
+        ``ξ ≥ μ²``; ``T`` — the horizon ``log(1/(√h ε))/(4 n X_max)``; each ``(R,)``.
+    """
+    g = geometry(run.X, run.y)
+    W1, a = run.p0.W1, run.p0.a
+    R = W1.shape[0]
+    z2 = [zeta2(W1[r] / run.eps, torch.sign(a[r]), g) for r in range(R)]
+    bound = np.array([t1_bound(g, zeta(g.zeta1, z), g.xi_lower) for z in z2])
+    T = np.full(R, horizon(g, run.h, run.eps))
+    return {"t1": alignment_times(run.traj, run.X, run.y), "bound": bound, "T": T}
+
+
+def low_rank_two_dir(run: TheoryRuns) -> dict[str, np.ndarray]:
+    """Theorem 1's low-rank inequality after the measured ``t₁``, and the final stable rank.
+
+    Parameters
+    ----------
+    run : TheoryRuns
+        The runs (module conventions); a trajectory of the initial snapshot alone measures the
+        initial state (no ``t₁``: every snapshot is checked).
+
+    Returns
+    -------
+    dict of str to ndarray
+        ``viol`` — snapshots at or after ``t₁`` with ``‖W‖_F² > 2‖W‖₂² + 4√h ε W_max²`` (count);
+        ``sr_final`` — the stable rank at the last snapshot; each ``(R,)``.
+    """
+    t1 = alignment_times(run.traj, run.X, run.y)
+    viol, sr = low_rank_check(run.traj, run.p0, run.eps, t1)
+    return {"viol": np.asarray(viol, dtype=float), "sr_final": np.asarray(sr, dtype=float)}
+
+
+def lemma15_rate(run: Trajectory, X: Tensor, y: Tensor, gamma: float) -> dict[str, np.ndarray]:
+    """Lemma 15's decay rate of a linear two-layer network over the lemma's bound.
+
+    Parameters
+    ----------
+    run : Trajectory
+        A flow of ``f(x) = vᵀWᵀx`` on the summed exponential loss, ``T`` snapshots of ``R`` runs.
+    X, y : Tensor
+        Data ``(n, D)`` and labels ``(n,)``.
+    gamma : float
+        The data's margin along the unit ``z`` of the lemma.
+
+    Returns
+    -------
+    dict of str to ndarray
+        ``ratio`` — min over snapshot pairs with every margin ``≥ 0`` of ``−ΔL/Δt`` over
+        ``¼‖v‖²L²γ²`` (NaN where no pair qualifies); ``n_win`` — the number of such pairs; ``(R,)``.
+    """
+    ratio, n_win = lemma15_ratio(run, X, y, gamma)
+    return {"ratio": ratio, "n_win": np.asarray(n_win, dtype=float)}
+
+
+@dataclass
+class EpsSweep:
+    """One flow per (ε, initialisation): the same ``W₀`` scaled by each ε of a sweep.
+
+    Parameters
+    ----------
+    traj : Trajectory
+        Runs ordered ``(ε, seed)``: ``E·R`` runs, flow time.
+    X, y : Tensor
+        Data ``(n, D)`` and labels ``(n,)``.
+    eps : ndarray
+        ``(E,)`` the scales.
+    R : int
+        Initialisations per scale.
+    t_end : ndarray
+        ``(E, R)`` the end of the window read by :func:`eps_lemma1_trend` (the horizon ``T(ε)``).
+    h : int
+        Width.
+    dev : ndarray or None
+        ``(T, E·R)`` the direction error of :func:`~lrlib.theory.alignment.measure.simplified_deviation`
+        (made once by :func:`eps_sweep`, shared with a copy that reads another window).
+    """
+
+    traj: Trajectory
+    X: Tensor
+    y: Tensor
+    eps: np.ndarray
+    R: int
+    t_end: np.ndarray
+    h: int = 50
+    dev: np.ndarray | None = field(default=None, repr=False)
+
+    def window(self, t_end: np.ndarray) -> "EpsSweep":
+        """The same sweep read up to another time, sharing the direction error.
+
+        Parameters
+        ----------
+        t_end : ndarray
+            ``(E, R)`` the window's end per run (flow time).
+
+        Returns
+        -------
+        EpsSweep
+        """
+        return replace(self, t_end=np.asarray(t_end, dtype=float))
+
+
+def eps_sweep(traj: Trajectory, X: Tensor, y: Tensor, eps: np.ndarray, R: int, h: int = 50,
+              deviation: bool = True) -> EpsSweep:
+    """Bundle an ε sweep, read up to the horizon ``T(ε)``, with its direction error.
+
+    Parameters
+    ----------
+    traj : Trajectory
+        ``E·R`` runs ordered ``(ε, seed)``.
+    X, y : Tensor
+        Data ``(n, D)`` and labels ``(n,)``.
+    eps : ndarray
+        ``(E,)`` scales.
+    R : int
+        Initialisations per scale.
+    h : int
+        Width.
+    deviation : bool
+        Compute the direction error (a ReLU network from a balanced init; False for other models).
+
+    Returns
+    -------
+    EpsSweep
+    """
+    eps = np.asarray(eps, dtype=float)
+    g = geometry(X, y)
+    T = np.repeat(np.array([horizon(g, h, e) for e in eps])[:, None], R, 1)
+    dev = simplified_deviation(traj, X, y) if deviation else None
+    return EpsSweep(traj, X, y, eps, R, T, h, dev)
+
+
+def eps_t2_log(run: EpsSweep) -> dict[str, np.ndarray]:
+    """The fitting time against ``log(1/(√h ε))``: straightness, slope and the horizon.
+
+    Parameters
+    ----------
+    run : EpsSweep
+        The sweep (module conventions).
+
+    Returns
+    -------
+    dict of str to ndarray
+        ``r2`` — R² of the line of ``t₂`` against ``log(1/(√h ε))``; ``slope_ratio`` — its slope times
+        ``min(‖x₊‖, ‖x₋‖)`` (1: an aligned balanced neuron growing at rate ‖x±‖); ``lo`` — min over ε
+        of ``t₂/T(ε)``; each ``(R,)``.
+    """
+    g = geometry(run.X, run.y)
+    E = len(run.eps)
+    t2 = fitting_times(run.traj, run.X, run.y).reshape(E, run.R)
+    T = np.array([horizon(g, run.h, e) for e in run.eps])
+    log_inv = np.log(1 / (math.sqrt(run.h) * run.eps))
+    fits = [line_fit(log_inv, t2[:, r]) for r in range(run.R)]
+    x_min = min(g.x_plus.norm().item(), g.x_minus.norm().item())
+    return {"r2": np.array([f.r2 for f in fits]), "slope_ratio": np.array([f.slope for f in fits]) * x_min,
+            "lo": (t2 / T[:, None]).min(0)}
+
+
+def eps_lemma1_trend(run: EpsSweep) -> dict[str, np.ndarray]:
+    """Lemma 1's direction error up to the window's end, against its bound and as a trend in ε → 0.
+
+    Parameters
+    ----------
+    run : EpsSweep
+        The sweep with its direction error ``dev`` (module conventions).
+
+    Returns
+    -------
+    dict of str to ndarray
+        ``within`` — max over ε of (max error over snapshots with ``t ≤ t_end``)/(Lemma 1's bound
+        ``4 ε n √h X_max² W_max²``); ``mono``, ``slope``, ``shrink``, ``decades`` — the trend of that
+        error towards ε → 0 (:func:`lrlib.ledger.trend.trend_stats`, scale ε); each ``(R,)``.
+    """
+    g = geometry(run.X, run.y)
+    E, R = len(run.eps), run.R
+    time = np.asarray(run.traj.time)
+    dev = np.array([[run.dev[time <= run.t_end[e, r], e * R + r].max() for r in range(R)] for e in range(E)])
+    W0 = run.traj.at(0).norms_in().reshape(E, R, -1).amax(-1).numpy() / run.eps[:, None]   # (E, R)
+    bound = lemma1_bound(g, run.h, run.eps[:, None], W0)
+    out = trend_stats(run.eps, dev.T)
+    out["within"] = (dev / bound).max(0)
+    return out
+
+
+def initial(traj: Trajectory) -> Trajectory:
+    """The initial snapshot of a trajectory, as a trajectory of one snapshot (the ``init=`` of a claim).
+
+    Parameters
+    ----------
+    traj : Trajectory
+        ``T`` snapshots of ``R...`` runs.
+
+    Returns
+    -------
+    Trajectory
+        Its snapshot 0 alone (tensors ``(1, R..., …)``).
+    """
+    return Trajectory(steps=traj.steps[:1], time=traj.time[:1], params=traj.params.map(lambda t: t[:1]),
+                      loss=traj.loss[:1], meta=dict(traj.meta))
+
+
+def toy_drops(run: Trajectory) -> dict[str, np.ndarray]:
+    """Figure 6's test: the number of separate drops of the loss and how far it has fallen.
+
+    Parameters
+    ----------
+    run : Trajectory
+        ``T`` snapshots of ``R`` toy runs (the mean loss, one draw of the family per run).
+
+    Returns
+    -------
+    dict of str to ndarray
+        ``drops`` — separate peaks of the decrease rate ``−Δlog L/Δk`` (:func:`lrlib.measure.drops`);
+        ``final_ratio`` — ``L(end)/L(0)``; each ``(R,)``.
+    """
+    L = run.loss.numpy()
+    return {"drops": np.array([len(drops(run.steps, L[:, r])) for r in range(L.shape[1])], dtype=float),
+            "final_ratio": L[-1] / L[0]}
+
+
+@dataclass
+class TwoPointRuns:
+    """Runs of the two-point family of Figures 7–9 with their data.
+
+    Parameters
+    ----------
+    traj : Trajectory
+        ``T`` snapshots of ``R`` runs (GD iterations in ``traj.steps``).
+    X, y : Tensor
+        Data ``(2, 2)`` and labels ``(2,)``.
+    """
+
+    traj: Trajectory
+    X: Tensor
+    y: Tensor
+
+
+def stragglers(run: TwoPointRuns) -> dict[str, np.ndarray]:
+    """Live positive neurons outside S₊ at iterations 7000 and 21 000 (Figures 7 and 8).
+
+    Parameters
+    ----------
+    run : TwoPointRuns
+        The runs (module conventions); each count is read at the last snapshot at or before the
+        iteration, so a trajectory of the initial snapshot alone measures the initial state.
+
+    Returns
+    -------
+    dict of str to ndarray
+        ``c7``, ``c21`` — the number of neurons with ``v_j > 0``, not in S_dead and not in S₊ (count),
+        each ``(R,)``.
+    """
+    tr = run.traj
+    return {f"c{k // 1000}": live_outside_s_plus(tr.at(tr.index_of_step(k)), run.X, run.y).numpy().astype(float)
+            for k in (7000, 21_000)}
+
+
+@dataclass
+class MnistRuns:
+    """MNIST runs, one network per digit pair (one seed), with what the claims read of them.
+
+    Parameters
+    ----------
+    runs : dict
+        Pair label → ``(X, y, traj, sr_conv)``: centred images ``(n, 784)``, labels ``(n,)``, the
+        run (GD iterations in ``traj.steps``) and its final relative stable-rank change
+        (:func:`~lrlib.theory.alignment.mnist.train_until_stable`). The first pair is the one
+        :func:`mnist_timescales` reads.
+    """
+
+    runs: dict
+
+    @cached_property
+    def summaries(self) -> list[dict]:
+        """Per pair, :func:`~lrlib.theory.alignment.measure.mnist_summary` with ``sr_conv`` and ``last_iteration``."""
+        return [dict(mnist_summary(X, y, tr), sr_conv=float(conv), last_iteration=int(tr.steps[-1]))
+                for X, y, tr, conv in self.runs.values()]
+
+
+def mnist_timescales(run: MnistRuns) -> dict[str, np.ndarray]:
+    """The alignment and loss-drop iterations of the first pair (Figure 5's time scales).
+
+    Parameters
+    ----------
+    run : MnistRuns
+        The pairs (module conventions); only the first is read.
+
+    Returns
+    -------
+    dict of str to ndarray, each of shape (1,)
+        ``k_align`` — first iteration where both mean neurons have cosine > 0.95 with x±; ``k_drop`` —
+        first iteration where the loss < 0.9·L(0) (iterations; NaN where never), shape ``(1,)``.
+    """
+    s = run.summaries[0]
+    return {"k_align": np.array([s["k_align"]]), "k_drop": np.array([s["k_drop"]])}
+
+
+def mnist_align_first(run: MnistRuns) -> dict[str, np.ndarray]:
+    """How long before the loss drop the neurons are aligned, in the worst pair.
+
+    Parameters
+    ----------
+    run : MnistRuns
+        The pairs (module conventions); every pair is read.
+
+    Returns
+    -------
+    dict with one ndarray of shape (1,)
+        ``lead`` — min over the pairs of ``k_drop − k_align`` (iterations), shape ``(1,)``.
+    """
+    return {"lead": np.array([min(s["k_drop"] - s["k_align"] for s in run.summaries)])}
+
+
+def mnist_align_decreases(run: MnistRuns) -> dict[str, np.ndarray]:
+    """How much the alignment falls after its peak, in the pair where it falls least.
+
+    Parameters
+    ----------
+    run : MnistRuns
+        The pairs (module conventions); the pair whose alignment falls least decides.
+
+    Returns
+    -------
+    dict with one ndarray of shape (1,) (dimensionless)
+        ``decrease`` — min over the pairs of (peak − final) mean-neuron cosine, the larger of the two
+        classes (dimensionless), shape ``(1,)``.
+    """
+    return {"decrease": np.array([min(s["align_drop"] for s in run.summaries)])}
+
+
+def mnist_low_rank(run: MnistRuns) -> dict[str, np.ndarray]:
+    """The largest final stable rank over the pairs, and whether every pair's has converged.
+
+    Parameters
+    ----------
+    run : MnistRuns
+        The pairs (module conventions); the pair with the largest stable rank decides.
+
+    Returns
+    -------
+    dict of two ndarrays of shape (1,)
+        ``sr_max`` — max over the pairs of the final stable rank ``‖W‖_F²/‖W‖₂²``; ``sr_conv`` — max over
+        the pairs of the relative stable-rank change over the last block; shape ``(1,)`` each.
+    """
+    return {"sr_max": np.array([max(s["final_stable_rank"] for s in run.summaries)]),
+            "sr_conv": np.array([max(s["sr_conv"] for s in run.summaries)])}
+
+
+@dataclass
+class InitDraws:
+    """Monte Carlo draws of initial neurons, one independent set per seed (§3.1).
+
+    Parameters
+    ----------
+    X, y : Tensor
+        Data ``(n, D)`` and labels ``(n,)``.
+    seeds : list of int
+        One generator seed per seed of the claim.
+    draws : int
+        Draws per seed.
+    m : int
+        Neurons per draw for the "none of m" probability.
+    bias : Tensor or None
+        ``(D,)``: draw ``bias + 0.3 g`` instead of ``N(0, I/D)`` (a biased initialisation).
+    """
+
+    X: Tensor
+    y: Tensor
+    seeds: list
+    draws: int = 20_000
+    m: int = 4
+    bias: Tensor | None = None
+
+
+def init_probability(run: InitDraws) -> dict[str, np.ndarray]:
+    """z scores of the random-initialisation argument: ``P(one neuron activates a positive point) ≥ 1/2``.
+
+    Parameters
+    ----------
+    run : InitDraws
+        The draws (:func:`~lrlib.theory.alignment.measure.init_activation_mc` per seed).
+
+    Returns
+    -------
+    dict of str to ndarray
+        ``p_one`` — ``(p̂ − 1/2)/se`` for one neuron; ``p_none`` — ``(p̂ − 2⁻ᵐ)/se`` for none of ``m``;
+        each ``(R,)`` (dimensionless).
+    """
+    from ...models import generator
+    z = np.array([init_activation_mc(run.X, run.y, generator(s), run.draws, run.m, bias=run.bias) for s in run.seeds])
+    return {"p_one": z[:, 0], "p_none": z[:, 1]}
