@@ -34,7 +34,8 @@ NOTEBOOKS_DIR = REPO_ROOT / "notebooks"
 CHAPTERS = sorted(p for p in NOTEBOOKS_DIR.glob("*.ipynb") if re.match(r"^\d\d_", p.name))
 
 CLAIM_KEYS = {"id", "kind", "statement", "quantity", "rule", "tolerance", "expect", "control", "premises",
-              "verdicts", "measured", "control_verdicts", "control_measured", "passes", "graded"}
+              "verdicts", "measured", "control_verdicts", "control_measured", "passes", "graded",
+              "margins", "control_margins", "tier", "tier_reason", "expect_basis", "history", "rule_kind", "measure"}
 SEED = 1
 
 
@@ -73,6 +74,7 @@ def test_rerun_with_seed_1_quick_writes_valid_ledger(notebook: Path, sweep_seed1
         missing = CLAIM_KEYS - claim.keys()
         assert not missing, f"claim {claim['id']!r} lacks {sorted(missing)}"
         assert claim["verdicts"] and set(claim["verdicts"]) <= set(VERDICTS), claim["verdicts"]
+        assert len(claim["margins"]) == len(claim["verdicts"]) and claim["expect_basis"] in ("predicted", "observed")
         if claim["kind"] == "reproduction":   # a reproduction is graded with its control
             assert claim["control_verdicts"] and set(claim["control_verdicts"]) <= set(VERDICTS)
     # the aggregate holds this run's verdicts of every claim
