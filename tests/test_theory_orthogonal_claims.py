@@ -134,3 +134,57 @@ def test_every_claims_function_is_declared_by_the_chapter():
     used = {d.measure.rsplit(".", 1)[1] for d in decls if d.measure}
     assert used <= set(claims.__all__)
     assert all(d.measure.startswith("orthogonal.claims.") for d in decls if d.measure)
+
+
+def test_sweep_wrappers_match_the_measure_functions(small_sweep):
+    X, y = small_sweep.X, small_sweep.y
+    kv = th.key_vectors(X, y)
+    np.testing.assert_array_equal(claims.frozen_inactivity(small_sweep)["violations"],
+                                  th.inactive_violations(small_sweep.traj, X).sum(-1).numpy())
+    assert (claims.frozen_inactivity(small_sweep)["violations"] == 0).all()       # orthonormal inputs (Lemma 6)
+    l2 = claims.alignment_end(small_sweep, dt=2e-2)
+    ref = th.lemma2_holds(small_sweep.traj, X, y, LAMS, 2e-2)
+    assert l2["bounds"].tolist() == ref["bounds"].astype(float).tolist()
+    assert l2["deactivated"].dtype == float
+    dw = claims.plateau_dwell(small_sweep, kv)["dwell"]
+    per_col = th.dwell_time(small_sweep.traj.time, small_sweep.traj.loss, 0.1875) * 0.25
+    np.testing.assert_allclose(dw, per_col.max(-1))
+    assert (dw > 1).all()                                                     # small λ: the saddle holds the loss
+
+
+def test_toy_measures_and_stuck_draws(testbed, toy):
+    Xt, yt = toy
+    p = balanced_init(6, 2, scale=1e-3, gen=generator(0), runs=(2,))
+    tr = train(p, Xt, yt, loss=half_mse(), lr=0.05, steps=400, record=[0, 400], dense_loss=True, progress=False)
+    Z = torch.stack([torch.linspace(-1, 2, 7, dtype=torch.float64), torch.ones(7, dtype=torch.float64)], -1)
+    tl = claims.toy_limit(tr, Xt, yt, Z)
+    np.testing.assert_allclose(tl["gap"], th.function_gap(tr.final, Xt, yt, Z).numpy())
+    assert tl["f1_err"][0] == pytest.approx(abs(th.f1_cost(tr.final)[0].item() - th.min_f1_norm(Xt, yt)))
+    tt = claims.toy_phase_timings(tr)
+    ref = th.toy_timings(tr.dense_loss)
+    assert set(tt) == set(ref) == {"exit1", "plateau", "exit2", "final"}
+    X, y = testbed
+    p4 = balanced_init(4, 10, scale=1e-6, gen=generator(7), runs=(4,))
+    final = torch.tensor([0.1, 0.0, 0.2, 0.0], dtype=torch.float64)
+    st = claims.stuck_draws((p4, final), X, y, groups=2)
+    ref = th.stuck_measures(p4, final, X, y, 2)
+    assert st["match"].tolist() == ref["match"].numpy().astype(float).tolist() and st["n_stuck"].shape == (2,)
+
+
+def test_figure4_and_5_measures(toy):
+    X, y = toy                                                               # 1-D inputs with a bias coordinate
+    p = balanced_init(8, 2, scale=1e-3, gen=generator(1), runs=(2,))
+    tr = train(p, X, y, loss=half_mse(), lr=0.05, steps=3000, record=np.arange(0, 3001, 10), progress=False)
+    it = tr.steps.astype(float)
+    ss = claims.saddle_steps((tr, it))
+    walks = [th.saddle_walk(tr.run(r), it, above=100) for r in range(2)]
+    assert ss["n_plateaus"].tolist() == [len(w["plateaus"]) for w in walks]
+    for r, w in enumerate(walks):
+        assert ss["speedup"][r] == (w["speedup"] if w["plateaus"] else 0.0) or np.isnan(w["speedup"])
+    flat = Trajectory(steps=np.arange(3), time=np.arange(3.0), params=p.map(lambda t: torch.stack([t] * 3)),
+                      loss=torch.ones(3, 2, dtype=torch.float64))
+    assert claims.saddle_steps((flat, np.arange(3.0)))["speedup"].tolist() == [0.0, 0.0]   # no plateau: defined, 0
+    assert claims.kink_count(tr)["clusters"].tolist() == [float(th.kink_clusters(tr.run(r).final)[0]) for r in range(2)]
+    Z = torch.stack([torch.linspace(-1, 2, 5, dtype=torch.float64), torch.ones(5, dtype=torch.float64)], -1)
+    h = torch.zeros(2, 5, dtype=torch.float64)
+    np.testing.assert_allclose(claims.ntk_distance(tr, h, Z, y)["gap_ntk"], th.ntk_gap(tr.final, h, Z, y))

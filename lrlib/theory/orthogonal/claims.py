@@ -9,7 +9,10 @@ seed, one column per λ), its data ``X (n, d)``, ``y (n,)`` and the scales ``lam
 function returns a dict of arrays of shape ``(rows,)``, the names its claim's rule reads. ``kv``
 (context) is the key vectors (:func:`~lrlib.theory.orthogonal.core.key_vectors`) of the orthonormal
 test bed: the theory's prediction, the same for every run measured. ``lam_max`` is the largest λ a
-fit or a bound reads (the statements are asymptotic). Times are paper time (gradient flow on ``L``).
+fit or a bound reads (the statements are asymptotic); ``Z`` ``(N, d)`` are the test inputs of a function
+gap. The trend functions return the statistics of :func:`~lrlib.ledger.trend.trend_stats` (``mono``,
+``slope``, ``shrink``, ``decades``) and ``dev_last``, the deviation at the smallest λ. Times are paper
+time (gradient flow on ``L``).
 """
 
 from __future__ import annotations
@@ -23,10 +26,12 @@ from ...ledger.trend import trend_stats
 from ...measure import first_crossing
 from ...track import max_direction_change
 from ...trajectory import Trajectory
-from .core import KeyVectors, phase_times, plateau_loss
-from .measure import (count_saddles, decay_rates, excess_norm, f1_cost, function_gap, half_fit_times, loss_at,
-                      mass_times, movement, no_collapse_margin, row_slopes, saddle_distance, saddle_walk, sub_runs,
-                      two_clusters)
+from ...models import TwoLayer
+from .core import KeyVectors, min_f1_norm, phase_times, plateau_loss
+from .measure import (count_saddles, decay_rates, dwell_time, excess_norm, f1_cost, function_gap, half_fit_times,
+                      inactive_violations, kink_clusters, lemma2_holds, loss_at, mass_times, movement,
+                      no_collapse_margin, ntk_gap, row_slopes, saddle_distance, saddle_walk, stuck_measures, sub_runs,
+                      toy_timings, two_clusters)
 
 Tensor = torch.Tensor
 
@@ -133,8 +138,8 @@ def min_norm_trend(run: Sweep) -> dict[str, np.ndarray]:
     Returns
     -------
     dict
-        ``mono``, ``slope``, ``shrink``, ``decades``, ``dev_last`` (the excess at the smallest λ) and
-        ``excess_min`` (the smallest signed excess over λ: the minimal norm is a lower bound), each ``(rows,)``.
+        The trend statistics (module conventions) and ``excess_min`` (the smallest signed excess over λ:
+        the minimal norm is a lower bound), each ``(rows,)``.
     """
     ex = excess_norm(run.traj.final, run.X, run.y).numpy()
     return {**_trend(run, ex), "excess_min": ex.min(-1)}
@@ -145,15 +150,13 @@ def function_limit_trend(run: Sweep, Z: Tensor) -> dict[str, np.ndarray]:
 
     Parameters
     ----------
-    run : Sweep
-        The sweep (module conventions).
-    Z : Tensor
-        ``(N, d)`` test inputs.
+    run, Z
+        The sweep and the test inputs (module conventions).
 
     Returns
     -------
     dict
-        ``mono``, ``slope``, ``shrink``, ``decades``, ``dev_last``, each ``(rows,)``.
+        The trend statistics (module conventions), each ``(rows,)``.
     """
     return _trend(run, function_gap(run.traj.final, run.X, run.y, Z).numpy())
 
@@ -170,7 +173,7 @@ def clusters_trend(run: Sweep) -> dict[str, np.ndarray]:
     Returns
     -------
     dict
-        ``mono``, ``slope``, ``shrink``, ``decades``, ``dev_last``, each ``(rows,)``.
+        The trend statistics (module conventions), each ``(rows,)``.
     """
     return _trend(run, two_clusters(run.traj.final, run.X, run.y)[1].numpy())
 
@@ -187,7 +190,7 @@ def saddle_trend(run: Sweep) -> dict[str, np.ndarray]:
     Returns
     -------
     dict
-        ``mono``, ``slope``, ``shrink``, ``decades``, ``dev_last``, each ``(rows,)``.
+        The trend statistics (module conventions), each ``(rows,)``.
     """
     return _trend(run, saddle_distance(run.traj, run.X, run.y).amin(0).numpy())
 
@@ -394,6 +397,186 @@ def realignment(run: tuple[Trajectory, list]) -> dict[str, np.ndarray]:
                               for r, w in enumerate(windows)])}
 
 
-__all__ = ["Sweep", "clusters_trend", "convergence_slope", "fast_convergence", "final_loss", "first_snapshots",
-           "function_limit_trend", "half_fit_slopes", "lazy_regime", "local_rate_deviation", "min_norm_trend",
-           "no_collapse", "phase_end_ratios", "plateau_deviation", "realignment", "saddle_trend"]
+def toy_phase_timings(run: Trajectory) -> dict[str, np.ndarray]:
+    """Figure 3: the toy's saddle exits, plateau and final loss from the dense loss
+    (:func:`~lrlib.theory.orthogonal.measure.toy_timings`).
+
+    Parameters
+    ----------
+    run : Trajectory
+        Toy runs ``(R,)`` recorded with ``dense_loss`` (mean MSE, step η = 1e-3).
+
+    Returns
+    -------
+    dict
+        ``exit1``, ``plateau``, ``exit2``, ``final``, each ``(R,)``.
+    """
+    return toy_timings(run.dense_loss)
+
+
+def toy_limit(run: Trajectory, X: Tensor, y: Tensor, Z: Tensor) -> dict[str, np.ndarray]:
+    """Theorem 1 on the toy: the final function against ``h*`` and the F1 cost against the minimal one.
+
+    Parameters
+    ----------
+    run : Trajectory
+        Toy runs ``(R,)``.
+    X, y : Tensor
+        The toy's data.
+    Z : Tensor
+        ``(N, d)`` the grid.
+
+    Returns
+    -------
+    dict
+        ``gap`` (``max_z |h − h*|``) and ``f1_err`` (``|Σ|a_j|‖w_j‖ − min F1|``), each ``(R,)``.
+    """
+    return {"gap": function_gap(run.final, X, y, Z).numpy(),
+            "f1_err": (f1_cost(run.final) - min_f1_norm(X, y)).abs().numpy()}
+
+
+def frozen_inactivity(run: Sweep) -> dict[str, np.ndarray]:
+    """Lemma 6: how often an inactive pre-activation changes between snapshots, summed over λ
+    (:func:`~lrlib.theory.orthogonal.measure.inactive_violations`).
+
+    Parameters
+    ----------
+    run : Sweep
+        The sweep (module conventions).
+
+    Returns
+    -------
+    dict
+        ``violations`` ``(rows,)``.
+    """
+    return {"violations": inactive_violations(run.traj, run.X).sum(-1).numpy()}
+
+
+def alignment_end(run: Sweep, dt: float) -> dict[str, np.ndarray]:
+    """Lemma 2 (App. Lemmas 7–8) at ``t_{±1}``: the two inequalities and the deactivation, as 0/1
+    (:func:`~lrlib.theory.orthogonal.measure.lemma2_holds`).
+
+    Parameters
+    ----------
+    run : Sweep
+        The sweep (module conventions).
+    dt : float
+        The GD step (paper time per step).
+
+    Returns
+    -------
+    dict
+        ``bounds``, ``deactivated`` ``(rows,)`` float.
+    """
+    return {k: v.astype(float) for k, v in lemma2_holds(run.traj, run.X, run.y, run.lams, dt).items()}
+
+
+def plateau_dwell(run: Sweep, kv: KeyVectors) -> dict[str, np.ndarray]:
+    """§3.1's remark on larger λ: the longest time, over the sweep's columns, that the loss spends within
+    ±5 % of the plateau level ``(1/2n) Σ_{y<0} y²``, in units of ``1/‖D₋‖``
+    (:func:`~lrlib.theory.orthogonal.measure.dwell_time`).
+
+    Parameters
+    ----------
+    run : Sweep
+        The sweep (module conventions), often one column.
+    kv : KeyVectors
+        The prediction's key vectors (module conventions).
+
+    Returns
+    -------
+    dict
+        ``dwell`` ``(rows,)``.
+    """
+    return {"dwell": (dwell_time(run.traj.time, run.traj.loss, plateau_loss(run.y)) * kv.norm_minus).max(-1)}
+
+
+def stuck_draws(run: tuple[TwoLayer, Tensor], X: Tensor, y: Tensor, groups: int) -> dict[str, np.ndarray]:
+    """Assumption 3: whether draws end at the floor of their uncovered labels
+    (:func:`~lrlib.theory.orthogonal.measure.stuck_measures`).
+
+    Parameters
+    ----------
+    run : tuple of (TwoLayer, Tensor)
+        The initial networks ``(groups·k,)`` and their final losses ``(groups·k,)``.
+    X, y : Tensor
+        The data.
+    groups : int
+        The number of seeds the draws are split into.
+
+    Returns
+    -------
+    dict
+        ``match``, ``n_stuck``, each ``(groups,)``.
+    """
+    p0, final = run
+    return {k: v.numpy().astype(float) for k, v in stuck_measures(p0, final, X, y, groups).items()}
+
+
+def saddle_steps(run: tuple[Trajectory, np.ndarray]) -> dict[str, np.ndarray]:
+    """Figure 4(f): the intermediate plateaus of each run's loss and how fast they are left
+    (:func:`~lrlib.theory.orthogonal.measure.saddle_walk`, plateaus above 100× the final loss).
+
+    Parameters
+    ----------
+    run : tuple of (Trajectory, ndarray)
+        Runs ``(R,)`` and the snapshots' iterations ``(T,)``.
+
+    Returns
+    -------
+    dict
+        ``n_plateaus``, ``speedup`` (the largest over the plateaus; 0 without a plateau: no saddle is
+        left, so the measurement is defined on a run without one), ``final`` (the final loss), each ``(R,)``.
+    """
+    traj, it = run
+    walks = [saddle_walk(traj.run(r), it, above=100) for r in range(traj.loss.shape[1])]
+    return {"n_plateaus": np.array([len(w["plateaus"]) for w in walks], dtype=float),
+            "speedup": np.array([w["speedup"] if w["plateaus"] else 0.0 for w in walks], dtype=float),
+            "final": traj.loss[-1].numpy()}
+
+
+def kink_count(run: Trajectory) -> dict[str, np.ndarray]:
+    """Figure 4(e): the number of kink clusters of each final function
+    (:func:`~lrlib.theory.orthogonal.measure.kink_clusters`).
+
+    Parameters
+    ----------
+    run : Trajectory
+        Runs ``(R,)``.
+
+    Returns
+    -------
+    dict
+        ``clusters`` ``(R,)``.
+    """
+    return {"clusters": np.array([kink_clusters(run.run(r).final)[0] for r in range(run.loss.shape[1])], dtype=float)}
+
+
+def ntk_distance(run: Trajectory, h_ntk: Tensor, Z: Tensor, y: Tensor) -> dict[str, np.ndarray]:
+    """Figure 5: the final function's sup distance to each seed's NTK interpolator, over the largest label
+    (:func:`~lrlib.theory.orthogonal.measure.ntk_gap`).
+
+    Parameters
+    ----------
+    run : Trajectory
+        Runs ``(R,)``.
+    h_ntk : Tensor
+        ``(R, N)`` the NTK interpolators on ``Z``.
+    Z : Tensor
+        ``(N, d)`` the grid.
+    y : Tensor
+        ``(n,)`` labels.
+
+    Returns
+    -------
+    dict
+        ``gap_ntk`` ``(R,)``.
+    """
+    return {"gap_ntk": ntk_gap(run.final, h_ntk, Z, y)}
+
+
+__all__ = ["Sweep", "alignment_end", "clusters_trend", "convergence_slope", "fast_convergence", "final_loss",
+           "first_snapshots", "frozen_inactivity", "function_limit_trend", "half_fit_slopes", "kink_count",
+           "lazy_regime", "local_rate_deviation", "min_norm_trend", "no_collapse", "ntk_distance",
+           "phase_end_ratios", "plateau_deviation", "plateau_dwell", "realignment", "saddle_steps", "saddle_trend",
+           "stuck_draws", "toy_limit", "toy_phase_timings"]
