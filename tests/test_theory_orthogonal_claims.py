@@ -188,3 +188,17 @@ def test_figure4_and_5_measures(toy):
     Z = torch.stack([torch.linspace(-1, 2, 5, dtype=torch.float64), torch.ones(5, dtype=torch.float64)], -1)
     h = torch.zeros(2, 5, dtype=torch.float64)
     np.testing.assert_allclose(claims.ntk_distance(tr, h, Z, y)["gap_ntk"], th.ntk_gap(tr.final, h, Z, y))
+
+
+def test_unbalanced_trends_combine_the_theorem_checks(small_sweep):
+    from lrlib.ledger.trend import trend_stats
+    X, y = small_sweep.X, small_sweep.y
+    Z = torch.eye(10, dtype=torch.float64)
+    out = claims.unbalanced_trends(small_sweep, Z)
+    ex = th.excess_norm(small_sweep.traj.final, X, y).numpy()
+    gap = th.function_gap(small_sweep.traj.final, X, y, Z).numpy()
+    np.testing.assert_allclose(out["norm_shrink"], trend_stats(LAMS.numpy(), ex)["shrink"])
+    np.testing.assert_allclose(out["gap_mono"], trend_stats(LAMS.numpy(), gap)["mono"])
+    np.testing.assert_allclose(out["final_max"], small_sweep.traj.loss[-1].amax(-1).numpy())
+    np.testing.assert_allclose(out["excess_min"], ex.min(-1))
+    assert (claims.unbalanced_trends(small_sweep.start(), Z)["norm_shrink"] < 1.01).all()

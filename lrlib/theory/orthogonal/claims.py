@@ -575,8 +575,32 @@ def ntk_distance(run: Trajectory, h_ntk: Tensor, Z: Tensor, y: Tensor) -> dict[s
     return {"gap_ntk": ntk_gap(run.final, h_ntk, Z, y)}
 
 
+def unbalanced_trends(run: Sweep, Z: Tensor) -> dict[str, np.ndarray]:
+    """§3.2 (unbalanced initialisation): Theorem 1's conclusions on one sweep — the zero loss, and the
+    minimal norm and the limit function as trends (:func:`~lrlib.ledger.trend.trend_stats`).
+
+    Parameters
+    ----------
+    run, Z
+        The sweep and the test inputs (module conventions).
+
+    Returns
+    -------
+    dict
+        ``final_max`` (the largest final loss over λ), ``excess_min`` (the smallest signed relative excess
+        of ``‖θ‖²``), ``norm_mono``, ``norm_shrink`` (the trend of that excess), ``gap_mono``, ``gap_shrink``
+        (the trend of ``sup_z |h − h*|``) and ``decades``, each ``(rows,)``.
+    """
+    ex = excess_norm(run.traj.final, run.X, run.y).numpy()
+    tn = trend_stats(run.lams.numpy(), ex)
+    tg = trend_stats(run.lams.numpy(), function_gap(run.traj.final, run.X, run.y, Z).numpy())
+    return {"final_max": run.traj.loss[-1].amax(-1).numpy(), "excess_min": ex.min(-1), "norm_mono": tn["mono"],
+            "norm_shrink": tn["shrink"], "gap_mono": tg["mono"], "gap_shrink": tg["shrink"], "decades": tn["decades"]}
+
+
 __all__ = ["Sweep", "alignment_end", "clusters_trend", "convergence_slope", "fast_convergence", "final_loss",
            "first_snapshots", "frozen_inactivity", "function_limit_trend", "half_fit_slopes", "kink_count",
            "lazy_regime", "local_rate_deviation", "min_norm_trend", "no_collapse", "ntk_distance",
            "phase_end_ratios", "plateau_deviation", "plateau_dwell", "realignment", "saddle_steps", "saddle_trend",
-           "stuck_draws", "toy_limit", "toy_phase_timings"]
+           "stuck_draws", "toy_limit", "toy_phase_timings",
+           "unbalanced_trends"]
