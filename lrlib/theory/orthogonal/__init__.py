@@ -4,6 +4,6 @@ neuron sets, the limit, the saddle, phase times) and the measurements behind the
 (:mod:`.measure`). ``from lrlib.theory import orthogonal as th`` gives the closed forms and the
 measurements; the data sets are ``th.data``."""
 
-from . import core, data, measure  # noqa: F401
+from . import claims, core, data, measure  # noqa: F401
 from .core import *  # noqa: F401,F403
 from .measure import *  # noqa: F401,F403

@@ -1,0 +1,606 @@
+"""The chapter's claim measurements in the ledger's form: one function per claim, applied by
+:meth:`lrlib.ledger.grading.Ledger.measure` to the main runs, to the control run and to the initial
+state alike (so a notebook cannot hand in a control value).
+
+Conventions
+-----------
+Most functions read a :class:`Sweep`: a λ-sweep trajectory with runs ``(rows, K)`` (one row per
+seed, one column per λ), its data ``X (n, d)``, ``y (n,)`` and the scales ``lams (K,)``. Each
+function returns a dict of arrays of shape ``(rows,)``, the names its claim's rule reads. ``kv``
+(context) is the key vectors (:func:`~lrlib.theory.orthogonal.core.key_vectors`) of the orthonormal
+test bed: the theory's prediction, the same for every run measured. ``lam_max`` is the largest λ a
+fit or a bound reads (the statements are asymptotic); ``Z`` ``(N, d)`` are the test inputs of a function
+gap. The trend functions return the statistics of :func:`~lrlib.ledger.trend.trend_stats` (``mono``,
+``slope``, ``shrink``, ``decades``) and ``dev_last``, the deviation at the smallest λ. Times are paper
+time (gradient flow on ``L``).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import torch
+
+from ...ledger.trend import trend_stats
+from ...measure import first_crossing
+from ...track import max_direction_change
+from ...trajectory import Trajectory
+from ...models import TwoLayer
+from .core import KeyVectors, min_f1_norm, phase_times, plateau_loss
+from .measure import (count_saddles, decay_rates, dwell_time, excess_norm, f1_cost, function_gap, half_fit_times,
+                      inactive_violations, kink_clusters, lemma2_holds, loss_at, mass_times, movement,
+                      no_collapse_margin, ntk_gap, row_slopes, saddle_distance, saddle_walk, stuck_measures, sub_runs,
+                      toy_timings, two_clusters)
+
+Tensor = torch.Tensor
+
+
+def first_snapshots(traj: Trajectory, k: int = 1) -> Trajectory:
+    """The trajectory cut to its first ``k`` snapshots (``k = 1``: the initial state as a run).
+
+    Parameters
+    ----------
+    traj : Trajectory
+        Any run.
+    k : int
+        How many snapshots to keep.
+
+    Returns
+    -------
+    Trajectory
+    """
+    return Trajectory(steps=traj.steps[:k], time=traj.time[:k], params=traj.params.map(lambda t: t[:k]),
+                      loss=traj.loss[:k], meta=dict(traj.meta),
+                      dense_loss=None if traj.dense_loss is None else traj.dense_loss[:k])
+
+
+@dataclass(frozen=True)
+class Sweep:
+    """A λ-sweep and what its measurements need (module conventions).
+
+    Parameters
+    ----------
+    traj : Trajectory
+        Runs ``(rows, K)``.
+    X : Tensor
+        ``(n, d)`` the inputs the runs were trained on.
+    y : Tensor
+        ``(n,)`` labels.
+    lams : Tensor
+        ``(K,)`` the scale λ of each column.
+    """
+
+    traj: Trajectory
+    X: Tensor
+    y: Tensor
+    lams: Tensor
+
+    def start(self) -> "Sweep":
+        """The same sweep at its initial state (its first snapshot only).
+
+        Returns
+        -------
+        Sweep
+        """
+        return Sweep(first_snapshots(self.traj), self.X, self.y, self.lams)
+
+    def columns(self, index) -> "Sweep":
+        """The sweep restricted to some of its columns.
+
+        Parameters
+        ----------
+        index : slice or list of int
+            The columns (λ) kept.
+
+        Returns
+        -------
+        Sweep
+        """
+        return Sweep(sub_runs(self.traj, (slice(None), index)), self.X, self.y, self.lams[index])
+
+
+def _fit_mask(run: Sweep, lam_max: float) -> np.ndarray:
+    return (run.lams <= lam_max * (1 + 1e-9)).numpy()
+
+
+def final_loss(run: Sweep) -> dict[str, np.ndarray]:
+    """Theorem 1 (zero loss): the largest final loss over the sweep's λ.
+
+    Parameters
+    ----------
+    run : Sweep
+        The sweep (module conventions).
+
+    Returns
+    -------
+    dict
+        ``final_max`` ``(rows,)``: the loss ``L`` at the last snapshot, maximised over λ.
+    """
+    return {"final_max": run.traj.loss[-1].amax(-1).numpy()}
+
+
+def _trend(run: Sweep, dev: np.ndarray) -> dict[str, np.ndarray]:
+    out = trend_stats(run.lams.numpy(), dev)
+    out["dev_last"] = np.abs(dev[..., int(np.argmin(run.lams.numpy()))])
+    return out
+
+
+def min_norm_trend(run: Sweep) -> dict[str, np.ndarray]:
+    """Theorem 1 (minimal norm) as a trend: the relative excess of the final ``‖θ‖²`` over
+    ``2(‖y₊‖ + ‖y₋‖)`` along the sweep (:func:`~lrlib.ledger.trend.trend_stats`).
+
+    Parameters
+    ----------
+    run : Sweep
+        The sweep (module conventions); the formula uses the run's own data.
+
+    Returns
+    -------
+    dict
+        The trend statistics (module conventions) and ``excess_min`` (the smallest signed excess over λ:
+        the minimal norm is a lower bound), each ``(rows,)``.
+    """
+    ex = excess_norm(run.traj.final, run.X, run.y).numpy()
+    return {**_trend(run, ex), "excess_min": ex.min(-1)}
+
+
+def function_limit_trend(run: Sweep, Z: Tensor) -> dict[str, np.ndarray]:
+    """Theorem 1 (the limit function) as a trend: ``sup_z |h(z) − h*(z)|`` along the sweep.
+
+    Parameters
+    ----------
+    run, Z
+        The sweep and the test inputs (module conventions).
+
+    Returns
+    -------
+    dict
+        The trend statistics (module conventions), each ``(rows,)``.
+    """
+    return _trend(run, function_gap(run.traj.final, run.X, run.y, Z).numpy())
+
+
+def clusters_trend(run: Sweep) -> dict[str, np.ndarray]:
+    """Theorem 1 (two clusters) as a trend: the share of the final ``‖θ‖²`` carried by neurons outside
+    the two limit directions (cosine ≤ 0.999, :func:`~lrlib.theory.orthogonal.measure.two_clusters`).
+
+    Parameters
+    ----------
+    run : Sweep
+        The sweep (module conventions).
+
+    Returns
+    -------
+    dict
+        The trend statistics (module conventions), each ``(rows,)``.
+    """
+    return _trend(run, two_clusters(run.traj.final, run.X, run.y)[1].numpy())
+
+
+def saddle_trend(run: Sweep) -> dict[str, np.ndarray]:
+    """Proposition 1 (passage near the strict saddle) as a trend: the smallest distance along the run
+    to the saddle set, ``min_t ‖θ(t) − θ_S(t)‖/‖θ_S‖`` (:func:`~lrlib.theory.orthogonal.measure.saddle_distance`).
+
+    Parameters
+    ----------
+    run : Sweep
+        The sweep (module conventions).
+
+    Returns
+    -------
+    dict
+        The trend statistics (module conventions), each ``(rows,)``.
+    """
+    return _trend(run, saddle_distance(run.traj, run.X, run.y).amin(0).numpy())
+
+
+def half_fit_slopes(run: Sweep, kv: KeyVectors, lam_max: float = 1e-8) -> dict[str, np.ndarray]:
+    """Lemmas 3–4: the slopes of the half-fit times ``t₂½``, ``t₃½`` against ``ln(1/λ)``, in units of
+    the theory's ``1/‖D₊‖`` and ``1/‖D₋‖`` (1 when the law holds).
+
+    Parameters
+    ----------
+    run : Sweep
+        The sweep (module conventions).
+    kv : KeyVectors
+        The prediction's key vectors (module conventions).
+    lam_max : float
+        Fit over ``λ ≤ lam_max``.
+
+    Returns
+    -------
+    dict
+        ``slope2``, ``slope3`` ``(rows,)``; nan where a time is missing.
+    """
+    t2, t3 = half_fit_times(run.traj, run.X, run.y)
+    fit = _fit_mask(run, lam_max)
+    logs = -np.log(run.lams.numpy()[fit])
+    return {"slope2": row_slopes(logs, t2[:, fit]) * kv.norm_plus, "slope3": row_slopes(logs, t3[:, fit]) * kv.norm_minus}
+
+
+def convergence_slope(run: Sweep, kv: KeyVectors, lam_max: float = 1e-8, level: float = 1e-6) -> dict[str, np.ndarray]:
+    """Theorem 1 / Lemma 12: the slope of the time to ``L < level`` against ``ln(1/λ)``, times ``‖D₋‖``.
+
+    Parameters
+    ----------
+    run : Sweep
+        The sweep (module conventions).
+    kv : KeyVectors
+        The prediction's key vectors (module conventions).
+    lam_max : float
+        Fit over ``λ ≤ lam_max``.
+    level : float
+        The loss level.
+
+    Returns
+    -------
+    dict
+        ``slope_conv`` ``(rows,)``.
+    """
+    t = first_crossing(run.traj.time, run.traj.loss, level)
+    fit = _fit_mask(run, lam_max)
+    return {"slope_conv": row_slopes(-np.log(run.lams.numpy()[fit]), t[:, fit]) * kv.norm_minus}
+
+
+def phase_end_ratios(run: Sweep, kv: KeyVectors, lam_max: float = 1e-8, eps: float = 0.1) -> dict[str, np.ndarray]:
+    """Lemmas 3–4's bounds: the first time the fitted masses reach the lemmas' levels over the lemmas'
+    bounds ``(1+3ε) ln(1/λ)/‖D₊‖`` and ``(1+3rε) ln(1/λ)/‖D₋‖``, maximised over ``λ ≤ lam_max``.
+
+    Parameters
+    ----------
+    run : Sweep
+        The sweep (module conventions); its ``lams`` are the λ the bounds are computed at.
+    kv : KeyVectors
+        The prediction's key vectors (module conventions).
+    lam_max, eps : float
+        The largest λ read; the lemmas' ε.
+
+    Returns
+    -------
+    dict
+        ``ratio2``, ``ratio3`` ``(rows,)``; nan where a level is never reached.
+    """
+    t2, t3 = mass_times(run.traj, run.X, run.y, run.lams, eps)
+    fit = _fit_mask(run, lam_max)
+    pts = [phase_times(kv, v, eps) for v in run.lams[fit].tolist()]
+    b2, b3 = np.array([p.t2_bound for p in pts]), np.array([p.t3_bound for p in pts])
+    return {"ratio2": (t2[:, fit] / b2).max(-1), "ratio3": (t3[:, fit] / b3).max(-1)}
+
+
+def no_collapse(run: Sweep, lam_max: float = 1e-8, eps: float = 0.1) -> dict[str, np.ndarray]:
+    """App. Lemma 9: the smallest ratio of an aligning neuron's norm to the lemma's lower bound
+    (:func:`~lrlib.theory.orthogonal.measure.no_collapse_margin`).
+
+    Parameters
+    ----------
+    run : Sweep
+        The sweep (module conventions).
+    lam_max, eps : float
+        The largest λ read; the lemma's ε.
+
+    Returns
+    -------
+    dict
+        ``margin`` ``(rows,)``.
+    """
+    return {"margin": no_collapse_margin(run.traj, run.X, run.y, run.lams, eps=eps, lam_max=lam_max)}
+
+
+def local_rate_deviation(run: Sweep, kv: KeyVectors, window: tuple[float, float], n_last: int) -> dict[str, np.ndarray]:
+    """Lemma 5: the largest relative deviation over λ of the fitted decay rate of ``ln L`` (``L`` in
+    ``window``) from the linearised prediction ``2‖D₋‖`` (:func:`~lrlib.theory.orthogonal.core.local_rate`).
+
+    Parameters
+    ----------
+    run : Sweep
+        The sweep (module conventions).
+    kv : KeyVectors
+        The prediction's key vectors (module conventions).
+    window : tuple of float
+        The loss window of the fit.
+    n_last : int
+        The number of labels fitted last (``local_rate``'s argument).
+
+    Returns
+    -------
+    dict
+        ``rate_dev`` ``(rows,)``; nan where the loss never crosses the window.
+    """
+    from .core import local_rate
+    rate = decay_rates(run.traj.time, run.traj.loss, window)
+    return {"rate_dev": np.max(np.abs(rate / local_rate(kv, n_last) - 1), axis=-1)}
+
+
+def plateau_deviation(run: Sweep, lam_max: float = 1e-8) -> dict[str, np.ndarray]:
+    """The strict saddle's plateau: the largest relative deviation from ``(1/2n) Σ_{y<0} y²`` of the
+    loss midway between ``t₂½`` and ``t₃½``, over ``λ ≤ lam_max``.
+
+    Parameters
+    ----------
+    run : Sweep
+        The sweep (module conventions).
+    lam_max : float
+        The largest λ read.
+
+    Returns
+    -------
+    dict
+        ``plateau_dev`` ``(rows,)``.
+    """
+    t2, t3 = half_fit_times(run.traj, run.X, run.y)
+    fit = _fit_mask(run, lam_max)
+    plateau = loss_at(run.traj, (t2 + t3) / 2)[:, fit]
+    return {"plateau_dev": np.max(np.abs(plateau / plateau_loss(run.y) - 1), axis=-1)}
+
+
+def lazy_regime(run: Trajectory, f1_ref) -> dict[str, np.ndarray]:
+    """Figure 5: how far a run moves and how sparse its interpolator is.
+
+    Parameters
+    ----------
+    run : Trajectory
+        Runs ``(R,)`` (one per seed).
+    f1_ref : array-like
+        ``(R,)`` the reference F1 costs (the small-initialisation runs' final ``Σ|a_j|‖w_j‖``).
+
+    Returns
+    -------
+    dict
+        ``mv`` (``‖θ_T − θ_0‖/‖θ_0‖``), ``f1_ratio`` (the final F1 cost over ``f1_ref``), ``loss`` (the
+        final loss), each ``(R,)``.
+    """
+    return {"mv": movement(run).numpy(), "f1_ratio": (f1_cost(run.final).numpy() / np.asarray(f1_ref, float)),
+            "loss": run.loss[-1].numpy()}
+
+
+def fast_convergence(run: tuple[Trajectory, np.ndarray], it_ref, level: float = 1e-5) -> dict[str, np.ndarray]:
+    """Figure 5 / App. A.1: how fast a run converges, and through how many saddles.
+
+    Parameters
+    ----------
+    run : tuple of (Trajectory, ndarray)
+        Runs ``(R,)`` and the snapshots' iterations ``(T,)`` (the paper's units).
+    it_ref : array-like
+        ``(R,)`` the reference iterations (the small-initialisation runs').
+    level : float
+        The loss level that counts as converged.
+
+    Returns
+    -------
+    dict
+        ``it_ratio`` (the first iteration with loss ``< level`` over ``it_ref``; the run's length if never)
+        and ``saddles`` (:func:`~lrlib.theory.orthogonal.measure.count_saddles`), each ``(R,)``.
+    """
+    traj, it = run
+    first = np.nan_to_num(first_crossing(it, traj.loss, level), nan=float(it[-1]))
+    walks = [saddle_walk(traj.run(r), it, above=100) for r in range(traj.loss.shape[1])]
+    return {"it_ratio": first / np.asarray(it_ref, float), "saddles": count_saddles(traj.loss, it, walks)}
+
+
+def realignment(run: tuple[Trajectory, list]) -> dict[str, np.ndarray]:
+    """Figure 4(c–d): the largest direction change (degrees) of the 10 largest neurons over a window.
+
+    Parameters
+    ----------
+    run : tuple of (Trajectory, list of (int, int) or None)
+        Runs ``(R,)`` and, per run, the snapshot indices where the window starts and ends (the end of
+        alignment and the start of the plateau), or ``None`` where there is no window (turn: nan).
+
+    Returns
+    -------
+    dict
+        ``turn`` ``(R,)`` degrees.
+    """
+    traj, windows = run
+    return {"turn": np.array([float("nan") if w is None else max_direction_change(traj.run(r).at(w[0]), traj.run(r).at(w[1]))
+                              for r, w in enumerate(windows)])}
+
+
+def toy_phase_timings(run: Trajectory) -> dict[str, np.ndarray]:
+    """Figure 3: the toy's saddle exits, plateau and final loss from the dense loss
+    (:func:`~lrlib.theory.orthogonal.measure.toy_timings`).
+
+    Parameters
+    ----------
+    run : Trajectory
+        Toy runs ``(R,)`` recorded with ``dense_loss`` (mean MSE, step η = 1e-3).
+
+    Returns
+    -------
+    dict
+        ``exit1``, ``plateau``, ``exit2``, ``final``, each ``(R,)``.
+    """
+    return toy_timings(run.dense_loss)
+
+
+def toy_limit(run: Trajectory, X: Tensor, y: Tensor, Z: Tensor) -> dict[str, np.ndarray]:
+    """Theorem 1 on the toy: the final function against ``h*`` and the F1 cost against the minimal one.
+
+    Parameters
+    ----------
+    run : Trajectory
+        Toy runs ``(R,)``.
+    X, y : Tensor
+        The toy's data.
+    Z : Tensor
+        ``(N, d)`` the grid.
+
+    Returns
+    -------
+    dict
+        ``gap`` (``max_z |h − h*|``) and ``f1_err`` (``|Σ|a_j|‖w_j‖ − min F1|``), each ``(R,)``.
+    """
+    return {"gap": function_gap(run.final, X, y, Z).numpy(),
+            "f1_err": (f1_cost(run.final) - min_f1_norm(X, y)).abs().numpy()}
+
+
+def frozen_inactivity(run: Sweep) -> dict[str, np.ndarray]:
+    """Lemma 6: how often an inactive pre-activation changes between snapshots, summed over λ
+    (:func:`~lrlib.theory.orthogonal.measure.inactive_violations`).
+
+    Parameters
+    ----------
+    run : Sweep
+        The sweep (module conventions).
+
+    Returns
+    -------
+    dict
+        ``violations`` ``(rows,)``.
+    """
+    return {"violations": inactive_violations(run.traj, run.X).sum(-1).numpy()}
+
+
+def alignment_end(run: Sweep, dt: float) -> dict[str, np.ndarray]:
+    """Lemma 2 (App. Lemmas 7–8) at ``t_{±1}``: the two inequalities and the deactivation, as 0/1
+    (:func:`~lrlib.theory.orthogonal.measure.lemma2_holds`).
+
+    Parameters
+    ----------
+    run : Sweep
+        The sweep (module conventions).
+    dt : float
+        The GD step (paper time per step).
+
+    Returns
+    -------
+    dict
+        ``bounds``, ``deactivated`` ``(rows,)`` float.
+    """
+    return {k: v.astype(float) for k, v in lemma2_holds(run.traj, run.X, run.y, run.lams, dt).items()}
+
+
+def plateau_dwell(run: Sweep, kv: KeyVectors) -> dict[str, np.ndarray]:
+    """§3.1's remark on larger λ: the longest time, over the sweep's columns, that the loss spends within
+    ±5 % of the plateau level ``(1/2n) Σ_{y<0} y²``, in units of ``1/‖D₋‖``
+    (:func:`~lrlib.theory.orthogonal.measure.dwell_time`).
+
+    Parameters
+    ----------
+    run : Sweep
+        The sweep (module conventions), often one column.
+    kv : KeyVectors
+        The prediction's key vectors (module conventions).
+
+    Returns
+    -------
+    dict
+        ``dwell`` ``(rows,)``.
+    """
+    return {"dwell": (dwell_time(run.traj.time, run.traj.loss, plateau_loss(run.y)) * kv.norm_minus).max(-1)}
+
+
+def stuck_draws(run: tuple[TwoLayer, Tensor], X: Tensor, y: Tensor, groups: int) -> dict[str, np.ndarray]:
+    """Assumption 3: whether draws end at the floor of their uncovered labels
+    (:func:`~lrlib.theory.orthogonal.measure.stuck_measures`).
+
+    Parameters
+    ----------
+    run : tuple of (TwoLayer, Tensor)
+        The initial networks ``(groups·k,)`` and their final losses ``(groups·k,)``.
+    X, y : Tensor
+        The data.
+    groups : int
+        The number of seeds the draws are split into.
+
+    Returns
+    -------
+    dict
+        ``match``, ``n_stuck``, each ``(groups,)``.
+    """
+    p0, final = run
+    return {k: v.numpy().astype(float) for k, v in stuck_measures(p0, final, X, y, groups).items()}
+
+
+def saddle_steps(run: tuple[Trajectory, np.ndarray]) -> dict[str, np.ndarray]:
+    """Figure 4(f): the intermediate plateaus of each run's loss and how fast they are left
+    (:func:`~lrlib.theory.orthogonal.measure.saddle_walk`, plateaus above 100× the final loss).
+
+    Parameters
+    ----------
+    run : tuple of (Trajectory, ndarray)
+        Runs ``(R,)`` and the snapshots' iterations ``(T,)``.
+
+    Returns
+    -------
+    dict
+        ``n_plateaus``, ``speedup`` (the largest over the plateaus; 0 without a plateau: no saddle is
+        left, so the measurement is defined on a run without one), ``final`` (the final loss), each ``(R,)``.
+    """
+    traj, it = run
+    walks = [saddle_walk(traj.run(r), it, above=100) for r in range(traj.loss.shape[1])]
+    return {"n_plateaus": np.array([len(w["plateaus"]) for w in walks], dtype=float),
+            "speedup": np.array([w["speedup"] if w["plateaus"] else 0.0 for w in walks], dtype=float),
+            "final": traj.loss[-1].numpy()}
+
+
+def kink_count(run: Trajectory) -> dict[str, np.ndarray]:
+    """Figure 4(e): the number of kink clusters of each final function
+    (:func:`~lrlib.theory.orthogonal.measure.kink_clusters`).
+
+    Parameters
+    ----------
+    run : Trajectory
+        Runs ``(R,)``.
+
+    Returns
+    -------
+    dict
+        ``clusters`` ``(R,)``.
+    """
+    return {"clusters": np.array([kink_clusters(run.run(r).final)[0] for r in range(run.loss.shape[1])], dtype=float)}
+
+
+def ntk_distance(run: Trajectory, h_ntk: Tensor, Z: Tensor, y: Tensor) -> dict[str, np.ndarray]:
+    """Figure 5: the final function's sup distance to each seed's NTK interpolator, over the largest label
+    (:func:`~lrlib.theory.orthogonal.measure.ntk_gap`).
+
+    Parameters
+    ----------
+    run : Trajectory
+        Runs ``(R,)``.
+    h_ntk : Tensor
+        ``(R, N)`` the NTK interpolators on ``Z``.
+    Z : Tensor
+        ``(N, d)`` the grid.
+    y : Tensor
+        ``(n,)`` labels.
+
+    Returns
+    -------
+    dict
+        ``gap_ntk`` ``(R,)``.
+    """
+    return {"gap_ntk": ntk_gap(run.final, h_ntk, Z, y)}
+
+
+def unbalanced_trends(run: Sweep, Z: Tensor) -> dict[str, np.ndarray]:
+    """§3.2 (unbalanced initialisation): Theorem 1's conclusions on one sweep — the zero loss, and the
+    minimal norm and the limit function as trends (:func:`~lrlib.ledger.trend.trend_stats`).
+
+    Parameters
+    ----------
+    run, Z
+        The sweep and the test inputs (module conventions).
+
+    Returns
+    -------
+    dict
+        ``final_max`` (the largest final loss over λ), ``excess_min`` (the smallest signed relative excess
+        of ``‖θ‖²``), ``norm_mono``, ``norm_shrink`` (the trend of that excess), ``gap_mono``, ``gap_shrink``
+        (the trend of ``sup_z |h − h*|``) and ``decades``, each ``(rows,)``.
+    """
+    ex = excess_norm(run.traj.final, run.X, run.y).numpy()
+    tn = trend_stats(run.lams.numpy(), ex)
+    tg = trend_stats(run.lams.numpy(), function_gap(run.traj.final, run.X, run.y, Z).numpy())
+    return {"final_max": run.traj.loss[-1].amax(-1).numpy(), "excess_min": ex.min(-1), "norm_mono": tn["mono"],
+            "norm_shrink": tn["shrink"], "gap_mono": tg["mono"], "gap_shrink": tg["shrink"], "decades": tn["decades"]}
+
+
+__all__ = ["Sweep", "alignment_end", "clusters_trend", "convergence_slope", "fast_convergence", "final_loss",
+           "first_snapshots", "frozen_inactivity", "function_limit_trend", "half_fit_slopes", "kink_count",
+           "lazy_regime", "local_rate_deviation", "min_norm_trend", "no_collapse", "ntk_distance",
+           "phase_end_ratios", "plateau_deviation", "plateau_dwell", "realignment", "saddle_steps", "saddle_trend",
+           "stuck_draws", "toy_limit", "toy_phase_timings",
+           "unbalanced_trends"]
