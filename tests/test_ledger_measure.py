@@ -133,3 +133,17 @@ def test_a_strict_comparison_at_zero_fails_with_margin_zero_and_inf_is_an_event_
     led.save(tmp_path / "l.json")
     c = json.loads((tmp_path / "l.json").read_text())["claims"][0]
     assert c["control_values"]["rate"][:2] == ["inf", "inf"] and "2 inf" in c["control_measured"]
+
+
+def test_an_undefined_part_that_cannot_change_the_verdict_does_not_make_the_control_inconclusive(make_ledger):
+    from lrlib.ledger.grading import could_pass
+    from lrlib.ledger.rules import Rule
+
+    rule = Rule("n >= 2 and speedup > 3")
+    assert not could_pass(rule, {"n": 0.0, "speedup": np.nan})       # fails on n whatever the speed-up
+    assert could_pass(rule, {"n": 3.0, "speedup": np.nan})           # the speed-up decides
+    two = {**CLAIM, "id": "two", "rule": "rate < 2 and rate2 > 3", "rule_kind": "threshold"}
+    led = make_ledger(two)
+    from lrlib.ledger import grading as gr
+    r = gr.grade_control(led.decls["two"], {"rate": np.array([5.0, 1.0]), "rate2": np.array([np.nan, np.nan])})
+    assert r == ["not reproduced", "inconclusive"]

@@ -17,7 +17,7 @@ clears (> 1) or misses (< 1) the rule.
 
 The control run goes through the same measurement and rule (premises are not applied: a control
 breaks a premise on purpose). A control seed whose measurement is undefined (``nan``, no event) is
-``inconclusive``, never a rejection (an event that did not happen within the run is not undefined:
+``inconclusive``, never a rejection, unless its defined measurements already fail the rule (an event that did not happen within the run is not undefined:
 a measurement reports it as ``inf``, beyond every threshold, and the run's horizon should make that
 meaningful); a control that passes fails the book's own run
 (:class:`ControlPassed`), in the build and in any seed of the published sweep.
@@ -215,8 +215,11 @@ def margins(decl: Declaration, values: Mapping[str, Any]) -> list[float]:
 def grade_control(decl: Declaration, values: Mapping[str, Any]) -> list[str]:
     """Verdicts of the rule (and partial tier) alone on a control's measurements.
 
-    Premises and the inconclusive condition are not applied; a seed where a measurement the
-    rule reads is undefined (``nan``) is ``inconclusive``: an undefined control is no rejection.
+    Premises and the inconclusive condition are not applied. A seed where a measurement the rule
+    reads is undefined (``nan``) is ``inconclusive`` (an undefined control is no rejection) unless
+    the rule fails whatever the undefined measurements were: a seed whose defined measurements
+    already fail the rule (no value put in place of its ``nan`` makes it pass, see
+    :func:`could_pass`) is ``not reproduced``.
 
     Parameters
     ----------
@@ -233,13 +236,47 @@ def grade_control(decl: Declaration, values: Mapping[str, Any]) -> list[str]:
     bare = Declaration(**{**asdict(decl), "premises": (), "inconclusive": "", "history": (),
                           "sensitivity": (), "control": decl.control})
     out = grade_seeds(bare, values)
-    names = Rule(decl.rule).names
+    rule = Rule(decl.rule)
     shape = _shape(values, _names(bare))
-    undefined = np.zeros(shape, bool)
-    for k in names:
-        undefined = undefined | np.isnan(np.asarray(values[k], dtype=float))
-    undefined = np.broadcast_to(undefined, shape).reshape(-1) if shape else np.atleast_1d(undefined)
-    return ["inconclusive" if u else v for v, u in zip(out, undefined)]
+    n = int(np.prod(shape)) if shape else 1
+    flat = {k: np.broadcast_to(np.asarray(values[k], dtype=float), shape).reshape(n) for k in rule.names}
+    verdicts = []
+    for i, v in enumerate(out):
+        seed = {k: a[i] for k, a in flat.items()}
+        if any(np.isnan(x) for x in seed.values()):
+            v = "inconclusive" if could_pass(rule, seed) else "not reproduced"
+        verdicts.append(v)
+    return verdicts
+
+
+def could_pass(rule: Rule, seed: Mapping[str, float], n: int = 4000) -> bool:
+    """Whether some values in place of a seed's undefined (``nan``) measurements make the rule pass.
+
+    Parameters
+    ----------
+    rule : Rule
+        The claim's rule.
+    seed : mapping of str to float
+        One seed's measurements; the ``nan`` ones are replaced by candidates (both infinities, zero,
+        the rule's constants and values around them, log-uniform magnitudes of both signs).
+    n : int
+        Candidate combinations tried.
+
+    Returns
+    -------
+    bool
+    """
+    from .declarations import _candidates, _constants
+
+    rng = np.random.default_rng(0)
+    free = [k for k, x in seed.items() if np.isnan(x)]
+    consts = _constants(rule.text)
+    trial = {k: np.full(n, float(x)) for k, x in seed.items()}
+    for k in free:
+        c = _candidates(consts, rng, n)
+        c[:4] = [np.inf, -np.inf, 0.0, 1.0]
+        trial[k] = c
+    return bool(rule(trial).any())
 
 
 def _rule_only(decl: Declaration, values: Mapping[str, Any]) -> list[str]:
@@ -714,5 +751,5 @@ class Ledger:
         return chapter_tables(self)
 
 
-__all__ = ["ControlPassed", "Ledger", "Result", "VerdictMismatch", "fmt", "fmt_values", "grade_control",
+__all__ = ["ControlPassed", "Ledger", "Result", "VerdictMismatch", "could_pass", "fmt", "fmt_values", "grade_control",
            "grade_seeds", "margins"]
