@@ -64,11 +64,14 @@ def test_a_nan_control_is_inconclusive_not_rejected(make_ledger):
 
 def test_a_rule_that_holds_at_initialisation_is_flagged(make_ledger):
     led = make_ledger(CLAIM, {**CLAIM, "id": "coarse"})
-    r = led.measure("rate", [1.0] * 3, controls={"big_init": [2.0] * 3}, init=[1.02, 2.0, 2.0])
-    assert r.init_verdicts[0] == "reproduced"
-    assert r.tier() == ("consistency", "the rule already holds at initialisation")
+    r = led.measure("rate", [1.0] * 3, controls={"big_init": [2.0] * 3}, init=[1.02, 1.05, 2.0])
+    assert r.init_verdicts[:2] == ["reproduced"] * 2
+    assert r.tier() == ("consistency", "the rule already holds at initialisation (2/3 seeds)")
     r2 = led.measure("coarse", [1.0] * 3, controls={"big_init": [2.0] * 3}, init=[3.0] * 3, coarse=[1.0] * 3)
     assert r2.tier()[0] == "consistency" and "step far too large" in r2.tier()[1]
+    led2 = make_ledger({**CLAIM, "id": "once"})
+    r3 = led2.measure("once", [1.0] * 3, controls={"big_init": [2.0] * 3}, coarse=[1.0, 3.0, 3.0])
+    assert r3.tier()[0] == "quantitative"            # one seed of three passing coarse is no verdict
 
 
 def test_margins_and_the_loose_tier_come_from_the_rule(make_ledger):

@@ -23,8 +23,10 @@ meaningful); a control that passes fails the book's own run
 (:class:`ControlPassed`), in the build and in any seed of the published sweep.
 
 The ledger also grades the measurement on the **initial state** (``init=``, zero steps or an
-untrained network) and on a run with a step far too large for the flow (``coarse=``). A rule that
-passes there does not test the dynamics: the claim's tier becomes ``consistency``, with that reason.
+untrained network) and on a run with a step far too large for the flow (``coarse=``; for claims
+about the time course of the flow, not for claims about its end point, which a stable coarse GD
+may share). A rule that passes there in at least half the seeds does not test the dynamics: the
+claim's tier becomes ``consistency``, with that reason.
 
 **Tiers** (:meth:`Result.tier`): ``consistency`` (declared, or as above, or a threshold whose
 control does not land clearly on the other side), ``loose bound`` (the paper's own bound met
@@ -372,10 +374,12 @@ class Result:
         d = self.decl
         if d.kind == "consistency":
             return "consistency", "declared a consistency check"
-        if any(v == "reproduced" for v in self.init_verdicts):
-            return "consistency", "the rule already holds at initialisation"
-        if any(v == "reproduced" for v in self.coarse_verdicts):
-            return "consistency", "the rule holds for a step far too large for the flow"
+        if _most(self.init_verdicts):
+            return "consistency", (f"the rule already holds at initialisation "
+                                   f"({self.init_verdicts.count('reproduced')}/{len(self.init_verdicts)} seeds)")
+        if _most(self.coarse_verdicts):
+            return "consistency", (f"the rule holds for a step far too large for the flow "
+                                   f"({self.coarse_verdicts.count('reproduced')}/{len(self.coarse_verdicts)} seeds)")
         if d.legacy:
             return "legacy", "graded on handed-in values: the control is not checked to be a run"
         if self.control_status == "inconclusive":
@@ -416,6 +420,11 @@ class Result:
         )
         d["seeds"] = self.decl.seeds
         return d
+
+
+def _most(verdicts: list[str]) -> bool:
+    """At least half the seeds pass (one seed of five passing by chance is no verdict on the rule)."""
+    return bool(verdicts) and 2 * verdicts.count("reproduced") >= len(verdicts)
 
 
 def _finite(xs: list[float]) -> list:
