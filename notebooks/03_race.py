@@ -211,9 +211,10 @@ t_half = np.where(below.any(0), xor.steps[below.argmax(0)], np.nan)             
 norm_of = [4, 3, 1, 2]
 by_norm = np.argsort([-n for n in norm_of])                                     # clusters of norms 4, 3, 2, 1
 tk = t_half[:, by_norm]
-ledger.grade("fig2.four-drops", n_drops=n_drops[:N_SEEDS], control=dict(n_drops=n_drops[N_SEEDS:]))
-ledger.grade("fig2.speeds", t4=tk[:N_SEEDS, 0], t3=tk[:N_SEEDS, 1], t2=tk[:N_SEEDS, 2], t1=tk[:N_SEEDS, 3],
-             control=dict(t4=tk[N_SEEDS:, 0], t3=tk[N_SEEDS:, 1], t2=tk[N_SEEDS:, 2], t1=tk[N_SEEDS:, 3]))
+xor_main, xor_eq = xor.run(slice(0, N_SEEDS)), xor.run(slice(N_SEEDS, R_x))                 # the seeds; the equal-norm control
+ledger.measure("fig2.four-drops", xor_main, controls={"xor_equal": xor_eq})
+ledger.measure("fig2.speeds", (xor_main, Xr[:N_SEEDS], yr[:N_SEEDS]), controls={"xor_equal": (xor_eq, Xr[N_SEEDS:], yr[N_SEEDS:])},
+               clusters=cl_x, order=tuple(by_norm))
 print(f"drops of the total loss per seed {n_drops[:N_SEEDS].tolist()} (control: {n_drops[N_SEEDS]}) -> four drops: "
       f"{rate('fig2.four-drops')}")
 print(f"step at which each cluster's loss halves (norms 4, 3, 2, 1), seed {seed}: {tk[0].tolist()}; equal-norm control: "
@@ -285,7 +286,9 @@ glue("race-xor4-width", XOR4_W, display=False)
 lazy = [rc.lazy_scores(xor4.final.map(lambda t: t[4 * g_:4 * g_ + 4]), cen_dir) for g_ in range(N_SEEDS + 1)]
 score = torch.stack([sc for sc, _ in lazy]).numpy()                             # (N_SEEDS + 1, 4)
 s_of = lambda sc: dict(s1=sc[..., 0], s2=sc[..., 1], s3=sc[..., 2], s4=sc[..., 3])  # noqa: E731
-ledger.grade("fig4.lazy", **s_of(score[:N_SEEDS]), control=s_of(score[N_SEEDS:]))
+n4 = 4 * N_SEEDS
+ledger.measure("fig4.lazy", xor4.final.map(lambda t: t[:n4]), controls={"all_small": xor4.final.map(lambda t: t[n4:])},
+               init=xor4.at(0).map(lambda t: t[:n4]), centroids=cen_dir)
 print(pd.DataFrame(score, columns=[f"std {s:g}" for s in STD4],
                    index=[f"seed {seed + r}" for r in range(N_SEEDS)] + ["control (all 1e-4)"]).round(4).to_string())
 print(f"rich → lazy: {rate('fig4.lazy')}")
@@ -358,6 +361,13 @@ def converged(tr):
     L = tr.loss.numpy()
     win = tr.steps >= tr.steps[-1] - min(CONV_WINDOW, tr.steps[-1] // 4)
     return (L[-1] <= CONV_LOSS) & (L[win].max(0) <= 2 * L[-1])
+
+
+# %%
+def txy(k):
+    """Setting k's runs as the claims' measurements take them: (trajectory, X, y)."""
+    X, y, tr = runs[k]
+    return tr, X, y
 
 
 # %%
@@ -481,8 +491,8 @@ dl_leader = [rc.merge_rows(tr1.final.map(lambda t: t[r]).to(F64), X1[r].double()
 ctl_rows = pd.DataFrame([row for r in range(N_CTL) for row in
                          rc.merge_rows(ctl.final.map(lambda t: t[r]).to(F64), X1[r].double(), y1[r], CE, std=1e-3, seed=seed + r)])
 c999 = ctl_rows[ctl_rows.threshold == 0.999]
-ledger.grade("merge.setting1", groups=mt1.groups.values, dl=mt1.rel_loss_change.values, conv=conv[1].astype(int),
-             control=dict(groups=c999.groups.values, dl=c999.rel_loss_change.values),
+ledger.measure("merge.setting1", (tr1.final, X1, y1), controls={"std_1e3": (ctl.final, X1[:N_CTL], y1[:N_CTL])},
+               init=(tr1.at(0), X1, y1), premises=dict(conv=conv[1].astype(int)),
              note=f"merged in the leader's direction instead: ΔL/L {[f'{v:+.2%}' for v in dl_leader]}; control converged: "
                   f"{converged(ctl).astype(int).tolist()}; seed {seed}: splitting the largest neuron into two parallel halves "
                   f"changes the outputs by {exact_split:.1e}, and the split network merges into as many groups as the "
@@ -490,11 +500,8 @@ ledger.grade("merge.setting1", groups=mt1.groups.values, dl=mt1.rel_loss_change.
 # %%
 for k in (2, 3):
     X_, y_, tr_ = runs[k]
-    mk = m999[m999.setting == k]
-    sp = [rc.merge_rows(rc.split_all(tr_.final.map(lambda t: t[r]).to(F64)), X_[r].double(), y_[r], CE, thresholds=(0.999,))[0]
-          for r in range(N_SEEDS)]
-    ledger.grade(f"merge.setting{k}", groups=mk.groups.values, m=250, dl=mk.rel_loss_change.values,
-                 control=dict(groups=[d["groups"] for d in sp], m=500, dl=[d["rel_loss_change"] for d in sp]),
+    split_all_r = rc.stack_nets([rc.split_all(tr_.final.map(lambda t: t[r]).to(F64)) for r in range(N_SEEDS)])
+    ledger.measure(f"merge.setting{k}", (tr_.final, X_, y_), controls={"split": (split_all_r, X_, y_)}, init=(tr_.at(0), X_, y_),
                  note=f"run converged at its end (step {SETTINGS[k]['steps']}): {conv[k].astype(int).tolist()}")
 print(f"setting 1 at 0.999 (end of run, t = {T1}): groups {mt1.groups.tolist()}, ΔL/L {[f'{v:+.2%}' for v in mt1.rel_loss_change]} "
       f"(leader's direction: {[f'{v:+.2%}' for v in dl_leader]}), converged {conv[1].astype(int).tolist()} -> "
@@ -526,14 +533,14 @@ pd.concat([ctl_rows, mt1.assign(std=SETTINGS[1]["std"]).drop(columns="setting")]
 
 # %%
 g_perm = gen(8)
-pred_rows, rho_of, rho_ctl = [], {}, {}
+pred_rows, rho_of, rho_ctl, a_shuf = [], {}, {}, {}
 for k in SETTINGS:
     S = stats[k]
-    a_shuf = rc.shuffled(S["a_final"].double(), g_perm)
+    a_shuf[k] = rc.shuffled(S["a_final"].double(), g_perm)
     for j in (0, i500):
         rho = rc.spearman(S["cd"][j].double(), S["a_final"].double())
         rho_of[k, SNAP_T[j]] = rho.numpy()
-        rho_ctl[k, SNAP_T[j]] = rc.spearman(S["cd"][j].double(), a_shuf).numpy()
+        rho_ctl[k, SNAP_T[j]] = rc.spearman(S["cd"][j].double(), a_shuf[k]).numpy()
         ov = rc.top_overlap(S["cd"][j], S["a_final"])
         rho_abs = rc.spearman(S["cd"][j].double().abs(), S["a_final"].double())
         for r in range(N_SEEDS):
@@ -541,14 +548,13 @@ for k in SETTINGS:
                                   rho_abs=float(rho_abs[r])))
 # %%
 pred = pd.DataFrame(pred_rows)
-ledger.grade("predict.setting1.t0", rho0=rho_of[1, 0], control=dict(rho0=rho_ctl[1, 0]))
-ledger.grade("predict.setting1.t500", rho500=rho_of[1, 500], rho0=rho_of[1, 0],
-             control=dict(rho500=rho_ctl[1, 500], rho0=rho_ctl[1, 0]))
-for k in (2, 3):
-    ledger.grade(f"predict.setting{k}", rho0=rho_of[k, 0], rho500=rho_of[k, 500],
-                 control=dict(rho0=rho_ctl[k, 0], rho500=rho_ctl[k, 500]))
-ledger.grade("predict.sharper", rho1=rho_of[1, 500], rho2=rho_of[2, 500], rho3=rho_of[3, 500],
-             control=dict(rho1=rho_ctl[1, 500], rho2=rho_of[2, 500], rho3=rho_of[3, 500]))
+race_of = {k: (stats[k]["cd"][0], stats[k]["cd"][i500], stats[k]["a_final"]) for k in SETTINGS}
+shuf_of = {k: (c0, c5, a_shuf[k]) for k, (c0, c5, _) in race_of.items()}
+init_of = {k: (c0, c5, stats[k]["a"][0]) for k, (c0, c5, _) in race_of.items()}             # "final" a read at t = 0
+for cid, k in (("predict.setting1.t0", 1), ("predict.setting1.t500", 1), ("predict.setting2", 2), ("predict.setting3", 3)):
+    ledger.measure(cid, race_of[k], controls={"shuffled": shuf_of[k]}, init=init_of[k])
+ledger.measure("predict.sharper", [race_of[k][1:] for k in SETTINGS],
+               controls={"shuffled1": [shuf_of[1][1:]] + [race_of[k][1:] for k in (2, 3)]})
 for cid in ("predict.setting1.t0", "predict.setting1.t500", "predict.setting2", "predict.setting3", "predict.sharper"):
     print(f"{cid}: {rate(cid)}")
 pred.groupby(["setting", "t"])[["rho", "rho_abs", "top10_overlap"]].agg(["mean", "min", "max"])
@@ -577,8 +583,9 @@ fits = pd.DataFrame([dict(seed=seed + r, **rc.growth_form_fits(S1["cd"][i500, r]
                      for r in range(N_SEEDS)])
 fits_ctl = pd.DataFrame([rc.growth_form_fits(S1["cd"][i500, r], rc.power_law_like(S1["cd"][i500, r], S1["a"][i500, r]))
                          for r in range(N_SEEDS)])
-ledger.grade("unlock.exp-fit", r2_exp=fits.r2_exp.values, r2_pow=fits.r2_pow.values,
-             control=dict(r2_exp=fits_ctl.r2_exp.values, r2_pow=fits_ctl.r2_pow.values),
+a_pow = np.stack([rc.power_law_like(S1["cd"][i500, r], S1["a"][i500, r]) for r in range(N_SEEDS)])
+ledger.measure("unlock.exp-fit", (S1["cd"][i500], S1["a"][i500]), controls={"power_law": (S1["cd"][i500], a_pow)},
+               init=(S1["cd"][0], S1["a"][0]),
              note="R² of the frozen-gating form: " + str(rl(fits.r2_frozen, 3)))
 print(f"exponential form: {rate('unlock.exp-fit')}; R² exponential {rl(fits.r2_exp, 3)}, power law {rl(fits.r2_pow, 3)}; "
       f"on the power-law control R²_exp = {rl(fits_ctl.r2_exp, 3)} (the old rule R² ≥ 0.8 alone would accept it in "
@@ -608,7 +615,7 @@ aT = rc.total_norm(tr1.params)                                                  
 tot_g = [(aT * mask).sum(-1) for mask in (grp1, ~grp1)]                        # per group (T, R)
 t10 = np.stack([first_crossing(tr1.steps, tot, 10 * tot[0], below=False, interpolate=False) for tot in tot_g])
 thalf = np.stack([first_crossing(tr1.steps, tot, 0.5 * tot[-1], below=False, interpolate=False) for tot in tot_g])
-ledger.grade("fig5.two-speeds", th1=thalf[0], th2=thalf[1], control=dict(th1=thalf[0], th2=thalf[0]),
+ledger.measure("fig5.two-speeds", tr1,
              note=f"10× the initial Σa (not graded): φ¹* {t10[0].tolist()}, φ²* {t10[1].tolist()}; "
                   f"group sizes φ¹* {grp1.sum(-1).tolist()}")
 print(f"half the final Σa: φ¹* {thalf[0].tolist()}, φ²* {thalf[1].tolist()} -> {rate('fig5.two-speeds')} "
@@ -676,19 +683,25 @@ agree_last = [rc.rule_agreement(tr1.at(i).map(lambda t: t[r:r + 1]).to(F64), fin
 P500 = tr1.at(tr1.index_of_step(500)).to(F64)
 # %%
 agree = rc.rule_agreement(P500, fin1, X1d, y1)
-agree_flip = rc.rule_agreement(P500, fin1, X1d, y1, flip=True)
 # %%
 agree_end = rc.rule_agreement(fin1, fin1, X1d, y1)
 w2sum = tr1.params.W2.sum(-2)                                                       # (T, R, m)
 drift11 = float((w2sum - w2sum[0]).abs().max() / tr1.params.W2.abs().amax())
-ledger.grade("thm4.1.targets", share=share_near, agree_n=agree[0], agree_a=agree[1], changed=changed_t[-1],
-             control=dict(share=share_near, agree_n=agree_flip[0], agree_a=agree_flip[1]),
-             note=f"rule evaluated at the end (outside the premise): by count {rl(agree_end[0])}, a-weighted "
-                  f"{rl(agree_end[1], 3)}; last recorded step with ≤ 5 % of the gates changed "
-                  f"{[int(tr1.steps[i]) for i in i_last]}, rule there: by count {rl([a[0][0] for a in agree_last])}; "
-                  f"w2·(1,1) moved by {drift11:.1e} of max|W2| (float32)")
-print(f"gates changed between t = 0 and 500: {rl(changed_t[-1], 3)}; rule at t = 500 vs final target (by count) "
-      f"{rl(agree[0], 3)} -> {rate('thm4.1.targets')}")
+T_PRED = XOR_STEPS // 8                                                            # on the toy's plateau (recorded in Fig. 4's runs too)
+lazy_runs = [4 * g_ + 3 for g_ in range(N_SEEDS)]                                   # the std-1 runs of Fig. 4
+xor4_lazy = xor4.run(lazy_runs)
+thm_cifar = rc.claims.phi_targets((tr1, X1, y1), 500)
+ledger.measure("thm4.1.targets", (xor_main, Xr[:N_SEEDS], yr[:N_SEEDS]), controls={"lazy": (xor4_lazy, X4[lazy_runs], yr[:N_SEEDS])},
+               t_pred=T_PRED,
+               note=f"CIFAR setting 1 the same way (t_pred = 500): share {rl(thm_cifar['share'])}, agree_n {rl(thm_cifar['agree_n'])}, "
+                    f"gates changed after t_pred {rl(thm_cifar['changed'])}; rule evaluated at the end (outside the premise): by count "
+                    f"{rl(agree_end[0])}; last recorded step with ≤ 5 % of the gates changed since t = 0 "
+                    f"{[int(tr1.steps[i]) for i in i_last]}, rule there: by count {rl([a[0][0] for a in agree_last])}; "
+                    f"w2·(1,1) moved by {drift11:.1e} of max|W2| (float32)")
+thm = ledger.results["thm4.1.targets"].values
+print(f"toy: gates changed after t = {T_PRED}: {rl(thm['changed'], 3)}; rule at t = {T_PRED} vs final target (by count) "
+      f"{rl(thm['agree_n'], 3)} -> {rate('thm4.1.targets')}; CIFAR: gates changed after t = 500 {rl(thm_cifar['changed'], 3)}, "
+      f"rule at t = 500 (by count) {rl(agree[0], 3)}")
 print(f"last recorded step with ≤ 5 % of the gates changed: {[int(tr1.steps[i]) for i in i_last]}; the rule evaluated "
       f"there gives the final target for {rl([a[0][0] for a in agree_last])} of the settled neurons (by count); "
       f"evaluated at the end: {rl(agree_end[0])}")
@@ -698,7 +711,7 @@ P_e = tr1.params.map(lambda t: t[[0, tr1.index_of_step(500), len(tr1) - 1]]).to(
 cgm = rc.cosine(rc.gamma(P_e, X1d, y1), rc.target_m1(P_e, X1d, y1)).abs()          # (3, R, m)
 live = rc.gating(P_e, X1d).sum(-1) > 0                                              # N^e ≥ 1
 cmin = torch.where(live, cgm, torch.full_like(cgm, math.inf)).amin(-1).numpy()      # (3, R)
-ledger.grade("prop4.2-4.3.gamma-m", cgm0=cmin[0], control=dict(cgm0=cmin[2]),
+ledger.measure("prop4.2-4.3.gamma-m", (tr1.at(0), X1, y1),
              note=f"at t = 500: {rl(cmin[1], 4)}; neurons with an empty effective set at t = 0: {int((~live[0]).sum())} "
                   f"of {N_SEEDS} × 250")
 print(f"min |cos(⟨γ⟩, m¹)| at t = 0, 500, end: {rl(cmin[0], 6)}, {rl(cmin[1], 4)}, {rl(cmin[2], 3)} -> {rate('prop4.2-4.3.gamma-m')}")
@@ -712,14 +725,10 @@ print(f"min |cos(⟨γ⟩, m¹)| at t = 0, 500, end: {rl(cmin[0], 6)}, {rl(cmin[
 # tendency to align reduced, measured the same way on its recorded steps.
 
 # %%
-paths = {k: rc.top_cos_delta_path(runs[k][2], runs[k][0], runs[k][1], 500) for k in (1, 2)}
-up = {k: rc.rising_share(p) for k, (_, p) in paths.items()}
-ledger.grade("prop4.2.w1-to-gamma", up=up[1], c0=paths[1][1][0], c500=paths[1][1][-1],
-             control=dict(up=up[2], c0=paths[2][1][0], c500=paths[2][1][-1]),
-             note=f"recorded steps: setting 1 {len(paths[1][0])}, setting 2 {len(paths[2][0])}")
-print(f"mean cos δ of the 25 largest, setting 1: t = 0 {rl(paths[1][1][0], 3)}, t = 500 {rl(paths[1][1][-1], 3)}, rising at "
-      f"{rl(up[1])} of the steps -> {rate('prop4.2.w1-to-gamma')}; setting 2 (control): {rl(paths[2][1][0], 3)} → "
-      f"{rl(paths[2][1][-1], 3)}, rising at {rl(up[2])}")
+rot = ledger.measure("prop4.2.w1-to-gamma", txy(1), controls={"setting2": txy(2)})
+print(f"mean cos δ of the 25 largest, setting 1: t = 0 {rl(rot.values['c0'], 3)}, t = 500 {rl(rot.values['c500'], 3)}, rising at "
+      f"{rl(rot.values['up'])} of the steps -> {rate('prop4.2.w1-to-gamma')}; setting 2 (control): {rl(rot.control_values['c0'], 3)} → "
+      f"{rl(rot.control_values['c500'], 3)}, rising at {rl(rot.control_values['up'])}")
 
 # %% [markdown]
 # The mean $\cos\delta$ of the winners rises over the plateau in every seed (printed above), but not at nearly
@@ -748,15 +757,18 @@ print(f"mean cos δ of the 25 largest, setting 1: t = 0 {rl(paths[1][1][0], 3)},
 # %%
 fz, fz_ctl = rc.frozen_flow_check(tr1, X1, y1, LR / (1 - MOM), 500)
 rec_h = [2 * int(s_) for s_ in tr1.steps if s_ <= 500]
-tr1h = train(rc.race_init(250, 1024, SETTINGS[1]["std"], generator(seed + 100), runs=(N_SEEDS,)), X1, y1, loss=CE, lr=LR / 2, momentum=MOM,
-             batch_size=4, steps=rec_h[-1], record=rec_h, seed=batch_seeds(1, N_SEEDS))
-fz_h, _ = rc.frozen_flow_check(tr1h, X1, y1, LR / 2 / (1 - MOM), rec_h[-1])
-ledger.grade("prop4.3.frozen-flow", err=fz["err"], rise=fz["rise"], fixed=fz["fixed"], zmax=fz["zmax"],
-             gap=np.abs(fz_h["err"] / fz["err"] - 1), control=dict(err=fz_ctl["err"], rise=fz_ctl["rise"]))
-ledger.grade("prop4.3.frozen-window", err=fz["err_w"], n_long=fz["n_long"], zmax=fz["zmax"],
-             gap=np.abs(fz_h["err_w"] / fz["err_w"] - 1), control=dict(err=fz_ctl["err_w"]))
+p1_0 = rc.race_init(250, 1024, SETTINGS[1]["std"], generator(seed + 100), runs=(N_SEEDS,))   # setting 1's init
+tr1h = train(p1_0, X1, y1, loss=CE, lr=LR / 2, momentum=MOM, batch_size=4, steps=rec_h[-1], record=rec_h, seed=batch_seeds(1, N_SEEDS))
+fz_h = rc.claims.frozen_flow((tr1h, X1, y1), LR / 2 / (1 - MOM), rec_h[-1])
+rec_f = [int(s_) for s_ in tr1.steps if s_ <= 500]
+tr1f = train(p1_0, X1, y1, loss=CE, lr=LR, momentum=MOM, batch_size=4, steps=500, record=rec_f, seed=batch_seeds(1, N_SEEDS),
+             trainable=("W2", "b2"))                                                   # the control: w1 and b cannot turn
+fz_kw = dict(controls={"w1_frozen": (tr1f, X1, y1)}, tau_scale=LR / (1 - MOM), t_max=500)
+ledger.measure("prop4.3.frozen-flow", (tr1, X1, y1), premises=dict(gap=np.abs(fz_h["err"] / fz["err"] - 1)), **fz_kw)
+ledger.measure("prop4.3.frozen-window", (tr1, X1, y1), premises=dict(gap=np.abs(fz_h["err_w"] / fz["err_w"] - 1)), **fz_kw)
+fz_c = ledger.results["prop4.3.frozen-flow"].control_values
 print(f"frozen closed form, setting 1, t ≤ 500, fixed-gating neurons ({rl(fz['fixed'])} of them): max |Δcos| {rl(fz['err'], 3)} "
-      f"(no rotation: {rl(fz_ctl['err'], 3)}), median rise of cos {rl(fz['rise'], 3)} -> {rate('prop4.3.frozen-flow')}; "
+      f"(no rotation: {rl(fz_ctl['err'], 3)}; w1 frozen: {rl(fz_c['err'], 3)}), median rise of cos {rl(fz['rise'], 3)} -> {rate('prop4.3.frozen-flow')}; "
       f"each neuron inside its own window: {rl(fz['err_w'], 3)} (no rotation: {rl(fz_ctl['err_w'], 3)}; half step: "
       f"{rl(fz_h['err_w'], 3)}; windows reaching t = 250: {fz['n_long'].tolist()}) -> {rate('prop4.3.frozen-window')}")
 
@@ -779,12 +791,9 @@ print(f"frozen closed form, setting 1, t ≤ 500, fixed-gating neurons ({rl(fz['
 # moving after the drop.
 
 # %%
-t_off = {k: first_crossing(tr.steps, tr.loss.numpy(), 0.95 * math.log(2), interpolate=False) for k, tr in (("xor", xor), (1, tr1))}
-drift_x = rc.direction_drift(xor, t_off["xor"])[:N_SEEDS]
-drift_1 = rc.direction_drift(tr1, t_off[1])
-ledger.grade("prop4.4.xor-stays", drift=drift_x, control=dict(drift=drift_1))
-print(f"drift of the winners' w1 after the loss leaves the plateau: XOR {rl(drift_x, 2)}° (from t = {t_off['xor'][:N_SEEDS].tolist()}); "
-      f"CIFAR setting 1 {rl(drift_1, 1)}° -> {rate('prop4.4.xor-stays')}")
+stay = ledger.measure("prop4.4.xor-stays", xor_main, controls={"cifar1": tr1})
+print(f"drift of the winners' w1 after the loss leaves the plateau: XOR {rl(stay.values['drift'], 2)}° (from t = "
+      f"{stay.values['t_off']}); CIFAR setting 1 {rl(stay.control_values['drift'], 1)}° -> {rate('prop4.4.xor-stays')}")
 
 # %% [markdown]
 # **What we see.** On the toy the winners keep their direction far better than on CIFAR (printed: the CIFAR
@@ -878,13 +887,11 @@ glue("race-fig8", rc_plots.scatter_grid(rows8, "Figure 8 — early $\\cos\\delta
 # neurons of largest final $a$, at the end, larger in setting 3; control: setting 3 at $t=0$, untrained).
 
 # %%
-ledger.grade("plateau.setting2", l1=L500[1], l2=L500[2], control=dict(l1=L500[1], l2=L500[1]))
-al23 = {k: rc.top_alignment(runs[k][2].final, n_top=25).numpy() for k in (2, 3)}
-al3_init = rc.top_alignment(runs[3][2].at(0), n_top=25).numpy()
-ledger.grade("align.s3-vs-s2", al2=al23[2], al3=al23[3], control=dict(al2=al23[2], al3=al3_init),
+ledger.measure("plateau.setting2", (tr1, runs[2][2]), controls={"std_1e3": (tr1, ctl)})
+al = ledger.measure("align.s3-vs-s2", (runs[2][2].final, runs[3][2].final), init=(runs[2][2].at(0), runs[3][2].at(0)),
              note=f"converged at the end of the run: setting 2 {conv[2].astype(int).tolist()}, setting 3 {conv[3].astype(int).tolist()}")
 print(f"loss at t = 500 / ln 2: setting 1 {rl(L500[1], 3)}, setting 2 {rl(L500[2], 3)} -> {rate('plateau.setting2')}")
-print(f"alignment of the 25 largest: setting 2 {rl(al23[2], 3)}, setting 3 {rl(al23[3], 3)} -> {rate('align.s3-vs-s2')}")
+print(f"alignment of the 25 largest: setting 2 {rl(al.values['al2'], 3)}, setting 3 {rl(al.values['al3'], 3)} -> {rate('align.s3-vs-s2')}")
 
 # %% [markdown]
 # **What we see.** With std 0.01 the loss leaves $\ln2$ at once, the norms still spread over two decades
@@ -905,8 +912,7 @@ print(f"alignment of the 25 largest: setting 2 {rl(al23[2], 3)}, setting 3 {rl(a
 # %%
 share = {k: rc.top_share(stats[k]["a_final"].double()).numpy() for k in SETTINGS}
 share1_init = rc.top_share(rc.total_norm(tr1.at(0)).double()).numpy()
-ledger.grade("top-share", share1=share[1], share2=share[2], share3=share[3],
-             control=dict(share1=share1_init, share2=share[2], share3=share[3]))
+ledger.measure("top-share", tuple(runs[k][2].final for k in SETTINGS), init=tuple(runs[k][2].at(0) for k in SETTINGS))
 print("top-10 % share of Σa: " + "; ".join(f"setting {k}: {rl(v, 3)}" for k, v in share.items())
       + f"; setting 1 at t = 0: {rl(share1_init, 3)} -> {rate('top-share')}")
 
@@ -961,31 +967,20 @@ trz = train(pc, X_xs, yE, loss=CE, lr=1e-3, steps=n_c // 5, record=linear_schedu
 d_ok, d_paper = rc.conservation_drifts(trc.params)
 gap = np.abs(rc.conservation_drifts(trh.params)[1] / d_paper - 1)
 z_ok, z_paper = rc.conservation_drifts(trz.params)
-ledger.grade("erratum.E8-conservation", d_ok=d_ok, d_paper=d_paper, gap=gap, control=dict(d_ok=z_ok, d_paper=z_paper),
+trg = train(pc, X_xs, yE, loss=CE, lr=5e-2, steps=n_c // 50, record=linear_schedule(n_c // 50, 2), grad_fn=rc.toy_gradients)
+ledger.measure("erratum.E8-conservation", trc, controls={"no_bias": trz}, coarse=trg, premises=dict(gap=gap),
              note=f"final max |b| {rl(trc.final.b1.abs().amax(-1), 2)}")
 print(f"E8: drift with b² {[f'{v:.1e}' for v in d_ok]}, without (paper) {[f'{v:.1e}' for v in d_paper]} -> "
       f"{rate('erratum.E8-conservation')}")
 
 # %%
-r90, r18, fd_gap, t_pre = [], [], [], []
+pre_nets, t_pre = [], []
 for r in range(N_SEEDS):
     xr = xor.run(r)
     dr = drops(xor.steps, Lx[:, r], rel=0.05)
-    i_pre = max(xr.index_of_step(int(xor.steps[dr[0]]) // 2) if dr else 1, 1)
-    pe = xr.at(i_pre).to(F64)
-    gr = rc.growth_rates(pe, X_xs[r], y_x)
-    top = torch.topk(rc.total_norm(pe), 20).indices
-    q = []
-    for lr_ in (1e-7, 5e-8):
-        st = train(pe, X_xs[r], y_x, loss=CE, lr=lr_, steps=1, record=[0, 1], trainable=("W1", "W2", "b1"))
-        da = (rc.total_norm(st.at(1)) - rc.total_norm(st.at(0))) / lr_
-        q.append(((da / gr["eq90"])[top].median().item(), (da / gr["eq18"])[top].median().item()))
-    r90.append(q[0][0])
-    r18.append(q[0][1])
-    fd_gap.append(abs(q[1][0] / q[0][0] - 1))
+    i_pre = max(xr.index_of_step(int(xor.steps[dr[0]]) // 2) if dr else 1, 1)      # half-way to the first drop
+    pre_nets.append(xr.at(i_pre).to(F64))
     t_pre.append(int(xor.steps[i_pre]))
-# %%
-r90, r18 = np.array(r90), np.array(r18)
 # %%
 P0, P1 = tr1.at(tr1.index_of_step(250)), tr1.at(tr1.index_of_step(500))
 a0_, a1_ = rc.total_norm(P0), rc.total_norm(P1)
@@ -1001,9 +996,13 @@ i_win = [i for i, s_ in enumerate(tr1.steps) if 250 <= s_ <= 500]               
 r_win = torch.stack([rc.growth_rates(tr1.at(i), X1, y1)["eq90"] / rc.total_norm(tr1.at(i)) for i in i_win])
 pred_int = lam_eff * torch.trapezoid(r_win, torch.as_tensor(tr1.steps[i_win], dtype=r_win.dtype), dim=0)
 c_int90 = rc.median_at((a1_.log() - a0_.log()) / pred_int, top1).numpy()         # measured ÷ integrated eq. 90
-ledger.grade("erratum.E11-factor2", r90=r90, r18=r18, fd_gap=fd_gap, control=dict(r90=r90 / 2, r18=r18 / 2),
-             note=f"toy step at t = {t_pre}")
-ledger.grade("erratum.E11-cifar", c18=c_r18, c_fac=c_fac, control=dict(c18=c_r18 / 2, c_fac=c_fac),
+pre = rc.stack_nets(pre_nets)
+unbal = pre.clone()
+unbal.W1, unbal.b1, unbal.W2 = 3 * pre.W1, 3 * pre.b1, pre.W2 / 3                   # same function and a, c far from 0
+e11 = ledger.measure("erratum.E11-factor2", (pre, X_xs, y_x.expand(N_SEEDS, -1)), controls={"unbalanced": (unbal, X_xs, y_x.expand(N_SEEDS, -1))},
+                     note=f"toy step at t = {t_pre}")
+r90, r18 = np.array(e11.values["r90"]), np.array(e11.values["r18"])
+ledger.measure("erratum.E11-cifar", (tr1, X1, y1), controls={"setting2": txy(2)}, lam_eff=lam_eff,
              note=f"÷ (λ_eff × eq. 90 / a, mean of the two ends) = {rl(c_r90)}, "
                   f"÷ (λ_eff × eq. 90 / a integrated every 50 steps) = {rl(c_int90)}, exact factor (‖w1‖² + ‖w2‖²)/a = {rl(c_fac)}")
 print(f"E11 toy: Δa/λ ÷ eq. 90 = {rl(r90, 4)}, ÷ eq. 18 = {rl(r18, 3)}; CIFAR ÷ eq. 18 = {rl(c_r18)} "
