@@ -173,3 +173,15 @@ def test_cifar_growth_ratio_is_one_for_a_network_growing_at_eq90(toy):
     tr, X, y, _ = toy
     out = rcc.cifar_growth((tr, X, y), lam_eff=0.5, t0=100, t1=120, n_top=5)
     assert set(out) == {"c18", "c90", "c_fac"} and (out["c90"] > 0).all()
+
+
+def test_rebalanced_keeps_the_function_and_a():
+    g = generator(9)
+    X = torch.randn(2, 20, 6, generator=g, dtype=F64)
+    p = rc.race_init(10, 6, 0.3, g, runs=(2,), dtype=F64)
+    p.b1 = 0.1 * torch.randn(2, 10, generator=g, dtype=F64)
+    for f in (1.0, 3.0):
+        q = rc.rebalanced(p, f)
+        assert torch.allclose(forward(q, X), forward(p, X), atol=1e-13)
+        n1 = torch.sqrt((q.W1 ** 2).sum(-1) + q.b1 ** 2)
+        assert torch.allclose(n1, f * q.W2.norm(dim=-2)) and torch.allclose(rc.total_norm(q), rc.total_norm(p))

@@ -9,7 +9,7 @@ Every public name is re-exported here, so ``from lrlib.theory import race as rc`
 from ...measure import cosine  # noqa: F401
 from ...track import cosine_similarity_matrix  # noqa: F401
 from . import claims, data, frozen, measure, merging, neuron, runs, toy_step  # noqa: F401
-from .data import centroid_directions, race_init, xor_clusters  # noqa: F401
+from .data import centroid_directions, race_init, rebalanced, xor_clusters  # noqa: F401
 from .measure import (  # noqa: F401
     alignment_score, appendix_g_check, lazy_scores, cluster_order, rising_share, top_cos_delta_path, conservation_drifts, gate_change, growth_fit_mask, growth_form_fits,
     median_at, n_parameters, power_law_like, rule_agreement, shuffled, snapshot_stats, spearman, top_alignment,
