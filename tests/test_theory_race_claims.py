@@ -185,3 +185,38 @@ def test_rebalanced_keeps_the_function_and_a():
         assert torch.allclose(forward(q, X), forward(p, X), atol=1e-13)
         n1 = torch.sqrt((q.W1 ** 2).sum(-1) + q.b1 ** 2)
         assert torch.allclose(n1, f * q.W2.norm(dim=-2)) and torch.allclose(rc.total_norm(q), rc.total_norm(p))
+
+
+def test_identity_and_eq15_errors_are_rounding():
+    g = generator(11)
+    X = torch.randn(20, 3, generator=g, dtype=F64)
+    y = torch.randint(0, 2, (20,), generator=g)
+    p = rc.race_init(8, 3, 0.5, g, dtype=F64)
+    p.b1 = 0.2 * torch.randn(8, generator=g, dtype=F64)
+    assert (rcc.identity_errors([(p, X, y)] * 2)["err"] <= 1e-12).all()
+    assert rcc.eq15_errors([(p, X, y)])["err15"][0] <= 1e-10
+
+
+def test_appendix_g_sign_matches_the_check_and_its_control():
+    from lrlib.data import cifar_race
+    X, y = cifar_race(50, 0)[:2]
+    X = X.double()
+    p = rc.race_init(40, 1024, 1e-4, generator(1), dtype=F64)
+    nets = rc.aligned_neurons(p, X, y, n_want=2)
+    meas, ctl = rc.appendix_g_check(p, X, y, n_want=2)
+    got = rcc.appendix_g_sign([(nets, X, y)])
+    got_c = rcc.appendix_g_sign([(rc.turned_out(nets), X, y)])
+    for k in ("neg", "dev", "cos_min", "n"):
+        assert math.isclose(got[k][0], meas[k], rel_tol=1e-12)
+    assert math.isclose(got_c["neg"][0], ctl["neg"]) and math.isclose(got_c["dev"][0], ctl["dev"], rel_tol=1e-12)
+
+
+def test_parameter_counts_and_fixed_point_errata():
+    g = generator(12)
+    X = torch.rand(40, 6, generator=g, dtype=F64)
+    y = torch.randint(0, 2, (40,), generator=g)
+    p = rc.race_init(5, 6, 1e-6, g, dtype=F64)
+    c = rcc.parameter_counts((p, X))
+    assert c["n_par"][0] == 5 * 6 + 5 + 2 * 5 + 2 and c["m"][0] == 5 and c["n_samples"][0] == 40
+    e = rcc.fixed_point_errata([(p, X, y)])
+    assert e["dphi74"][0] <= 1e-12 and e["dphi73"][0] >= 0.01 and e["dy_dev"][0] <= 1e-3

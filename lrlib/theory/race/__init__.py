@@ -11,9 +11,9 @@ from ...track import cosine_similarity_matrix  # noqa: F401
 from . import claims, data, frozen, measure, merging, neuron, runs, toy_step  # noqa: F401
 from .data import centroid_directions, race_init, rebalanced, xor_clusters  # noqa: F401
 from .measure import (  # noqa: F401
-    alignment_score, appendix_g_check, lazy_scores, cluster_order, rising_share, top_cos_delta_path, conservation_drifts, gate_change, growth_fit_mask, growth_form_fits,
+    aligned_neurons, alignment_score, appendix_g_check, appendix_g_stats, lazy_scores, cluster_order, rising_share, top_cos_delta_path, conservation_drifts, gate_change, growth_fit_mask, growth_form_fits,
     median_at, n_parameters, power_law_like, rule_agreement, shuffled, snapshot_stats, spearman, top_alignment,
-    top_overlap, top_share,
+    top_overlap, top_share, turned_out,
 )
 from .runs import stack_nets, stack_runs, train_each  # noqa: F401
 from .toy_step import toy_gradients  # noqa: F401

@@ -8,7 +8,8 @@ same code measures all of them.
 Conventions: a ``traj`` is a recorded (batched) :class:`~lrlib.trajectory.Trajectory`, params
 ``(T, R, ...)``, steps ``(T,)`` in optimiser steps, loss ``(T, R)``; ``X (R, N, D)`` and ``y (R, N)``
 are the runs' data; a network ``p`` is a :class:`~lrlib.models.TwoLayer` with run dims ``(R, ...)``
-(conventions of :mod:`.neuron`). Every function returns a dict of numpy arrays ``(R,)``, one entry
+(conventions of :mod:`.neuron`); a *per-seed list* is a sequence of ``(p, X, y)``, one single network
+(no run dims, float64) with its data ``X (N, D)``, ``y (N,)`` per seed. Every function returns a dict of numpy arrays ``(R,)``, one entry
 per run (seed), keyed by the names the claim's rule reads.
 """
 
@@ -25,12 +26,14 @@ from ...models import forward
 from ...train import train
 from .frozen import direction_drift, frozen_flow_check
 from .measure import (
-    gate_change, growth_form_fits, lazy_scores, median_at, rising_share, rule_agreement, spearman, top_alignment,
-    top_cos_delta_path, top_share,
+    appendix_g_stats, conservation_drifts, gate_change, growth_form_fits, lazy_scores, median_at, n_parameters,
+    rising_share, rule_agreement, spearman, top_alignment, top_cos_delta_path, top_share,
 )
 from .merging import merge
-from .measure import conservation_drifts
-from .neuron import PHI1, angle_gap, gamma, gating, growth_rates, phi, target_gap, target_m1, total_norm
+from .neuron import (
+    PHI1, PHI2, angle_gap, error_vectors, gamma, gating, growth_rates, identity_error, phi, phi_ratio, polar_gradients,
+    target_gap, target_m1, total_norm,
+)
 
 Tensor = torch.Tensor
 CE = Loss("cross_entropy")
@@ -203,7 +206,7 @@ def half_final_times(run) -> dict[str, np.ndarray]:
     return {k: np.asarray(v, dtype=float) for k, v in out.items()}
 
 
-def phi_targets(run, t_pred: int, tol: float = math.radians(1)) -> dict[str, np.ndarray]:
+def phi_targets(run, t_pred: int, tol: float = math.radians(1), stride: int = 1) -> dict[str, np.ndarray]:
     """Thm. 4.1: which target (7π/4 or 3π/4) each settled neuron reaches, against the theorem's rule
     evaluated at ``t_pred``, and how much the gating changes after ``t_pred`` (the premise).
 
@@ -215,6 +218,8 @@ def phi_targets(run, t_pred: int, tol: float = math.radians(1)) -> dict[str, np.
         The step at which the rule is evaluated (must be recorded).
     tol : float
         Radians from a target that count as settled.
+    stride : int
+        Read the gating at every ``stride``-th recorded step after ``t_pred`` (and at the last).
 
     Returns
     -------
@@ -231,7 +236,8 @@ def phi_targets(run, t_pred: int, tol: float = math.radians(1)) -> dict[str, np.
     i0 = traj.index_of_step(t_pred)
     P = traj.at(i0).to(torch.float64)
     agree_n, agree_a = rule_agreement(P, fin, X, y, tol)
-    changed = np.max([gate_change(P, traj.at(i).to(torch.float64), X).numpy() for i in range(i0, len(traj))], axis=0)
+    later = sorted(set(range(i0, len(traj), stride)) | {len(traj) - 1})
+    changed = np.max([gate_change(P, traj.at(i).to(torch.float64), X).numpy() for i in later], axis=0)
     return dict(share=((a * near).sum(-1) / a.sum(-1)).numpy(), agree_n=agree_n, agree_a=agree_a, changed=changed)
 
 
@@ -465,7 +471,111 @@ def cifar_growth(run, lam_eff: float, t0: int = 250, t1: int = 500, n_top: int =
                 c_fac=median_at(0.5 * (g0["eq90"] / g0["eq18"] + g1["eq90"] / g1["eq18"]), top).numpy())
 
 
-__all__ = ["cifar_growth", "cluster_times", "conservation", "frozen_flow", "gamma_m_alignment", "growth_form",
+def identity_errors(run) -> dict[str, np.ndarray]:
+    """Eqs. 4–8, 66: the largest relative deviation of the per-neuron formulas from autograd
+    (:func:`~.neuron.identity_error`), one network per seed.
+
+    Parameters
+    ----------
+    run : sequence of tuple
+        A per-seed list (module conventions).
+
+    Returns
+    -------
+    dict
+        ``err`` ``(R,)``.
+    """
+    return dict(err=np.array([identity_error(p, X, y) for p, X, y in run]))
+
+
+def eq15_errors(run, min_cos: float = 0.05) -> dict[str, np.ndarray]:
+    """Eq. 15: max relative error of the measured ratio ∂L/∂φ ÷ ∂L/∂‖w2‖ against ‖w2‖ tan(3π/4 − φ)
+    (:func:`~.neuron.phi_ratio`) over the neurons with ``|cos(3π/4 − φ)| > min_cos``, one network per seed.
+
+    Parameters
+    ----------
+    run : sequence of tuple
+        A per-seed list (module conventions).
+    min_cos : float
+        Neurons nearer the poles of tan are left out.
+
+    Returns
+    -------
+    dict
+        ``err15`` ``(R,)``.
+    """
+    out = []
+    for p, X, y in run:
+        ratio, exact = phi_ratio(p, X, y)
+        keep = torch.cos(PHI2 - phi(p)).abs() > min_cos
+        out.append(float((ratio / exact - 1)[keep].abs().max()))
+    return dict(err15=np.array(out))
+
+
+def appendix_g_sign(run) -> dict[str, np.ndarray]:
+    """App. G: on each seed's neurons of :func:`~.measure.aligned_neurons` (or a counterfactual copy),
+    the share of negative ∂⟨‖Δy‖⟩/∂a, the largest deviation from eq. 102, the smallest cos(w1, m¹) and the
+    number of neurons (:func:`~.measure.appendix_g_stats`).
+
+    Parameters
+    ----------
+    run : sequence of tuple
+        ``(nets, X, y)`` per seed: the ``(network, alpha, cos)`` list and the network's data.
+
+    Returns
+    -------
+    dict
+        ``neg``, ``dev``, ``cos_min``, ``n`` ``(R,)``.
+    """
+    rows = [appendix_g_stats(nets, X, y) for nets, X, y in run]
+    return {k: np.array([r[k] for r in rows], dtype=float) for k in ("neg", "dev", "cos_min", "n")}
+
+
+def parameter_counts(run) -> dict[str, np.ndarray]:
+    """Erratum E15: the parameters and hidden neurons of a network and the samples of its data set.
+
+    Parameters
+    ----------
+    run : tuple
+        ``(p, X)``: one network (no run dims) and its inputs ``(N, D)``.
+
+    Returns
+    -------
+    dict
+        ``n_par``, ``m``, ``n_samples`` (scalars as arrays of shape ``(1,)``).
+    """
+    p, X = run
+    return dict(n_par=np.array([n_parameters(p)], dtype=float), m=np.array([p.W1.shape[-2]], dtype=float),
+                n_samples=np.array([X.shape[-2]], dtype=float))
+
+
+def fixed_point_errata(run) -> dict[str, np.ndarray]:
+    """Errata E6–E7: max |∂L/∂φ| with every φ set to 7π/4 and to 7π/3, relative to the max at the network
+    as given, and max |‖Δy^s‖ − √2/2| (:func:`~.neuron.polar_gradients`, :func:`~.neuron.error_vectors`).
+
+    Parameters
+    ----------
+    run : sequence of tuple
+        A per-seed list (module conventions).
+
+    Returns
+    -------
+    dict
+        ``dphi74``, ``dphi73``, ``dy_dev`` ``(R,)``.
+    """
+    out = dict(dphi74=[], dphi73=[], dy_dev=[])
+    for p, X, y in run:
+        ref = polar_gradients(p, X, y)["dphi"].abs().max()
+        for ang, key in ((PHI1, "dphi74"), (7 * math.pi / 3, "dphi73")):
+            q = p.clone()
+            nrm = q.W2.norm(dim=0)
+            q.W2 = torch.stack([nrm * math.cos(ang), nrm * math.sin(ang)])
+            out[key].append(float(polar_gradients(q, X, y)["dphi"].abs().max() / ref))
+        out["dy_dev"].append(float((error_vectors(p, X, y).norm(dim=-1) - math.sqrt(0.5)).abs().max()))
+    return {k: np.array(v) for k, v in out.items()}
+
+
+__all__ = ["appendix_g_sign", "cifar_growth", "eq15_errors", "fixed_point_errata", "identity_errors", "parameter_counts", "cluster_times", "conservation", "frozen_flow", "gamma_m_alignment", "growth_form",
            "half_final_times", "lazy_alignment", "loss_drops", "merge_effect", "norm_concentration", "one_step_growth",
            "phi_targets", "plateau_levels", "rank_prediction", "setting_alignment", "sharper_prediction",
            "winner_drift", "winner_rotation"]
