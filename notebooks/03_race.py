@@ -208,20 +208,17 @@ Lx = xor.loss.numpy()                                                           
 n_drops = np.array([len(drops(xor.steps, Lx[:, r], rel=0.05)) for r in range(R_x)])
 
 # %%
-Lk = torch.stack([CE(forward(xor.params, Xr[:, cl_x == k]), yr[:, cl_x == k]) for k in range(4)], -1)   # (T, R_x, 4)
-below = (Lk < 0.5 * math.log(2)).numpy()
-t_half = np.where(below.any(0), xor.steps[below.argmax(0)], np.nan)             # (R_x, 4)
 norm_of = [4, 3, 1, 2]
 by_norm = np.argsort([-n for n in norm_of])                                     # clusters of norms 4, 3, 2, 1
-tk = t_half[:, by_norm]
 xor_main, xor_eq = xor.run(slice(0, N_SEEDS)), xor.run(slice(N_SEEDS, R_x))                 # the seeds; the equal-norm control
 ledger.measure("fig2.four-drops", xor_main, controls={"xor_equal": xor_eq})
-ledger.measure("fig2.speeds", (xor_main, Xr[:N_SEEDS], yr[:N_SEEDS]), controls={"xor_equal": (xor_eq, Xr[N_SEEDS:], yr[N_SEEDS:])},
-               clusters=cl_x, order=tuple(by_norm))
+speeds = ledger.measure("fig2.speeds", (xor_main, Xr[:N_SEEDS], yr[:N_SEEDS]), controls={"xor_equal": (xor_eq, Xr[N_SEEDS:], yr[N_SEEDS:])},
+                        clusters=cl_x, order=tuple(by_norm))
+tk_of = lambda v, r: [v[f"t{n}"][r] for n in (4, 3, 2, 1)]                      # noqa: E731
 print(f"drops of the total loss per seed {n_drops[:N_SEEDS].tolist()} (control: {n_drops[N_SEEDS]}) -> four drops: "
       f"{rate('fig2.four-drops')}")
-print(f"step at which each cluster's loss halves (norms 4, 3, 2, 1), seed {seed}: {tk[0].tolist()}; equal-norm control: "
-      f"{tk[N_SEEDS].tolist()} -> ordered speeds: {rate('fig2.speeds')}")
+print(f"step at which each cluster's loss halves (norms 4, 3, 2, 1), seed {seed}: {tk_of(speeds.values, 0)}; equal-norm control: "
+      f"{tk_of(speeds.control_values, 0)} -> ordered speeds: {rate('fig2.speeds')}")
 
 # %%
 glue("race-fig9", rc_plots.fig9_toy(X_x, y_x, cl_x, norm_of), display=False)
@@ -243,7 +240,8 @@ grp = rc.cosine(xor0.final.W1.unsqueeze(-2), cen_dir).argmax(-1)                
 t_drop = [int(xor.steps[i]) for i in drops(xor.steps, Lx[:, 0], rel=0.05)]
 snap_x = sorted(set([0, (t_drop[0] if t_drop else XOR_STEPS) // 2] + t_drop + [XOR_STEPS]))[:7]
 snaps = [(s, xor0.at(xor0.index_of_step(s)).W1, xor0.at(xor0.index_of_step(s)).outgoing()) for s in snap_x]
-fig = rc_plots.fig2_xor(xor.steps, Lx[:, 0], Lk[:, 0].numpy(), t_drop, snaps, grp, norm_of, seed)
+Lk0 = torch.stack([CE(forward(xor0.params, Xr[0, cl_x == k]), yr[0, cl_x == k]) for k in range(4)], -1)   # (T, 4), seed `seed`
+fig = rc_plots.fig2_xor(xor.steps, Lx[:, 0], Lk0.numpy(), t_drop, snaps, grp, norm_of, seed)
 glue("race-fig2", fig, display=False)
 
 # %% [markdown]
