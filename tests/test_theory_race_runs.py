@@ -47,3 +47,13 @@ def test_stack_runs_and_train_each_reject_bad_input():
         rc.stack_runs([a, b])
     with pytest.raises(ParameterError):
         rc.stack_runs([train(p0, X, y, **kw)])
+
+
+def test_stack_nets_joins_runs():
+    p0, _, _ = _problem()
+    nets = [p0.map(lambda t: t[r]) for r in range(3)]
+    st = rc.stack_nets(nets)
+    for k, t in p0.tensors().items():
+        assert torch.equal(getattr(st, k), t), k
+    with pytest.raises(ParameterError):
+        rc.stack_nets([])

@@ -96,3 +96,26 @@ def race_init(m: int, D: int, std: float | Tensor, gen: torch.Generator, *, runs
     W2 = s * torch.randn((*runs, 2, m), generator=gen, dtype=torch.float64)
     return TwoLayer(W1=W1.to(dtype), W2=W2.to(dtype), b1=torch.zeros((*runs, m), dtype=dtype),
                     b2=torch.zeros((*runs, 2), dtype=dtype))
+
+
+def rebalanced(p: TwoLayer, factor: float | Tensor = 1.0) -> TwoLayer:
+    """The same network with each neuron's norms set to ``‖w̃1‖ = factor · ‖w2‖`` (``w̃1 = [w1, b]``), keeping
+    ``a = ‖w̃1‖‖w2‖`` and, by 1-homogeneity of the ReLU, the function: ``w̃1 ← w̃1 s``, ``w2 ← w2 / s`` with
+    ``s = (factor ‖w2‖ / ‖w̃1‖)^{1/2}``.  ``factor = 1`` makes the neurons balanced (``c = ‖w2‖² − ‖w̃1‖² = 0``).
+
+    Parameters
+    ----------
+    p : TwoLayer
+        Network(s) ``W1 (R..., m, D)``, ``b1 (R..., m)``, ``W2 (R..., 2, m)`` with no zero neuron.
+    factor : float or Tensor
+        The ratio ``‖w̃1‖ / ‖w2‖`` wanted (broadcastable to ``(R..., m)``).
+
+    Returns
+    -------
+    TwoLayer
+        A new network; ``b2`` unchanged.
+    """
+    n1 = torch.sqrt((p.W1 ** 2).sum(-1) + p.b1 ** 2)                       # (R..., m)
+    n2 = torch.linalg.vector_norm(p.W2, dim=-2)                           # (R..., m)
+    s = torch.sqrt(torch.as_tensor(factor, dtype=n1.dtype) * n2 / n1)
+    return TwoLayer(W1=p.W1 * s.unsqueeze(-1), b1=p.b1 * s, W2=p.W2 / s.unsqueeze(-2), b2=p.b2.clone(), act=p.act)

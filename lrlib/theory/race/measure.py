@@ -374,13 +374,10 @@ def n_parameters(p: TwoLayer) -> int:
     return int(sum(t.numel() for t in p.tensors().values() if t is not None))
 
 
-def appendix_g_check(p: TwoLayer, X: Tensor, y: Tensor, n_want: int = 20, min_samples: int = 10) -> tuple[dict, dict]:
-    """App. G on one network ``p`` (no run dims, float64): neuron after neuron, turn it to 7π/4 and onto
-    the m¹ of its own effective set (:func:`~.neuron.align_to_own_m1`), keep it if the gating settled with
-    at least ``min_samples`` effective samples, and finite-difference ∂⟨‖Δy‖⟩/∂a (:func:`~.neuron.appendix_g`),
-    until ``n_want`` neurons are found.  Returns ``(measured, control)``: ``neg`` the share of negative
-    derivatives, ``dev`` the largest relative deviation from the formula, and for the measurement
-    ``cos_min`` (smallest cos(w1, m¹)) and ``n`` (neurons found); the control turns w2 to 3π/4 instead.
+def aligned_neurons(p: TwoLayer, X: Tensor, y: Tensor, n_want: int = 20, min_samples: int = 10) -> list[tuple]:
+    """App. G's neurons: neuron after neuron of ``p`` (no run dims, float64), turn it to 7π/4 and onto the
+    m¹ of its own effective set (:func:`~.neuron.align_to_own_m1`), and keep it if the gating settled with
+    at least ``min_samples`` effective samples, until ``n_want`` neurons are found.
 
     Parameters
     ----------
@@ -394,29 +391,90 @@ def appendix_g_check(p: TwoLayer, X: Tensor, y: Tensor, n_want: int = 20, min_sa
 
     Returns
     -------
+    list of tuple
+        ``(network, alpha, cos)`` per kept neuron: a copy of ``p`` with neuron ``alpha`` turned, and
+        ``cos(w1_α, m¹_α)`` with m¹ of its final gating.
+
+    Raises
+    ------
+    ParameterError
+        When ``p`` has run dimensions or no neuron settles.
+    """
+    if p.runs:
+        raise ParameterError("aligned_neurons takes a single network (no run dimensions)")
+    out = []
+    for al in range(p.W1.shape[0]):
+        q, c, settled = align_to_own_m1(p, X, y, al)
+        if settled and gating(q, X)[al].sum() >= min_samples:
+            out.append((q, al, c))
+            if len(out) == n_want:
+                break
+    if not out:
+        raise ParameterError(f"aligned_neurons: no neuron settled with ≥ {min_samples} effective samples")
+    return out
+
+
+def appendix_g_check(p: TwoLayer, X: Tensor, y: Tensor, n_want: int = 20, min_samples: int = 10) -> tuple[dict, dict]:
+    """App. G on one network ``p`` (no run dims, float64): on the neurons of :func:`aligned_neurons`,
+    finite-difference ∂⟨‖Δy‖⟩/∂a (:func:`~.neuron.appendix_g`).  Returns ``(measured, control)``: ``neg``
+    the share of negative derivatives, ``dev`` the largest relative deviation from the formula, and for
+    the measurement ``cos_min`` (smallest cos(w1, m¹)) and ``n`` (neurons found); the control turns w2 to
+    3π/4 instead.
+
+    Parameters
+    ----------
+    p, X, y, n_want, min_samples
+        As in :func:`aligned_neurons`.
+
+    Returns
+    -------
     measured, control : dict
         ``neg``, ``dev``, ``cos_min``, ``n`` (floats) for w2 at 7π/4 and, in the control, at 3π/4.
     """
-    if p.runs:
-        raise ParameterError("appendix_g_check takes a single network (no run dimensions)")
-    fd, fd_c, coss = [], [], []
-    for al in range(p.W1.shape[0]):
-        q, c, settled = align_to_own_m1(p, X, y, al)
-        if not settled or gating(q, X)[al].sum() < min_samples:
-            continue
-        fd.append(appendix_g(q, X, y, al))
+    nets = aligned_neurons(p, X, y, n_want, min_samples)
+    return appendix_g_stats(nets, X, y), appendix_g_stats(turned_out(nets), X, y)
+
+
+def turned_out(nets: list[tuple]) -> list[tuple]:
+    """The neurons of :func:`aligned_neurons` with each w2 turned from 7π/4 to 3π/4 (a copy).
+
+    Parameters
+    ----------
+    nets : list of tuple
+        ``(network, alpha, cos)`` as :func:`aligned_neurons` returns.
+
+    Returns
+    -------
+    list of tuple
+        The same, each network a copy with ``w2_alpha`` negated.
+    """
+    out = []
+    for q, al, c in nets:
         qc = q.clone()
         qc.W2[:, al] = -qc.W2[:, al]                                               # 7π/4 → 3π/4
-        fd_c.append(appendix_g(qc, X, y, al))
-        coss.append(c)
-        if len(fd) == n_want:
-            break
-    if not fd:
-        raise ParameterError(f"appendix_g_check: no neuron settled with ≥ {min_samples} effective samples")
-    fd, fd_c = np.array(fd).reshape(-1, 2), np.array(fd_c).reshape(-1, 2)
-    return (dict(neg=(fd[:, 0] < 0).mean(), dev=np.abs(fd[:, 0] / fd[:, 1] - 1).max(), cos_min=min(coss, default=np.nan),
-                 n=len(fd)),
-            dict(neg=(fd_c[:, 0] < 0).mean(), dev=np.abs(fd_c[:, 0] / fd_c[:, 1] - 1).max()))
+        out.append((qc, al, c))
+    return out
+
+
+def appendix_g_stats(nets: list[tuple], X: Tensor, y: Tensor) -> dict:
+    """App. G's finite difference on given neurons: share of negative ∂⟨‖Δy‖⟩/∂a, largest relative
+    deviation from eq. 102, smallest cos(w1, m¹) and the number of neurons.
+
+    Parameters
+    ----------
+    nets : list of tuple
+        ``(network, alpha, cos)`` as :func:`aligned_neurons` returns.
+    X, y : Tensor
+        The data (conventions of :mod:`.neuron`).
+
+    Returns
+    -------
+    dict
+        ``neg``, ``dev``, ``cos_min``, ``n`` (floats).
+    """
+    fd = np.array([appendix_g(q, X, y, al) for q, al, _ in nets]).reshape(-1, 2)
+    return dict(neg=(fd[:, 0] < 0).mean(), dev=np.abs(fd[:, 0] / fd[:, 1] - 1).max(),
+                cos_min=min((c for _, _, c in nets), default=np.nan), n=len(fd))
 
 
 def conservation_drifts(P: TwoLayer) -> tuple[np.ndarray, np.ndarray]:

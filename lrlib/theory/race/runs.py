@@ -86,3 +86,26 @@ def train_each(p0: TwoLayer, X: Tensor, y: Tensor, *, seed: Sequence[int], **kwa
     if len(p0.runs) != 1 or len(seed) != p0.runs[0]:
         raise ParameterError(f"train_each: one run dimension and one seed per run, got runs {p0.runs}, {len(seed)} seeds")
     return stack_runs([train(p0.map(lambda t: t[r]), X[r], y[r], seed=int(seed[r]), **kwargs) for r in range(len(seed))])
+
+
+def stack_nets(nets: Sequence[TwoLayer]) -> TwoLayer:
+    """Join networks without run dimensions into one batch of runs (a leading run axis).
+
+    Parameters
+    ----------
+    nets : sequence of TwoLayer
+        ``R`` networks with the same shapes and activation (tensors ``(m, ...)``).
+
+    Returns
+    -------
+    TwoLayer
+        Tensors ``(R, m, ...)``.
+
+    Raises
+    ------
+    ParameterError
+        When the list is empty.
+    """
+    if not nets:
+        raise ParameterError("stack_nets needs at least one network")
+    return TwoLayer(act=nets[0].act, **{k: torch.stack([getattr(p, k) for p in nets]) for k in nets[0].tensors()})

@@ -1,0 +1,581 @@
+"""Pinson (2026): the chapter's claim measurements, one function per claim (the ``measure:`` of
+``notebooks/03_race.claims.yaml``).
+
+The ledger (:meth:`lrlib.ledger.grading.Ledger.measure`) applies each function to the main runs, to
+the control run and, where given, to the initial state and to a run with a coarse step, so that the
+same code measures all of them.
+
+Conventions: a ``traj`` is a recorded (batched) :class:`~lrlib.trajectory.Trajectory`, params
+``(T, R, ...)``, steps ``(T,)`` in optimiser steps, loss ``(T, R)``; ``X (R, N, D)`` and ``y (R, N)``
+are the runs' data; a network ``p`` is a :class:`~lrlib.models.TwoLayer` with run dims ``(R, ...)``
+(conventions of :mod:`.neuron`); a *per-seed list* is a sequence of ``(p, X, y)``, one single network
+(no run dims, float64) with its data ``X (N, D)``, ``y (N,)`` per seed. Every function returns a dict of numpy arrays ``(R,)``, one entry
+per run (seed), keyed by the names the claim's rule reads.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import torch
+
+from ...losses import Loss
+from ...measure import cosine, drops, first_crossing
+from ...models import forward
+from ...train import train
+from .frozen import direction_drift, frozen_flow_check
+from .measure import (
+    appendix_g_stats, conservation_drifts, gate_change, growth_form_fits, lazy_scores, median_at, n_parameters,
+    rising_share, rule_agreement, spearman, top_alignment, top_cos_delta_path, top_share,
+)
+from .merging import merge
+from .neuron import (
+    PHI1, PHI2, angle_gap, error_vectors, gamma, gating, growth_rates, identity_error, phi, phi_ratio, polar_gradients,
+    target_gap, target_m1, total_norm,
+)
+
+Tensor = torch.Tensor
+CE = Loss("cross_entropy")
+
+
+def loss_drops(run) -> dict[str, np.ndarray]:
+    """Fig. 2a: the number of drops of the full training loss (:func:`lrlib.measure.drops`, rel 0.05).
+
+    Parameters
+    ----------
+    run : Trajectory
+        A recorded (batched) toy run (module conventions).
+
+    Returns
+    -------
+    dict
+        ``n_drops`` ``(R,)``.
+    """
+    L = run.loss.numpy().reshape(len(run.steps), -1)
+    return dict(n_drops=np.array([len(drops(run.steps, L[:, r], rel=0.05)) for r in range(L.shape[1])], dtype=float))
+
+
+def cluster_times(run, clusters: Tensor, order=(0, 1, 3, 2)) -> dict[str, np.ndarray]:
+    """Fig. 2b: first recorded step at which the mean loss on each cluster falls below ½ ln 2.
+
+    Parameters
+    ----------
+    run : tuple
+        ``(traj, X, y)``: a toy run and its data (module conventions).
+    clusters : Tensor
+        ``(N,)`` cluster index of each point (the same layout in every run).
+    order : sequence of int
+        The clusters of centroid norm 4, 3, 2, 1 (the toy's norms are 4, 3, 1, 2).
+
+    Returns
+    -------
+    dict
+        ``t4, t3, t2, t1`` ``(R,)`` steps (``nan`` if never).
+    """
+    traj, X, y = run
+    Lk = torch.stack([CE(forward(traj.params, X[:, clusters == k]), y[:, clusters == k]) for k in order], -1)   # (T, R, 4)
+    below = (Lk < 0.5 * math.log(2)).numpy()
+    t = np.where(below.any(0), np.asarray(traj.steps)[below.argmax(0)], np.nan)                             # (R, 4)
+    return dict(t4=t[:, 0], t3=t[:, 1], t2=t[:, 2], t1=t[:, 3])
+
+
+def lazy_alignment(run, centroids: Tensor) -> dict[str, np.ndarray]:
+    """Fig. 4: the alignment scores of groups of four runs (init std from small to large).
+
+    Parameters
+    ----------
+    run : TwoLayer
+        Networks ``(4 G, m, ...)``: ``G`` groups (seeds) of four runs each, run 0 of a group the one
+        whose incoming directions define the targets (:func:`~.measure.lazy_scores`).
+    centroids : Tensor
+        ``(4, 2)`` unit vectors of the cluster directions.
+
+    Returns
+    -------
+    dict
+        ``s1, s2, s3, s4`` ``(G,)``.
+    """
+    G = run.W1.shape[0] // 4
+    sc = torch.stack([lazy_scores(run.map(lambda t: t[4 * g:4 * g + 4]), centroids)[0] for g in range(G)]).numpy()
+    return dict(s1=sc[:, 0], s2=sc[:, 1], s3=sc[:, 2], s4=sc[:, 3])
+
+
+def merge_effect(run, threshold: float = 0.999) -> dict[str, np.ndarray]:
+    """§5: neurons left after merging at ``threshold`` (:func:`~.merging.merge`, weighted direction),
+    neurons before, and the relative change of the full training loss, per run (float64).
+
+    Parameters
+    ----------
+    run : tuple
+        ``(p, X, y)``: networks ``(R, m, ...)`` and their data (module conventions).
+    threshold : float
+        Cosine threshold.
+
+    Returns
+    -------
+    dict
+        ``groups``, ``m``, ``dl`` ``(R,)``.
+    """
+    p, X, y = run
+    out = dict(groups=[], m=[], dl=[])
+    for r in range(p.W1.shape[0]):
+        q, Xr = p.map(lambda t: t[r]).to(torch.float64), X[r].to(torch.float64)
+        L0 = CE(forward(q, Xr), y[r]).item()
+        merged, n_g = merge(q, threshold)
+        out["groups"].append(n_g)
+        out["m"].append(q.W1.shape[0])
+        out["dl"].append((CE(forward(merged, Xr), y[r]).item() - L0) / L0)
+    return {k: np.array(v, dtype=float) for k, v in out.items()}
+
+
+def rank_prediction(run) -> dict[str, np.ndarray]:
+    """§4.6, Figs. 1c, 8: Spearman ρ between the early cos δ and the final a, per run.
+
+    Parameters
+    ----------
+    run : tuple
+        ``(cd0, cd500, a_final)``, each ``(R, m)``: cos δ at t = 0 and t = 500 and the final a.
+
+    Returns
+    -------
+    dict
+        ``rho0``, ``rho500`` ``(R,)``.
+    """
+    cd0, cd500, a = (torch.as_tensor(v).to(torch.float64) for v in run)
+    return dict(rho0=spearman(cd0, a).numpy(), rho500=spearman(cd500, a).numpy())
+
+
+def sharper_prediction(run) -> dict[str, np.ndarray]:
+    """§5: Spearman ρ of cos δ(500) with the final a in settings 1, 2, 3.
+
+    Parameters
+    ----------
+    run : tuple
+        Three pairs ``(cd500, a_final)``, each ``(R, m)``, for settings 1, 2, 3.
+
+    Returns
+    -------
+    dict
+        ``rho1``, ``rho2``, ``rho3`` ``(R,)``.
+    """
+    return {f"rho{k + 1}": spearman(torch.as_tensor(c).to(torch.float64), torch.as_tensor(a).to(torch.float64)).numpy()
+            for k, (c, a) in enumerate(run)}
+
+
+def growth_form(run) -> dict[str, np.ndarray]:
+    """Eq. 19: R² of the exponential and of the power-law fit of log a against cos δ
+    (:func:`~.measure.growth_form_fits`), per run.
+
+    Parameters
+    ----------
+    run : tuple
+        ``(cd, a)``, each ``(R, m)``: cos δ and a at one time.
+
+    Returns
+    -------
+    dict
+        ``r2_exp``, ``r2_pow``, ``r2_frozen`` ``(R,)``.
+    """
+    cd, a = (np.asarray(v, dtype=float) for v in run)
+    fits = [growth_form_fits(cd[r], a[r]) for r in range(cd.shape[0])]
+    return {k: np.array([f[k] for f in fits]) for k in ("r2_exp", "r2_pow", "r2_frozen")}
+
+
+def half_final_times(run) -> dict[str, np.ndarray]:
+    """Fig. 5: first recorded step at which the summed a of each supergroup (final φ nearer 7π/4,
+    nearer 3π/4) reaches half its final value.
+
+    Parameters
+    ----------
+    run : Trajectory
+        A recorded (batched) CIFAR run (module conventions).
+
+    Returns
+    -------
+    dict
+        ``th1``, ``th2`` ``(R,)`` steps; ``t10_1``, ``t10_2``: the steps at ten times the initial sum.
+    """
+    grp1 = angle_gap(phi(run.final), PHI1).abs() < math.pi / 2                # (R, m)
+    aT = total_norm(run.params)                                                # (T, R, m)
+    out = {}
+    for name, mask in (("1", grp1), ("2", ~grp1)):
+        tot = (aT * mask).sum(-1)
+        out[f"th{name}"] = first_crossing(run.steps, tot, 0.5 * tot[-1], below=False, interpolate=False)
+        out[f"t10_{name}"] = first_crossing(run.steps, tot, 10 * tot[0], below=False, interpolate=False)
+    return {k: np.asarray(v, dtype=float) for k, v in out.items()}
+
+
+def phi_targets(run, t_pred: int, tol: float = math.radians(1), stride: int = 1) -> dict[str, np.ndarray]:
+    """Thm. 4.1: which target (7π/4 or 3π/4) each settled neuron reaches, against the theorem's rule
+    evaluated at ``t_pred``, and how much the gating changes after ``t_pred`` (the premise).
+
+    Parameters
+    ----------
+    run : tuple
+        ``(traj, X, y)``: a recorded (batched) run and its data (module conventions), float64 used.
+    t_pred : int
+        The step at which the rule is evaluated (must be recorded).
+    tol : float
+        Radians from a target that count as settled.
+    stride : int
+        Read the gating at every ``stride``-th recorded step after ``t_pred`` (and at the last).
+
+    Returns
+    -------
+    dict
+        ``share`` (a-weighted share of the final neurons within ``tol`` of a target), ``agree_n``,
+        ``agree_a`` (:func:`~.measure.rule_agreement` at ``t_pred``), ``changed`` (the largest fraction of
+        the gates that differ from those at ``t_pred`` at any recorded step after it), ``(R,)`` each.
+    """
+    traj, X, y = run
+    X = X.to(torch.float64)
+    fin = traj.final.to(torch.float64)
+    a = total_norm(fin)
+    near = target_gap(phi(fin)) < tol
+    i0 = traj.index_of_step(t_pred)
+    P = traj.at(i0).to(torch.float64)
+    agree_n, agree_a = rule_agreement(P, fin, X, y, tol)
+    later = sorted(set(range(i0, len(traj), stride)) | {len(traj) - 1})
+    changed = np.max([gate_change(P, traj.at(i).to(torch.float64), X).numpy() for i in later], axis=0)
+    return dict(share=((a * near).sum(-1) / a.sum(-1)).numpy(), agree_n=agree_n, agree_a=agree_a, changed=changed)
+
+
+def gamma_m_alignment(run) -> dict[str, np.ndarray]:
+    """Props. 4.2–4.3: min over the neurons with a non-empty effective set of |cos(⟨γ⟩, m¹)|.
+
+    Parameters
+    ----------
+    run : tuple
+        ``(p, X, y)``: networks ``(R, m, ...)`` and their data (module conventions), float64 used.
+
+    Returns
+    -------
+    dict
+        ``cgm0`` ``(R,)``.
+    """
+    p, X, y = run
+    p, X = p.to(torch.float64), X.to(torch.float64)
+    c = cosine(gamma(p, X, y), target_m1(p, X, y)).abs()
+    live = gating(p, X).sum(-1) > 0
+    return dict(cgm0=torch.where(live, c, torch.full_like(c, math.inf)).amin(-1).numpy())
+
+
+def winner_rotation(run, t_max: int = 500, n_top: int = 25) -> dict[str, np.ndarray]:
+    """Prop. 4.2 over time: the mean cos δ of the ``n_top`` neurons of largest final a at every
+    recorded step up to ``t_max`` (:func:`~.measure.top_cos_delta_path`).
+
+    Parameters
+    ----------
+    run : tuple
+        ``(traj, X, y)`` (module conventions).
+    t_max : int
+        Last step.
+    n_top : int
+        Neurons followed.
+
+    Returns
+    -------
+    dict
+        ``up`` (share of rising steps), ``c0``, ``c500`` (the mean at t = 0 and at ``t_max``) ``(R,)``.
+    """
+    traj, X, y = run
+    _, path = top_cos_delta_path(traj, X, y, t_max, n_top)
+    return dict(up=rising_share(path), c0=path[0], c500=path[-1])
+
+
+def frozen_flow(run, tau_scale: float, t_max: int = 500) -> dict[str, np.ndarray]:
+    """Props. 4.2–4.3: the frozen-gating closed form against the run (:func:`~.frozen.frozen_flow_check`).
+
+    Parameters
+    ----------
+    run : tuple
+        ``(traj, X, y)`` (module conventions).
+    tau_scale : float
+        Flow time per step.
+    t_max : int
+        Last step compared.
+
+    Returns
+    -------
+    dict
+        ``err``, ``rise``, ``fixed``, ``zmax``, ``err_w``, ``n_long`` ``(R,)``.
+    """
+    traj, X, y = run
+    return frozen_flow_check(traj, X, y, tau_scale, t_max)[0]
+
+
+def winner_drift(run, level: float = 0.95, n_top: int = 20) -> dict[str, np.ndarray]:
+    """Prop. 4.4: a-weighted mean angle (degrees) by which the ``n_top`` winners' w1 turn from the first
+    recorded step with full loss below ``level`` ln 2 to the end (:func:`~.frozen.direction_drift`).
+
+    Parameters
+    ----------
+    run : Trajectory
+        A recorded (batched) run (module conventions).
+    level : float
+        Fraction of ln 2 at which the loss has left its plateau.
+    n_top : int
+        Neurons kept, by final a.
+
+    Returns
+    -------
+    dict
+        ``drift`` ``(R,)`` degrees; ``t_off`` ``(R,)`` the step it starts from (``nan``: never left).
+    """
+    t_off = first_crossing(run.steps, run.loss.numpy(), level * math.log(2), interpolate=False)
+    return dict(drift=direction_drift(run, t_off, n_top), t_off=np.asarray(t_off, dtype=float))
+
+
+def plateau_levels(run, t: int = 500) -> dict[str, np.ndarray]:
+    """§5: the full training loss at step ``t`` divided by ln 2, of a small-init and a larger-init run.
+
+    Parameters
+    ----------
+    run : tuple
+        ``(small, larger)``: two recorded (batched) runs; the first ``R`` runs of each are paired,
+        ``R`` the smaller of their run counts.
+    t : int
+        The step read.
+
+    Returns
+    -------
+    dict
+        ``l1`` (small init), ``l2`` (larger init) ``(R,)``.
+    """
+    small, larger = run
+    R = min(small.loss.shape[1], larger.loss.shape[1])
+    lv = [tr.loss[tr.index_of_step(t), :R].numpy() / math.log(2) for tr in (small, larger)]
+    return dict(l1=lv[0], l2=lv[1])
+
+
+def setting_alignment(run, n_top: int = 25) -> dict[str, np.ndarray]:
+    """§5, Fig. 6: mean |cos| between the θ of the ``n_top`` largest neurons (:func:`~.measure.top_alignment`)
+    in settings 2 and 3.
+
+    Parameters
+    ----------
+    run : tuple
+        ``(p2, p3)``: networks ``(R, m, ...)`` of settings 2 and 3.
+    n_top : int
+        Neurons kept, by a.
+
+    Returns
+    -------
+    dict
+        ``al2``, ``al3`` ``(R,)``.
+    """
+    return {f"al{k}": top_alignment(p, n_top).numpy() for k, p in zip((2, 3), run)}
+
+
+def norm_concentration(run) -> dict[str, np.ndarray]:
+    """§4.4: share of Σa held by the top 10 % of the neurons (:func:`~.measure.top_share`) in settings 1, 2, 3.
+
+    Parameters
+    ----------
+    run : tuple
+        ``(p1, p2, p3)``: networks ``(R, m, ...)`` of settings 1, 2, 3.
+
+    Returns
+    -------
+    dict
+        ``share1``, ``share2``, ``share3`` ``(R,)``.
+    """
+    return {f"share{k + 1}": top_share(total_norm(p).to(torch.float64)).numpy() for k, p in enumerate(run)}
+
+
+def conservation(run) -> dict[str, np.ndarray]:
+    """Erratum E8: max drift of ‖w2‖² − ‖w1‖² − b² (``d_ok``) and of the paper's ‖w2‖² − ‖w1‖²
+    (``d_paper``) over a run, relative to the largest a (:func:`~.measure.conservation_drifts`).
+
+    Parameters
+    ----------
+    run : Trajectory
+        A recorded (batched) run (module conventions).
+
+    Returns
+    -------
+    dict
+        ``d_ok``, ``d_paper`` ``(R,)``.
+    """
+    d_ok, d_paper = conservation_drifts(run.params)
+    return dict(d_ok=d_ok, d_paper=d_paper)
+
+
+def one_step_growth(run, lr: float = 1e-7, n_top: int = 20) -> dict[str, np.ndarray]:
+    """Erratum E11 (toy): one plain GD step of each network; median over its ``n_top`` largest neurons of
+    Δa/λ divided by eq. 90 (``r90``) and by eq. 18 (``r18``); ``fd_gap`` the relative change of ``r90``
+    at half the step; ``c_fac`` the median exact factor (‖w1‖² + ‖w2‖²)/a.
+
+    Parameters
+    ----------
+    run : tuple
+        ``(p, X, y)``: networks ``(R, m, ...)`` and their data (module conventions), float64 used.
+    lr : float
+        The step.
+    n_top : int
+        Neurons kept, by a.
+
+    Returns
+    -------
+    dict
+        ``r90``, ``r18``, ``fd_gap``, ``c_fac`` ``(R,)``.
+    """
+    p, X, y = run
+    out = dict(r90=[], r18=[], fd_gap=[], c_fac=[])
+    for r in range(p.W1.shape[0]):
+        pe, Xr = p.map(lambda t: t[r]).to(torch.float64), X[r].to(torch.float64)
+        gr = growth_rates(pe, Xr, y[r])
+        top = torch.topk(total_norm(pe), n_top).indices
+        q = []
+        for h in (lr, lr / 2):
+            st = train(pe, Xr, y[r], loss=CE, lr=h, steps=1, record=[0, 1], trainable=("W1", "W2", "b1"))
+            da = (total_norm(st.at(1)) - total_norm(st.at(0))) / h
+            q.append(((da / gr["eq90"])[top].median().item(), (da / gr["eq18"])[top].median().item()))
+        out["r90"].append(q[0][0])
+        out["r18"].append(q[0][1])
+        out["fd_gap"].append(abs(q[1][0] / q[0][0] - 1))
+        out["c_fac"].append((gr["eq90"] / gr["eq18"])[top].median().item())
+    return {k: np.array(v) for k, v in out.items()}
+
+
+def cifar_growth(run, lam_eff: float, t0: int = 250, t1: int = 500, n_top: int = 10) -> dict[str, np.ndarray]:
+    """Erratum E11 (CIFAR): the measured d log a/dt between ``t0`` and ``t1`` of the ``n_top`` largest
+    neurons against ``lam_eff`` times eq. 18 and eq. 90 divided by a (mean of the two ends), and the
+    exact factor (‖w1‖² + ‖w2‖²)/a (median over the same neurons).
+
+    Parameters
+    ----------
+    run : tuple
+        ``(traj, X, y)`` (module conventions); ``t0`` and ``t1`` must be recorded.
+    lam_eff : float
+        Flow time per step.
+    t0, t1 : int
+        The window (steps).
+    n_top : int
+        Neurons kept, by a at ``t1``.
+
+    Returns
+    -------
+    dict
+        ``c18``, ``c90``, ``c_fac`` ``(R,)``.
+    """
+    traj, X, y = run
+    P0, P1 = traj.at(traj.index_of_step(t0)), traj.at(traj.index_of_step(t1))
+    a0, a1 = total_norm(P0), total_norm(P1)
+    slope = (a1.log() - a0.log()) / (t1 - t0)
+    g0, g1 = growth_rates(P0, X, y), growth_rates(P1, X, y)
+    top = torch.topk(a1, n_top, -1).indices
+    return dict(c18=median_at(slope / (lam_eff * 0.5 * (g0["eq18"] / a0 + g1["eq18"] / a1)), top).numpy(),
+                c90=median_at(slope / (lam_eff * 0.5 * (g0["eq90"] / a0 + g1["eq90"] / a1)), top).numpy(),
+                c_fac=median_at(0.5 * (g0["eq90"] / g0["eq18"] + g1["eq90"] / g1["eq18"]), top).numpy())
+
+
+def identity_errors(run) -> dict[str, np.ndarray]:
+    """Eqs. 4–8, 66: the largest relative deviation of the per-neuron formulas from autograd
+    (:func:`~.neuron.identity_error`), one network per seed.
+
+    Parameters
+    ----------
+    run : sequence of tuple
+        A per-seed list (module conventions).
+
+    Returns
+    -------
+    dict
+        ``err`` ``(R,)``.
+    """
+    return dict(err=np.array([identity_error(p, X, y) for p, X, y in run]))
+
+
+def eq15_errors(run, min_cos: float = 0.05) -> dict[str, np.ndarray]:
+    """Eq. 15: max relative error of the measured ratio ∂L/∂φ ÷ ∂L/∂‖w2‖ against ‖w2‖ tan(3π/4 − φ)
+    (:func:`~.neuron.phi_ratio`) over the neurons with ``|cos(3π/4 − φ)| > min_cos``, one network per seed.
+
+    Parameters
+    ----------
+    run : sequence of tuple
+        A per-seed list (module conventions).
+    min_cos : float
+        Neurons nearer the poles of tan are left out.
+
+    Returns
+    -------
+    dict
+        ``err15`` ``(R,)``.
+    """
+    out = []
+    for p, X, y in run:
+        ratio, exact = phi_ratio(p, X, y)
+        keep = torch.cos(PHI2 - phi(p)).abs() > min_cos
+        out.append(float((ratio / exact - 1)[keep].abs().max()))
+    return dict(err15=np.array(out))
+
+
+def appendix_g_sign(run) -> dict[str, np.ndarray]:
+    """App. G: on each seed's neurons of :func:`~.measure.aligned_neurons` (or a counterfactual copy),
+    the share of negative ∂⟨‖Δy‖⟩/∂a, the largest deviation from eq. 102, the smallest cos(w1, m¹) and the
+    number of neurons (:func:`~.measure.appendix_g_stats`).
+
+    Parameters
+    ----------
+    run : sequence of tuple
+        ``(nets, X, y)`` per seed: the ``(network, alpha, cos)`` list and the network's data.
+
+    Returns
+    -------
+    dict
+        ``neg``, ``dev``, ``cos_min``, ``n`` ``(R,)``.
+    """
+    rows = [appendix_g_stats(nets, X, y) for nets, X, y in run]
+    return {k: np.array([r[k] for r in rows], dtype=float) for k in ("neg", "dev", "cos_min", "n")}
+
+
+def parameter_counts(run) -> dict[str, np.ndarray]:
+    """Erratum E15: the parameters and hidden neurons of a network and the samples of its data set.
+
+    Parameters
+    ----------
+    run : tuple
+        ``(p, X)``: one network (no run dims) and its inputs ``(N, D)``.
+
+    Returns
+    -------
+    dict
+        ``n_par``, ``m``, ``n_samples`` (scalars as arrays of shape ``(1,)``).
+    """
+    p, X = run
+    return dict(n_par=np.array([n_parameters(p)], dtype=float), m=np.array([p.W1.shape[-2]], dtype=float),
+                n_samples=np.array([X.shape[-2]], dtype=float))
+
+
+def fixed_point_errata(run) -> dict[str, np.ndarray]:
+    """Errata E6–E7: max |∂L/∂φ| with every φ set to 7π/4 and to 7π/3, relative to the max at the network
+    as given, and max |‖Δy^s‖ − √2/2| (:func:`~.neuron.polar_gradients`, :func:`~.neuron.error_vectors`).
+
+    Parameters
+    ----------
+    run : sequence of tuple
+        A per-seed list (module conventions).
+
+    Returns
+    -------
+    dict
+        ``dphi74``, ``dphi73``, ``dy_dev`` ``(R,)``.
+    """
+    out = dict(dphi74=[], dphi73=[], dy_dev=[])
+    for p, X, y in run:
+        ref = polar_gradients(p, X, y)["dphi"].abs().max()
+        for ang, key in ((PHI1, "dphi74"), (7 * math.pi / 3, "dphi73")):
+            q = p.clone()
+            nrm = q.W2.norm(dim=0)
+            q.W2 = torch.stack([nrm * math.cos(ang), nrm * math.sin(ang)])
+            out[key].append(float(polar_gradients(q, X, y)["dphi"].abs().max() / ref))
+        out["dy_dev"].append(float((error_vectors(p, X, y).norm(dim=-1) - math.sqrt(0.5)).abs().max()))
+    return {k: np.array(v) for k, v in out.items()}
+
+
+__all__ = ["appendix_g_sign", "cifar_growth", "eq15_errors", "fixed_point_errata", "identity_errors", "parameter_counts", "cluster_times", "conservation", "frozen_flow", "gamma_m_alignment", "growth_form",
+           "half_final_times", "lazy_alignment", "loss_drops", "merge_effect", "norm_concentration", "one_step_growth",
+           "phi_targets", "plateau_levels", "rank_prediction", "setting_alignment", "sharper_prediction",
+           "winner_drift", "winner_rotation"]

@@ -1,0 +1,222 @@
+"""Tests for lrlib.theory.race.claims: each claim's measurement function against a direct computation
+on small hand-built or trained inputs, and the chapter's claims file resolves to these functions."""
+
+from __future__ import annotations
+
+import math
+from pathlib import Path
+
+import numpy as np
+import pytest
+import torch
+
+from lrlib.ledger.declarations import load_declarations, resolve_measure
+from lrlib.losses import Loss
+from lrlib.measure import drops
+from lrlib.models import forward, generator
+from lrlib.theory import race as rc
+from lrlib.theory.race import claims as rcc
+from lrlib.train import train
+from lrlib.trajectory import linear_schedule
+
+F64 = torch.float64
+CE = Loss("cross_entropy")
+
+
+@pytest.fixture(scope="module")
+def toy():
+    """Two toy runs (full batch, small init) of 40 neurons for 800 steps, float64."""
+    data = [rc.xor_clusters(20, generator(r)) for r in range(2)]
+    X = torch.stack([d[0] for d in data])
+    y = data[0][1].expand(2, -1).clone()
+    p = rc.race_init(40, 2, 1e-3, generator(7), runs=(2,), dtype=F64)
+    tr = train(p, X, y, loss=CE, lr=0.05, momentum=0.9, steps=800, record=linear_schedule(800, 20),
+               grad_fn=rc.toy_gradients)
+    return tr, X, y, data[0][2]
+
+
+def test_every_new_form_claim_resolves_to_a_function_here():
+    decls = load_declarations(Path(__file__).resolve().parents[1] / "notebooks" / "03_race.claims.yaml")
+    for d in decls:
+        if not d.legacy:
+            f = resolve_measure(d)
+            assert f.__module__ == "lrlib.theory.race.claims" and f.__name__ in rcc.__all__, d.id
+
+
+def test_loss_drops_counts_per_run(toy):
+    tr, _, _, _ = toy
+    n = rcc.loss_drops(tr)["n_drops"]
+    L = tr.loss.numpy()
+    assert n.tolist() == [len(drops(tr.steps, L[:, r], rel=0.05)) for r in range(2)]
+
+
+def test_cluster_times_against_direct_losses(toy):
+    tr, X, y, cl = toy
+    out = rcc.cluster_times((tr, X, y), cl)
+    for name, k in zip(("t4", "t3", "t2", "t1"), (0, 1, 3, 2)):
+        for r in range(2):
+            Lk = np.array([CE(forward(tr.at(i).map(lambda t: t[r]), X[r][cl == k]), y[r][cl == k]).item()
+                           for i in range(len(tr))])
+            hit = np.nonzero(Lk < 0.5 * math.log(2))[0]
+            want = tr.steps[hit[0]] if hit.size else np.nan
+            assert out[name][r] == want or (np.isnan(want) and np.isnan(out[name][r]))
+
+
+def test_lazy_alignment_groups_of_four():
+    g = generator(3)
+    W1 = torch.randn(8, 30, 2, generator=g)
+    p = rc.race_init(30, 2, 1.0, g, runs=(8,))
+    p.W1 = W1
+    cen = rc.centroid_directions()
+    out = rcc.lazy_alignment(p, cen)
+    for gi in range(2):
+        sc = rc.lazy_scores(p.map(lambda t: t[4 * gi:4 * gi + 4]), cen)[0]
+        assert np.allclose([out[f"s{j + 1}"][gi] for j in range(4)], sc.numpy())
+
+
+def test_merge_effect_split_network_merges_back_without_loss_change(toy):
+    tr, X, y, _ = toy
+    fin = tr.final
+    split = rc.claims.merge_effect((rc.stack_nets([rc.split_all(fin.map(lambda t: t[r])) for r in range(2)]), X, y))
+    plain = rc.claims.merge_effect((fin, X, y))
+    assert split["m"].tolist() == [80, 80] and plain["m"].tolist() == [40, 40]
+    assert np.allclose(split["dl"], plain["dl"], atol=1e-9) and (split["groups"] == plain["groups"]).all()
+    row = rc.merge_rows(fin.map(lambda t: t[0]), X[0], y[0], CE, thresholds=(0.999,))[0]
+    assert plain["groups"][0] == row["groups"] and math.isclose(plain["dl"][0], row["rel_loss_change"], rel_tol=1e-9)
+
+
+def test_rank_and_sharper_prediction():
+    g = generator(1)
+    a = torch.rand(3, 50, generator=g, dtype=F64)
+    cd = a + 0.01 * torch.randn(3, 50, generator=g, dtype=F64)          # near-perfect ranking
+    out = rcc.rank_prediction((torch.rand(3, 50, generator=g, dtype=F64), cd, a))
+    assert (out["rho500"] > 0.99).all() and (np.abs(out["rho0"]) < 0.5).all()
+    sh = rcc.sharper_prediction([(cd, a), (cd, -a), (cd, a)])
+    assert np.allclose(sh["rho1"], -sh["rho2"]) and np.allclose(sh["rho1"], sh["rho3"])
+
+
+def test_growth_form_per_run():
+    g = generator(2)
+    cd = torch.rand(2, 60, generator=g, dtype=F64) * 0.9 + 0.05
+    a = torch.exp(5 * cd)
+    out = rcc.growth_form((cd, a))
+    assert np.allclose(out["r2_exp"], 1.0) and (out["r2_pow"] < 1.0).all()
+
+
+def test_half_final_times_and_phi_targets(toy):
+    tr, X, y, _ = toy
+    h = rcc.half_final_times(tr)
+    grp1 = rc.angle_gap(rc.phi(tr.final), rc.PHI1).abs() < math.pi / 2
+    tot = (rc.total_norm(tr.params) * grp1).sum(-1)                        # (T, R)
+    for r in range(2):
+        want = tr.steps[int(np.nonzero((tot[:, r] >= 0.5 * tot[-1, r]).numpy())[0][0])]
+        assert h["th1"][r] == want
+    t = rcc.phi_targets((tr, X, y), 400)
+    i0 = tr.index_of_step(400)
+    P = tr.at(i0)
+    ch = max(float(rc.gate_change(P.map(lambda x: x[0]), tr.at(i).map(lambda x: x[0]), X[0])) for i in range(i0, len(tr)))
+    assert math.isclose(t["changed"][0], ch)
+    assert np.allclose(t["agree_n"], rc.rule_agreement(P, tr.final, X, y)[0], equal_nan=True)
+    assert ((0 <= t["share"]) & (t["share"] <= 1)).all()
+
+
+def test_gamma_m_alignment_is_one_at_small_init():
+    g = generator(4)
+    X = torch.randn(2, 30, 5, generator=g, dtype=F64)
+    y = torch.randint(0, 2, (2, 30), generator=g)
+    p = rc.race_init(12, 5, 1e-6, g, runs=(2,), dtype=F64)
+    assert (rcc.gamma_m_alignment((p, X, y))["cgm0"] > 1 - 1e-6).all()
+
+
+def test_winner_rotation_and_drift_and_frozen_flow(toy):
+    tr, X, y, _ = toy
+    w = rcc.winner_rotation((tr, X, y), t_max=400, n_top=5)
+    steps, path = rc.top_cos_delta_path(tr, X, y, 400, 5)
+    assert np.allclose(w["c0"], path[0]) and np.allclose(w["c500"], path[-1]) and np.allclose(w["up"], rc.rising_share(path))
+    d = rcc.winner_drift(tr, n_top=5)
+    assert np.allclose(d["drift"], rc.direction_drift(tr, d["t_off"], 5), equal_nan=True)
+    f = rcc.frozen_flow((tr, X, y), 0.05 / 0.1, 200)
+    assert set(f) >= {"err", "rise", "fixed", "zmax", "err_w", "n_long"}
+
+
+def test_plateau_levels_pairs_the_first_runs(toy):
+    tr, _, _, _ = toy
+    one = tr.run(slice(0, 1))
+    out = rcc.plateau_levels((tr, one), t=200)
+    assert out["l1"].shape == (1,) and math.isclose(out["l1"][0], tr.loss[tr.index_of_step(200), 0].item() / math.log(2))
+
+
+def test_setting_alignment_and_norm_concentration(toy):
+    tr, _, _, _ = toy
+    fin = tr.final
+    al = rcc.setting_alignment((fin, fin), n_top=5)
+    assert np.allclose(al["al2"], al["al3"]) and np.allclose(al["al2"], rc.top_alignment(fin, 5).numpy())
+    sh = rcc.norm_concentration((fin, fin, fin))
+    assert np.allclose(sh["share1"], rc.top_share(rc.total_norm(fin).double()).numpy())
+
+
+def test_conservation_and_one_step_growth(toy):
+    tr, X, y, _ = toy
+    c = rcc.conservation(tr)
+    ok, paper = rc.conservation_drifts(tr.params)
+    assert np.allclose(c["d_ok"], ok) and np.allclose(c["d_paper"], paper)
+    p = tr.at(tr.index_of_step(200))
+    g = rcc.one_step_growth((p, X, y), n_top=5)
+    assert np.allclose(g["r90"], 1, atol=1e-2) and (g["fd_gap"] < 1e-2).all()
+    unbal = p.clone()
+    unbal.W1, unbal.b1, unbal.W2 = 3 * p.W1, 3 * p.b1, p.W2 / 3
+    gu = rcc.one_step_growth((unbal, X, y), n_top=5)
+    assert np.allclose(gu["r90"], 1, atol=1e-2) and (gu["c_fac"] > 4 * g["c_fac"]).all()
+
+
+def test_cifar_growth_ratio_is_one_for_a_network_growing_at_eq90(toy):
+    tr, X, y, _ = toy
+    out = rcc.cifar_growth((tr, X, y), lam_eff=0.5, t0=100, t1=120, n_top=5)
+    assert set(out) == {"c18", "c90", "c_fac"} and (out["c90"] > 0).all()
+
+
+def test_rebalanced_keeps_the_function_and_a():
+    g = generator(9)
+    X = torch.randn(2, 20, 6, generator=g, dtype=F64)
+    p = rc.race_init(10, 6, 0.3, g, runs=(2,), dtype=F64)
+    p.b1 = 0.1 * torch.randn(2, 10, generator=g, dtype=F64)
+    for f in (1.0, 3.0):
+        q = rc.rebalanced(p, f)
+        assert torch.allclose(forward(q, X), forward(p, X), atol=1e-13)
+        n1 = torch.sqrt((q.W1 ** 2).sum(-1) + q.b1 ** 2)
+        assert torch.allclose(n1, f * q.W2.norm(dim=-2)) and torch.allclose(rc.total_norm(q), rc.total_norm(p))
+
+
+def test_identity_and_eq15_errors_are_rounding():
+    g = generator(11)
+    X = torch.randn(20, 3, generator=g, dtype=F64)
+    y = torch.randint(0, 2, (20,), generator=g)
+    p = rc.race_init(8, 3, 0.5, g, dtype=F64)
+    p.b1 = 0.2 * torch.randn(8, generator=g, dtype=F64)
+    assert (rcc.identity_errors([(p, X, y)] * 2)["err"] <= 1e-12).all()
+    assert rcc.eq15_errors([(p, X, y)])["err15"][0] <= 1e-10
+
+
+def test_appendix_g_sign_matches_the_check_and_its_control():
+    from lrlib.data import cifar_race
+    X, y = cifar_race(50, 0)[:2]
+    X = X.double()
+    p = rc.race_init(40, 1024, 1e-4, generator(1), dtype=F64)
+    nets = rc.aligned_neurons(p, X, y, n_want=2)
+    meas, ctl = rc.appendix_g_check(p, X, y, n_want=2)
+    got = rcc.appendix_g_sign([(nets, X, y)])
+    got_c = rcc.appendix_g_sign([(rc.turned_out(nets), X, y)])
+    for k in ("neg", "dev", "cos_min", "n"):
+        assert math.isclose(got[k][0], meas[k], rel_tol=1e-12)
+    assert math.isclose(got_c["neg"][0], ctl["neg"]) and math.isclose(got_c["dev"][0], ctl["dev"], rel_tol=1e-12)
+
+
+def test_parameter_counts_and_fixed_point_errata():
+    g = generator(12)
+    X = torch.rand(40, 6, generator=g, dtype=F64)
+    y = torch.randint(0, 2, (40,), generator=g)
+    p = rc.race_init(5, 6, 1e-6, g, dtype=F64)
+    c = rcc.parameter_counts((p, X))
+    assert c["n_par"][0] == 5 * 6 + 5 + 2 * 5 + 2 and c["m"][0] == 5 and c["n_samples"][0] == 40
+    e = rcc.fixed_point_errata([(p, X, y)])
+    assert e["dphi74"][0] <= 1e-12 and e["dphi73"][0] >= 0.01 and e["dy_dev"][0] <= 1e-3
