@@ -35,6 +35,12 @@ def main(argv: list[str] | None = None) -> int:
     if agg["failed"]:
         return 1
     print(f"rerun: executed notebook {base.with_suffix('.ipynb')}, claims ledger {base.with_suffix('.json')}")
+    notes = [r["note"] for r in agg["runs"] if r.get("note")]
+    if notes and a.seed == "0" and a.quick == "0":   # the book's own run: the book would fail on these
+        print("rerun: the book's own run (seed 0, full size) would FAIL: " + "; ".join(notes), file=sys.stderr)
+        return 1
+    for n in notes:
+        print(f"rerun: finding (not enforced at this seed or size): {n}")
     return 0
 
 
