@@ -70,12 +70,21 @@ def test_claims_tables_are_readable_at_a_laptop_and_a_phone_width(tmp_path):
     page_html = (f"<html><head><meta name='viewport' content='width=device-width'><style>{css}</style></head>"
                  f"<body><main>{lp.ledger_html(rows, [], page_dir=tmp_path, toc_file=tmp_path / 'x')}</main></body></html>")
     (tmp_path / "p.html").write_text(page_html)
+    _readable_at_both_widths(chromium, tmp_path / "p.html")
+
+
+def _readable_at_both_widths(chromium: str, page_file: Path, shots: Path | None = None) -> None:
+    """Open a page at a laptop's and a phone's width: the table checks find nothing."""
+    from playwright.sync_api import sync_playwright
+
     with sync_playwright() as pw:
         browser = pw.chromium.launch(executable_path=chromium, headless=True, args=site.CHROMIUM_ARGS)
         for width, height, mobile in site.WIDTHS:
             page = browser.new_context(viewport={"width": width, "height": height}, is_mobile=mobile).new_page()
-            page.goto((tmp_path / "p.html").as_uri())
+            page.goto(page_file.as_uri())
             assert site.check_tables(page) == [], width
+            if shots is not None:
+                page.screenshot(path=str(shots / f"{width}.png"), full_page=True)
         browser.close()
 
 
@@ -120,14 +129,7 @@ def test_chapter_ledger_and_code_cells_are_readable_at_a_laptop_and_a_phone_widt
     (tmp_path / "p.html").write_text(
         f"<html><head><meta name='viewport' content='width=device-width'><style>{css}</style></head>"
         f"<body><main style='max-width: 720px'>{code}{gr.chapter_tables(led)._repr_html_()}</main></body></html>")
-    with sync_playwright() as pw:
-        browser = pw.chromium.launch(executable_path=chromium, headless=True, args=site.CHROMIUM_ARGS)
-        for width, height, mobile in site.WIDTHS:
-            page = browser.new_context(viewport={"width": width, "height": height}, is_mobile=mobile).new_page()
-            page.goto((tmp_path / "p.html").as_uri())
-            assert site.check_tables(page) == [], width
-            page.screenshot(path=str(tmp_path / f"{width}.png"), full_page=True)
-        browser.close()
+    _readable_at_both_widths(chromium, tmp_path / "p.html", shots=tmp_path)
     shutil.copy(tmp_path / "1280.png", "/tmp/chapter_table_1280.png")
     shutil.copy(tmp_path / "390.png", "/tmp/chapter_table_390.png")
 
