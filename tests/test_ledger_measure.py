@@ -150,3 +150,11 @@ def test_an_undefined_part_that_cannot_change_the_verdict_does_not_make_the_cont
     from lrlib.ledger import grading as gr
     r = gr.grade_control(led.decls["two"], {"rate": np.array([5.0, 1.0]), "rate2": np.array([np.nan, np.nan])})
     assert r == ["not reproduced", "inconclusive"]
+
+
+def test_a_declared_consistency_check_gives_its_reason(make_ledger):
+    cons = {k: v for k, v in CLAIM.items() if k not in ("control", "rule_kind")} | {
+        "id": "c", "kind": "consistency", "reason": "an empirical ordering with no cheap counterfactual run"}
+    led = make_ledger(cons)
+    r = led.measure("c", [1.0] * 3)
+    assert r.tier() == ("consistency", "declared: an empirical ordering with no cheap counterfactual run")

@@ -136,6 +136,9 @@ class Declaration:
     sensitivity : tuple of Sensitivity
     limit : str
         For a trend: the limit graded (``"λ → 0"``).
+    reason : str
+        For a declared consistency check: why it is one (an identity, an invariant, an empirical
+        ordering with no cheap counterfactual run, ...), shown as its tier's reason.
     partial, partial_reason, inconclusive : str
         A weaker tier of the paper's own statement and why; the condition under which the
         measurement cannot decide.
@@ -159,6 +162,7 @@ class Declaration:
     history: tuple[Change, ...] = ()
     sensitivity: tuple[Sensitivity, ...] = ()
     limit: str = ""
+    reason: str = ""
     partial: str = ""
     partial_reason: str = ""
     inconclusive: str = ""
@@ -309,6 +313,7 @@ def declaration_from_dict(d: Mapping[str, Any], where: str = "declaration", *, l
         expect=str(d["expect"]), kind=kind, rule_kind=rule_kind, measure=measure,
         control=_control(d, kind, legacy, where), expect_basis=basis, premises=tuple(prem),
         history=_history(d, where), sensitivity=_sensitivity(d, rule, where), limit=_one_line(d.get("limit", "")),
+        reason=_one_line(d.get("reason", "")),
         partial=_one_line(d.get("partial", "")), partial_reason=_one_line(d.get("partial_reason", "")),
         inconclusive=_one_line(d.get("inconclusive", "")), seeds=d.get("seeds", "build"))
 

@@ -373,7 +373,7 @@ class Result:
         """
         d = self.decl
         if d.kind == "consistency":
-            return "consistency", "declared a consistency check"
+            return "consistency", "declared" + (f": {d.reason}" if d.reason else " a consistency check")
         if _most(self.init_verdicts):
             return "consistency", (f"the rule already holds at initialisation "
                                    f"({self.init_verdicts.count('reproduced')}/{len(self.init_verdicts)} seeds)")
