@@ -7,8 +7,12 @@ import pytest
 import torch
 
 from lrlib.errors import ParameterError
-from lrlib.theory.agf import claims, dln
+from lrlib.losses import half_mse
+from lrlib.models import forward
+from lrlib.theory.agf import claims, dln, modular
+from lrlib.theory.agf import measure as ms
 from lrlib.theory.agf import models as agf_models
+from lrlib.train import train
 
 
 def test_reduced_flow_matches_the_uv_flow():
@@ -49,3 +53,78 @@ def test_trend_and_finite_errors_tell_the_flow_from_a_fast_clock():
     fin = claims.finite_alpha_errors(sw)
     assert set(fin) == {"e4", "e8", "e16", "l4", "l8", "l16", "eta4", "eta8", "eta16"}
     assert fin["eta4"] == pytest.approx(dln.eta_alpha(1e-4)) and fin["e4"].shape == (1,)
+
+
+def test_fig8_data_defaults_are_the_paper_example():
+    X, y, b = dln.fig8_data()
+    X2, y2, b2 = dln.fig8_data(150.0, (-0.2, 2.0))
+    np.testing.assert_array_equal(X, X2)
+    assert b.tolist() == [-0.2, 2.0] and np.allclose(y, X @ b)
+    Xr, _, _ = dln.fig8_data(140.0, (-0.2, 2.0))
+    assert not np.allclose(Xr, X)
+
+
+def test_dormancy_and_drop_errors_tell_the_flow_from_a_fast_clock():
+    data = [dln.fig8_data()[:2]]
+    sw = claims.dln_sweep(data, [1e-6], past=1.3, n_grid=801)
+    fast = claims.dln_sweep(data, [1e-6], past=1.3, n_grid=801, time_scale=1.2)
+    d, df = claims.dormancy(sw), claims.dormancy(fast)
+    eta = dln.eta_alpha(1e-6)
+    assert d["opposite"][0] == 1 and d["flip_err"][0] < 1 / eta and d["eta"][0] == pytest.approx(eta)
+    assert df["flip_err"][0] == pytest.approx(1 - 1 / 1.2, abs=0.02)          # the flip comes 1/1.2 as late
+    e, ef = claims.deep_drop_errors(sw), claims.deep_drop_errors(fast)
+    assert e["e"][0] < 1 / eta < ef["e"][0]
+
+
+def test_dormancy_without_a_flip_is_infinitely_far():
+    data = [dln.fig8_data()[:2]]
+    sw = claims.dln_sweep(data, [1e-6], past=1.3, n_grid=201)
+    early = claims.DLNSweep(sw.X, sw.y, sw.alphas, sw.time[:, :50], sw.loss[:, :, :50], sw.beta[:, :, :50])
+    assert claims.dormancy(early)["flip_err"][0] == np.inf
+
+
+# ---------------------------------------------------------------- modular addition
+def _modular_setup():
+    x = modular.template(11, {1: 6.0, 2: 4.0})
+    pred = modular.predict(x)
+    X, Y = (torch.tensor(a) for a in modular.dataset(x))
+    return x, pred, X, Y
+
+
+def test_cost_step_frac_is_one_at_the_zero_network_and_matches_the_loss():
+    x, pred, X, Y = _modular_setup()
+    z = torch.zeros(2, 3, 11, dtype=torch.float64)
+    net = agf_models.modular_params(z, z, z)
+    np.testing.assert_allclose(claims.cost_step_frac(net, X=X, Y=Y, pred=pred)["frac"], [1.0, 1.0], rtol=1e-12)
+    g = torch.Generator().manual_seed(0)
+    U, V, W = (0.3 * torch.randn(2, 3, 11, generator=g, dtype=torch.float64) for _ in range(3))
+    net = agf_models.modular_params(U, V, W)
+    L = half_mse()(forward(net, X), Y).numpy()
+    np.testing.assert_allclose(claims.cost_step_frac(net, X=X, Y=Y, pred=pred)["frac"],
+                               (L - pred.levels[1]) / (pred.levels[0] - pred.levels[1]))
+
+
+def test_utility_update_reads_each_run_residual():
+    x, pred, X, Y = _modular_setup()
+    g = torch.Generator().manual_seed(1)
+    U, V, W = (0.3 * torch.randn(2, 3, 11, generator=g, dtype=torch.float64) for _ in range(3))
+    net = agf_models.modular_params(U, V, W)
+    th = np.random.default_rng(0).normal(size=(2, 4, 3, 11))
+    th /= np.linalg.norm(th.reshape(2, 4, -1), axis=-1)[..., None, None]
+    R = (Y - forward(net, X)).numpy()
+    got = claims.utility_update(net, X=X, Y=Y, template=x, xi=pred.order[0], neurons=th)["util_err"]
+    want = [ms.utility_update_error(th[r], X.numpy(), R[r], x, pred.order[0]) for r in range(2)]
+    np.testing.assert_allclose(got, want)
+
+
+def test_width_outcome_reads_the_final_loss_and_the_order():
+    x, pred, X, Y = _modular_setup()
+    g = torch.Generator().manual_seed(2)
+    U, V, W = (0.01 * torch.randn(2, 33, 11, generator=g, dtype=torch.float64) for _ in range(3))
+    run = train(agf_models.modular_params(U, V, W), X, Y, loss=half_mse(), lr=1e-3, momentum=0.9, steps=200,
+                record=[0, 100, 200], grad_fn=agf_models.modular_grad_fn(11), progress=False)
+    out = claims.width_outcome(run, X=X, pred=pred)
+    np.testing.assert_allclose(out["fin"], run.loss[-1].numpy() / pred.levels[0])
+    orders = claims.width_orders(run, X=X, pred=pred)
+    assert len(orders) == 2 and out["match"].tolist() == [float(o == list(pred.order)) for o in orders]
+

@@ -14,6 +14,10 @@ The flow itself is :func:`dln_flow_reduced`: the gradient flow of ``½ mean (Xβ
 ``(u, v)`` from ``u = √2α``, ``v = 0`` reduced by the conserved ``u² − v² = 2α²`` (Lemma C.2) to
 ``z = asinh(β/α²)``, ``dz/dt = −2 g(β)``, which reaches ``α = 1e-100`` without tiny numbers and is
 integrated by an implicit method (the converged coordinates are stiff).
+
+The modular-addition measurements (:func:`cost_step_frac`, :func:`utility_update`,
+:func:`width_outcome`) read square-activation networks on the dataset of
+:func:`lrlib.theory.agf.modular.dataset`, batched over runs ``R`` (groups or seeds).
 """
 
 from __future__ import annotations
@@ -22,12 +26,15 @@ import math
 from dataclasses import dataclass
 
 import numpy as np
+import torch
 from scipy.integrate import solve_ivp
 
 from ...errors import ParameterError
 from ...ledger.trend import trend_stats
-from . import dln
-from .measure import dln_vs_agf
+from ...losses import half_mse
+from ...models import TwoLayer, forward
+from . import dln, modular
+from .measure import dln_vs_agf, frequency_order, sign_flip_and_drops, utility_update_error
 
 
 def _beta(z: np.ndarray, log_a2: float) -> np.ndarray:
@@ -209,3 +216,130 @@ def finite_alpha_errors(sw: DLNSweep) -> dict[str, np.ndarray]:
     for j, k in enumerate(("4", "8", "16")):
         out["e" + k], out["l" + k], out["eta" + k] = e[:, j], lv[:, j], float(sw.etas[j])
     return out
+
+
+def dormancy(sw: DLNSweep) -> dict[str, np.ndarray]:
+    """Return to dormancy (claim ``fig8.dormancy``): does ``β₀`` flip sign at AGF's midpoint?
+
+    Read at the sweep's deepest ``α``: ``β₀``'s last sign change in accelerated time ``t/η_α``
+    against AGF's ``(τ₂ + τ₃)/2`` at the same ``α``.
+
+    Parameters
+    ----------
+    sw : the sweep (module conventions), data with AGF's dormancy (≥ 3 jumps).
+
+    Returns
+    -------
+    dict of str to np.ndarray
+        ``opposite`` — 1 if ``β₀`` ends with the sign opposite to its first AGF value; ``flip_err`` —
+        ``|t_flip − mid|/mid`` (``inf`` when ``β₀`` never changes sign, ``nan`` when AGF predicts fewer
+        than three jumps); ``eta`` — ``η_α``; each ``(S,)``.
+    """
+    a, eta = sw.alphas[-1], sw.etas[-1]
+    opp, err = [], []
+    for i in range(sw.loss.shape[0]):
+        pred = dln.agf(sw.X[i], sw.y[i], a)
+        b0 = sw.beta[i, -1, :, 0]
+        nz = b0 != 0                                  # β₀ starts at exactly 0: that is no sign change
+        o, t_flip, _ = sign_flip_and_drops(sw.time[-1][nz], b0[nz], sw.time[-1], sw.loss[i, -1], pred, eta)
+        mid = 0.5 * (pred.tau[2] + pred.tau[3]) if len(pred.tau) > 3 else np.nan
+        opp.append(o)
+        err.append(np.inf if np.isnan(t_flip) and np.isfinite(mid) else abs(t_flip - mid) / mid)
+    return {"opposite": np.array(opp), "flip_err": np.array(err), "eta": np.full(len(opp), eta)}
+
+
+def deep_drop_errors(sw: DLNSweep) -> dict[str, np.ndarray]:
+    """The largest relative drop-time error against AGF at the sweep's deepest ``α`` (claim
+    ``fig8.drop-times``).
+
+    Parameters
+    ----------
+    sw : the sweep (module conventions).
+
+    Returns
+    -------
+    dict of str to np.ndarray
+        ``e`` ``(S,)`` and ``eta`` ``(S,)`` (``η_α``).
+    """
+    e, _ = sweep_errors(sw)
+    return {"e": e[:, -1], "eta": np.full(e.shape[0], sw.etas[-1])}
+
+
+# ---------------------------------------------------------------------------------------------
+# modular addition: cost step and width (Thm F.7, Lemma F.6, H ≥ 3p)
+
+def cost_step_frac(net: TwoLayer, *, X: torch.Tensor, Y: torch.Tensor, pred) -> dict[str, np.ndarray]:
+    """The share of the dominant frequency's component a group leaves unlearned (claim ``thmF7.cost-step``).
+
+    Parameters
+    ----------
+    net : the square-activation networks ``(R, ...)`` (the groups at the end of their descent, or at its start).
+    X, Y : ``(p², 2p)`` inputs and ``(p², p)`` targets of :func:`lrlib.theory.agf.modular.dataset`.
+    pred : the :class:`~lrlib.theory.agf.modular.ModularAGF` of the template (``levels``).
+
+    Returns
+    -------
+    dict of str to np.ndarray
+        ``frac`` ``(R,)``: ``(L − ℓ^{(1)})/(ℓ^{(0)} − ℓ^{(1)})`` with ``L = ½ mean ‖f(x) − y‖²`` (``half_mse``).
+    """
+    L = half_mse()(forward(net, X), Y).detach().numpy()
+    return {"frac": (L - pred.levels[1]) / (pred.levels[0] - pred.levels[1])}
+
+
+def utility_update(net: TwoLayer, *, X: torch.Tensor, Y: torch.Tensor, template: np.ndarray, xi: int,
+                   neurons: np.ndarray) -> dict[str, np.ndarray]:
+    """Lemma F.6's check on each group's residual (claim ``lemmaF6.utility-update``).
+
+    Parameters
+    ----------
+    net : the square-activation networks ``(R, ...)``.
+    X, Y : as for :func:`cost_step_frac`.
+    template : ``(p,)`` the template ``x``.
+    xi : the dominant frequency removed.
+    neurons : ``(R, K, 3, p)`` unit test neurons per run.
+
+    Returns
+    -------
+    dict of str to np.ndarray
+        ``util_err`` ``(R,)`` (:func:`lrlib.theory.agf.measure.utility_update_error`).
+    """
+    R = (Y - forward(net, X)).detach().numpy()
+    Xn = X.numpy()
+    return {"util_err": np.array([utility_update_error(neurons[r], Xn, R[r], template, xi) for r in range(R.shape[0])])}
+
+
+def width_outcome(run, *, X: torch.Tensor, pred) -> dict[str, np.ndarray]:
+    """Does a trained quadratic network learn every frequency, in order, to zero loss (claim ``H3p.all-frequencies``)?
+
+    Parameters
+    ----------
+    run : a :class:`~lrlib.trajectory.Trajectory` of square-activation networks ``(T, S, ...)``.
+    X : ``(p², 2p)`` inputs of :func:`lrlib.theory.agf.modular.dataset`.
+    pred : the :class:`~lrlib.theory.agf.modular.ModularAGF` of the template (``levels``, ``order``).
+
+    Returns
+    -------
+    dict of str to np.ndarray
+        ``fin`` — final loss over ``ℓ^{(0)}``; ``match`` — 1 if the order in which the output power of
+        each frequency first reaches half its target is AGF's; each ``(S,)``.
+    """
+    orders = width_orders(run, X=X, pred=pred)
+    return {"fin": run.loss[-1].numpy() / pred.levels[0],
+            "match": np.array([o == list(pred.order) for o in orders], dtype=float)}
+
+
+def width_orders(run, *, X: torch.Tensor, pred) -> list[list[int]]:
+    """The order in which each seed's network learns the frequencies (output power at half its target).
+
+    Parameters
+    ----------
+    run, X, pred : as for :func:`width_outcome`.
+
+    Returns
+    -------
+    list of list of int
+        One order per seed (frequencies never learned are left out).
+    """
+    p = X.shape[1] // 2
+    power = modular.output_power(forward(run.params, X), p).numpy()                 # (T, S, p//2+1)
+    return [frequency_order(run.steps, power[:, s], pred) for s in range(power.shape[1])]
