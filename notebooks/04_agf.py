@@ -95,6 +95,7 @@ from lrlib.models import forward as net_forward
 from lrlib.plots import glue
 from lrlib.plots import agf as agf_plots
 from lrlib.theory.agf import core, dln, linear, modular, transformer
+from lrlib.theory.agf import claims as agf_claims
 from lrlib.theory.agf import measure as agf_measure
 from lrlib.theory.agf import models as agf_models
 from lrlib.train import train
@@ -154,71 +155,69 @@ glue("agf-fig3", fig, display=False)
 # Large $\alpha$ gives smooth, kernel-like curves; as $\alpha$ shrinks the curves become the staircase and
 # the coefficients switch on one at a time. We now compare with AGF *at the same* $\alpha$: the drop time
 # is the first crossing of the mid-level between consecutive AGF levels, and the plateau value is the
-# loss at the geometric middle of each predicted plateau. The tolerance was fixed before the first run:
-# relative error $\le 1/\eta_\alpha$ (the size of AGF's leading corrections, $O(\log 2/\eta_\alpha)$), which
-# tightens as $\alpha$ shrinks.
+# loss at the geometric middle of each predicted plateau.
 #
-# **Flow, not GD.** The paper's statement is about gradient flow, and GD with step $h$ lags the flow by
-# a relative $O(h\,\sigma)$ in every growth phase. We therefore grade the flow itself, integrated by
-# `lrlib.integrate` (adaptive Runge–Kutta, float64, `rtol` $=10^{-10}$, the three $\alpha$ in one batch) from the same initialisation,
-# and show GD's errors beside it: their difference is the step's effect. The data and the initialisation
-# of this figure do not depend on the seed, so each claim is one measurement. The control is the GD run
-# from $\alpha=0.1$ of the same batch, measured against AGF at $\alpha=0.1$ and held to the graded tolerances:
-# without a separation of time scales the check must reject it.
+# **Flow, not GD, and a limit graded as a limit.** The paper's statement is about gradient flow as
+# $\alpha\to0$, and GD with step $h$ lags the flow by a relative $O(h\,\sigma)$ in every growth phase. We
+# therefore grade the flow itself. With $u_i^2-v_i^2=2\alpha^2$ conserved (Lemma C.2) the flow of
+# $\beta$ is $\dot\beta_i=-2g_i\sqrt{\alpha^4+\beta_i^2}$, i.e. $\dot z_i=-2g_i$ for $z_i=\operatorname{asinh}(\beta_i/\alpha^2)$:
+# no tiny numbers at any $\alpha$, integrated by an implicit method (`agf_claims.dln_flow_reduced`, Radau, `rtol`
+# $10^{-10}$; it matches the $(u,v)$ flow of `lrlib.integrate` to $10^{-9}$, unit test). That lets the sweep
+# reach deep into the limit cheaply: $\alpha=10^{-4},10^{-8},10^{-16},10^{-32},10^{-64}$, each seed with its own
+# data (Figure 3's recipe, the authors' draw for seed 0). AGF's corrections are $O(1/\eta_\alpha)$, so
+# the claim `fig3.drop-times` is a **trend**: the largest drop-time error must shrink at every step
+# towards the limit, with log–log slope 1 against $1/\eta_\alpha$ and by at least half the factor that
+# rate gives over the sweep. Its control is the same sweep with the flow's clock sped up by 20 % (the
+# flow of $1.2\,\mathcal L$): it removes AGF's time scale, so its error tends to a constant 0.2 instead
+# of zero. The old rule, error $\le1/\eta_\alpha$ at $\alpha=10^{-4},10^{-8},10^{-16}$, asked for a constant
+# $\le1$ that the paper never states; it stays as the secondary claim `fig3.drop-times-finite`
+# (finite-$\alpha$ accuracy), and GD's errors are shown beside the flow's for the paper's data.
 
 # %%
 rows3 = {}
 for r, a in enumerate(alphas3):
     if a <= 1e-4 or a == 0.1:
         rows3[a] = agf_measure.dln_vs_agf(X3, y3, a, t_dense3, dense3[:, r])
-t_flow3 = np.linspace(0.0, t_dense3[-1], 2001 if quick else 20001)
-a_fl3 = [a for a in alphas3 if a <= 1e-4]
-u0 = (math.sqrt(2) * torch.tensor(a_fl3, dtype=F64)).unsqueeze(-1).expand(-1, 5).clone()       # (3, 5): one batched flow
-fl3 = agf_models.dln_flow(X3t, y3t, u0, torch.zeros_like(u0), t_flow3)
-flow_rows, fl_err = [], {}
+data3 = [(X3, y3)] + [dln.fig3_data(11 + seed + i)[:2] for i in range(N_SEEDS - 1)] if seed == 0 else \
+    [dln.fig3_data(10 + seed + i)[:2] for i in range(N_SEEDS)]            # seed 0: the authors' draw (numpy seed 10)
+a_sw3 = [1e-4, 1e-8, 1e-16, 1e-32, 1e-64]
+sw3 = agf_claims.dln_sweep(data3, a_sw3)
+sw3_fast = agf_claims.dln_sweep(data3, a_sw3, time_scale=1.2)             # control: the flow's clock 20 % fast
+e_sw3, l_sw3 = agf_claims.sweep_errors(sw3)                                # (S, A) each
 
 # %%
-for j, a in enumerate(a_fl3):
-    _, eta_a, err_t, err_l = agf_measure.dln_vs_agf(X3, y3, a, t_flow3, fl3.loss[:, j].numpy())
-    fl_err[a] = (eta_a, np.nanmax(err_t), np.nanmax(err_l))
-    flow_rows.append({"α": f"{a:g}", "1/η_α": 1 / eta_a, "flow: max drop-time error": np.nanmax(err_t),
-                      "GD (h = 2e-3): max drop-time error": np.nanmax(rows3[a][2]), "flow: max level error": np.nanmax(err_l),
-                      "GD: max level error": np.nanmax(rows3[a][3]), "flow: error × η_α": np.nanmax(err_t) * eta_a})
-
-# %%
-beta_flow16 = (fl3.states["u"][:, -1] * fl3.states["v"][:, -1]).numpy()     # the last α: 1e-16
-print(f"flows of the three α integrated together: {fl3.grad_evals} gradient evaluations")
-flow3 = pd.DataFrame(flow_rows)
+flow3 = pd.DataFrame([{"α": f"{a:g}", "1/η_α": 1 / eta_a, "flow: max drop-time error": e_sw3[0, j],
+                       "GD (h = 2e-3): max drop-time error": np.nanmax(rows3[a][2]) if a in rows3 else np.nan,
+                       "flow: max level error": l_sw3[0, j], "flow: error × η_α (seed 0)": e_sw3[0, j] * eta_a,
+                       "flow: error × η_α, seeds 1–": np.round(e_sw3[1:, j] * eta_a, 2).tolist()}
+                      for j, (a, eta_a) in enumerate(zip(a_sw3, sw3.etas))])
 flow3.round(4)
 
 # %%
-c3 = rows3[0.1]
-ctl3 = dict(eta4=c3[1], eta8=c3[1], eta16=c3[1])
-eta3 = dict(eta4=fl_err[1e-4][0], eta8=fl_err[1e-8][0], eta16=fl_err[1e-16][0])
-ledger.grade("fig3.drop-times", e4=fl_err[1e-4][1], e8=fl_err[1e-8][1], e16=fl_err[1e-16][1], **eta3,
-             control=dict(e4=np.nanmax(c3[2]), e8=np.nanmax(c3[2]), e16=np.nanmax(c3[2]), **eta3),
-             note="GD (h = 2e-3): " + ", ".join(f"{np.nanmax(rows3[a][2]):.3f}" for a in (1e-4, 1e-8, 1e-16)))
+ledger.measure("fig3.drop-times", sw3, controls={"flow_fast_clock": sw3_fast},
+               note="error × η_α at the deepest α per seed: the rate's constant")
+ledger.measure("fig3.drop-times-finite", sw3, controls={"flow_fast_clock": sw3_fast},
+               note="GD (h = 2e-3), paper's data: " + ", ".join(f"{np.nanmax(rows3[a][2]):.3f}" for a in (1e-4, 1e-8, 1e-16)))
 
 # %%
-ledger.grade("fig3.levels", l4=fl_err[1e-4][2], l8=fl_err[1e-8][2], l16=fl_err[1e-16][2], **eta3,
-             control=dict(l4=np.nanmax(c3[3]), l8=np.nanmax(c3[3]), l16=np.nanmax(c3[3]), **eta3))
-order_flow = agf_measure.activation_order(t_flow3, beta_flow16, agf_inf.betas[-1])
-order_agf = sum(agf_inf.order, [])
+ledger.measure("fig3.levels", sw3, controls={"flow_fast_clock": sw3_fast})
+agf_s0 = dln.agf(*data3[0], 1e-100)                                                     # seed 0's data
+order_flow = agf_measure.activation_order(sw3.time[2], sw3.beta[0, 2], agf_s0.betas[-1])     # seed 0, α = 1e-16
+order_agf = sum(agf_s0.order, [])
 ledger.grade("fig3.order", match=float(order_flow == order_agf),
              control=dict(match=float(order_flow == [order_agf[1], order_agf[0], *order_agf[2:]])),
              note=f"flow at α = 1e-16: {order_flow}; AGF: {order_agf}")
-print(f"flow drop-time error × η_α: {np.round(flow3['flow: error × η_α'].to_numpy(), 2)}; "
-      f"GD/flow error ratio: {np.round(flow3['GD (h = 2e-3): max drop-time error'] / flow3['flow: max drop-time error'], 2).tolist()}")
+print("; ".join(f"{c}: {ch.rate(c)}" for c in ("fig3.drop-times", "fig3.drop-times-finite", "fig3.levels", "fig3.order")))
 
 # %% [markdown]
-# What we see: the flow's errors scale like $1/\eta_\alpha$ (error × $\eta_\alpha$ is printed above) but with a constant
-# above 1, so the drop times miss the tolerance fixed before the run; GD's errors are larger than the
-# flow's by the ratio printed above — that part is our step, not AGF. The mid-level crossing comes $O(1)$
-# gradient-flow time after the jump (the neuron still has to grow from norm 1 to its final size), which
-# AGF's instantaneous cost step ignores, and the first drop is the most sensitive in relative terms. The
-# verdicts are in the ledger at the end; the flow does approach AGF as $\alpha$ shrinks, at the rate
-# $O(1/\eta_\alpha)$, with a larger constant than our tolerance allowed. (A first version of this chapter
-# added a *partial* tier after seeing that result; we removed it: a tolerance is not changed after the fact.)
+# What we see (pass rates printed above): in the seeds that `fig3.drop-times` reproduces, the drop-time error shrinks
+# like $1/\eta_\alpha$ along 60 decades of $\alpha$, with a constant — error × $\eta_\alpha$, in the table for seed 0 and
+# the other seeds — that depends on the draw; the finite-$\alpha$ check `fig3.drop-times-finite` holds only in the
+# draws whose constant is below 1. The fast-clock control's error stays near 0.2 (its values are in the ledger). The mid-level crossing comes $O(1)$
+# gradient-flow time after the jump (the neuron still has to grow from norm 1 to its final size), which AGF's
+# instantaneous cost step ignores: that is the constant. GD's errors (paper's data) are larger than the flow's —
+# that part is our step, not AGF. (A first version of this chapter added a *partial* tier after seeing the
+# finite-$\alpha$ result; we removed it: a tolerance is not changed after the fact.)
 
 # %% [markdown]
 # **AGF → Pesme–Flammarion.** As $\alpha\to0$, $\log\cosh x\to|x|$ and $\cosh^{-1}e^x\sim x+\log2$, so AGF's
@@ -313,11 +312,14 @@ glue("agf-fig8", fig, display=False)
 # ```
 
 # %% [markdown]
-# **Does the step change the result?** GD stands in for the flow here, so every Figure 8 claim carries a
-# premise: we rerun the $\alpha=10^{-4}$ case up to the second drop at the step $h=5\cdot10^{-4}$ (4× smaller)
-# and require the drop times to move by less than 1 %. Figure 8's data and initialisation are fixed (no random
-# draw), so each of its claims is one measurement; the controls are a perturbed prediction (the flip at $\tau_2$
-# instead of the midpoint) and the $\alpha=0.1$ run of the same batch. (GD does not conserve $u_i^2-v_i^2$ exactly: each
+# **Graded on the flow, per draw.** The claims about Figure 8 are about the flow, so they are graded on the
+# flow itself (the reduced flow of Figure 3, exact up to the integrator), at $\alpha=10^{-6}$, on five draws:
+# seed 0 is the paper's example, the others rotate it by $150°\pm10°$ and scale $\beta^*$ by $1\pm0.25$ (first
+# coordinate) and $1\pm0.1$ (second), which keeps AGF's activate–return–reactivate sequence (AGF's order is
+# printed below for each draw). The control of both claims is the same flows on a clock 20 % fast (the flow
+# of $1.2\,\mathcal L$): it removes AGF's time scale, so the flip and the drops come about 17 % early. GD, drawn
+# in the figure, is checked against a 4× smaller step (`protocol.step-size`: GD at the figure's step
+# $h=2\cdot10^{-3}$ moves the drops by less than 1 %). (GD does not conserve $u_i^2-v_i^2$ exactly: each
 # step multiplies it by $1-h^2g_i^2$, an effective shrinking of $\alpha$ — the reason not to take $h$ much larger.)
 
 # %%
@@ -336,25 +338,24 @@ ledger.grade("protocol.step-size", step_gap=step_gap8,
              note=f"drops (GF time) at h = 5e-4: {np.round(d_small, 3)}; at h = 2e-3: {np.round(d_big, 3)}")
 
 # %%
-def flip_and_drops(r, alpha):
-    pred, eta = dln.agf(X8, y8, alpha), dln.eta_alpha(alpha)
-    return (pred, eta, *agf_measure.sign_flip_and_drops(run8.time, beta8[:, r, 0], np.arange(steps8 + 1) * h8,
-                                               run8.dense_loss[:, r].numpy(), pred, eta))
+g8 = np.random.default_rng(seed + 8)
+draws8 = [(150.0, (-0.2, 2.0)) if seed == 0 and i == 0 else
+          (150 + g8.uniform(-10, 10), (-0.2 * (1 + g8.uniform(-0.25, 0.25)), 2.0 * (1 + g8.uniform(-0.1, 0.1))))
+          for i in range(N_SEEDS)]
+data8 = [dln.fig8_data(a, b)[:2] for a, b in draws8]
+sw8 = agf_claims.dln_sweep(data8, [1e-6], past=1.3)
+sw8_fast = agf_claims.dln_sweep(data8, [1e-6], past=1.3, time_scale=1.2)     # control: the flow's clock 20 % fast
+print("AGF order per draw:", [dln.agf(Xd, yd, 1e-6).order for Xd, yd in data8])
 
 # %%
-r6, r01 = (int(np.flatnonzero(alphas8 == a)[0]) for a in (1e-6, 0.1))
-_, eta8, opp8, t_flip, drops8 = flip_and_drops(r6, 1e-6)
-mid = 0.5 * (agf8.tau[2] + agf8.tau[3])
-err8 = relative_error(drops8, agf8.tau[1:])
-ledger.grade("fig8.dormancy", opposite=opp8, t_flip=t_flip, mid=mid, eta=eta8, step_gap=step_gap8,
-             control=dict(opposite=opp8, t_flip=t_flip, mid=agf8.tau[2], eta=eta8),
-             note=f"β₀ {agf8.betas[1, 0]:+.3f} → {beta8[-1, r6, 0]:+.3f}; AGF τ₂ = {agf8.tau[2]:.3f}, τ₃ = {agf8.tau[3]:.3f}")
-
-# %%
-pred01, eta01, _, _, drops01 = flip_and_drops(r01, 0.1)
-ledger.grade("fig8.drop-times", e=np.nanmax(err8), eta=eta8, step_gap=step_gap8,
-             control=dict(e=np.nanmax(relative_error(drops01[:len(pred01.tau) - 1], pred01.tau[1:])), eta=eta8),
-             note=f"drops {np.round(drops8, 3)} vs AGF {np.round(agf8.tau[1:], 3)}")
+r6 = int(np.flatnonzero(alphas8 == 1e-6)[0])
+_, t_flip_gd, drops8 = agf_measure.sign_flip_and_drops(run8.time, beta8[:, r6, 0], np.arange(steps8 + 1) * h8,
+                                                      run8.dense_loss[:, r6].numpy(), agf8, dln.eta_alpha(1e-6))
+ledger.measure("fig8.dormancy", sw8, controls={"flow_fast_clock": sw8_fast},
+               note=f"paper's draw: AGF τ₂ = {agf8.tau[2]:.3f}, τ₃ = {agf8.tau[3]:.3f}; GD (h = 2e-3) flips at {t_flip_gd:.3f}")
+ledger.measure("fig8.drop-times", sw8, controls={"flow_fast_clock": sw8_fast},
+               note=f"paper's draw, GD (h = 2e-3): drops {np.round(drops8, 3)} vs AGF {np.round(agf8.tau[1:], 3)}")
+print("; ".join(f"{c}: {ch.rate(c)}" for c in ("fig8.dormancy", "fig8.drop-times", "protocol.step-size")))
 
 # %% [markdown]
 # ## Lemmas C.1–C.3, Corollary C.5, and the homogeneous-neuron identities
@@ -852,8 +853,8 @@ ledger.grade("fig6.agf-vs-gd", err=err6, tol_gap=tol_gap6,
              control=dict(err=np.max(relative_error(drops6, bound6[None, :]), axis=1)),
              note=f"seed 0: flow drops {np.round(drops6[0], 2).tolist()} vs AGF {np.round(agf_cross6[0], 2).tolist()} (flow time)")
 ledger.grade("fig6.bounds", margin=np.min(drops6 / bound6[None, :], axis=1), tol_gap=tol_gap6,
-             control=dict(margin=np.min(drops6 / pred6.jump_bound(alpha6 / 10)[None, :], axis=1)),
-             note=f"bounds {np.round(bound6, 2).tolist()} (flow time)")
+             note=f"bounds {np.round(bound6, 2).tolist()} (flow time); the bound of α/10 is "
+                  f"{np.round(pred6.jump_bound(alpha6 / 10) / bound6, 1).tolist()}× later")
 
 # %%
 constraint6 = np.array([[np.nanmax(agf_measure.phase_constraint(run6.params.W1[i, r, :, :p6].numpy(), run6.params.W1[i, r, :, p6:].numpy(),
@@ -951,17 +952,17 @@ frac7 = (L7 - predF7.levels[1]) / (predF7.levels[0] - predF7.levels[1])
 gap7 = np.abs(L7[:N_SEEDS] - run7h.loss[-1].numpy()) / predF7.levels[1]
 
 # %%
-ledger.grade("thmF7.cost-step", frac=frac7[:N_SEEDS], N=6.0, step_gap=gap7, control=dict(frac=frac7[N_SEEDS:]),
-             note=f"N = 4 leaves {np.round(frac7[N_SEEDS:], 3).tolist()} of the ξ part unlearned")
+group7 = {name: run7.at(i).map(lambda t, sl=sl: t[sl]) for name, i, sl in
+          (("N6", -1, slice(0, N_SEEDS)), ("N4", -1, slice(N_SEEDS, None)), ("N6_init", 0, slice(0, N_SEEDS)))}
+ledger.measure("thmF7.cost-step", group7["N6"], controls={"group_N4": group7["N4"]}, init=group7["N6_init"],
+               premises=dict(N=6.0, step_gap=gap7), X=XF7, Y=YF7, pred=predF7,
+               note=f"N = 4 leaves {np.round(frac7[N_SEEDS:], 3).tolist()} of the ξ part unlearned")
 th16 = torch.randn(N_SEEDS, 16, 3, 11, generator=generator(seed + 91), dtype=F64)
 th16 = (th16 / th16.flatten(-2).norm(dim=-1)[..., None, None]).numpy()                  # unit neurons (S, 16, 3, p)
-R7 = (YF7 - net_forward(run7.params, XF7)[-1]).numpy()                                   # residuals (2S, p², p)
 
 # %%
-uerr7 = np.array([agf_measure.utility_update_error(th16[r % N_SEEDS], XF7.numpy(), R7[r], xF7, predF7.order[0])
-                  for r in range(2 * N_SEEDS)])
-ledger.grade("lemmaF6.utility-update", util_err=uerr7[:N_SEEDS], N=6.0, step_gap=gap7,
-             control=dict(util_err=uerr7[N_SEEDS:]))
+ledger.measure("lemmaF6.utility-update", group7["N6"], controls={"group_N4": group7["N4"]}, init=group7["N6_init"],
+               premises=dict(N=6.0, step_gap=gap7), X=XF7, Y=YF7, template=xF7, xi=predF7.order[0], neurons=th16)
 
 # %%
 gH = generator(seed + 92)
@@ -971,19 +972,18 @@ stepsH = int(SCALE * 20_000)
 
 # %%
 def width_run(H, h, steps):
-    """Heavy-ball GD of the first ``H`` neurons; returns (final loss / ℓ⁽⁰⁾ (S,), learned order per seed)."""
-    r_ = train(agf_models.modular_params(UH[:, :H], VH[:, :H], WH[:, :H]), XF7, YF7, loss=LOSS, lr=h, momentum=0.9,
-               steps=steps, record=log_schedule(steps, 150), grad_fn=agf_models.modular_grad_fn(11), progress=False)
-    pw = modular.output_power(net_forward(r_.params, XF7), 11).numpy()                       # (T, S, p//2+1)
-    return r_.loss[-1].numpy() / predF7.levels[0], [agf_measure.frequency_order(r_.steps, pw[:, s], predF7) for s in range(N_SEEDS)]
+    """Heavy-ball GD of the first ``H`` neurons of each seed's draw (a Trajectory, runs (S,))."""
+    return train(agf_models.modular_params(UH[:, :H], VH[:, :H], WH[:, :H]), XF7, YF7, loss=LOSS, lr=h, momentum=0.9,
+                 steps=steps, record=log_schedule(steps, 150), grad_fn=agf_models.modular_grad_fn(11), progress=False)
 
 # %%
-(finH, ordH), (finH2, ordH2), (finHc, ordHc) = (width_run(*a) for a in ((33, 1e-3, stepsH), (33, 2e-3, stepsH // 2), (6, 1e-3, stepsH)))
-matchH = np.array([o == [1, 2] for o in ordH], dtype=float)
-sameH = np.array([o == o2 and f2 <= 1e-3 for o, o2, f2 in zip(ordH, ordH2, finH2)], dtype=float)
-ledger.grade("H3p.all-frequencies", fin=finH, match=matchH, H=33.0, p=11.0, step_same=sameH,
-             control=dict(fin=finHc, match=np.array([o == [1, 2] for o in ordHc], dtype=float)),
-             note=f"final loss / ℓ⁽⁰⁾: H = 33 {fmt(finH.max(), 2)} (worst seed), H = 6 {fmt(finHc.min(), 2)} (best seed); orders with H = 6: {ordHc}")
+runH, runH2, runHc = (width_run(*a) for a in ((33, 1e-3, stepsH), (33, 2e-3, stepsH // 2), (6, 1e-3, stepsH)))
+outH, outH2, outHc = (agf_claims.width_outcome(r_, X=XF7, pred=predF7) for r_ in (runH, runH2, runHc))
+ordH, ordH2 = (agf_claims.width_orders(r_, X=XF7, pred=predF7) for r_ in (runH, runH2))
+sameH = np.array([o == o2 for o, o2 in zip(ordH, ordH2)], dtype=float) * (outH2["fin"] <= 1e-3)    # the step premise
+ledger.measure("H3p.all-frequencies", runH, controls={"width_6": runHc}, premises=dict(H=33.0, p=11.0, step_same=sameH),
+               X=XF7, pred=predF7,
+               note=f"final loss / ℓ⁽⁰⁾: H = 33 {fmt(outH['fin'].max(), 2)} (worst seed), H = 6 {fmt(outHc['fin'].min(), 2)} (best seed)")
 
 # %% [markdown]
 # ## What we see
@@ -992,7 +992,7 @@ ledger.grade("H3p.all-frequencies", fin=finH, match=matchH, H=33.0, p=11.0, step
 
 # %%
 print("\n".join(f"{c}: {ch.rate(c)}" for c in (
-    "fig3.drop-times", "fig3.levels", "fig3.order", "fig8.dormancy", "fig8.drop-times", "fig4.times-commuting",
+    "fig3.drop-times", "fig3.drop-times-finite", "fig3.levels", "fig3.order", "fig8.dormancy", "fig8.drop-times", "fig4.times-commuting",
     "fig4.times-non-commuting", "fig4.levels-commuting", "fig4.levels-non-commuting", "fig5.levels", "fig5.order",
     "fig5.jump-bound", "fig6.order", "fig6.levels", "fig6.agf-vs-gd", "fig6.bounds", "thmF3.phase", "B4.alignment", "B4.adaptive-rate",
     "thmF7.cost-step", "lemmaF6.utility-update", "H3p.all-frequencies")))
@@ -1012,8 +1012,9 @@ print(f"Figure 6 (integrated flow, α = {alpha6}): AGF vs flow largest drop-time
 # checks: exact identities, float precision, no control), and the general algorithm reproduces the DLN
 # closed form. Against the dynamics (pass rates printed above): the *order* in which features are learned and
 # the *loss levels* are the robust part. The *jump times* of the flow converge to AGF's as $\alpha\to0$ at the rate
-# $O(1/\eta_\alpha)$, with a constant above the $1/\eta_\alpha$ tolerance we fixed before the first run — for the diagonal
-# network and for both fully connected variants, the proved commuting one included, so the open part of
+# $O(1/\eta_\alpha)$ — for the diagonal network this is now graded as the limit it is (`fig3.drop-times`, a trend
+# over 60 decades of $\alpha$ on five draws) — with a constant that depends on the data and is often above the
+# $1/\eta_\alpha$ tolerance we fixed before the first run (`fig3.drop-times-finite` and, for both fully connected variants, the proved commuting one included, so the open part of
 # Conjecture 4.1 behaves like the proved part. An earlier version of this chapter compared GD at $h=0.05$ with
 # Conjecture 4.1 and attributed its lag to AGF; most of that lag was GD's step (GD at $h=0.05$ is off the flow by the
 # amount printed above), which is why Figures 3–4 are now graded on the integrated flow, and Figure 4's claims carry
@@ -1044,6 +1045,46 @@ print(f"Figure 6 (integrated flow, α = {alpha6}): AGF vs flow largest drop-time
 # a graded comparison of the
 # transformer's simulated AGF with GD (drawn and printed only); the authors' exact random draws for
 # Figure 4; the ninth drop of Figure 4 (budget); and the CIFAR-10 ReLU experiment of the authors' code (no dataset offline).
+
+# %% [markdown]
+# ## What changed in this revision
+# The ledger now applies each migrated claim's measurement function to the main runs and to a control *run*
+# (house rules of the issue "Verdicts that measure agreement"); claims not yet migrated are graded as before
+# and shown in the *legacy* tier. Every expectation is labelled `observed` (copied from a result); the old
+# `rule_change` notes are the claims' `history`. Per claim whose verdict or tier changed (before: the published
+# full-size sweep of the previous revision; after: this run):
+#
+# - `fig3.drop-times` is graded as the limit $lpha	o0$: a trend of the drop-time error against $1/\eta_lpha$ over
+#   $lpha=10^{-4}\ldots10^{-64}$, five draws of the data instead of one. Its control is a run: the same flows on a
+#   clock 20 % fast, which removes AGF's time scale (its error tends to 0.2 instead of 0). The old control (GD from
+#   $lpha=0.1$ held to the small-$lpha$ tolerances) is gone.
+# - `fig3.drop-times-finite` (new) keeps the old rule error $\le1/\eta_lpha$ as a finite-$lpha$ accuracy check, per draw.
+# - `fig3.levels`: same rule, per draw; control: the fast-clock flows read at AGF's plateau middles.
+# - `fig8.dormancy` and `fig8.drop-times`: graded on the flow (was GD at $h=2\cdot10^{-3}$ with a step premise) on five
+#   draws (was the paper's one example); control: the fast-clock flows, instead of the flip held against $\tau_2$
+#   (a perturbed prediction) and GD from $\alpha=0.1$ held to the $\alpha=10^{-6}$ tolerance.
+# - `thmF7.cost-step`, `lemmaF6.utility-update`, `H3p.all-frequencies`: the same runs and rules, now measured by the
+#   ledger: the control runs ($N=4$ neurons, width $H=6$: the theorem's hypothesis removed) and, for the first two,
+#   the groups at the start of their descent (`init`) go through the same measurement. Their tier leaves *legacy*.
+# - `fig6.bounds` is a *consistency* check now: its control was the bound of an initialisation ten times smaller held
+#   against the $\alpha=10^{-2}$ runs — a perturbed prediction, not a run — and no run that meets the bound's premises can
+#   violate a proved bound. The perturbation is kept as a sensitivity (the margin divided by 10, shown apart).
+
+# %%
+from lrlib.ledger import headline
+from lrlib.ledger.aggregate import load_aggregate
+
+published = (load_aggregate() or {}).get("claims", {})
+
+
+def before(cid):
+    c = published.get(f"agf.{cid}")
+    return headline([v for r in c["runs"] for v in r["verdicts"]]) + " (legacy)" if c else "(new claim)"
+
+
+pd.DataFrame([{"claim": c, "before": before(c), "after": ch.rate(c), "tier now": ledger.results[c].tier()[0]}
+              for c in ("fig3.drop-times", "fig3.drop-times-finite", "fig3.levels", "fig8.dormancy", "fig8.drop-times",
+                        "thmF7.cost-step", "lemmaF6.utility-update", "H3p.all-frequencies", "fig6.bounds")])
 
 # %% [markdown]
 # ## Claims ledger

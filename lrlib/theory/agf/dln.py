@@ -345,12 +345,23 @@ def fig3_data(seed: int = 10, n: int = 20, d: int = 5) -> tuple[np.ndarray, np.n
     return X, X @ b, b
 
 
-def fig8_data() -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def fig8_data(angle: float = 150.0, beta: tuple[float, float] = (-0.2, 2.0)) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Figure 8's 2-D example (Pesme & Flammarion §3.1): ``X = chol(R Λ Rᵀ)`` with ``R`` the rotation
-    by 150° and ``Λ = diag(1, 25)``, ``β* = (−0.2, 2)``, ``y = Xβ*``.  Rows of ``X`` are the points."""
-    th = math.radians(150)
+    by ``angle`` and ``Λ = diag(1, 25)``, ``β* = beta``, ``y = Xβ*``.  Rows of ``X`` are the points.
+
+    Parameters
+    ----------
+    angle : the rotation in degrees (the paper's: 150).
+    beta : the teacher ``β*`` (the paper's: (−0.2, 2)).
+
+    Returns
+    -------
+    (np.ndarray, np.ndarray, np.ndarray)
+        ``X (2, 2)``, ``y (2,)``, ``β* (2,)``.
+    """
+    th = math.radians(angle)
     R = np.array([[math.cos(th), -math.sin(th)], [math.sin(th), math.cos(th)]])
     C = R @ np.diag([1.0, 25.0]) @ R.T
     X = np.linalg.cholesky(C)
-    b = np.array([-0.2, 2.0])
+    b = np.array(beta, dtype=float)
     return X, X @ b, b
