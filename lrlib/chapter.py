@@ -117,7 +117,49 @@ def start(key: str, seed: object, quick: object, ledger_path: object, *, n_seeds
     set_style()
     ledger = Ledger.declared(key, n_seeds=n, base_seed=seed)
     print(f"{key}: seed = {seed}, quick = {quick}, {n} seeds per graded experiment")
+    glue_rerun_costs(key)
     return Chapter(key=key, seed=seed, quick=quick, ledger_path=str(ledger_path), n_seeds=n, ledger=ledger)
 
 
-__all__ = ["Chapter", "start"]
+def rerun_costs(key: str) -> dict[str, str]:
+    """What rerunning a chapter costs on a 2-core machine, from the last recorded timings.
+
+    Parameters
+    ----------
+    key : str
+        The chapter key.
+
+    Returns
+    -------
+    dict of str to str
+        ``quick`` and ``full``: the reduced-size and the full rerun, in words (``about 50 s``,
+        ``about 4.1 min``; ``not recorded yet``), from ``benchmarks/results.json``.
+    """
+    from .progress import recorded_timings
+
+    out = {}
+    for size, quick in (("quick", True), ("full", False)):
+        rec = [v["seconds"] for k, v in recorded_timings(quick=quick).items() if k.split("_", 1)[-1] == key]
+        s = rec[0] if rec else None
+        out[size] = "not recorded yet" if s is None else (f"about {s:.0f} s" if s < 90 else f"about {s / 60:.1f} min")
+    return out
+
+
+def glue_rerun_costs(key: str) -> None:
+    """Glue :func:`rerun_costs` as ``<key>-rerun-quick`` and ``<key>-rerun-full`` (text), for the
+    chapter's header.
+
+    Parameters
+    ----------
+    key : str
+        The chapter key.
+    """
+    try:
+        from myst_nb import glue
+    except ImportError:  # pragma: no cover - myst_nb ships with jupyter-book
+        return
+    for size, text in rerun_costs(key).items():
+        glue(f"{key}-rerun-{size}", text, display=False)
+
+
+__all__ = ["Chapter", "glue_rerun_costs", "rerun_costs", "start"]

@@ -59,3 +59,11 @@ def test_strict_finish_fails_on_a_passing_control(toy):
 def test_bad_parameters_are_named(toy, args, msg):
     with pytest.raises(ParameterError, match=msg):
         chapter.start(*args)
+
+
+def test_rerun_costs_come_from_the_recorded_timings():
+    from lrlib.chapter import rerun_costs
+
+    c = rerun_costs("orthogonal")
+    assert c["quick"].startswith("about ") and c["full"].startswith("about ")
+    assert rerun_costs("no_such_chapter") == {"quick": "not recorded yet", "full": "not recorded yet"}
