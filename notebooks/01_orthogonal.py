@@ -418,7 +418,7 @@ sweep_tab.groupby("lambda").agg(["min", "max"]).drop(columns="seed")
 
 # %%
 ledger.measure("thm1.zero-loss", sweep, controls={"no_negative_neuron": sweep_pos}, init=sweep.start(),
-               coarse=sweep_coarse, premises=sweep_premises)
+               premises=sweep_premises)
 print(f"thm1.zero-loss: {rate_of('thm1.zero-loss')}")
 print("share of ‖θ‖² outside the two clusters, per seed (columns: λ = 1e-4 … 1e-12):")
 print(np.array2string(outside.numpy(), precision=4))
@@ -458,8 +458,6 @@ X_deep = X_tb.expand(N_SEEDS + 2, len(lams_deep), *X_tb.shape).clone()
 X_deep[N_SEEDS] = X_co                                                         # the non-orthogonal row
 deep_all = train(orth.cat_runs(p_deep, p_deep.map(lambda t: t[:1]), p_deep_big), X_deep, y_tb, loss=half_mse(),
                  lr=dt, steps=int(T_deep / dt), record=linear_schedule(int(T_deep / dt), 100))
-deep_coarse = train(p_deep, X_tb, y_tb, loss=half_mse(), lr=DT_COARSE, steps=int(T_deep / DT_COARSE),
-                    record=linear_schedule(int(T_deep / DT_COARSE), 1))             # the same draws, dt = 1
 
 # %%
 deep = Sweep(orth.sub_runs(deep_all, slice(0, N_SEEDS)), X_tb, y_tb, lams_deep)
@@ -469,9 +467,8 @@ deep_premises = dict(sweep_premises, conv_loss=deep.traj.loss[-1].amax(-1))
 for c, ctrl, ctx in (("thm1.min-norm", {"nonorthogonal": deep_co}, {}),
                      ("thm1.function-limit", {"nonorthogonal": deep_co}, {"Z": Zr}),
                      ("thm1.two-clusters", {"nonorthogonal": deep_co}, {}),
-                     ("saddle.passes-near", {"large_init": deep_big}, {})):
-    res = ledger.measure(c, deep, controls=ctrl, init=deep.start(), coarse=Sweep(deep_coarse, X_tb, y_tb, lams_deep),
-                         premises=deep_premises, **ctx)
+                     ("saddle.passes-near", {"nonorthogonal": deep_co}, {})):
+    res = ledger.measure(c, deep, controls=ctrl, init=deep.start(), premises=deep_premises, **ctx)
     print(f"{c}: {rate_of(c)}, tier {res.tier()[0]} ({res.tier()[1] or 'a run of the flow'}); "
           f"deviation at λ = 1e-30 per seed {np.round(res.values['dev_last'], 6).tolist()}")
 
@@ -533,7 +530,7 @@ p_unb_deep = orth.cat_runs(orth.unbalanced_sweep_init(50, 10, lams_unb, N_SEEDS,
 unb_runs = {h: train(p_unb_deep, X_tb, y_tb, loss=half_mse(), lr=h, steps=int(T_deep / h), record=[0, int(T_deep / h)])
             for h in (dt, DT_COARSE)}
 unb = {h: Sweep(orth.sub_runs(r, slice(0, N_SEEDS)), X_tb, y_tb, lams_unb) for h, r in unb_runs.items()}
-ledger.measure("unbalanced.thm1", unb[dt], init=unb[dt].start(), coarse=unb[DT_COARSE],
+ledger.measure("unbalanced.thm1", unb[dt], init=unb[dt].start(),
                controls={"nonvanishing_imbalance": Sweep(orth.sub_runs(unb_runs[dt], slice(N_SEEDS, None)), X_tb, y_tb, lams_unb)},
                premises=dict(s_plus=s_unb[0], s_minus=s_unb[1], flow_gap=flow_gap_unb), Z=Zr)
 print(f"GD vs flow on seed 0's unbalanced draw: {flow_gap_unb:.2%} (premise: < 1 %); unbalanced.thm1: {rate_of('unbalanced.thm1')}")
@@ -582,9 +579,10 @@ lam_c = torch.tensor([1e-8], dtype=torch.float64)
 drifts = [balancedness_drift(train(sweep_init(50, 10, lam_c, seeds=N_SEEDS, seed=seed), X_tb, y_tb, loss=half_mse(),
                                    lr=h, steps=int(100 / h), record=101))[:, 0] for h in (1e-2, 5e-3)]
 ledger.grade("lemma1.balancedness", drift_toy=balancedness_drift(toy), ratio=drifts[0] / drifts[1])
-l6 = ledger.measure("lemma6.inactive", sweep, controls={"nonorthogonal": sweep_co}, coarse=sweep_coarse,
+l6 = ledger.measure("lemma6.inactive", sweep,
                     premises=dict(flow_gap=flow_gap))
-violations, violations_co = l6.values["violations"], l6.control_values["violations"]
+violations = l6.values["violations"]
+violations_co = orth.claims.frozen_inactivity(sweep_co)["violations"]          # context: no longer a control
 print(f"balancedness drift (toy, per seed): {balancedness_drift(toy).numpy()}; "
       f"test-bed drift ratio dt / (dt/2): {(drifts[0] / drifts[1]).numpy().round(3)}")
 print(f"Lemma 6 violations per seed: {violations} (control, non-orthogonal inputs: {violations_co})")
@@ -670,12 +668,11 @@ axes[1].legend()
 glue("orthogonal-sweep", fig, display=False)
 
 # %%
-ledger.measure("lemma3.t2-scaling", sweep, controls={"large_init": sweep_big}, coarse=sweep_coarse,
+ledger.measure("lemma3.t2-scaling", sweep, controls={"nonorthogonal": sweep_co}, coarse=sweep_coarse,
                premises=sweep_premises, kv=kv)
-ledger.measure("lemma4.t3-scaling", sweep, controls={"large_init": sweep_big}, coarse=sweep_coarse, premises=sweep_premises, kv=kv,
+ledger.measure("lemma4.t3-scaling", sweep, controls={"nonorthogonal": sweep_co}, coarse=sweep_coarse, premises=sweep_premises, kv=kv,
                note=f"t₃½/t₂½ at λ = 1e-12: {fmt(np.nanmin(t3h[:, -1] / t2h[:, -1]))}–{fmt(np.nanmax(t3h[:, -1] / t2h[:, -1]))} "
                     f"(r = {kv.r:.3f})")
-ledger.measure("saddle.plateau", sweep, controls={"large_init": sweep_big}, coarse=sweep_coarse, premises=sweep_premises)
 pd.DataFrame({"slope t2 × |D+|": hs["slope2"], "slope t3 × |D-|": hs["slope3"], "plateau at 1e-12": plateau[:, -1],
               "|S+,1|": s_plus.numpy(), "|S-,1|": s_minus.numpy()})
 
@@ -702,11 +699,9 @@ pd.DataFrame({"slope t2 × |D+|": hs["slope2"], "slope t3 × |D-|": hs["slope3"]
 # %%
 sq = [int(np.argmin(np.abs(np.log(lams_deep.numpy()) - 2 * math.log(v)))) for v in lams[fit].tolist()]
 sweep_sq = Sweep(orth.sub_runs(deep.traj, (slice(None), sq)), X_tb, y_tb, lams[fit])   # started at λ², timed as λ
-lb = ledger.measure("lemma34.time-bounds", sweep, controls={"start_at_lambda_squared": sweep_sq},
-                    coarse=sweep_coarse, premises=sweep_premises, kv=kv)
+lb = ledger.measure("lemma34.time-bounds", sweep, coarse=sweep_coarse, premises=sweep_premises, kv=kv)
 print(f"t2 / bound, t3 / bound (λ ≤ 1e-8, max per seed): {np.round(lb.values['ratio2'], 3).tolist()}, "
-      f"{np.round(lb.values['ratio3'], 3).tolist()}; control (started at λ²): "
-      f"{np.round(lb.control_values['ratio2'], 3).tolist()}, {np.round(lb.control_values['ratio3'], 3).tolist()}")
+      f"{np.round(lb.values['ratio3'], 3).tolist()}")
 
 # %% [markdown]
 # ### Larger $\lambda$: no separation between phases 2 and 3
@@ -733,6 +728,8 @@ extra = train(p_extra, X_extra, y_tb, loss=half_mse(), lr=dt, steps=int(T_sweep 
 sw_up, near = orth.sub_runs(extra, (slice(None), slice(0, 2))), orth.sub_runs(extra, (slice(None), 2))
 dwell = orth.dwell_time(sw.time, sw.loss, orth.plateau_loss(y_tb)) * kv.norm_minus              # (seeds, lams)
 dwell_up = orth.dwell_time(sw_up.time, sw_up.loss, orth.plateau_loss(y_tb)) * kv.norm_minus
+ledger.measure("saddle.plateau", sweep, controls={"moderate_lambda": Sweep(sw_up, X_tb, y_tb, lams_up).columns([1])},
+               coarse=sweep_coarse, premises=sweep_premises)
 ledger.measure("lambda.no-separation", Sweep(sw_up, X_tb, y_tb, lams_up).columns([1]),            # λ = 0.1
                controls={"small_lambda": sweep.columns([0])}, premises=dict(flow_gap=flow_gap), kv=kv)   # λ = 1e-4
 lam_all = np.r_[lams.numpy(), lams_up.numpy()]
@@ -765,7 +762,7 @@ t2n, t3n = orth.half_fit_times(near, X_near, y_tb)
 t2c, t3c = orth.half_fit_times(sw_co, X_co, y_tb)
 gap_near = rel_gap(t2n, t3n, norm2(near.final), slice(None))
 gap_co = rel_gap(t2c[0, li8], t3c[0, li8], norm2(sw_co.final)[0, li8], 0)
-ledger.grade("nearly-orthogonal.delta-lambda", gap=gap_near, **sweep_premises, control=dict(gap=gap_co))
+ledger.grade("nearly-orthogonal.delta-lambda", gap=gap_near, **sweep_premises)
 print(f"relative gap to the orthogonal run per seed: {gap_near.round(5)} (control δ = 0.2: {gap_co:.3f})")
 
 # %% [markdown]
@@ -828,7 +825,7 @@ ledger.measure("lemma5.local-rate", sweep, controls={"nonorthogonal": sweep_co},
                window=RATE_WINDOW, n_last=int((y_tb < 0).sum()),
                note=f"fitted rate / linearised rate 2λ_min(K)/n at the end point: {fmt(np.nanmin(rate / rate_lin))}–"
                     f"{fmt(np.nanmax(rate / rate_lin))}")
-s_conv = ledger.measure("lemma12.convergence-time", sweep, controls={"large_init": sweep_big}, coarse=sweep_coarse,
+s_conv = ledger.measure("lemma12.convergence-time", sweep, controls={"nonorthogonal": sweep_co}, coarse=sweep_coarse,
                         premises=sweep_premises, kv=kv).values["slope_conv"]
 
 # %%
@@ -862,14 +859,18 @@ n_per = 5 if quick else 8
 n_mc = 30 if quick else 100                                                  # Monte Carlo draws per seed (below)
 p4 = balanced_init(4, 10, scale=1e-6, gen=generator(seed + 7), runs=(N_SEEDS * n_per,))
 p_mc = balanced_init(4, 10, scale=1e-6, gen=generator(seed + 12), runs=(N_SEEDS, n_mc))
-narrow = train(orth.cat_runs(p4, p_mc.map(lambda t: t.flatten(0, 1))), X_tb, y_tb, loss=half_mse(), lr=dt,
-               steps=40_000, record=[0, 40_000])                           # both narrow experiments, one batch
+n_nar = N_SEEDS * (2 * n_per + n_mc)
+X_nar = X_tb.expand(n_nar, *X_tb.shape).clone()
+X_nar[-N_SEEDS * n_per:] = X_co                                              # the control: the same draws, δ = 0.2
+narrow = train(orth.cat_runs(p4, p_mc.map(lambda t: t.flatten(0, 1)), p4), X_nar, y_tb, loss=half_mse(), lr=dt,
+               steps=40_000, record=[0, 40_000])                           # all narrow experiments, one batch
 
 # %%
-stuck, L_mc = orth.sub_runs(narrow, slice(0, N_SEEDS * n_per)), narrow.loss[-1, N_SEEDS * n_per:].view(N_SEEDS, n_mc)
+stuck, L_mc = orth.sub_runs(narrow, slice(0, N_SEEDS * n_per)), narrow.loss[-1, N_SEEDS * n_per:-N_SEEDS * n_per].view(N_SEEDS, n_mc)
+L_stuck_co = narrow.loss[-1, -N_SEEDS * n_per:]
 
 st = ledger.measure("assumption3.stuck", (p4, stuck.loss[-1]),
-                    controls={"wide_draws": (p_sw.map(lambda t: t[:, 0]), sw.loss[-1, :, 0])},
+                    controls={"nonorthogonal": (p4, L_stuck_co, X_co)},
                     premises=dict(flow_gap=flow_gap), X=X_tb, y=y_tb, groups=N_SEEDS).values
 S4p, S4m = orth.s_sets(p4, X_tb, y_tb)
 viol4 = ~(S4p.any(-1) & S4m.any(-1))
@@ -892,8 +893,8 @@ Smc_p, Smc_m = orth.s_sets(p_mc, X_tb, y_tb)
 ok_mc = (Smc_p.any(-1) & Smc_m.any(-1)).numpy()                              # (seeds, draws)
 conv_mc = (L_mc < 1e-10).numpy()
 frac = lambda sel: np.array([conv_mc[s][sel[s]].mean() if sel[s].any() else np.nan for s in range(N_SEEDS)])  # noqa: E731
-ledger.grade("assumption3.necessary", conv_viol=frac(~ok_mc), n_viol=(~ok_mc).sum(-1), flow_gap=flow_gap,
-             control=dict(conv_viol=frac(ok_mc)))
+ledger.measure("assumption3.necessary", (L_mc.numpy(), ~ok_mc), controls={"satisfying_draws": (L_mc.numpy(), ok_mc)},
+               premises=dict(flow_gap=flow_gap))
 
 # %%
 print(f"over all seeds {int(conv_mc[~ok_mc].sum())} of {int((~ok_mc).sum())} violating draws converged; "
@@ -1056,7 +1057,7 @@ ledger.measure("fig4.realign", (no, win_no), controls={"orthogonal_toy": (toy, w
 ledger.measure("fig4.sparse", no, controls={"large_init": lazy}, premises=dict(step_gap=step_no),
                note=f"seed 0's kinks: {np.round(clusters[0][1], 2).tolist()}")
 ledger.measure("fig5.lazy", lazy, controls={"small_init": no}, init=orth.claims.first_snapshots(lazy),
-               premises=dict(step_gap=step_lazy), f1_ref=f1_rich.numpy())
+               premises=dict(step_gap=step_lazy), f1_ref=float(np.median(f1_rich.numpy())))   # one fixed reference
 print(f"direction change during growth per seed: non-orthogonal {turn_no.round(1)}°, orthogonal toy {turn_toy.round(2)}°")
 for c in ("fig4.saddles", "fig4.realign", "fig4.sparse", "fig5.lazy"):
     print(f"{c}: {rate_of(c)}")
@@ -1087,7 +1088,7 @@ gap_lazy, gap_rich = orth.ntk_gap(lazy.final, h_ntk, Z_lz, y_no), orth.ntk_gap(n
 ledger.measure("fig5.ntk", lazy, controls={"small_init": no}, init=orth.claims.first_snapshots(lazy),
                premises=dict(step_gap=step_lazy), h_ntk=h_ntk, Z=Z_lz, y=y_no)
 ledger.measure("fig5.faster", (lazy, lazy.steps.astype(float)), controls={"small_init": (no, it_no)},
-               premises=dict(step_gap=step_lazy), it_ref=it_rich)
+               premises=dict(step_gap=step_lazy), it_ref=float(np.median(it_rich)))             # one fixed reference
 pd.DataFrame({"|h - h_NTK| / max|y|, large init": gap_lazy, "same, small init": gap_rich,
               "iterations to 1e-5, large": it_lazy, "iterations, small": it_rich, "saddles, large": sad_lazy, "saddles, small": sad_rich},
              index=[f"seed {s}" for s in range(N_SEEDS)])
@@ -1240,13 +1241,13 @@ glue("orthogonal-fig7", fig, display=False)
 # ```
 
 # %%
-big_vals = dict(n_plateaus=len(pl_big), ratio=L_big[pl_big[0][0]] / L_big[-1] if pl_big else float("nan"),
-                on_saddle=0.0, top2=orth.top2_explained(hd_big.final.W1))
+run_hd = (hd.dense_loss, hd.at(hd.index_of_step(steps_hd)).W1, eta_hd, 200_000)
+run_big = (hd_big.dense_loss.reshape(hd_big.dense_loss.shape[0], -1), hd_big.final.W1.reshape(1, 200, 150), 2e-2, 40_000)            # the control's own horizon (paper time 40)
 for c, names in (("fig7.saddle", ("n_plateaus", "ratio")), ("fig7.pca", ("top2",)),
                  ("fig7.saddle-location", ("on_saddle",)), ("fig7.to-zero", ("drop",))):
     same = orth.same_verdict(ledger.decls[c], {k: m_hd[k] for k in names}, {k: m_hd2[k] for k in names})
-    ctrl = {k: big_vals[k] for k in names} if c != "fig7.to-zero" else dict(drop=m_hd["drop_short"])
-    ledger.grade(c, **{k: m_hd[k] for k in names}, step_gap=step_hd, same_verdict=same, control=ctrl)
+    ledger.measure(c, run_hd, controls={} if c == "fig7.to-zero" else {"large_init": run_big},
+                   premises=dict(step_gap=step_hd, same_verdict=same))
     print(f"{c}: {rate_of(c)}")
 print(f"first-saddle exit per seed: {m_hd['exit'].round(0)}; doubling the step moves it by {np.round(100 * step_hd, 2)} %")
 
