@@ -441,13 +441,15 @@ print(np.array2string(outside.numpy(), precision=4))
 # the smallest $\lambda$; the flow premise is the one measured above for $\lambda\le10^{-12}$: the
 # deeper runs add alignment time only), and each deviation from the limit is graded as a **trend**
 # (`lrlib.ledger.trend.trend_stats`): it must never grow as $\lambda$ decreases and shrink at least
-# $10\times$ over at least ten decades. Every run of this sweep must have converged (a premise). Two
-# more rows train in the same batch as the **controls**: seed 0's draw on the non-orthogonal inputs
-# (pairwise inner products $0.2$; it removes the orthogonality the limit needs), and a draw at
-# $\lambda=1$ in every column (it removes the small initialisation). The initial state of the sweep is
-# graded too (a deviation that already "shrank" at $t=0$ would not test the dynamics), and so are the same
-# draws trained with the coarse step $dt=1$: the tier printed below says whether the limit is specific
-# to the flow or is reached by a GD far from it as well.
+# $10\times$ (`mono == 1 and shrink >= 10`); that the sweep spans at least ten decades, and that every
+# run of it has converged, are premises. One more row trains in the same batch as the **control** of
+# all four: seed 0's draw on the non-orthogonal inputs (pairwise inner products $0.2$; it removes the
+# orthogonality the limit, the two directions and the saddle $\theta_S$ are built from), measured with
+# the same formulas on its inputs. (Until this revision `saddle.passes-near`'s control was a $\lambda=1$
+# draw copied into every column: its distance cannot depend on the nominal $\lambda$, so it could never
+# shrink.) The initial state of the sweep is graded too (a deviation that already "shrank" at $t=0$ would
+# not test the dynamics). These are end-point (implicit-bias) claims: a GD with a step far too large for
+# the flow may share the end point, so the coarse step is not measured for them.
 
 # %%
 lams_deep = torch.tensor([10.0 ** -k for k in (4, 8, 12, 16, 20, 24, 27, 30)], dtype=torch.float64)   # 1e-4 … 1e-30
@@ -571,8 +573,10 @@ pd.DataFrame({"median |a⁰|/‖w⁰‖": both(0, (p_unb.a.abs() / p_unb.norms_i
 # fail. What a run can check is our discretisation: GD changes $a_j^2-\|w_j\|^2$ by exactly
 # $dt^2(\langle w_j,D_j\rangle^2-a_j^2\|D_j\|^2)$ per step, an $O(dt)$ drift at a fixed time, so
 # halving $dt$ must halve it. We grade this as a **consistency check** (an implementation
-# invariant), not as a reproduction. Lemma 6, in contrast, needs orthogonal inputs: its control
-# is the non-orthogonal row of the sweep.
+# invariant), not as a reproduction. Lemma 6 is one too (new in this revision): on $x_k=e_k$ with
+# $\sigma'(0)=0$ an inactive coordinate gets exactly zero update for any step, $\lambda$ or initialisation,
+# a bitwise identity of GD on these inputs. The non-orthogonal row, which breaks it, is printed as
+# context.
 
 # %%
 lam_c = torch.tensor([1e-8], dtype=torch.float64)
@@ -633,12 +637,18 @@ print(f"Lemma 9 margin per seed: {np.round(l9.values['margin'], 3).tolist()}; on
 # ($/\|D_-\|$) up to $O(\varepsilon)$ and constants; hence the slope of $t_2^{1/2}$ against
 # $\ln(1/\lambda)$ is $1/\|D_+\|$ and that of $t_3^{1/2}$ is $1/\|D_-\|$. We fit over
 # $\lambda\in\{10^{-8},10^{-10},10^{-12}\}$ (where $\ln(1/\lambda)\ge18$; larger $\lambda$ still
-# carries $O(1)$ offsets) for every seed. The control of a timing law is a run without the small
-# initialisation whose logarithm the law counts: the sweep's large-initialisation row, a draw at
-# $\lambda=1$ in every column, measured against the columns' nominal $\lambda$ (its masses are there at
-# once, so its slopes are 0). Until this revision the control was the measured slope against a doubled
-# prediction, which is not a run. The plateau between the phases sits at the strict saddle $\theta_S$ with
-# loss $\frac1{2n}\sum_{y_k<0}y_k^2=0.1875$; its control is the same large-initialisation row.
+# carries $O(1)$ offsets) for every seed. The control of a timing law keeps $\lambda$ and removes what
+# makes $\|D_\pm\|$ the rate: the orthogonality of the inputs. It is the sweep's non-orthogonal row
+# (seed 0's draw at the same $\lambda$ on inputs with pairwise inner products $0.2$), its times read the
+# same way and scaled by the test bed's $\|D_\pm\|$. On those inputs the $S_{-,1}$ mass never reaches
+# half of $n\|D_-\|$, so `lemma4.t3-scaling`'s control is undefined and the claim *inconclusive*: we
+# accept that tier rather than a control that cannot fail (until this revision: a $\lambda=1$ draw
+# copied into every column, slope 0 by construction). A counterfactual with the $S_{-,1}$ output signs
+# flipped (the referee's proposal) would need a second training of the sweep; it is not run here.
+# The plateau between the phases sits at the strict saddle $\theta_S$ with loss
+# $\frac1{2n}\sum_{y_k<0}y_k^2=0.1875$; its control is the same draws at $\lambda=0.1$ (trained below for
+# `lambda.no-separation`), where the phases do not separate; where the $S_{+,1}$ mass never reaches
+# its half-fit level there, the midpoint and so the control are undefined (inconclusive).
 
 # %%
 logs = -np.log(lams.numpy())
@@ -688,11 +698,16 @@ pd.DataFrame({"slope t2 × |D+|": hs["slope2"], "slope t3 × |D-|": hs["slope3"]
 # $t_2\le(1+3\varepsilon)\ln(1/\lambda)/\|D_+\|$, when $u_+\ge n\|D_+\|-\lambda^{\varepsilon/5}$, and phase 3 by
 # $t_3\le(1+3r\varepsilon)\ln(1/\lambda)/\|D_-\|$, when $u_-\ge n\|D_-\|-\lambda^{\varepsilon/29}$. We measure
 # the first times the masses reach those levels and divide by the bounds ($\varepsilon=0.1$,
-# $\lambda\le10^{-8}$). These are the paper's own inequalities (`rule_kind: bound`): a pass far inside
-# them would be tiered a *loose bound*. The control is a run with a perturbed time scale: each seed's
-# draw started at $\lambda^2$ (the deep sweep's columns $10^{-16},10^{-20},10^{-24}$) and timed against the
-# bounds for $\lambda$; its escape from the origin takes about twice as long. Until this revision the
-# control divided the same times by the bounds with the sign of $\varepsilon$ flipped, which is not a run.
+# $\lambda\le10^{-8}$). **This is a consistency check, not a reproduction of Lemmas 3–4.** The paper's
+# condition on $\varepsilon$ (App. B.4: $(1+3\varepsilon)\max((1-\alpha)\|D_+\|,\|D_-\|)/\|D_+\|\le1-\varepsilon$),
+# with $\alpha=\min_{y_k>0}y_k^2/(2n^2\|D_+\|^2)=1/14.5$ on this test bed (our reading of $\alpha$),
+# allows only $\varepsilon\le0.0182$; $\varepsilon=0.1$ is outside it. At these $\lambda$ the levels are also
+# near-vacuous: the phase-3 level $n\|D_-\|-\lambda^{\varepsilon/29}$ is 37–39 % of the final mass. At an
+# admissible $\varepsilon=0.018$ the alignment bound $1-2\lambda^\varepsilon$ of Lemma 2 is negative
+# (vacuous) for every $\lambda\gtrsim2.8\times10^{-17}$, so the lemmas at their own $\varepsilon$ speak only
+# below that; grading them there on the deep sweep is left for a later revision. Until this revision
+# the row was a reproduction whose control, a start at $\lambda^2$, only rescaled the prediction by 2
+# ($\ln(1/\lambda^2)=2\ln(1/\lambda)$); no run at these $\lambda$ can fail bounds this loose.
 # Between the phases the trajectory should pass *near* $\theta_S$, not only at its loss level; that
 # claim (`saddle.passes-near`) is graded as a trend on the deep sweep above.
 
@@ -713,7 +728,10 @@ print(f"t2 / bound, t3 / bound (λ ≤ 1e-8, max per seed): {np.round(lb.values[
 # is the same measurement at $\lambda=10^{-4}$, where the saddle should hold the loss. *A finding:* the
 # threshold was first one e-folding time, and the control passed it in one seed of a reduced run (at
 # $\lambda=10^{-4}$ the plateau sits partly outside $\pm5\%$ of its limit level); it was halved, and
-# the claims file records the change.
+# the claims file records the change. Even so, at $\lambda=10^{-4}$ the control was not clearly on the
+# other side of the threshold (dwell up to $1.25$, so the claim was tiered consistency); in this
+# revision the control is the same measurement at $\lambda=10^{-12}$, where the theory's plateau lasts
+# about twelve e-folding times.
 
 # %%
 lams_up = torch.tensor([1e-2, 1e-1], dtype=torch.float64)
@@ -731,7 +749,7 @@ dwell_up = orth.dwell_time(sw_up.time, sw_up.loss, orth.plateau_loss(y_tb)) * kv
 ledger.measure("saddle.plateau", sweep, controls={"moderate_lambda": Sweep(sw_up, X_tb, y_tb, lams_up).columns([1])},
                coarse=sweep_coarse, premises=sweep_premises)
 ledger.measure("lambda.no-separation", Sweep(sw_up, X_tb, y_tb, lams_up).columns([1]),            # λ = 0.1
-               controls={"small_lambda": sweep.columns([0])}, premises=dict(flow_gap=flow_gap), kv=kv)   # λ = 1e-4
+               controls={"small_lambda": sweep.columns([len(lams) - 1])}, premises=dict(flow_gap=flow_gap), kv=kv)   # λ = 1e-12
 lam_all = np.r_[lams.numpy(), lams_up.numpy()]
 
 # %%
@@ -748,10 +766,12 @@ print(f"excess norm at λ = 1e-2, 1e-1 (per seed): {orth.excess_norm(sw_up.final
 # is "drastically different". We train each seed's draw at $\lambda=10^{-8}$ on unit inputs whose
 # pairwise inner products all equal $\delta=10^{-8}$ and compare $t_2^{1/2}$, $t_3^{1/2}$ and the final
 # $\|\theta\|^2$ with the orthogonal run of the same draw. The control is the same comparison for
-# $\delta=0.2$ (the sweep's non-orthogonal row).
+# $\delta=0.2$ (the sweep's non-orthogonal row), printed as context only.
 # On the $\delta=0.2$ inputs the $S_{-,1}$ neurons' mass never reaches half of $n\|D_-\|$ within the run
-# (the negative labels get fitted another way), so the control's gap is undefined (printed as nan)
-# and the rule rejects it: a phase of the orthogonal picture is missing altogether.
+# (the negative labels get fitted another way), so that gap is undefined (printed as nan): as a control
+# it made the claim inconclusive, and it was handed in as a value. The claim is therefore declared a
+# consistency check in this revision; controls at $\lambda=10^{-8}$ with $\delta\in\{10^{-6},10^{-4},10^{-2}\}$,
+# where the half-fit times are defined, are left for a later revision.
 
 # %%
 # (trained in one batch with the larger λ above)
@@ -800,17 +820,18 @@ print(f"‖∇L(θ_S)‖ = {gnorm:.3g}; (L(δ) − L(θ_S))/δ² = {curv.min():.
 
 # %% [markdown]
 # ### Lemma 5 and convergence: the last phase is exponential
-# After phase 3 the loss decays exponentially. Linearising the flow at the limit (our
-# derivation; the paper's PL constant is not in the text we have), the residuals of the labels
-# fitted last decay at rate $\|D_-\|$ per unit time, so $\ln L$ falls with slope $-2\|D_-\|=-0.5$
-# here ($n_-=3\ge2$). We fit $\ln L$ over a window of loss values deep in the asymptotic regime
-# (the cell prints it). The non-asymptotic Theorem 1 (Lemma 12, not in the text we have) says
-# convergence happens after a time of order $\ln(1/\lambda)$: the time to reach $L<10^{-6}$ grows
-# linearly in $\ln(1/\lambda)$ with slope $\approx1/\|D_-\|$. The controls are runs (until this
-# revision they were the same measurements against a prediction twice as large): for the rate, the
-# sweep's non-orthogonal row, whose last phase decays at a rate set by its correlated inputs (the
-# $\lambda=1$ row never enters the fit window); for the convergence time, the $\lambda=1$ row, whose
-# convergence time does not grow with the columns' nominal $\lambda$.
+# After phase 3 the loss decays exponentially. The paper (§4) says the trajectory "converges
+# exponentially at a rate $\|D_-\|$": the residuals of the labels fitted last decay at rate $\|D_-\|$
+# per unit time, so $\ln L$ falls with slope $-2\|D_-\|=-0.5$ here ($n_-=3\ge2$). We fit $\ln L$ over a
+# window of loss values deep in the asymptotic regime (the cell prints it). §4 adds that "the dynamics
+# still require a large time $-\ln(\lambda)/\|D_-\|$ to escape the two first saddles" (the quantitative
+# form is the paper's Lemma 12, App. B): the time to reach $L<10^{-6}$ grows linearly in $\ln(1/\lambda)$
+# with slope $\approx1/\|D_-\|$. The control of both is the sweep's non-orthogonal row at the same
+# $\lambda$, whose last phase and convergence time are set by its correlated inputs. (Until this
+# revision the convergence time's control was a $\lambda=1$ draw copied into every column, whose
+# time cannot grow with the nominal $\lambda$.) The convergence time is a claim about the flow's time
+# course, so it is also measured on the coarse step $dt=1$; where the rule holds there in at least
+# half the seeds it is tiered consistency.
 
 # %%
 RATE_WINDOW = (1e-24, 1e-16)
@@ -850,9 +871,11 @@ pd.DataFrame(rate, index=[f"seed {s}" for s in range(N_SEEDS)], columns=[f"λ={v
 # active on $x_k$ at initialisation (and mirror for $y_k>0$); if there is none, the loss can never
 # drop below $\frac1{2n}\sum_{k\,\text{uncovered}}y_k^2$. We train 8 draws per seed of width $m=4$
 # ($\lambda=10^{-6}$, $t=400$) and compare each final loss with that floor. The assumption is
-# sufficient, not necessary: a draw can violate it and still converge when other neurons cover
-# every point. The control is the same measurement on the sweep's wide draws ($m=50$,
-# $\lambda=10^{-4}$), where nothing should be stuck.
+# sufficient, not necessary for zero loss: a draw can violate it and still converge when other neurons
+# cover every point. The control is the same draws trained in the same batch on the non-orthogonal
+# inputs (pairwise inner products $0.2$), where Lemma 6 no longer freezes an inactive neuron, measured
+# against the floor of their own inputs. (Until this revision it was the sweep's wide draws, $m=50$,
+# where no draw violates the assumption, so `n_stuck >= 1` could not pass there.)
 
 # %%
 n_per = 5 if quick else 8
@@ -878,14 +901,17 @@ print(f"{int(viol4.sum())}/{len(viol4)} draws violate Assumption 3, {int((stuck.
 pd.DataFrame({k: st[k] for k in ("match", "n_stuck")}, index=[f"seed {s}" for s in range(N_SEEDS)])
 
 # %% [markdown]
-# **Is Assumption 3 necessary?** The paper says that "the only sufficient and necessary requirement on
-# the width $m$ stems from Assumption 3". Read as necessity (a draw that violates it does not reach
-# zero loss), this disagrees with what the run above already shows: a violating draw can converge
-# when neurons outside $S_{\pm,1}$, each active on *part* of the labels of one sign, cover every
-# label between them. We quantify it by Monte Carlo: per seed, 100 independent draws of width
+# **Is Assumption 3 necessary for zero loss?** The paper says that "the only sufficient and necessary
+# requirement on the width $m$ stems from Assumption 3" (§3, after Theorem 1). That sentence is about
+# Theorem 1's whole result, including the minimal-norm limit: a violating draw that converges fits a
+# label sign with several partial neurons, whose F1 cost exceeds $\|y_\pm\|$, so it does not reach
+# $\theta^*$. The row below tests only *our stricter reading*, necessity for zero loss, which the paper
+# does not claim; its expected failure is **not** a disagreement with the paper (an earlier revision
+# called it one). We quantify it by Monte Carlo: per seed, 100 independent draws of width
 # $m=4$ ($\lambda=10^{-6}$, $t=400$, all seeds in one batch), and the fraction of the violating
-# draws that reach $L<10^{-10}$. The control is the same fraction among the draws that satisfy the
-# assumption, which all converge if it is sufficient.
+# draws that reach $L<10^{-10}$. The control is the same fraction among the seed's draws that satisfy
+# the assumption, which all converge if it is sufficient. Grading the violating draws on the
+# minimal-norm limit as well is left for a later revision.
 
 # %%
 # (trained in one batch with the draws above)
@@ -906,8 +932,9 @@ pd.DataFrame({"violating draws": (~ok_mc).sum(-1), "of which converge": frac(~ok
 
 # %% [markdown]
 # The counts printed above are the measurement: Assumption 3 is sufficient (the control), but
-# where violating draws converge it is not necessary, and the claim `assumption3.necessary`
-# records this disagreement with the paper's sentence.
+# where violating draws converge it is not necessary *for zero loss*. The paper does not claim that
+# (its sentence is about Theorem 1's whole result, minimal-norm limit included), so this is a finding
+# about our stricter reading, not a disagreement with the paper.
 
 # %% [markdown]
 # ## Non-orthogonal data (Figure 4)
@@ -1071,7 +1098,11 @@ for c in ("fig4.saddles", "fig4.realign", "fig4.sparse", "fig5.lazy"):
 # dashed in Figure 5(b), and compare it with the final function on the grid. For the speed we compare
 # the iterations needed to reach a mean MSE of $10^{-5}$ and count the saddles (plateaus left ten
 # times faster than the loss moves on them, as in `fig4.saddles`) of the large-initialisation loss.
-# The controls are the small-initialisation runs measured the same way.
+# The controls are the small-initialisation runs measured the same way. Where a measurement is a
+# ratio to the small-initialisation runs (`fig5.lazy`'s F1 ratio, `fig5.faster`'s iteration ratio), the
+# reference is one fixed number, the median over the seeds of those runs, for the main and the control
+# run alike (until this revision each seed's own small-initialisation run, so the control was divided
+# by itself and its ratio was 1 by construction).
 # *A finding:* the final function follows the NTK interpolator's shape (Figure 5(b)) but, in our
 # measure, not within 10 % of the largest label: the initial function is about twenty times the
 # labels, and the small relative movement of the parameters still changes it by more than the
@@ -1258,6 +1289,11 @@ print(f"first-saddle exit per seed: {m_hd['exit'].round(0)}; doubling the step m
 # Where the loss sits near iteration 75 000 depends on the draw (ours are not the authors'), so
 # `fig7.saddle-location` is read as a pass rate over draws; `fig7.to-zero` is read at twice the
 # paper's horizon, and the draws that fail it are those still on a later plateau (Figure 7(a)).
+# In this revision the three Figure 7 reproductions go through one measurement
+# (`orthogonal.claims.high_dim_figure`) applied to the main runs and to the large-initialisation
+# control, the latter at its own horizon (paper time 40). `fig7.to-zero` is a consistency check: its
+# control, the same runs read at 20 000 iterations (before the first exit of a $\lambda=10^{-20}$ start),
+# could not pass, and a run that cannot interpolate was not trained here.
 
 # %% [markdown]
 # ## Claims ledger
@@ -1270,8 +1306,10 @@ print(f"first-saddle exit per seed: {m_hd['exit'].round(0)}; doubling the step m
 # that does not follow the flow); the control must fail the same rule. The build fails if a pass
 # rate leaves its declared range or a control passes. Each claim's *tier* says what a pass is worth:
 # *quantitative*, *loose bound* (the paper's own inequality met ten times over), *consistency* (an
-# identity, or a rule that already holds at the initial state), or *legacy* (a claim still graded on
-# values handed in by the notebook, whose control the ledger cannot check to be a run). Every
+# identity, a check no cheap run can fail, or a rule that already holds at the initial state or, for
+# a claim about the flow's time course, with a step far too large for the flow), *inconclusive* (a
+# control whose measurement is undefined), or *legacy* (graded on values handed in by the notebook;
+# only consistency checks remain in that form). Every
 # expectation (`expect`) in the claims file is labelled `expect_basis: observed`: it was copied from an
 # earlier result and is a regression guard, not a prediction.
 #
@@ -1305,11 +1343,59 @@ print(f"first-saddle exit per seed: {m_hd['exit'].round(0)}; doubling the step m
 # exit by < 2 % and leaves the verdict unchanged", declared before the run that measures it.
 # `lambda.no-separation` was first graded with "dwell below one e-folding time"; its control passed that
 # in one seed of a reduced run, and the threshold was halved (its `rule_change`, now a `history` entry).
-# `assumption3.necessary` grades the paper's sentence that Assumption 3 is a *necessary*
-# requirement; where violating draws converge, it is not reproduced, a disagreement with the paper.
+# `assumption3.necessary` grades our stricter reading of the paper's sentence, necessity for zero loss
+# (corrected in the current revision: the sentence is about Theorem 1's whole result; see above).
 
 # %% [markdown]
 # ### What changed in this revision
+# A referee who saw the paper, the chapter and its previous results found controls that could not
+# fail, tiers that were artefacts and one misread sentence of the paper. This revision:
+# - **Controls that could not fail are replaced by runs that can.** `lemma3.t2-scaling`,
+#   `lemma4.t3-scaling`, `lemma12.convergence-time` and `saddle.passes-near` had a $\lambda=1$ draw
+#   copied into every column (slopes 0 and deviations constant by construction); their control is now
+#   the non-orthogonal row at the same $\lambda$. `saddle.plateau`'s $\lambda=1$ control was degenerate
+#   (both half-fit masses reached at $t=0$); it is now the $\lambda=0.1$ runs. `assumption3.stuck`'s
+#   wide draws contain no violating draw; its control is now the same $m=4$ draws on the non-orthogonal
+#   inputs. `fig5.lazy` and `fig5.faster` divided the control by itself; they now use one fixed
+#   reference.
+# - **Checks that no run can fail are declared consistency checks**: `lemma34.time-bounds` (its
+#   "start at $\lambda^2$" control rescaled the prediction by 2; $\varepsilon=0.1$ is outside the paper's
+#   condition $\varepsilon\le0.018$ on this test bed, and the bounds are near-vacuous at these $\lambda$),
+#   `lemma6.inactive` (a bitwise identity on $x_k=e_k$), `fig7.to-zero` (its control could not pass) and
+#   `nearly-orthogonal.delta-lambda` (its control was undefined and handed in).
+# - **The coarse step no longer grades end-point claims** (zero loss, the minimal norm, the limit
+#   function, the two clusters, the passage near the saddle, the unbalanced variant): a stable coarse GD
+#   may share the limit, so a pass there said nothing; it still grades the time-course claims.
+# - **Trend rules** read `mono == 1 and shrink >= 10` (the old `mono >= 0.99` pinned every margin at
+#   1.01); the ten decades are a premise; `excess_min > 0`, which follows from the norm bound, is dropped.
+# - **The legacy reproductions are in the run form**: the Figure 7 claims (one measurement applied to
+#   the main runs and to the large-initialisation control at its own horizon) and
+#   `assumption3.necessary`, which now says it tests our stricter zero-loss reading, not the paper's
+#   necessity (the earlier "disagreement with the paper" is withdrawn).
+# - Texts corrected: the paper's §4 states the rate $\|D_-\|$ and the time $-\ln\lambda/\|D_-\|$ that
+#   `lemma5.local-rate` and `lemma12.convergence-time` grade.
+#
+# The table below gives, for each claim whose control, kind or tier changed, the previous revision's
+# pass rate and tier (its last full run, seed 0, as its commits record them) and this run's.
+
+# %%
+BEFORE = {"thm1.zero-loss": "5/5, consistency (coarse step)", "thm1.min-norm": "5/5, consistency (coarse step)",
+          "thm1.function-limit": "5/5, consistency (coarse step)", "thm1.two-clusters": "5/5, consistency (coarse step)",
+          "saddle.passes-near": "5/5, consistency (coarse step)", "unbalanced.thm1": "5/5, consistency (coarse step)",
+          "lemma6.inactive": "5/5, consistency (coarse step)", "lemma3.t2-scaling": "5/5, quantitative",
+          "lemma4.t3-scaling": "5/5, quantitative", "lemma12.convergence-time": "4/5, consistency (coarse step)",
+          "saddle.plateau": "5/5, consistency (coarse step)", "lemma34.time-bounds": "5/5, consistency (coarse step)",
+          "assumption3.stuck": "5/5, quantitative", "fig5.lazy": "5/5, quantitative", "fig5.faster": "5/5, quantitative",
+          "nearly-orthogonal.delta-lambda": "5/5, legacy", "assumption3.necessary": "0/5, legacy",
+          "fig7.saddle": "1/5, legacy", "fig7.pca": "4/5, legacy", "fig7.saddle-location": "2/5, legacy",
+          "fig7.to-zero": "3/5, legacy"}
+pd.DataFrame([{"claim": c, "before (previous revision)": b, "now": rate_of(c), "tier now": ledger.results[c].tier()[0],
+               "kind now": ledger.decls[c].kind,
+               "control run now": ledger.decls[c].control.run if ledger.decls[c].control else "—"}
+              for c, b in BEFORE.items()]).set_index("claim")
+
+# %% [markdown]
+# ### The previous revision (first migration)
 # The chapter moved 26 of its 34 claims to the ledger's run form: the notebook hands the ledger *runs*, and
 # each claim's declared measurement function (`lrlib.theory.orthogonal.claims`) is applied to the main
 # runs, to the control run and, where it is defined, to the initial state; each seed now shows its
