@@ -458,6 +458,8 @@ p_deep = sweep_init(50, 10, lams_deep, seeds=N_SEEDS, seed=seed)                
 p_deep_big = p_big.map(lambda t: t[:, :1].expand(-1, len(lams_deep), -1, -1).clone())   # the sweep's λ = 1 draw
 X_deep = X_tb.expand(N_SEEDS + 2, len(lams_deep), *X_tb.shape).clone()
 X_deep[N_SEEDS] = X_co                                                         # the non-orthogonal row
+deep_coarse = Sweep(train(p_deep, X_tb, y_tb, loss=half_mse(), lr=DT_COARSE, steps=int(T_deep / DT_COARSE),
+                          record=linear_schedule(int(T_deep / DT_COARSE), 1)), X_tb, y_tb, lams_deep)   # for lemma12
 deep_all = train(orth.cat_runs(p_deep, p_deep.map(lambda t: t[:1]), p_deep_big), X_deep, y_tb, loss=half_mse(),
                  lr=dt, steps=int(T_deep / dt), record=linear_schedule(int(T_deep / dt), 100))
 
@@ -826,8 +828,15 @@ print(f"‖∇L(θ_S)‖ = {gnorm:.3g}; (L(δ) − L(θ_S))/δ² = {curv.min():.
 # window of loss values deep in the asymptotic regime (the cell prints it). §4 adds that "the dynamics
 # still require a large time $-\ln(\lambda)/\|D_-\|$ to escape the two first saddles" (the quantitative
 # form is the paper's Lemma 12, App. B): the time to reach $L<10^{-6}$ grows linearly in $\ln(1/\lambda)$
-# with slope $\approx1/\|D_-\|$. The control of both is the sweep's non-orthogonal row at the same
-# $\lambda$, whose last phase and convergence time are set by its correlated inputs. (Until this
+# with slope $\approx1/\|D_-\|$. The slope is fitted on the deep sweep above ($\lambda=10^{-8}\dots10^{-30}$,
+# seven values over about 51 nats; until this revision three values over 9 nats, where finite-$\lambda$
+# offsets moved it by up to 13 %). The control of both is the non-orthogonal row at the same
+# $\lambda$ (of the deep sweep for the convergence time), whose last phase and convergence time are set
+# by its correlated inputs. The rate is still graded at finite $\lambda$ on the main sweep: on the deep
+# sweep (a reduced probe, 2 seeds) its deviation from $2\|D_-\|$ falls from 0.10–0.14 at $\lambda=10^{-4}$ to
+# $2\times10^{-4}$–$6\times10^{-4}$ at $10^{-20}$–$10^{-24}$ and rises again to 0.008–0.027 at $10^{-27}$–$10^{-30}$ (those runs reach
+# the fit window late within $t=400$, read every $\Delta t=4$), so it is not monotone and a trend rule would
+# grade that resolution, not the limit; a longer, denser deep sweep is left for a later revision. (Until this
 # revision the convergence time's control was a $\lambda=1$ draw copied into every column, whose
 # time cannot grow with the nominal $\lambda$.) The convergence time is a claim about the flow's time
 # course, so it is also measured on the coarse step $dt=1$; where the rule holds there in at least
@@ -846,7 +855,7 @@ ledger.measure("lemma5.local-rate", sweep, controls={"nonorthogonal": sweep_co},
                window=RATE_WINDOW, n_last=int((y_tb < 0).sum()),
                note=f"fitted rate / linearised rate 2λ_min(K)/n at the end point: {fmt(np.nanmin(rate / rate_lin))}–"
                     f"{fmt(np.nanmax(rate / rate_lin))}")
-s_conv = ledger.measure("lemma12.convergence-time", sweep, controls={"nonorthogonal": sweep_co}, coarse=sweep_coarse,
+s_conv = ledger.measure("lemma12.convergence-time", deep, controls={"nonorthogonal": deep_co}, coarse=deep_coarse,
                         premises=sweep_premises, kv=kv).values["slope_conv"]
 
 # %%
@@ -1372,6 +1381,9 @@ print(f"first-saddle exit per seed: {m_hd['exit'].round(0)}; doubling the step m
 #   the main runs and to the large-initialisation control at its own horizon) and
 #   `assumption3.necessary`, which now says it tests our stricter zero-loss reading, not the paper's
 #   necessity (the earlier "disagreement with the paper" is withdrawn).
+# - `lemma12.convergence-time` is fitted on the deep sweep (seven $\lambda$ to $10^{-30}$ instead of three
+#   to $10^{-12}$); `lambda.no-separation`'s control moves to $\lambda=10^{-12}$, where the saddle holds the
+#   loss for many e-folding times (at $10^{-4}$ the control was not clearly on the other side).
 # - Texts corrected: the paper's §4 states the rate $\|D_-\|$ and the time $-\ln\lambda/\|D_-\|$ that
 #   `lemma5.local-rate` and `lemma12.convergence-time` grade.
 #
@@ -1384,6 +1396,7 @@ BEFORE = {"thm1.zero-loss": "5/5, consistency (coarse step)", "thm1.min-norm": "
           "saddle.passes-near": "5/5, consistency (coarse step)", "unbalanced.thm1": "5/5, consistency (coarse step)",
           "lemma6.inactive": "5/5, consistency (coarse step)", "lemma3.t2-scaling": "5/5, quantitative",
           "lemma4.t3-scaling": "5/5, quantitative", "lemma12.convergence-time": "4/5, consistency (coarse step)",
+          "lambda.no-separation": "5/5, consistency (control not clearly rejected)",
           "saddle.plateau": "5/5, consistency (coarse step)", "lemma34.time-bounds": "5/5, consistency (coarse step)",
           "assumption3.stuck": "5/5, quantitative", "fig5.lazy": "5/5, quantitative", "fig5.faster": "5/5, quantitative",
           "nearly-orthogonal.delta-lambda": "5/5, legacy", "assumption3.necessary": "0/5, legacy",
