@@ -1393,6 +1393,9 @@ print(f"first-saddle exit per seed: {m_hd['exit'].round(0)}; doubling the step m
 # - `lemma12.convergence-time` is fitted on the deep sweep (seven $\lambda$ to $10^{-30}$ instead of three
 #   to $10^{-12}$); `lambda.no-separation`'s control moves to $\lambda=10^{-12}$, where the saddle holds the
 #   loss for many e-folding times (at $10^{-4}$ the control was not clearly on the other side).
+#   `fig3.timings` and `thm1.toy-limit` have toy controls at a moderate $\lambda$ ($10^{-3}/\sqrt m$,
+#   $10^{-2}/\sqrt m$) that their windows and tolerance must separate; `fig4.realign` is inconclusive,
+#   not failed, in a seed whose turn is undefined (no plateau).
 # - Texts corrected: the paper's §4 states the rate $\|D_-\|$ and the time $-\ln\lambda/\|D_-\|$ that
 #   `lemma5.local-rate` and `lemma12.convergence-time` grade.
 #
@@ -1400,7 +1403,8 @@ print(f"first-saddle exit per seed: {m_hd['exit'].round(0)}; doubling the step m
 # pass rate and tier (its last full run, seed 0, as its commits record them) and this run's.
 
 # %%
-BEFORE = {"thm1.zero-loss": "5/5, consistency (coarse step)", "thm1.min-norm": "5/5, consistency (coarse step)",
+BEFORE = {"fig3.timings": "5/5, quantitative", "thm1.toy-limit": "5/5, quantitative", "fig4.realign": "4/5, quantitative",
+          "thm1.zero-loss": "5/5, consistency (coarse step)", "thm1.min-norm": "5/5, consistency (coarse step)",
           "thm1.function-limit": "5/5, consistency (coarse step)", "thm1.two-clusters": "5/5, consistency (coarse step)",
           "saddle.passes-near": "5/5, consistency (coarse step)", "unbalanced.thm1": "5/5, consistency (coarse step)",
           "lemma6.inactive": "5/5, consistency (coarse step)", "lemma3.t2-scaling": "5/5, quantitative",
