@@ -123,12 +123,15 @@ print("theory runs:", half_mse().describe(), "| figure runs:", MEAN_MSE.describe
 X_toy, y_toy = orthogonal_toy()
 m_toy, lam_toy, eta = 60, 1e-6 / math.sqrt(60), 1e-3
 p_toy = balanced_init(m_toy, 2, scale=lam_toy, gen=generator(seed), runs=(N_SEEDS,))
-p_toy_big = balanced_init(m_toy, 2, scale=1.0, gen=generator(seed + 11), runs=(1,))   # control
-toy_all = train(orth.cat_runs(p_toy, p_toy_big), X_toy, y_toy, loss=MEAN_MSE, lr=eta, steps=20_000,
+p_toy_big = balanced_init(m_toy, 2, scale=1.0, gen=generator(seed + 11), runs=(1,))   # λ = 1 (figure)
+p_toy_mid = orth.cat_runs(*(balanced_init(m_toy, 2, scale=s_ / math.sqrt(m_toy), gen=generator(seed + 11), runs=(1,))
+                            for s_ in (1e-3, 1e-2)))                         # controls: moderate λ
+toy_all = train(orth.cat_runs(p_toy, p_toy_big, p_toy_mid), X_toy, y_toy, loss=MEAN_MSE, lr=eta, steps=20_000,
                 record=linear_schedule(20_000, 50), time_scale=2.0, dense_loss=True)
 
 # %%
-toy, toy_big = orth.sub_runs(toy_all, slice(0, N_SEEDS)), orth.sub_runs(toy_all, slice(N_SEEDS, None))
+toy, toy_big = orth.sub_runs(toy_all, slice(0, N_SEEDS)), orth.sub_runs(toy_all, slice(N_SEEDS, N_SEEDS + 1))
+toy_m3, toy_m2 = orth.sub_runs(toy_all, slice(N_SEEDS + 1, N_SEEDS + 2)), orth.sub_runs(toy_all, slice(N_SEEDS + 2, None))
 kv_toy = orth.key_vectors(X_toy, y_toy)
 a3_toy = orth.assumption3_counts(p_toy, X_toy, y_toy)
 print(f"|D+| = {kv_toy.norm_plus:.4f}, |D-| = {kv_toy.norm_minus:.4f}, r = {kv_toy.r:.3f}")
@@ -213,7 +216,8 @@ glue("orthogonal-fig3", fig, display=False)
 
 # %%
 toy_premises = dict(s_plus=a3_toy[0], s_minus=a3_toy[1], step_gap=step_toy)
-ledger.measure("fig3.timings", toy, controls={"large_init": toy_big}, premises=toy_premises)
+ledger.measure("fig3.timings", toy, controls={"moderate_lambda": toy_m3}, premises=toy_premises)
+print("control λ = 1e-3/√m:", {k: np.round(v, 3).tolist() for k, v in orth.claims.toy_phase_timings(toy_m3).items()})
 pd.DataFrame({**tt, "exit1 (2η)": tt2["exit1"], "exit2 (2η)": tt2["exit2"], "step gap": step_toy})
 
 # %% [markdown]
@@ -228,19 +232,24 @@ pd.DataFrame({**tt, "exit1 (2η)": tt2["exit1"], "exit2 (2η)": tt2["exit2"], "s
 # $h^*(x)=\sigma(2x+1)/5-0.8\,\sigma(1-x/2)$: two kinks, at $x=-0.5$ and $x=2$ (the data points),
 # so outside the data it is *not* the linear interpolator $0.8x-0.6$. Its $\mathcal F_1$ cost
 # $\sum_j|a_j|\|w_j\|$ is $1/\sqrt5+1/\sqrt{1.25}=1.342$, against $2$ for the linear interpolator
-# (the paper's remark against the "learned function is linear" conjecture). The control run
-# ($\lambda=1$) is measured the same way.
+# (the paper's remark against the "learned function is linear" conjecture). The control run is a
+# moderate initialisation, $\lambda=10^{-2}/\sqrt m$ (one run in the same batch), measured the same way:
+# the $10^{-3}$ tolerance must separate it from the small-$\lambda$ runs (until this revision the control
+# was the $\lambda=1$ run, which misses by $10^4$ and so never tested the tolerance). Likewise
+# `fig3.timings`' control is now a run at $\lambda=10^{-3}/\sqrt m$, whose exits should fall outside the
+# windows $[4000,6500]$ and $[10000,13000]$ (the $\lambda=1$ run failed every conjunct by orders of
+# magnitude and never tested the windows).
 
 # %%
 Z_toy = torch.stack([grid_toy, torch.ones_like(grid_toy)], -1)
 f1_min = orth.min_f1_norm(X_toy, y_toy)
-gap_toy = orth.function_gap(toy_all.final, X_toy, y_toy, Z_toy)            # (seeds + control,)
+gap_toy = orth.function_gap(toy_all.final, X_toy, y_toy, Z_toy)            # (seeds + 3 other runs,)
 f1_err = (orth.f1_cost(toy_all.final) - f1_min).abs()
-ledger.measure("thm1.toy-limit", toy, controls={"large_init": toy_big}, init=orth.claims.first_snapshots(toy),
+ledger.measure("thm1.toy-limit", toy, controls={"moderate_lambda": toy_m2}, init=orth.claims.first_snapshots(toy),
                premises=toy_premises, X=X_toy, y=y_toy, Z=Z_toy)
 print(f"minimal F1 cost {f1_min:.5f}")
 pd.DataFrame({"max |h - h*| on the grid": gap_toy.numpy(), "|F1 - min F1|": f1_err.numpy()},
-             index=[f"seed {s}" for s in range(N_SEEDS)] + ["control λ=1"])
+             index=[f"seed {s}" for s in range(N_SEEDS)] + ["λ=1", "λ=1e-3/√m", "control λ=1e-2/√m"])
 
 # %% [markdown]
 # ## The $\lambda$-sweep: Theorem 1 and Lemmas 1–6 on an orthonormal test bed
@@ -418,7 +427,7 @@ sweep_tab.groupby("lambda").agg(["min", "max"]).drop(columns="seed")
 
 # %%
 ledger.measure("thm1.zero-loss", sweep, controls={"no_negative_neuron": sweep_pos}, init=sweep.start(),
-               coarse=sweep_coarse, premises=sweep_premises)
+               premises=sweep_premises)
 print(f"thm1.zero-loss: {rate_of('thm1.zero-loss')}")
 print("share of ‖θ‖² outside the two clusters, per seed (columns: λ = 1e-4 … 1e-12):")
 print(np.array2string(outside.numpy(), precision=4))
@@ -441,13 +450,15 @@ print(np.array2string(outside.numpy(), precision=4))
 # the smallest $\lambda$; the flow premise is the one measured above for $\lambda\le10^{-12}$: the
 # deeper runs add alignment time only), and each deviation from the limit is graded as a **trend**
 # (`lrlib.ledger.trend.trend_stats`): it must never grow as $\lambda$ decreases and shrink at least
-# $10\times$ over at least ten decades. Every run of this sweep must have converged (a premise). Two
-# more rows train in the same batch as the **controls**: seed 0's draw on the non-orthogonal inputs
-# (pairwise inner products $0.2$; it removes the orthogonality the limit needs), and a draw at
-# $\lambda=1$ in every column (it removes the small initialisation). The initial state of the sweep is
-# graded too (a deviation that already "shrank" at $t=0$ would not test the dynamics), and so are the same
-# draws trained with the coarse step $dt=1$: the tier printed below says whether the limit is specific
-# to the flow or is reached by a GD far from it as well.
+# $10\times$ (`mono == 1 and shrink >= 10`); that the sweep spans at least ten decades, and that every
+# run of it has converged, are premises. One more row trains in the same batch as the **control** of
+# all four: seed 0's draw on the non-orthogonal inputs (pairwise inner products $0.2$; it removes the
+# orthogonality the limit, the two directions and the saddle $\theta_S$ are built from), measured with
+# the same formulas on its inputs. (Until this revision `saddle.passes-near`'s control was a $\lambda=1$
+# draw copied into every column: its distance cannot depend on the nominal $\lambda$, so it could never
+# shrink.) The initial state of the sweep is graded too (a deviation that already "shrank" at $t=0$ would
+# not test the dynamics). These are end-point (implicit-bias) claims: a GD with a step far too large for
+# the flow may share the end point, so the coarse step is not measured for them.
 
 # %%
 lams_deep = torch.tensor([10.0 ** -k for k in (4, 8, 12, 16, 20, 24, 27, 30)], dtype=torch.float64)   # 1e-4 … 1e-30
@@ -456,10 +467,10 @@ p_deep = sweep_init(50, 10, lams_deep, seeds=N_SEEDS, seed=seed)                
 p_deep_big = p_big.map(lambda t: t[:, :1].expand(-1, len(lams_deep), -1, -1).clone())   # the sweep's λ = 1 draw
 X_deep = X_tb.expand(N_SEEDS + 2, len(lams_deep), *X_tb.shape).clone()
 X_deep[N_SEEDS] = X_co                                                         # the non-orthogonal row
+deep_coarse = Sweep(train(p_deep, X_tb, y_tb, loss=half_mse(), lr=DT_COARSE, steps=int(T_deep / DT_COARSE),
+                          record=linear_schedule(int(T_deep / DT_COARSE), 1)), X_tb, y_tb, lams_deep)   # for lemma12
 deep_all = train(orth.cat_runs(p_deep, p_deep.map(lambda t: t[:1]), p_deep_big), X_deep, y_tb, loss=half_mse(),
                  lr=dt, steps=int(T_deep / dt), record=linear_schedule(int(T_deep / dt), 100))
-deep_coarse = train(p_deep, X_tb, y_tb, loss=half_mse(), lr=DT_COARSE, steps=int(T_deep / DT_COARSE),
-                    record=linear_schedule(int(T_deep / DT_COARSE), 1))             # the same draws, dt = 1
 
 # %%
 deep = Sweep(orth.sub_runs(deep_all, slice(0, N_SEEDS)), X_tb, y_tb, lams_deep)
@@ -469,9 +480,8 @@ deep_premises = dict(sweep_premises, conv_loss=deep.traj.loss[-1].amax(-1))
 for c, ctrl, ctx in (("thm1.min-norm", {"nonorthogonal": deep_co}, {}),
                      ("thm1.function-limit", {"nonorthogonal": deep_co}, {"Z": Zr}),
                      ("thm1.two-clusters", {"nonorthogonal": deep_co}, {}),
-                     ("saddle.passes-near", {"large_init": deep_big}, {})):
-    res = ledger.measure(c, deep, controls=ctrl, init=deep.start(), coarse=Sweep(deep_coarse, X_tb, y_tb, lams_deep),
-                         premises=deep_premises, **ctx)
+                     ("saddle.passes-near", {"nonorthogonal": deep_co}, {})):
+    res = ledger.measure(c, deep, controls=ctrl, init=deep.start(), premises=deep_premises, **ctx)
     print(f"{c}: {rate_of(c)}, tier {res.tier()[0]} ({res.tier()[1] or 'a run of the flow'}); "
           f"deviation at λ = 1e-30 per seed {np.round(res.values['dev_last'], 6).tolist()}")
 
@@ -533,7 +543,7 @@ p_unb_deep = orth.cat_runs(orth.unbalanced_sweep_init(50, 10, lams_unb, N_SEEDS,
 unb_runs = {h: train(p_unb_deep, X_tb, y_tb, loss=half_mse(), lr=h, steps=int(T_deep / h), record=[0, int(T_deep / h)])
             for h in (dt, DT_COARSE)}
 unb = {h: Sweep(orth.sub_runs(r, slice(0, N_SEEDS)), X_tb, y_tb, lams_unb) for h, r in unb_runs.items()}
-ledger.measure("unbalanced.thm1", unb[dt], init=unb[dt].start(), coarse=unb[DT_COARSE],
+ledger.measure("unbalanced.thm1", unb[dt], init=unb[dt].start(),
                controls={"nonvanishing_imbalance": Sweep(orth.sub_runs(unb_runs[dt], slice(N_SEEDS, None)), X_tb, y_tb, lams_unb)},
                premises=dict(s_plus=s_unb[0], s_minus=s_unb[1], flow_gap=flow_gap_unb), Z=Zr)
 print(f"GD vs flow on seed 0's unbalanced draw: {flow_gap_unb:.2%} (premise: < 1 %); unbalanced.thm1: {rate_of('unbalanced.thm1')}")
@@ -574,17 +584,20 @@ pd.DataFrame({"median |a⁰|/‖w⁰‖": both(0, (p_unb.a.abs() / p_unb.norms_i
 # fail. What a run can check is our discretisation: GD changes $a_j^2-\|w_j\|^2$ by exactly
 # $dt^2(\langle w_j,D_j\rangle^2-a_j^2\|D_j\|^2)$ per step, an $O(dt)$ drift at a fixed time, so
 # halving $dt$ must halve it. We grade this as a **consistency check** (an implementation
-# invariant), not as a reproduction. Lemma 6, in contrast, needs orthogonal inputs: its control
-# is the non-orthogonal row of the sweep.
+# invariant), not as a reproduction. Lemma 6 is one too (new in this revision): on $x_k=e_k$ with
+# $\sigma'(0)=0$ an inactive coordinate gets exactly zero update for any step, $\lambda$ or initialisation,
+# a bitwise identity of GD on these inputs. The non-orthogonal row, which breaks it, is printed as
+# context.
 
 # %%
 lam_c = torch.tensor([1e-8], dtype=torch.float64)
 drifts = [balancedness_drift(train(sweep_init(50, 10, lam_c, seeds=N_SEEDS, seed=seed), X_tb, y_tb, loss=half_mse(),
                                    lr=h, steps=int(100 / h), record=101))[:, 0] for h in (1e-2, 5e-3)]
 ledger.grade("lemma1.balancedness", drift_toy=balancedness_drift(toy), ratio=drifts[0] / drifts[1])
-l6 = ledger.measure("lemma6.inactive", sweep, controls={"nonorthogonal": sweep_co}, coarse=sweep_coarse,
+l6 = ledger.measure("lemma6.inactive", sweep,
                     premises=dict(flow_gap=flow_gap))
-violations, violations_co = l6.values["violations"], l6.control_values["violations"]
+violations = l6.values["violations"]
+violations_co = orth.claims.frozen_inactivity(sweep_co)["violations"]          # context: no longer a control
 print(f"balancedness drift (toy, per seed): {balancedness_drift(toy).numpy()}; "
       f"test-bed drift ratio dt / (dt/2): {(drifts[0] / drifts[1]).numpy().round(3)}")
 print(f"Lemma 6 violations per seed: {violations} (control, non-orthogonal inputs: {violations_co})")
@@ -635,12 +648,18 @@ print(f"Lemma 9 margin per seed: {np.round(l9.values['margin'], 3).tolist()}; on
 # ($/\|D_-\|$) up to $O(\varepsilon)$ and constants; hence the slope of $t_2^{1/2}$ against
 # $\ln(1/\lambda)$ is $1/\|D_+\|$ and that of $t_3^{1/2}$ is $1/\|D_-\|$. We fit over
 # $\lambda\in\{10^{-8},10^{-10},10^{-12}\}$ (where $\ln(1/\lambda)\ge18$; larger $\lambda$ still
-# carries $O(1)$ offsets) for every seed. The control of a timing law is a run without the small
-# initialisation whose logarithm the law counts: the sweep's large-initialisation row, a draw at
-# $\lambda=1$ in every column, measured against the columns' nominal $\lambda$ (its masses are there at
-# once, so its slopes are 0). Until this revision the control was the measured slope against a doubled
-# prediction, which is not a run. The plateau between the phases sits at the strict saddle $\theta_S$ with
-# loss $\frac1{2n}\sum_{y_k<0}y_k^2=0.1875$; its control is the same large-initialisation row.
+# carries $O(1)$ offsets) for every seed. The control of a timing law keeps $\lambda$ and removes what
+# makes $\|D_\pm\|$ the rate: the orthogonality of the inputs. It is the sweep's non-orthogonal row
+# (seed 0's draw at the same $\lambda$ on inputs with pairwise inner products $0.2$), its times read the
+# same way and scaled by the test bed's $\|D_\pm\|$. On those inputs the $S_{-,1}$ mass never reaches
+# half of $n\|D_-\|$, so `lemma4.t3-scaling`'s control is undefined and the claim *inconclusive*: we
+# accept that tier rather than a control that cannot fail (until this revision: a $\lambda=1$ draw
+# copied into every column, slope 0 by construction). A counterfactual with the $S_{-,1}$ output signs
+# flipped (the referee's proposal) would need a second training of the sweep; it is not run here.
+# The plateau between the phases sits at the strict saddle $\theta_S$ with loss
+# $\frac1{2n}\sum_{y_k<0}y_k^2=0.1875$; its control is the same draws at $\lambda=0.1$ (trained below for
+# `lambda.no-separation`), where the phases do not separate; where the $S_{+,1}$ mass never reaches
+# its half-fit level there, the midpoint and so the control are undefined (inconclusive).
 
 # %%
 logs = -np.log(lams.numpy())
@@ -670,12 +689,11 @@ axes[1].legend()
 glue("orthogonal-sweep", fig, display=False)
 
 # %%
-ledger.measure("lemma3.t2-scaling", sweep, controls={"large_init": sweep_big}, coarse=sweep_coarse,
+ledger.measure("lemma3.t2-scaling", sweep, controls={"nonorthogonal": sweep_co}, coarse=sweep_coarse,
                premises=sweep_premises, kv=kv)
-ledger.measure("lemma4.t3-scaling", sweep, controls={"large_init": sweep_big}, coarse=sweep_coarse, premises=sweep_premises, kv=kv,
+ledger.measure("lemma4.t3-scaling", sweep, controls={"nonorthogonal": sweep_co}, coarse=sweep_coarse, premises=sweep_premises, kv=kv,
                note=f"t₃½/t₂½ at λ = 1e-12: {fmt(np.nanmin(t3h[:, -1] / t2h[:, -1]))}–{fmt(np.nanmax(t3h[:, -1] / t2h[:, -1]))} "
                     f"(r = {kv.r:.3f})")
-ledger.measure("saddle.plateau", sweep, controls={"large_init": sweep_big}, coarse=sweep_coarse, premises=sweep_premises)
 pd.DataFrame({"slope t2 × |D+|": hs["slope2"], "slope t3 × |D-|": hs["slope3"], "plateau at 1e-12": plateau[:, -1],
               "|S+,1|": s_plus.numpy(), "|S-,1|": s_minus.numpy()})
 
@@ -691,22 +709,25 @@ pd.DataFrame({"slope t2 × |D+|": hs["slope2"], "slope t3 × |D-|": hs["slope3"]
 # $t_2\le(1+3\varepsilon)\ln(1/\lambda)/\|D_+\|$, when $u_+\ge n\|D_+\|-\lambda^{\varepsilon/5}$, and phase 3 by
 # $t_3\le(1+3r\varepsilon)\ln(1/\lambda)/\|D_-\|$, when $u_-\ge n\|D_-\|-\lambda^{\varepsilon/29}$. We measure
 # the first times the masses reach those levels and divide by the bounds ($\varepsilon=0.1$,
-# $\lambda\le10^{-8}$). These are the paper's own inequalities (`rule_kind: bound`): a pass far inside
-# them would be tiered a *loose bound*. The control is a run with a perturbed time scale: each seed's
-# draw started at $\lambda^2$ (the deep sweep's columns $10^{-16},10^{-20},10^{-24}$) and timed against the
-# bounds for $\lambda$; its escape from the origin takes about twice as long. Until this revision the
-# control divided the same times by the bounds with the sign of $\varepsilon$ flipped, which is not a run.
+# $\lambda\le10^{-8}$). **This is a consistency check, not a reproduction of Lemmas 3–4.** The paper's
+# condition on $\varepsilon$ (App. B.4: $(1+3\varepsilon)\max((1-\alpha)\|D_+\|,\|D_-\|)/\|D_+\|\le1-\varepsilon$),
+# with $\alpha=\min_{y_k>0}y_k^2/(2n^2\|D_+\|^2)=1/14.5$ on this test bed (our reading of $\alpha$),
+# allows only $\varepsilon\le0.0182$; $\varepsilon=0.1$ is outside it. At these $\lambda$ the levels are also
+# near-vacuous: the phase-3 level $n\|D_-\|-\lambda^{\varepsilon/29}$ is 37–39 % of the final mass. At an
+# admissible $\varepsilon=0.018$ the alignment bound $1-2\lambda^\varepsilon$ of Lemma 2 is negative
+# (vacuous) for every $\lambda\gtrsim2.8\times10^{-17}$, so the lemmas at their own $\varepsilon$ speak only
+# below that; grading them there on the deep sweep is left for a later revision. Until this revision
+# the row was a reproduction whose control, a start at $\lambda^2$, only rescaled the prediction by 2
+# ($\ln(1/\lambda^2)=2\ln(1/\lambda)$); no run at these $\lambda$ can fail bounds this loose.
 # Between the phases the trajectory should pass *near* $\theta_S$, not only at its loss level; that
 # claim (`saddle.passes-near`) is graded as a trend on the deep sweep above.
 
 # %%
 sq = [int(np.argmin(np.abs(np.log(lams_deep.numpy()) - 2 * math.log(v)))) for v in lams[fit].tolist()]
 sweep_sq = Sweep(orth.sub_runs(deep.traj, (slice(None), sq)), X_tb, y_tb, lams[fit])   # started at λ², timed as λ
-lb = ledger.measure("lemma34.time-bounds", sweep, controls={"start_at_lambda_squared": sweep_sq},
-                    coarse=sweep_coarse, premises=sweep_premises, kv=kv)
+lb = ledger.measure("lemma34.time-bounds", sweep, coarse=sweep_coarse, premises=sweep_premises, kv=kv)
 print(f"t2 / bound, t3 / bound (λ ≤ 1e-8, max per seed): {np.round(lb.values['ratio2'], 3).tolist()}, "
-      f"{np.round(lb.values['ratio3'], 3).tolist()}; control (started at λ²): "
-      f"{np.round(lb.control_values['ratio2'], 3).tolist()}, {np.round(lb.control_values['ratio3'], 3).tolist()}")
+      f"{np.round(lb.values['ratio3'], 3).tolist()}")
 
 # %% [markdown]
 # ### Larger $\lambda$: no separation between phases 2 and 3
@@ -718,7 +739,10 @@ print(f"t2 / bound, t3 / bound (λ ≤ 1e-8, max per seed): {np.round(lb.values[
 # is the same measurement at $\lambda=10^{-4}$, where the saddle should hold the loss. *A finding:* the
 # threshold was first one e-folding time, and the control passed it in one seed of a reduced run (at
 # $\lambda=10^{-4}$ the plateau sits partly outside $\pm5\%$ of its limit level); it was halved, and
-# the claims file records the change.
+# the claims file records the change. Even so, at $\lambda=10^{-4}$ the control was not clearly on the
+# other side of the threshold (dwell up to $1.25$, so the claim was tiered consistency); in this
+# revision the control is the same measurement at $\lambda=10^{-12}$, where the theory's plateau lasts
+# about twelve e-folding times.
 
 # %%
 lams_up = torch.tensor([1e-2, 1e-1], dtype=torch.float64)
@@ -733,8 +757,10 @@ extra = train(p_extra, X_extra, y_tb, loss=half_mse(), lr=dt, steps=int(T_sweep 
 sw_up, near = orth.sub_runs(extra, (slice(None), slice(0, 2))), orth.sub_runs(extra, (slice(None), 2))
 dwell = orth.dwell_time(sw.time, sw.loss, orth.plateau_loss(y_tb)) * kv.norm_minus              # (seeds, lams)
 dwell_up = orth.dwell_time(sw_up.time, sw_up.loss, orth.plateau_loss(y_tb)) * kv.norm_minus
+ledger.measure("saddle.plateau", sweep, controls={"moderate_lambda": Sweep(sw_up, X_tb, y_tb, lams_up).columns([1])},
+               coarse=sweep_coarse, premises=sweep_premises)
 ledger.measure("lambda.no-separation", Sweep(sw_up, X_tb, y_tb, lams_up).columns([1]),            # λ = 0.1
-               controls={"small_lambda": sweep.columns([0])}, premises=dict(flow_gap=flow_gap), kv=kv)   # λ = 1e-4
+               controls={"small_lambda": sweep.columns([len(lams) - 1])}, premises=dict(flow_gap=flow_gap), kv=kv)   # λ = 1e-12
 lam_all = np.r_[lams.numpy(), lams_up.numpy()]
 
 # %%
@@ -751,10 +777,12 @@ print(f"excess norm at λ = 1e-2, 1e-1 (per seed): {orth.excess_norm(sw_up.final
 # is "drastically different". We train each seed's draw at $\lambda=10^{-8}$ on unit inputs whose
 # pairwise inner products all equal $\delta=10^{-8}$ and compare $t_2^{1/2}$, $t_3^{1/2}$ and the final
 # $\|\theta\|^2$ with the orthogonal run of the same draw. The control is the same comparison for
-# $\delta=0.2$ (the sweep's non-orthogonal row).
+# $\delta=0.2$ (the sweep's non-orthogonal row), printed as context only.
 # On the $\delta=0.2$ inputs the $S_{-,1}$ neurons' mass never reaches half of $n\|D_-\|$ within the run
-# (the negative labels get fitted another way), so the control's gap is undefined (printed as nan)
-# and the rule rejects it: a phase of the orthogonal picture is missing altogether.
+# (the negative labels get fitted another way), so that gap is undefined (printed as nan): as a control
+# it made the claim inconclusive, and it was handed in as a value. The claim is therefore declared a
+# consistency check in this revision; controls at $\lambda=10^{-8}$ with $\delta\in\{10^{-6},10^{-4},10^{-2}\}$,
+# where the half-fit times are defined, are left for a later revision.
 
 # %%
 # (trained in one batch with the larger λ above)
@@ -765,7 +793,7 @@ t2n, t3n = orth.half_fit_times(near, X_near, y_tb)
 t2c, t3c = orth.half_fit_times(sw_co, X_co, y_tb)
 gap_near = rel_gap(t2n, t3n, norm2(near.final), slice(None))
 gap_co = rel_gap(t2c[0, li8], t3c[0, li8], norm2(sw_co.final)[0, li8], 0)
-ledger.grade("nearly-orthogonal.delta-lambda", gap=gap_near, **sweep_premises, control=dict(gap=gap_co))
+ledger.grade("nearly-orthogonal.delta-lambda", gap=gap_near, **sweep_premises)
 print(f"relative gap to the orthogonal run per seed: {gap_near.round(5)} (control δ = 0.2: {gap_co:.3f})")
 
 # %% [markdown]
@@ -803,17 +831,25 @@ print(f"‖∇L(θ_S)‖ = {gnorm:.3g}; (L(δ) − L(θ_S))/δ² = {curv.min():.
 
 # %% [markdown]
 # ### Lemma 5 and convergence: the last phase is exponential
-# After phase 3 the loss decays exponentially. Linearising the flow at the limit (our
-# derivation; the paper's PL constant is not in the text we have), the residuals of the labels
-# fitted last decay at rate $\|D_-\|$ per unit time, so $\ln L$ falls with slope $-2\|D_-\|=-0.5$
-# here ($n_-=3\ge2$). We fit $\ln L$ over a window of loss values deep in the asymptotic regime
-# (the cell prints it). The non-asymptotic Theorem 1 (Lemma 12, not in the text we have) says
-# convergence happens after a time of order $\ln(1/\lambda)$: the time to reach $L<10^{-6}$ grows
-# linearly in $\ln(1/\lambda)$ with slope $\approx1/\|D_-\|$. The controls are runs (until this
-# revision they were the same measurements against a prediction twice as large): for the rate, the
-# sweep's non-orthogonal row, whose last phase decays at a rate set by its correlated inputs (the
-# $\lambda=1$ row never enters the fit window); for the convergence time, the $\lambda=1$ row, whose
-# convergence time does not grow with the columns' nominal $\lambda$.
+# After phase 3 the loss decays exponentially. The paper (§4) says the trajectory "converges
+# exponentially at a rate $\|D_-\|$": the residuals of the labels fitted last decay at rate $\|D_-\|$
+# per unit time, so $\ln L$ falls with slope $-2\|D_-\|=-0.5$ here ($n_-=3\ge2$). We fit $\ln L$ over a
+# window of loss values deep in the asymptotic regime (the cell prints it). §4 adds that "the dynamics
+# still require a large time $-\ln(\lambda)/\|D_-\|$ to escape the two first saddles" (the quantitative
+# form is the paper's Lemma 12, App. B): the time to reach $L<10^{-6}$ grows linearly in $\ln(1/\lambda)$
+# with slope $\approx1/\|D_-\|$. The slope is fitted on the deep sweep above ($\lambda=10^{-8}\dots10^{-30}$,
+# seven values over about 51 nats; until this revision three values over 9 nats, where finite-$\lambda$
+# offsets moved it by up to 13 %). The control of both is the non-orthogonal row at the same
+# $\lambda$ (of the deep sweep for the convergence time), whose last phase and convergence time are set
+# by its correlated inputs. The rate is still graded at finite $\lambda$ on the main sweep: on the deep
+# sweep (a reduced probe, 2 seeds) its deviation from $2\|D_-\|$ falls from 0.10–0.14 at $\lambda=10^{-4}$ to
+# $2\times10^{-4}$–$6\times10^{-4}$ at $10^{-20}$–$10^{-24}$ and rises again to 0.008–0.027 at $10^{-27}$–$10^{-30}$ (those runs reach
+# the fit window late within $t=400$, read every $\Delta t=4$), so it is not monotone and a trend rule would
+# grade that resolution, not the limit; a longer, denser deep sweep is left for a later revision. (Until this
+# revision the convergence time's control was a $\lambda=1$ draw copied into every column, whose
+# time cannot grow with the nominal $\lambda$.) The convergence time is a claim about the flow's time
+# course, so it is also measured on the coarse step $dt=1$; where the rule holds there in at least
+# half the seeds it is tiered consistency.
 
 # %%
 RATE_WINDOW = (1e-24, 1e-16)
@@ -828,7 +864,7 @@ ledger.measure("lemma5.local-rate", sweep, controls={"nonorthogonal": sweep_co},
                window=RATE_WINDOW, n_last=int((y_tb < 0).sum()),
                note=f"fitted rate / linearised rate 2λ_min(K)/n at the end point: {fmt(np.nanmin(rate / rate_lin))}–"
                     f"{fmt(np.nanmax(rate / rate_lin))}")
-s_conv = ledger.measure("lemma12.convergence-time", sweep, controls={"large_init": sweep_big}, coarse=sweep_coarse,
+s_conv = ledger.measure("lemma12.convergence-time", deep, controls={"nonorthogonal": deep_co}, coarse=deep_coarse,
                         premises=sweep_premises, kv=kv).values["slope_conv"]
 
 # %%
@@ -853,23 +889,29 @@ pd.DataFrame(rate, index=[f"seed {s}" for s in range(N_SEEDS)], columns=[f"λ={v
 # active on $x_k$ at initialisation (and mirror for $y_k>0$); if there is none, the loss can never
 # drop below $\frac1{2n}\sum_{k\,\text{uncovered}}y_k^2$. We train 8 draws per seed of width $m=4$
 # ($\lambda=10^{-6}$, $t=400$) and compare each final loss with that floor. The assumption is
-# sufficient, not necessary: a draw can violate it and still converge when other neurons cover
-# every point. The control is the same measurement on the sweep's wide draws ($m=50$,
-# $\lambda=10^{-4}$), where nothing should be stuck.
+# sufficient, not necessary for zero loss: a draw can violate it and still converge when other neurons
+# cover every point. The control is the same draws trained in the same batch on the non-orthogonal
+# inputs (pairwise inner products $0.2$), where Lemma 6 no longer freezes an inactive neuron, measured
+# against the floor of their own inputs. (Until this revision it was the sweep's wide draws, $m=50$,
+# where no draw violates the assumption, so `n_stuck >= 1` could not pass there.)
 
 # %%
 n_per = 5 if quick else 8
 n_mc = 30 if quick else 100                                                  # Monte Carlo draws per seed (below)
 p4 = balanced_init(4, 10, scale=1e-6, gen=generator(seed + 7), runs=(N_SEEDS * n_per,))
 p_mc = balanced_init(4, 10, scale=1e-6, gen=generator(seed + 12), runs=(N_SEEDS, n_mc))
-narrow = train(orth.cat_runs(p4, p_mc.map(lambda t: t.flatten(0, 1))), X_tb, y_tb, loss=half_mse(), lr=dt,
-               steps=40_000, record=[0, 40_000])                           # both narrow experiments, one batch
+n_nar = N_SEEDS * (2 * n_per + n_mc)
+X_nar = X_tb.expand(n_nar, *X_tb.shape).clone()
+X_nar[-N_SEEDS * n_per:] = X_co                                              # the control: the same draws, δ = 0.2
+narrow = train(orth.cat_runs(p4, p_mc.map(lambda t: t.flatten(0, 1)), p4), X_nar, y_tb, loss=half_mse(), lr=dt,
+               steps=40_000, record=[0, 40_000])                           # all narrow experiments, one batch
 
 # %%
-stuck, L_mc = orth.sub_runs(narrow, slice(0, N_SEEDS * n_per)), narrow.loss[-1, N_SEEDS * n_per:].view(N_SEEDS, n_mc)
+stuck, L_mc = orth.sub_runs(narrow, slice(0, N_SEEDS * n_per)), narrow.loss[-1, N_SEEDS * n_per:-N_SEEDS * n_per].view(N_SEEDS, n_mc)
+L_stuck_co = narrow.loss[-1, -N_SEEDS * n_per:]
 
 st = ledger.measure("assumption3.stuck", (p4, stuck.loss[-1]),
-                    controls={"wide_draws": (p_sw.map(lambda t: t[:, 0]), sw.loss[-1, :, 0])},
+                    controls={"nonorthogonal": (p4, L_stuck_co, X_co)},
                     premises=dict(flow_gap=flow_gap), X=X_tb, y=y_tb, groups=N_SEEDS).values
 S4p, S4m = orth.s_sets(p4, X_tb, y_tb)
 viol4 = ~(S4p.any(-1) & S4m.any(-1))
@@ -877,14 +919,17 @@ print(f"{int(viol4.sum())}/{len(viol4)} draws violate Assumption 3, {int((stuck.
 pd.DataFrame({k: st[k] for k in ("match", "n_stuck")}, index=[f"seed {s}" for s in range(N_SEEDS)])
 
 # %% [markdown]
-# **Is Assumption 3 necessary?** The paper says that "the only sufficient and necessary requirement on
-# the width $m$ stems from Assumption 3". Read as necessity (a draw that violates it does not reach
-# zero loss), this disagrees with what the run above already shows: a violating draw can converge
-# when neurons outside $S_{\pm,1}$, each active on *part* of the labels of one sign, cover every
-# label between them. We quantify it by Monte Carlo: per seed, 100 independent draws of width
+# **Is Assumption 3 necessary for zero loss?** The paper says that "the only sufficient and necessary
+# requirement on the width $m$ stems from Assumption 3" (§3, after Theorem 1). That sentence is about
+# Theorem 1's whole result, including the minimal-norm limit: a violating draw that converges fits a
+# label sign with several partial neurons, whose F1 cost exceeds $\|y_\pm\|$, so it does not reach
+# $\theta^*$. The row below tests only *our stricter reading*, necessity for zero loss, which the paper
+# does not claim; its expected failure is **not** a disagreement with the paper (an earlier revision
+# called it one). We quantify it by Monte Carlo: per seed, 100 independent draws of width
 # $m=4$ ($\lambda=10^{-6}$, $t=400$, all seeds in one batch), and the fraction of the violating
-# draws that reach $L<10^{-10}$. The control is the same fraction among the draws that satisfy the
-# assumption, which all converge if it is sufficient.
+# draws that reach $L<10^{-10}$. The control is the same fraction among the seed's draws that satisfy
+# the assumption, which all converge if it is sufficient. Grading the violating draws on the
+# minimal-norm limit as well is left for a later revision.
 
 # %%
 # (trained in one batch with the draws above)
@@ -892,8 +937,8 @@ Smc_p, Smc_m = orth.s_sets(p_mc, X_tb, y_tb)
 ok_mc = (Smc_p.any(-1) & Smc_m.any(-1)).numpy()                              # (seeds, draws)
 conv_mc = (L_mc < 1e-10).numpy()
 frac = lambda sel: np.array([conv_mc[s][sel[s]].mean() if sel[s].any() else np.nan for s in range(N_SEEDS)])  # noqa: E731
-ledger.grade("assumption3.necessary", conv_viol=frac(~ok_mc), n_viol=(~ok_mc).sum(-1), flow_gap=flow_gap,
-             control=dict(conv_viol=frac(ok_mc)))
+ledger.measure("assumption3.necessary", (L_mc.numpy(), ~ok_mc), controls={"satisfying_draws": (L_mc.numpy(), ok_mc)},
+               premises=dict(flow_gap=flow_gap))
 
 # %%
 print(f"over all seeds {int(conv_mc[~ok_mc].sum())} of {int((~ok_mc).sum())} violating draws converged; "
@@ -905,8 +950,9 @@ pd.DataFrame({"violating draws": (~ok_mc).sum(-1), "of which converge": frac(~ok
 
 # %% [markdown]
 # The counts printed above are the measurement: Assumption 3 is sufficient (the control), but
-# where violating draws converge it is not necessary, and the claim `assumption3.necessary`
-# records this disagreement with the paper's sentence.
+# where violating draws converge it is not necessary *for zero loss*. The paper does not claim that
+# (its sentence is about Theorem 1's whole result, minimal-norm limit included), so this is a finding
+# about our stricter reading, not a disagreement with the paper.
 
 # %% [markdown]
 # ## Non-orthogonal data (Figure 4)
@@ -1056,7 +1102,7 @@ ledger.measure("fig4.realign", (no, win_no), controls={"orthogonal_toy": (toy, w
 ledger.measure("fig4.sparse", no, controls={"large_init": lazy}, premises=dict(step_gap=step_no),
                note=f"seed 0's kinks: {np.round(clusters[0][1], 2).tolist()}")
 ledger.measure("fig5.lazy", lazy, controls={"small_init": no}, init=orth.claims.first_snapshots(lazy),
-               premises=dict(step_gap=step_lazy), f1_ref=f1_rich.numpy())
+               premises=dict(step_gap=step_lazy), f1_ref=float(np.median(f1_rich.numpy())))   # one fixed reference
 print(f"direction change during growth per seed: non-orthogonal {turn_no.round(1)}°, orthogonal toy {turn_toy.round(2)}°")
 for c in ("fig4.saddles", "fig4.realign", "fig4.sparse", "fig5.lazy"):
     print(f"{c}: {rate_of(c)}")
@@ -1070,7 +1116,11 @@ for c in ("fig4.saddles", "fig4.realign", "fig4.sparse", "fig5.lazy"):
 # dashed in Figure 5(b), and compare it with the final function on the grid. For the speed we compare
 # the iterations needed to reach a mean MSE of $10^{-5}$ and count the saddles (plateaus left ten
 # times faster than the loss moves on them, as in `fig4.saddles`) of the large-initialisation loss.
-# The controls are the small-initialisation runs measured the same way.
+# The controls are the small-initialisation runs measured the same way. Where a measurement is a
+# ratio to the small-initialisation runs (`fig5.lazy`'s F1 ratio, `fig5.faster`'s iteration ratio), the
+# reference is one fixed number, the median over the seeds of those runs, for the main and the control
+# run alike (until this revision each seed's own small-initialisation run, so the control was divided
+# by itself and its ratio was 1 by construction).
 # *A finding:* the final function follows the NTK interpolator's shape (Figure 5(b)) but, in our
 # measure, not within 10 % of the largest label: the initial function is about twenty times the
 # labels, and the small relative movement of the parameters still changes it by more than the
@@ -1087,7 +1137,7 @@ gap_lazy, gap_rich = orth.ntk_gap(lazy.final, h_ntk, Z_lz, y_no), orth.ntk_gap(n
 ledger.measure("fig5.ntk", lazy, controls={"small_init": no}, init=orth.claims.first_snapshots(lazy),
                premises=dict(step_gap=step_lazy), h_ntk=h_ntk, Z=Z_lz, y=y_no)
 ledger.measure("fig5.faster", (lazy, lazy.steps.astype(float)), controls={"small_init": (no, it_no)},
-               premises=dict(step_gap=step_lazy), it_ref=it_rich)
+               premises=dict(step_gap=step_lazy), it_ref=float(np.median(it_rich)))             # one fixed reference
 pd.DataFrame({"|h - h_NTK| / max|y|, large init": gap_lazy, "same, small init": gap_rich,
               "iterations to 1e-5, large": it_lazy, "iterations, small": it_rich, "saddles, large": sad_lazy, "saddles, small": sad_rich},
              index=[f"seed {s}" for s in range(N_SEEDS)])
@@ -1240,13 +1290,13 @@ glue("orthogonal-fig7", fig, display=False)
 # ```
 
 # %%
-big_vals = dict(n_plateaus=len(pl_big), ratio=L_big[pl_big[0][0]] / L_big[-1] if pl_big else float("nan"),
-                on_saddle=0.0, top2=orth.top2_explained(hd_big.final.W1))
+run_hd = (hd.dense_loss, hd.at(hd.index_of_step(steps_hd)).W1, eta_hd, 200_000)
+run_big = (hd_big.dense_loss.reshape(hd_big.dense_loss.shape[0], -1), hd_big.final.W1.reshape(1, 200, 150), 2e-2, 40_000)            # the control's own horizon (paper time 40)
 for c, names in (("fig7.saddle", ("n_plateaus", "ratio")), ("fig7.pca", ("top2",)),
                  ("fig7.saddle-location", ("on_saddle",)), ("fig7.to-zero", ("drop",))):
     same = orth.same_verdict(ledger.decls[c], {k: m_hd[k] for k in names}, {k: m_hd2[k] for k in names})
-    ctrl = {k: big_vals[k] for k in names} if c != "fig7.to-zero" else dict(drop=m_hd["drop_short"])
-    ledger.grade(c, **{k: m_hd[k] for k in names}, step_gap=step_hd, same_verdict=same, control=ctrl)
+    ledger.measure(c, run_hd, controls={} if c == "fig7.to-zero" else {"large_init": run_big},
+                   premises=dict(step_gap=step_hd, same_verdict=same))
     print(f"{c}: {rate_of(c)}")
 print(f"first-saddle exit per seed: {m_hd['exit'].round(0)}; doubling the step moves it by {np.round(100 * step_hd, 2)} %")
 
@@ -1257,6 +1307,11 @@ print(f"first-saddle exit per seed: {m_hd['exit'].round(0)}; doubling the step m
 # Where the loss sits near iteration 75 000 depends on the draw (ours are not the authors'), so
 # `fig7.saddle-location` is read as a pass rate over draws; `fig7.to-zero` is read at twice the
 # paper's horizon, and the draws that fail it are those still on a later plateau (Figure 7(a)).
+# In this revision the three Figure 7 reproductions go through one measurement
+# (`orthogonal.claims.high_dim_figure`) applied to the main runs and to the large-initialisation
+# control, the latter at its own horizon (paper time 40). `fig7.to-zero` is a consistency check: its
+# control, the same runs read at 20 000 iterations (before the first exit of a $\lambda=10^{-20}$ start),
+# could not pass, and a run that cannot interpolate was not trained here.
 
 # %% [markdown]
 # ## Claims ledger
@@ -1269,8 +1324,10 @@ print(f"first-saddle exit per seed: {m_hd['exit'].round(0)}; doubling the step m
 # that does not follow the flow); the control must fail the same rule. The build fails if a pass
 # rate leaves its declared range or a control passes. Each claim's *tier* says what a pass is worth:
 # *quantitative*, *loose bound* (the paper's own inequality met ten times over), *consistency* (an
-# identity, or a rule that already holds at the initial state), or *legacy* (a claim still graded on
-# values handed in by the notebook, whose control the ledger cannot check to be a run). Every
+# identity, a check no cheap run can fail, or a rule that already holds at the initial state or, for
+# a claim about the flow's time course, with a step far too large for the flow), *inconclusive* (a
+# control whose measurement is undefined), or *legacy* (graded on values handed in by the notebook;
+# only consistency checks remain in that form). Every
 # expectation (`expect`) in the claims file is labelled `expect_basis: observed`: it was copied from an
 # earlier result and is a regression guard, not a prediction.
 #
@@ -1304,11 +1361,67 @@ print(f"first-saddle exit per seed: {m_hd['exit'].round(0)}; doubling the step m
 # exit by < 2 % and leaves the verdict unchanged", declared before the run that measures it.
 # `lambda.no-separation` was first graded with "dwell below one e-folding time"; its control passed that
 # in one seed of a reduced run, and the threshold was halved (its `rule_change`, now a `history` entry).
-# `assumption3.necessary` grades the paper's sentence that Assumption 3 is a *necessary*
-# requirement; where violating draws converge, it is not reproduced, a disagreement with the paper.
+# `assumption3.necessary` grades our stricter reading of the paper's sentence, necessity for zero loss
+# (corrected in the current revision: the sentence is about Theorem 1's whole result; see above).
 
 # %% [markdown]
 # ### What changed in this revision
+# A referee who saw the paper, the chapter and its previous results found controls that could not
+# fail, tiers that were artefacts and one misread sentence of the paper. This revision:
+# - **Controls that could not fail are replaced by runs that can.** `lemma3.t2-scaling`,
+#   `lemma4.t3-scaling`, `lemma12.convergence-time` and `saddle.passes-near` had a $\lambda=1$ draw
+#   copied into every column (slopes 0 and deviations constant by construction); their control is now
+#   the non-orthogonal row at the same $\lambda$. `saddle.plateau`'s $\lambda=1$ control was degenerate
+#   (both half-fit masses reached at $t=0$); it is now the $\lambda=0.1$ runs. `assumption3.stuck`'s
+#   wide draws contain no violating draw; its control is now the same $m=4$ draws on the non-orthogonal
+#   inputs. `fig5.lazy` and `fig5.faster` divided the control by itself; they now use one fixed
+#   reference.
+# - **Checks that no run can fail are declared consistency checks**: `lemma34.time-bounds` (its
+#   "start at $\lambda^2$" control rescaled the prediction by 2; $\varepsilon=0.1$ is outside the paper's
+#   condition $\varepsilon\le0.018$ on this test bed, and the bounds are near-vacuous at these $\lambda$),
+#   `lemma6.inactive` (a bitwise identity on $x_k=e_k$), `fig7.to-zero` (its control could not pass) and
+#   `nearly-orthogonal.delta-lambda` (its control was undefined and handed in).
+# - **The coarse step no longer grades end-point claims** (zero loss, the minimal norm, the limit
+#   function, the two clusters, the passage near the saddle, the unbalanced variant): a stable coarse GD
+#   may share the limit, so a pass there said nothing; it still grades the time-course claims.
+# - **Trend rules** read `mono == 1 and shrink >= 10` (the old `mono >= 0.99` pinned every margin at
+#   1.01); the ten decades are a premise; `excess_min > 0`, which follows from the norm bound, is dropped.
+# - **The legacy reproductions are in the run form**: the Figure 7 claims (one measurement applied to
+#   the main runs and to the large-initialisation control at its own horizon) and
+#   `assumption3.necessary`, which now says it tests our stricter zero-loss reading, not the paper's
+#   necessity (the earlier "disagreement with the paper" is withdrawn).
+# - `lemma12.convergence-time` is fitted on the deep sweep (seven $\lambda$ to $10^{-30}$ instead of three
+#   to $10^{-12}$); `lambda.no-separation`'s control moves to $\lambda=10^{-12}$, where the saddle holds the
+#   loss for many e-folding times (at $10^{-4}$ the control was not clearly on the other side).
+#   `fig3.timings` and `thm1.toy-limit` have toy controls at a moderate $\lambda$ ($10^{-3}/\sqrt m$,
+#   $10^{-2}/\sqrt m$) that their windows and tolerance must separate; `fig4.realign` is inconclusive,
+#   not failed, in a seed whose turn is undefined (no plateau).
+# - Texts corrected: the paper's §4 states the rate $\|D_-\|$ and the time $-\ln\lambda/\|D_-\|$ that
+#   `lemma5.local-rate` and `lemma12.convergence-time` grade.
+#
+# The table below gives, for each claim whose control, kind or tier changed, the previous revision's
+# pass rate and tier (its last full run, seed 0, as its commits record them) and this run's.
+
+# %%
+BEFORE = {"fig3.timings": "5/5, quantitative", "thm1.toy-limit": "5/5, quantitative", "fig4.realign": "4/5, quantitative",
+          "thm1.zero-loss": "5/5, consistency (coarse step)", "thm1.min-norm": "5/5, consistency (coarse step)",
+          "thm1.function-limit": "5/5, consistency (coarse step)", "thm1.two-clusters": "5/5, consistency (coarse step)",
+          "saddle.passes-near": "5/5, consistency (coarse step)", "unbalanced.thm1": "5/5, consistency (coarse step)",
+          "lemma6.inactive": "5/5, consistency (coarse step)", "lemma3.t2-scaling": "5/5, quantitative",
+          "lemma4.t3-scaling": "5/5, quantitative", "lemma12.convergence-time": "4/5, consistency (coarse step)",
+          "lambda.no-separation": "5/5, consistency (control not clearly rejected)",
+          "saddle.plateau": "5/5, consistency (coarse step)", "lemma34.time-bounds": "5/5, consistency (coarse step)",
+          "assumption3.stuck": "5/5, quantitative", "fig5.lazy": "5/5, quantitative", "fig5.faster": "5/5, quantitative",
+          "nearly-orthogonal.delta-lambda": "5/5, legacy", "assumption3.necessary": "0/5, legacy",
+          "fig7.saddle": "1/5, legacy", "fig7.pca": "4/5, legacy", "fig7.saddle-location": "2/5, legacy",
+          "fig7.to-zero": "3/5, legacy"}
+pd.DataFrame([{"claim": c, "before (previous revision)": b, "now": rate_of(c), "tier now": ledger.results[c].tier()[0],
+               "kind now": ledger.decls[c].kind,
+               "control run now": ledger.decls[c].control.run if ledger.decls[c].control else "—"}
+              for c, b in BEFORE.items()]).set_index("claim")
+
+# %% [markdown]
+# ### The previous revision (first migration)
 # The chapter moved 26 of its 34 claims to the ledger's run form: the notebook hands the ledger *runs*, and
 # each claim's declared measurement function (`lrlib.theory.orthogonal.claims`) is applied to the main
 # runs, to the control run and, where it is defined, to the initial state; each seed now shows its

@@ -202,3 +202,20 @@ def test_unbalanced_trends_combine_the_theorem_checks(small_sweep):
     np.testing.assert_allclose(out["final_max"], small_sweep.traj.loss[-1].amax(-1).numpy())
     np.testing.assert_allclose(out["excess_min"], ex.min(-1))
     assert (claims.unbalanced_trends(small_sweep.start(), Z)["norm_shrink"] < 1.01).all()
+
+
+def test_high_dim_figure_matches_hd_measures_and_converged_share():
+    g = torch.Generator().manual_seed(0)
+    t = torch.arange(2001, dtype=torch.float64)[:, None]
+    dense = torch.cat([torch.exp(-t / 300), 1 + 0 * t], 1)               # (steps+1, 2): decaying and flat
+    W = torch.randn(2, 5, 8, generator=g, dtype=torch.float64)
+    got = claims.high_dim_figure((dense, W, 2e-2, 40_000))
+    ref = th.hd_measures(dense, W, 2e-2, horizon=40_000)
+    for k in ("n_plateaus", "top2", "drop", "drop_short"):
+        np.testing.assert_allclose(got[k], np.asarray(ref[k], dtype=float))
+    assert got["drop"][1] == 1.0 and got["drop"][0] < 1e-2
+    L = np.array([[0.0, 1.0, 1e-12], [1.0, 1.0, 1.0]])
+    sel = np.array([[True, True, False], [False, False, False]])
+    out = claims.converged_share((L, sel))
+    assert out["conv_viol"][0] == 0.5 and np.isnan(out["conv_viol"][1])
+    np.testing.assert_array_equal(out["n_viol"], [2, 0])

@@ -321,7 +321,8 @@ def plateau_deviation(run: Sweep, lam_max: float = 1e-8) -> dict[str, np.ndarray
     run : Sweep
         The sweep (module conventions).
     lam_max : float
-        The largest λ read.
+        The largest λ read; a sweep with no column at ``λ ≤ lam_max`` (a control at a larger λ) is read
+        at all its columns.
 
     Returns
     -------
@@ -330,6 +331,7 @@ def plateau_deviation(run: Sweep, lam_max: float = 1e-8) -> dict[str, np.ndarray
     """
     t2, t3 = half_fit_times(run.traj, run.X, run.y)
     fit = _fit_mask(run, lam_max)
+    fit = fit if fit.any() else np.ones_like(fit)
     plateau = loss_at(run.traj, (t2 + t3) / 2)[:, fit]
     return {"plateau_dev": np.max(np.abs(plateau / plateau_loss(run.y) - 1), axis=-1)}
 
@@ -497,8 +499,9 @@ def stuck_draws(run: tuple[TwoLayer, Tensor], X: Tensor, y: Tensor, groups: int)
 
     Parameters
     ----------
-    run : tuple of (TwoLayer, Tensor)
-        The initial networks ``(groups·k,)`` and their final losses ``(groups·k,)``.
+    run : tuple of (TwoLayer, Tensor) or (TwoLayer, Tensor, Tensor)
+        The initial networks ``(groups·k,)`` and their final losses ``(groups·k,)``; optionally the
+        inputs ``(n, d)`` they were trained on, which then replace ``X``.
     X, y : Tensor
         The data.
     groups : int
@@ -509,7 +512,8 @@ def stuck_draws(run: tuple[TwoLayer, Tensor], X: Tensor, y: Tensor, groups: int)
     dict
         ``match``, ``n_stuck``, each ``(groups,)``.
     """
-    p0, final = run
+    p0, final, *own = run
+    X = own[0] if own else X
     return {k: v.numpy().astype(float) for k, v in stuck_measures(p0, final, X, y, groups).items()}
 
 
@@ -603,4 +607,48 @@ __all__ = ["Sweep", "alignment_end", "clusters_trend", "convergence_slope", "fas
            "lazy_regime", "local_rate_deviation", "min_norm_trend", "no_collapse", "ntk_distance",
            "phase_end_ratios", "plateau_deviation", "plateau_dwell", "realignment", "saddle_steps", "saddle_trend",
            "stuck_draws", "toy_limit", "toy_phase_timings",
-           "unbalanced_trends"]
+           "unbalanced_trends", "high_dim_figure", "converged_share"]
+
+
+def high_dim_figure(run: tuple[Tensor, Tensor, float, int]) -> dict[str, np.ndarray]:
+    """Figures 6–7 on the high-dimensional data (:func:`~lrlib.theory.orthogonal.measure.hd_measures`).
+
+    Parameters
+    ----------
+    run : tuple of (Tensor, Tensor, float, int)
+        The loss at every step ``(steps+1, R)``, the first layer at the horizon ``(R, m, d)``, the run's
+        step and the horizon in iterations of the paper's step 1e-3 (the run's own length for a shorter
+        control run).
+
+    Returns
+    -------
+    dict
+        ``n_plateaus``, ``ratio``, ``on_saddle``, ``top2``, ``drop``, ``drop_short``, ``exit``, each ``(R,)``.
+    """
+    from .measure import hd_measures
+    dense, W, eta, horizon = run
+    m = hd_measures(dense, W, eta, horizon=horizon)
+    return {k: np.asarray(m[k], dtype=float) for k in
+            ("n_plateaus", "ratio", "on_saddle", "top2", "drop", "drop_short", "exit")}
+
+
+def converged_share(run: tuple[np.ndarray, np.ndarray], level: float = 1e-10) -> dict[str, np.ndarray]:
+    """The share of a selection of draws that reach zero loss (Assumption 3's necessity for zero loss).
+
+    Parameters
+    ----------
+    run : tuple of (ndarray, ndarray)
+        Final losses ``(seeds, draws)`` and a boolean selection of the draws ``(seeds, draws)``.
+    level : float
+        The loss that stands for zero.
+
+    Returns
+    -------
+    dict
+        ``conv_viol`` (the converged share of the selected draws, nan without one) and ``n_viol`` (how
+        many are selected), each ``(seeds,)``.
+    """
+    L, sel = (np.asarray(v) for v in run)
+    conv = L < level
+    share = np.array([conv[s][sel[s]].mean() if sel[s].any() else np.nan for s in range(L.shape[0])])
+    return {"conv_viol": share, "n_viol": sel.sum(-1).astype(float)}
