@@ -17,6 +17,15 @@
 # %% [markdown]
 # # Orthogonal inputs: gradient flow from small initialisation
 #
+# :::{note} Running this chapter yourself
+# `make rerun CHAPTER=orthogonal SEED=3` reruns it with another seed: {glue:text}`orthogonal-rerun-full` at full size
+# on a 2-core machine, {glue:text}`orthogonal-rerun-quick` with `QUICK=1` (the last recorded timings). On Binder
+# (the rocket icon above) the first start builds the environment of `binder/`, which takes several
+# minutes; we have not timed it, since the machines that build this book cannot reach Binder. Binder's
+# free machines are small, so expect at least the 2-core times there. Change `seed` in the cell
+# tagged `parameters`, then run all cells.
+# :::
+#
 # **Paper.** E. Boursier, L. Pillaud-Vivien, N. Flammarion, *Gradient flow dynamics of shallow
 # ReLU networks for square loss and orthogonal inputs*, NeurIPS 2022 {cite}`boursier2022gradient`.
 #

@@ -18,6 +18,15 @@
 # %% [markdown]
 # # Alternating Gradient Flows
 #
+# :::{note} Running this chapter yourself
+# `make rerun CHAPTER=agf SEED=3` reruns it with another seed: {glue:text}`agf-rerun-full` at full size
+# on a 2-core machine, {glue:text}`agf-rerun-quick` with `QUICK=1` (the last recorded timings). On Binder
+# (the rocket icon above) the first start builds the environment of `binder/`, which takes several
+# minutes; we have not timed it, since the machines that build this book cannot reach Binder. Binder's
+# free machines are small, so expect at least the 2-core times there. Change `seed` in the cell
+# tagged `parameters`, then run all cells.
+# :::
+#
 # **Paper.** D. Kunin, G. L. Marchetti, F. Chen, D. Karkada, J. B. Simon, M. R. DeWeese, S. Ganguli,
 # N. Miolane, *Alternating Gradient Flows: A Theory of Feature Learning in Two-layer Neural Networks*
 # (2025, arXiv 2506.06489).

@@ -18,6 +18,15 @@
 # %% [markdown]
 # # Synthesis: one phenomenon, four lenses
 #
+# :::{note} Running this chapter yourself
+# `make rerun CHAPTER=synthesis SEED=3` reruns it with another seed: {glue:text}`synthesis-rerun-full` at full size
+# on a 2-core machine, {glue:text}`synthesis-rerun-quick` with `QUICK=1` (the last recorded timings). On Binder
+# (the rocket icon above) the first start builds the environment of `binder/`, which takes several
+# minutes; we have not timed it, since the machines that build this book cannot reach Binder. Binder's
+# free machines are small, so expect at least the 2-core times there. Change `seed` in the cell
+# tagged `parameters`, then run all cells.
+# :::
+#
 # The four papers of this book look at the same regime — a two-layer network trained by gradient
 # descent from a small initialisation — through different lenses:
 #
