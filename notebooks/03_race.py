@@ -850,16 +850,18 @@ ledger.measure("eqs4-8.cifar", [(P500.map(lambda t: t[r]), X1d[r], y1[r]) for r 
 # gating no longer changes, and the alignment with the $m^1$ the formula uses is a measured premise.
 # **Rule change:** an earlier version rotated once, onto the $m^1$ of the gating before the rotation;
 # some neurons then pointed slightly *away* from the $m^1$ of their new gating, where the formula itself
-# predicts a positive sign, and the test failed there. Control: the same neurons with $w^{(2)}$ at $3\pi/4$ (a
-# counterfactual input that violates the formula's premise $\phi=7\pi/4$); in this revision the aligned neurons
-# are built once and both they and their turned copies go through the claim's measurement function.
+# predicts a positive sign, and the test failed there. **A consistency check (changed in this revision):** the
+# neurons are built by hand and their outputs are $\sim10^{-8}$, so the finite difference is the linearised formula
+# itself; the former control ($w^{(2)}$ turned to $3\pi/4$) flipped the sign exactly, a negated prediction rather than
+# a run without the mechanism. Testing the sign on the network's own winners near the drop against a lazy run's
+# largest neurons needs new runs and is listed under "Not done" below.
 
 # %%
 aligned = [(rc.aligned_neurons(tr1.at(0).map(lambda t: t[r]).to(F64), X1d[r], y1[r]), X1d[r], y1[r]) for r in range(N_SEEDS)]
-appg = ledger.measure("appG.sign", aligned, controls={"w2_turned": [(rc.turned_out(nets), X_, y_) for nets, X_, y_ in aligned]})
-ag, ag_c = appg.values, appg.control_values
+appg = ledger.measure("appG.sign", aligned)
+ag = appg.values
 print(f"App. G: share of negative derivatives per seed {rl(ag['neg'])}, max deviation from the formula {rl(ag['dev'], 5)}, "
-      f"min cos(w1, m¹) {rl(ag['cos_min'], 4)} -> {rate('appG.sign')}; control (3π/4): negative share {rl(ag_c['neg'])}")
+      f"min cos(w1, m¹) {rl(ag['cos_min'], 4)} -> {rate('appG.sign')}")
 
 # %% [markdown]
 # ## Settings 2 and 3 (Figures 6, 7, 8)
