@@ -963,13 +963,15 @@ print("top-10 % share of Σa: " + "; ".join(f"setting {k}: {rl(v, 3)}" for k, v 
 
 # %% [markdown]
 # ## Errata, checked
-# **E8 — the conserved quantity needs the bias.** Under gradient flow
-# $\frac{d}{dt}(\|w^{(2)}\|^2-\|w^{(1)}\|^2-b^2)=0$ exactly, while the paper's eq. 84 omits $b^2$. We run
+# **E8 — the exact conserved quantity includes the bias.** Under gradient flow
+# $\frac{d}{dt}(\|w^{(2)}\|^2-\|w^{(1)}\|^2-b^2)=0$ exactly, while the paper's eq. 84 omits $b^2$. App. F states
+# the assumption $b_\alpha\approx0$ just before eqs. 83–84, so eq. 84 is correct to $O(b^2)$ in the paper's regime;
+# the test below leaves that regime on purpose and is a **consistency check** of the exact invariant (changed in
+# this revision: its former control, the biases frozen at 0, made both quantities equal by identity). We run
 # full-batch plain GD in float64 on the toy of each seed (50 neurons, init std 0.1 so that the biases grow,
 # $\lambda=10^{-3}$) and track both versions relative to the largest $a$. GD stands in for the flow here:
 # the premise is that halving the step (over the same flow time) changes the paper's drift by less
-# than 5 %. Control: the same runs, a fifth as long, with the biases frozen at 0, where the
-# paper's quantity is conserved too. The same measurement on a run with a step fifty times larger
+# than 5 %. The same measurement on a run with a step fifty times larger
 # ($\lambda=0.05$, same flow time) is graded as the coarse run: the rule must fail there.
 #
 # **E11 — the growth rate misses a factor 2.** With $c\approx0$, eq. 91 gives
@@ -1008,14 +1010,11 @@ yE = y_x.expand(N_SEEDS, -1).clone()
 
 trc = train(pc, X_xs, yE, loss=CE, lr=1e-3, steps=n_c, record=linear_schedule(n_c, 100), grad_fn=rc.toy_gradients)
 trh = train(pc, X_xs, yE, loss=CE, lr=5e-4, steps=2 * n_c, record=linear_schedule(2 * n_c, 200), grad_fn=rc.toy_gradients)
-trz = train(pc, X_xs, yE, loss=CE, lr=1e-3, steps=n_c // 5, record=linear_schedule(n_c // 5, 100), seed=seed,
-            trainable=("W1", "W2", "b2"))
 # %%
 d_ok, d_paper = rc.conservation_drifts(trc.params)
 gap = np.abs(rc.conservation_drifts(trh.params)[1] / d_paper - 1)
-z_ok, z_paper = rc.conservation_drifts(trz.params)
 trg = train(pc, X_xs, yE, loss=CE, lr=5e-2, steps=n_c // 50, record=linear_schedule(n_c // 50, 2), grad_fn=rc.toy_gradients)
-ledger.measure("erratum.E8-conservation", trc, controls={"no_bias": trz}, coarse=trg, premises=dict(gap=gap),
+ledger.measure("erratum.E8-conservation", trc, coarse=trg, premises=dict(gap=gap),
              note=f"final max |b| {rl(trc.final.b1.abs().amax(-1), 2)}")
 print(f"E8: drift with b² {[f'{v:.1e}' for v in d_ok]}, without (paper) {[f'{v:.1e}' for v in d_paper]} -> "
       f"{rate('erratum.E8-conservation')}")
