@@ -18,6 +18,15 @@
 # %% [markdown]
 # # It's not a lottery, it's a race
 #
+# :::{note} Running this chapter yourself
+# `make rerun CHAPTER=race SEED=3` reruns it with another seed: {glue:text}`race-rerun-full` at full size
+# on a 2-core machine, {glue:text}`race-rerun-quick` with `QUICK=1` (the last recorded timings). On Binder
+# (the rocket icon above) the first start builds the environment of `binder/`, which takes several
+# minutes; we have not timed it, since the machines that build this book cannot reach Binder. Binder's
+# free machines are small, so expect at least the 2-core times there. Change `seed` in the cell
+# tagged `parameters`, then run all cells.
+# :::
+#
 # **Paper.** B. Pinson, *It's not a Lottery, it's a Race: Understanding How Gradient Descent Adapts
 # the Network's Capacity to the Task*, 2026.
 #
