@@ -316,8 +316,8 @@ ledger.measure("fig7.fast", two_pt["fig7"], controls={"orthogonal": two_pt["fig9
 ledger.measure("fig8.slow", two_pt["fig8"], controls={"well_separated": two_pt["ctrl"]}, init=at_init["fig8"])
 
 
-share9, ratio9 = al.growth_outside_s_plus(*runs_mu["fig9"])
-share7, ratio7 = al.growth_outside_s_plus(*runs_mu["fig7"])
+res9 = ledger.measure("fig9.orthogonal", two_pt["fig9"], controls={"assumption1": two_pt["fig7"]})
+share9, ratio9 = np.asarray(res9.values["share"], dtype=float), np.asarray(res9.values["ratio"], dtype=float)
 X9, _, tr9 = runs_mu["fig9"]
 
 # %%
@@ -326,7 +326,6 @@ out9 = (tr9.final.a > 0) & ~c9["S_dead"] & ~c9["S_plus"]
 growth9 = torch.where(out9, tr9.final.norms_in() / tr9.at(0).norms_in(), torch.zeros(())).amax(-1).numpy()
 print(f"mu = 0: share of live V+ neurons outside S+ {share9.round(2)}; largest outside norm / largest S+ norm "
       f"{ratio9.round(4)}; the fastest-growing neuron outside S+ grew by {growth9.min():.2g}-{growth9.max():.2g}x")
-ledger.grade("fig9.orthogonal", share=share9, ratio=ratio9, control=dict(share=share7, ratio=ratio7))
 
 # %% [markdown]
 # With $\mu=\sin0.001$ the slow neurons are seed-dependent; the paper shows one instance, so the claim is
@@ -335,7 +334,13 @@ ledger.grade("fig9.orthogonal", share=share9, ratio=ratio9, control=dict(share=s
 # outside $\mathcal S_+$ (aligned with $x_1$ or $x_2$ alone), and the printed norm ratios how large they
 # become next to the $\mathcal S_+$ neurons: the paper's "only those aligned with $x_+$ grow" is graded as
 # staying below 1% of the largest $\mathcal S_+$ norm, with a *partial* tier when only the first half
-# holds. The ledger at the end gives the verdict per seed and the controls'. The ledger also counts the stragglers
+# holds. Its control is the $\mu=\sin0.1$ run of Figure 7 (Assumption 1 holds: nothing stays outside
+# $\mathcal S_+$), measured the same way; the norm ratio is undefined there (no neuron outside to compare), not 0 as
+# before, so the control fails on its share instead of passing "do not grow" trivially. The partial verdict is
+# expected at finite $\alpha$: an $x_1$-aligned neuron grows at rate $\|x_1\|/n$ in the small-output phase, an
+# $\mathcal S_+$ neuron at $\|x_1+x_2\|/n$, so the outside norms should shrink relative to the $\mathcal S_+$ norms
+# only as a power of $\alpha$ (about $\alpha^{0.29}$, the referee's estimate; not graded as a trend in this revision).
+# The ledger at the end gives the verdict per seed and the controls'. The ledger also counts the stragglers
 # of Figures 7 and 8 at initialisation: random neurons start outside $\mathcal S_+$, so "some are still outside at
 # 7000" (Figure 8) already holds before any training, and the ledger files that claim as *consistency* — it shows
 # that alignment is slow at small $\mu$ only beside its control (well-separated data, no straggler at 7000), not on its
@@ -465,9 +470,11 @@ pd.DataFrame(verdicts_n, index=[f"{n_img} per digit", f"{2 * n_img} per digit"])
 # directions $\sum_j\|P_{w_j}(-\nabla_{w_j}\mathcal L/\|w_j\|)\|$. We use all 5000 images of 0 and 1 in the
 # subset (2.5 SGD steps per epoch) and measure at about 150 log-spaced epochs. The paper: with both
 # layers trained, early on only the directions change and the norms do not grow (two phases); with
-# $v$ fixed there is no such separation. The two schemes are each other's control (each claim's rule must
-# reject the other scheme), and the claim that both fit is controlled by the same runs stopped at the epoch
-# of peak direction change. Like MNIST above, the build runs one seed and the pass rates come from the
+# $v$ fixed there is no such separation. The first-layer-only scheme is Figure 12's control (a run without a
+# trained output layer, same $W$ init and SGD); Figure 13's "no two phases" is that control read the other way, so
+# the pair counts as one reproduction (fig12) and fig13 is a consistency check, as is "both schemes fit" (its
+# former control, the same runs read at the peak of the direction change, was not a counterfactual run, and the
+# paper gives no number for "small"). Like MNIST above, the build runs one seed and the pass rates come from the
 # published 5-seed sweep.
 
 # %%
@@ -520,11 +527,10 @@ pd.DataFrame(tp).T
 
 # %%
 both_, first_ = tp["both layers"], tp["first layer only, v = ±1"]
-ledger.grade("fig12.two-phase", ratio=both_["ratio"], flat=both_["flat"],
-             control=dict(ratio=first_["ratio"], flat=first_["flat"]))
-ledger.grade("fig13.one-phase", ratio=first_["ratio"], control=dict(ratio=both_["ratio"]))
-ledger.grade("a5.both-fit", final=max(both_["final"], first_["final"]),
-             control=dict(final=max(both_["loss_at_peak"], first_["loss_at_peak"])))
+scheme_runs = {name: al.claims.SchemeRun(nc, dc, L) for name, (ep, nc, dc, L) in changes.items()}
+ledger.measure("fig12.two-phase", scheme_runs["both layers"], controls={"first_layer_only": scheme_runs["first layer only, v = ±1"]})
+ledger.grade("fig13.one-phase", ratio=first_["ratio"])
+ledger.grade("a5.both-fit", final=max(both_["final"], first_["final"]))
 
 # %% [markdown]
 # ## Theorem 1 on orthogonally separable data
@@ -693,8 +699,11 @@ glue("alignment-fig4", fig, display=False)
 # %% [markdown]
 # **Refined alignment and Lemma 13.** After $t_1$ the paper shows that inside $\mathcal S_+$ the neurons keep
 # turning towards $x_+$: $\cos(w_j,x_+)\ge1/4$ for every $j\in\tilde{\mathcal V}_+$ (the $v_j>0$ neurons in
-# $\mathcal S_+$ at $t_1$) on $[t_1+6/(\sqrt\mu n_+X_{\min}),\,t_2^+]$ (mirror for $x_-$); the control takes the
-# same minimum from $t=0$. Lemma 13 bounds the mass those neurons can lose during alignment,
+# $\mathcal S_+$ at $t_1$) on $[t_1+6/(\sqrt\mu n_+X_{\min}),\,t_2^+]$ (mirror for $x_-$). This revision
+# files it as a *consistency check*: it holds with a slack of about $6\cdot10^4$ in $1-\cos$, and no cheap
+# counterfactual run has the window the statement is about (the same draws at $\varepsilon=10^{-2}$ fit before they
+# align: their window is empty, printed below); its former control, the same run read from $t=0$, failed by
+# construction. Lemma 13 bounds the mass those neurons can lose during alignment,
 # $\sum_{\tilde{\mathcal V}_\pm}\|w_j(t_1)\|^2\ge e^{-4nX_{\max}t_1}\sum_{\tilde{\mathcal V}_\pm}\|w_j(0)\|^2$. This
 # revision files Lemma 13 as a *consistency check*: $e^{-4nX_{\max}t}$ is the fastest decay of a squared neuron norm
 # that the gradient allows while $|f|\le1$ ($|-\ell'|\le2$ by Lemma 2, $\|x_a\|\le nX_{\max}$), for any data and any
@@ -704,12 +713,14 @@ glue("alignment-fig4", fig, display=False)
 # %%
 t2pm_t = al.fitting_times(th_run, X_t, y_t, per_class=True)                    # (R, 2): t2+, t2-
 off_t = 6 / (math.sqrt(g_t.mu) * int((y_t > 0).sum()) * g_t.X_min)
-cos_min, window = al.refined_alignment_min(th_run, X_t, y_t, t1_emp, t2pm_t, off_t)
+res_ra = ledger.measure("thm1.refined-alignment", al.claims.TheoryRuns(th_run, X_t, y_t, p_t, eps_t))
+ra_big = al.claims.refined_alignment(al.claims.TheoryRuns(big_run, X_t, y_t, p_big, eps_big))
+cos_min = 1 - np.asarray(res_ra.values["one_minus_cos"], dtype=float)
 cos_min0, _ = al.refined_alignment_min(th_run, X_t, y_t, t1_emp, t2pm_t, -np.inf)
-ledger.grade("thm1.refined-alignment", cos_min=cos_min, window=window, control=dict(cos_min=cos_min0, window=window))
 ledger.grade("lemma13", ratio=al.lemma13_ratio(th_run, X_t, y_t, g_t, t1_emp))
 print(f"refined alignment: window starts {off_t:.2f} after t1, t2± = {t2pm_t.round(2).tolist()}, "
-      f"min cos {cos_min.round(3)} (from t = 0: {cos_min0.round(3)})")
+      f"min cos {cos_min.round(3)} (from t = 0: {cos_min0.round(3)}); the eps = {eps_big:g} run's window "
+      f"{ra_big['window'].round(2)} (empty: it fits before it aligns)")
 
 # %% [markdown]
 # **Dwell time and the random initialisation.** The proof's engine: a neuron not yet in its cone or
@@ -991,33 +1002,38 @@ ledger.grade("thm1.t1-scaling", mono=mono, slope=slopes, within=within(bd_mu, bd
 # own run fails if a control passes or a pass rate leaves its declared expectation.
 #
 # ### What changed in this revision
-# Claims now declare their measurement and a control *run*; the ledger applies the one to the other. Migrated:
-# `fig6.two-drops`, `fig7.fast`, `fig8.slow`, the four MNIST claims, `thm1.t1-bound`, `thm1.low-rank-two-dir`,
-# `eps.t2-log`, `eps.lemma1-error`, `lemma15`, `init-probability`; four claims became consistency checks (below);
-# `fig9.orthogonal`, `fig12.two-phase`, `fig13.one-phase`, `a5.both-fit` and `thm1.refined-alignment` are still graded
-# on handed-in values (tier *legacy*): Figures 12–13 are each other's control (two roles swapped, no counterfactual
-# run yet), and `a5.both-fit`'s and `thm1.refined-alignment`'s controls are earlier windows of the same runs. Per claim whose verdict or tier changed (before: the published
-# 5-seed sweep of the previous revision, where every claim was graded without tiers; after: printed below from
-# this run's ledger):
+# Claims declare their measurement and a control *run*; the ledger applies the one to the other. All
+# reproductions are now in this form. In this round (after a referee's report):
+# `mnist.timescales` and `mnist.align-first` measure a crossing that never happens within the run as $\infty$
+# (not undefined), so the large-initialisation control, which never aligns, is rejected rather than inconclusive;
+# `fig9.orthogonal` is measured by a declared function whose norm ratio is undefined where no neuron lies outside
+# $\mathcal S_+$, against the $\mu=\sin0.1$ run; `fig12.two-phase` keeps the first-layer-only scheme as its control
+# run and `fig13.one-phase` (the same comparison with the roles swapped) and `a5.both-fit` (control: the same
+# runs read earlier) became consistency checks; `thm1.refined-alignment` is written $1-\cos_{\min}\le 3/4$ (the
+# margin shows the slack) and became a consistency check (its counterfactual run has no window). Per claim whose
+# verdict or tier changed (before: the published 5-seed sweep of the previous revision, where every claim was graded
+# without tiers; after: printed below from this run's ledger):
 #
 # | claim | before | after |
 # |---|---|---|
-# | `thm1.t1-bound` | reproduced 25/25, control (bound/10⁵) *passed* in 9/25 | rule $t_1\le$ bound and $t_1\le T$; control: $
-# arepsilon=10^{-2}$ run; tier *consistency* (a step 100× too coarse passes too) |
+# | `thm1.t1-bound` | reproduced 25/25, control (bound/10⁵) *passed* in 9/25 | rule $t_1\le$ bound and $t_1\le T$; control: the $\varepsilon=10^{-2}$ run; tier *consistency* (a step 100× too coarse passes too) |
 # | `thm1.t1-scaling` | premise not met 23/25, partial 2/25 | steps $\eta/4$ vs $\eta/8$: the premise holds; a consistency check (no run can fail the bound) |
 # | `thm1.loss-rate` | reproduced 25/25, control a half-rate curve | a consistency check (the counterfactual run is too costly to integrate) |
-# | `eps.lemma1-error` | reproduced 25/25 (bound and slope) | graded as a trend $
-# arepsilon	o0$; control: the window up to $t_2$ |
+# | `eps.lemma1-error` | reproduced 25/25 (bound and slope) | graded as a trend $\varepsilon\to0$; control: the window up to $t_2$ |
 # | `eps.t2-log` | reproduced 25/25, control a halved rate | control: a linear network; tier *quantitative* |
 # | `lemma15` | reproduced 25/25 | tier *loose bound* (median slack above ×10: the lemma's rate is far from tight here) |
-# | `mnist.timescales`, `mnist.align-first` | reproduced 5/5, control "not reproduced" | tier *inconclusive*: the large-initialisation control never reaches cos > 0.95, so its alignment iteration is undefined (no event), which the ledger no longer counts as a rejection |
+# | `mnist.timescales`, `mnist.align-first` | reproduced 5/5, control "not reproduced" | first round: tier *inconclusive* (the control's alignment iteration was undefined); this round: a crossing that never happens is $\infty$, the control is rejected |
 # | `thm1.low-rank-two-dir` | reproduced 25/25 | also measured at initialisation (fails there); tier *quantitative* |
 # | `fig8.slow` | reproduced 25/25 | also measured at initialisation, where random neurons already lie outside $\mathcal S_+$: tier *consistency* |
 # | `lemma13`, `dwell-time` | reproduced 25/25 as reproductions | consistency checks: no run can fail these worst-case bounds |
+# | `fig9.orthogonal` | partial 5/5, control handed in (share 0, ratio 0) | control run measured: share 0, ratio undefined (rejected on its share) |
+# | `fig13.one-phase`, `a5.both-fit` | reproduced, controls handed in | consistency checks (fig13 is fig12's control read the other way) |
+# | `thm1.refined-alignment` | reproduced 25/25, control the same run from $t=0$ | a consistency check, $1-\cos_{\min}\le3/4$ |
 
 # %%
 changed = ["thm1.t1-bound", "thm1.t1-scaling", "eps.lemma1-error", "eps.t2-log", "lemma15", "thm1.low-rank-two-dir",
-           "lemma13", "dwell-time", "thm1.loss-rate", "fig8.slow", "mnist.timescales", "mnist.align-first"]
+           "lemma13", "dwell-time", "thm1.loss-rate", "fig8.slow", "mnist.timescales", "mnist.align-first",
+           "fig9.orthogonal", "fig12.two-phase", "fig13.one-phase", "a5.both-fit", "thm1.refined-alignment"]
 pd.DataFrame({c: dict(after=ch.rate(c), tier=ledger.results[c].tier()[0], control=ledger.results[c].control_status)
               for c in changed}).T
 
