@@ -730,16 +730,16 @@ print(f"refined alignment: window starts {off_t:.2f} after t1, t2± = {t2pm_t.ro
 # have no $\Delta t$ at all, so no counterfactual run can fail it; its former control, the bound divided by $10^5$, was a
 # perturbed prediction). And the paper's argument for a
 # Gaussian $W_0$: a neuron activates some positive point with probability $\ge1/2$, so none of $m$ does with
-# probability $\le2^{-m}$ (Monte Carlo, $m=4$; control: an initialisation pointing away from the positives).
+# probability $\le2^{-m}$ (Monte Carlo, $m=4$; a *consistency check* in this revision: both follow from the symmetry
+# of the Gaussian and independence, an identity, and the former control, an initialisation pointing away from the
+# positives, failed by construction).
 
 # %%
 dt_bound = lambda z: (lambda n_a: 4 / (min(z, g_t.xi_lower) * math.sqrt(g_t.mu) * g_t.X_min * n_a))
 dwell = np.array([al.dwell_ratio(th_run.time, actp[:, r:r + 1], settled[:, r:r + 1], dt_bound(al.zeta(g_t.zeta1, z2[r])))[0]
                   for r in range(R_t)])
 ledger.grade("dwell-time", ratio=dwell, t1_gap=al.rel_gap(t1_h[2], t1_h[1]))
-away = -g_t.x_plus / g_t.x_plus.norm()
-res_mc = ledger.measure("init-probability", al.claims.InitDraws(X_t, y_t, [seed + 100 + r for r in range(R_t)]),
-                        controls={"biased_init": al.claims.InitDraws(X_t, y_t, [seed + 110 + r for r in range(R_t)], bias=away)})
+res_mc = ledger.measure("init-probability", al.claims.InitDraws(X_t, y_t, [seed + 100 + r for r in range(R_t)]))
 mc = np.stack([res_mc.values["p_one"], res_mc.values["p_none"]], -1)
 print(f"longest constant-pattern interval over Δt: {dwell}; Monte Carlo z scores (one, none of 4): {mc.round(1).tolist()}")
 
@@ -850,7 +850,9 @@ print(f"mu = {g_2d.mu:.3f}, cos(x+, -x-) = {float(cosine(g_2d.x_plus, -g_2d.x_mi
 # $\varepsilon=10^{-4},10^{-8},\dots,10^{-24}$ (20 decades), all 30 runs in one batch of the adaptive flow on the
 # data of the theory runs. An aligned balanced neuron grows at rate $\|x_\pm\|$, so the simplified dynamics
 # predict the slope $1/\min\|x_\pm\|$ of $t_2$ against $\log(1/\varepsilon)$ — the paper's $\Theta(1/n)$ made explicit;
-# the claim asks for a straight line ($R^2\ge0.99$), that slope within 15%, and $t_2\ge T$. The error claim
+# the claim asks for a straight line ($1-R^2\le0.01$) and that slope within 15% — the graded content is this
+# chapter's slope prediction (the paper says only $\Theta(\cdot/n)$); $t_2\ge T$ is guaranteed by Lemma 1 and is a
+# premise. The error claim
 # measures the exact direction velocity against the simplified one at every snapshot up to $T$. It is computed
 # in closed form on the balanced state, $\|P_{w_j}\sum_i y_i\,\mathrm{expm1}(-y_if_i)\,1[\langle x_i,w_j\rangle>0]\,x_i\|$: our first
 # version differentiated the integrated state by autograd and measured the integrator's own loss of balance
@@ -859,8 +861,9 @@ print(f"mu = {g_2d.mu:.3f}, cos(x+, -x-) = {float(cosine(g_2d.x_plus, -g_2d.x_mi
 # Both claims are predictions at $\varepsilon$ far above eq. (28)'s bound (see the theory section). *Revision:* "vanishes
 # $\propto\varepsilon$" is a limit $\varepsilon\to0$ and is now graded as a trend over the 20 decades of the sweep (the error
 # never grows towards smaller $\varepsilon$, its log–log slope is at least 0.9, the sweep spans at least 10 decades), beside
-# the bound itself; its control is the same flows read up to $t_2$ instead of $T$, which removes the small-output phase
-# (the error is then of order one for every $\varepsilon$). The fitting-time claim's control is now a run too: the same
+# the bound itself. This round files it as a *consistency check*: up to $T$ Lemma 3's growth bounds keep $\max|f|\propto
+# \varepsilon$, so no balanced run in the small-output phase can fail the bound (slack about $10^5$) or the slope; the same
+# flows read up to $t_2$ (where $|f|=1/4$) are printed beside it, no longer as a control. The fitting-time claim's control is now a run too: the same
 # initialisations and $\varepsilon$ sweep for a *linear* network, which removes the ReLU gating — its neurons grow together
 # at rate $\|x_+-x_-\|\approx2\|x_\pm\|$, so its slope is about half the predicted one (printed below); the former control,
 # the same $t_2$ against a rate half as fast, is kept as a *sensitivity*, shown apart.
@@ -899,11 +902,10 @@ bound1 = al.lemma1_bound(g_t, 50, eps_grid[:, None], W_max0[None, :])
 eps_ok = float((eps_grid.max() <= 1 / (4 * math.sqrt(50) * g_t.X_max * W_max0 ** 2)).all())
 
 # %%
-res_l1 = ledger.measure("eps.lemma1-error", sweep_eps, controls={"fit_window": sweep_eps.window(t2_eps)},
-                        premises=dict(eps_ok=eps_ok))
+res_l1 = ledger.measure("eps.lemma1-error", sweep_eps, premises=dict(eps_ok=eps_ok))
 fig = al_plots.eps_sweep(log_inv, t2_eps, T_eps, 1 / x_min_norm, eps_grid, dev_T, bound1)
 glue("alignment-eps", fig, display=False)
-v1, c1 = res_l1.values, res_l1.control_values
+v1, c1 = res_l1.values, al.claims.eps_lemma1_trend(sweep_eps.window(t2_eps))   # c1: read up to t2 (reported)
 print(f"deviation up to T, trend as eps -> 0: slope {np.round(v1['slope'], 2)}, monotone fraction {v1['mono']}, "
       f"shrink {np.array(v1['shrink'], dtype=float)}; largest ratio to the Lemma 1 bound {v1['within']}; "
       f"up to t2 (control): slope {np.round(c1['slope'], 2)}, ratio to the bound {np.round(c1['within'], 1)}")
@@ -1006,7 +1008,8 @@ ledger.grade("thm1.t1-scaling", mono=mono, slope=slopes, within=within(bd_mu, bd
 # reproductions are now in this form. In this round (after a referee's report):
 # `mnist.timescales` and `mnist.align-first` measure a crossing that never happens within the run as $\infty$
 # (not undefined), so the large-initialisation control, which never aligns, is rejected rather than inconclusive;
-# `fig9.orthogonal` is measured by a declared function whose norm ratio is undefined where no neuron lies outside
+# `eps.t2-log` grades $1-R^2\le0.01$ and the slope, with $t_2\ge T$ a premise; `eps.lemma1-error` and
+# `init-probability` became consistency checks; `fig9.orthogonal` is measured by a declared function whose norm ratio is undefined where no neuron lies outside
 # $\mathcal S_+$, against the $\mu=\sin0.1$ run; `fig12.two-phase` keeps the first-layer-only scheme as its control
 # run and `fig13.one-phase` (the same comparison with the roles swapped) and `a5.both-fit` (control: the same
 # runs read earlier) became consistency checks; `thm1.refined-alignment` is written $1-\cos_{\min}\le 3/4$ (the
@@ -1019,7 +1022,8 @@ ledger.grade("thm1.t1-scaling", mono=mono, slope=slopes, within=within(bd_mu, bd
 # | `thm1.t1-bound` | reproduced 25/25, control (bound/10⁵) *passed* in 9/25 | rule $t_1\le$ bound and $t_1\le T$; control: the $\varepsilon=10^{-2}$ run; tier *consistency* (a step 100× too coarse passes too) |
 # | `thm1.t1-scaling` | premise not met 23/25, partial 2/25 | steps $\eta/4$ vs $\eta/8$: the premise holds; a consistency check (no run can fail the bound) |
 # | `thm1.loss-rate` | reproduced 25/25, control a half-rate curve | a consistency check (the counterfactual run is too costly to integrate) |
-# | `eps.lemma1-error` | reproduced 25/25 (bound and slope) | graded as a trend $\varepsilon\to0$; control: the window up to $t_2$ |
+# | `eps.lemma1-error` | reproduced 25/25 (bound and slope) | graded as a trend $\varepsilon\to0$ (`mono == 1`, decades a premise); a consistency check (no small-output run can fail it) |
+# | `init-probability` | reproduced 25/25, control biased draws | a consistency check (an identity) |
 # | `eps.t2-log` | reproduced 25/25, control a halved rate | control: a linear network; tier *quantitative* |
 # | `lemma15` | reproduced 25/25 | tier *loose bound* (median slack above ×10: the lemma's rate is far from tight here) |
 # | `mnist.timescales`, `mnist.align-first` | reproduced 5/5, control "not reproduced" | first round: tier *inconclusive* (the control's alignment iteration was undefined); this round: a crossing that never happens is $\infty$, the control is rejected |
@@ -1033,7 +1037,7 @@ ledger.grade("thm1.t1-scaling", mono=mono, slope=slopes, within=within(bd_mu, bd
 # %%
 changed = ["thm1.t1-bound", "thm1.t1-scaling", "eps.lemma1-error", "eps.t2-log", "lemma15", "thm1.low-rank-two-dir",
            "lemma13", "dwell-time", "thm1.loss-rate", "fig8.slow", "mnist.timescales", "mnist.align-first",
-           "fig9.orthogonal", "fig12.two-phase", "fig13.one-phase", "a5.both-fit", "thm1.refined-alignment"]
+           "fig9.orthogonal", "fig12.two-phase", "init-probability", "fig13.one-phase", "a5.both-fit", "thm1.refined-alignment"]
 pd.DataFrame({c: dict(after=ch.rate(c), tier=ledger.results[c].tier()[0], control=ledger.results[c].control_status)
               for c in changed}).T
 
