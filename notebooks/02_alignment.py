@@ -455,12 +455,12 @@ pd.DataFrame(verdicts_n, index=[f"{n_img} per digit", f"{2 * n_img} per digit"])
 # paper's 15 000 iterations, each recorded in its claim's history (ledger): over the longer run the
 # large-initialisation control also lost a little alignment, enough to pass the old threshold of 0.01 for "the
 # alignment decreases", so the threshold was raised to 0.05 (the pairs' decreases are in the `align_drop` column);
-# and the low-rank claim is graded only once every pair's stable rank has converged (`sr_conv` below 0.01 in the
-# table), which 3 vs 8 had not done by the cap of 30 000 iterations in that run. The five-seed sweep then settled
-# the claim's expectation (a change recorded in its history): where 3 vs 8 converges within the cap, its stable rank
-# is still above the rule's 1.1, so the claim is *not reproduced* there, and *premise not met* where it does not
-# converge; the ledger gives the count of each. The theorem's "≤ 2" can be read off the `final_stable_rank`
-# column; the paper's "≈ 1" (within 10%) is what the claim grades.
+# and the low-rank claim was graded only once every pair's stable rank had converged, which 3 vs 8 rarely does by
+# the cap of 30 000 iterations. *This round:* the paper says "≈ 1" only of the 0/1 experiment, and Theorem 1's
+# "≤ 2" holds for every pair, so the claim grades both as stated — 1 vs 0's converged stable rank within 10% of 1
+# (the chapter's reading of "≈"), every pair's at most 2 — and its premise is 1 vs 0's convergence
+# (`sr_conv` in the table); before, the largest stable rank over the pairs had to be below 1.1, and the unconverged
+# 3 vs 8 decided (history in the ledger).
 
 # %% [markdown]
 # ## Training schemes: two phases or not (Figures 12 and 13)
@@ -1035,12 +1035,13 @@ ledger.grade("thm1.t1-scaling", mono=mono, slope=slopes, within=within(bd_mu, bd
 # | `lemma13`, `dwell-time` | reproduced 25/25 as reproductions | consistency checks: no run can fail these worst-case bounds |
 # | `fig6.two-drops` | not reproduced 0/5 (expected 0–0.2) at 30 000 mean-loss iterations | mean-loss runs to 180 000 iterations (the sum's flow time); expectation 0.6–1 restored |
 # | `fig7.fast` | control: orthogonal data (could not pass at any horizon) | control: the $\mu=\sin0.001$ runs of Figure 8 (the paper's own contrast) |
+# | `mnist.low-rank` | not reproduced / premise not met (3 vs 8 decided) | "≈ 1" on 1 vs 0, "≤ 2" on every pair; expected reproduced |
 # | `fig9.orthogonal` | partial 5/5, control handed in (share 0, ratio 0) | control run measured: share 0, ratio undefined (rejected on its share) |
 # | `fig13.one-phase`, `a5.both-fit` | reproduced, controls handed in | consistency checks (fig13 is fig12's control read the other way) |
 # | `thm1.refined-alignment` | reproduced 25/25, control the same run from $t=0$ | a consistency check, $1-\cos_{\min}\le3/4$ |
 
 # %%
-changed = ["fig6.two-drops", "fig7.fast", "thm1.t1-bound", "thm1.t1-scaling", "eps.lemma1-error", "eps.t2-log", "lemma15", "thm1.low-rank-two-dir",
+changed = ["fig6.two-drops", "fig7.fast", "mnist.low-rank", "thm1.t1-bound", "thm1.t1-scaling", "eps.lemma1-error", "eps.t2-log", "lemma15", "thm1.low-rank-two-dir",
            "lemma13", "dwell-time", "thm1.loss-rate", "fig8.slow", "mnist.timescales", "mnist.align-first",
            "fig9.orthogonal", "fig12.two-phase", "init-probability", "fig13.one-phase", "a5.both-fit", "thm1.refined-alignment"]
 pd.DataFrame({c: dict(after=ch.rate(c), tier=ledger.results[c].tier()[0], control=ledger.results[c].control_status)

@@ -132,7 +132,8 @@ def test_mnist_measurements_read_the_summaries(theory):
     assert C.mnist_align_first(mr)["lead"][0] == pytest.approx(min(inf(v["k_drop"]) - inf(v["k_align"]) for v in s))
     assert C.mnist_align_decreases(mr)["decrease"][0] == pytest.approx(min(v["align_drop"] for v in s))
     lr = C.mnist_low_rank(mr)
-    assert lr["sr_max"][0] == pytest.approx(max(v["final_stable_rank"] for v in s)) and lr["sr_conv"][0] == 0.02
+    assert lr["sr_max"][0] == pytest.approx(max(v["final_stable_rank"] for v in s)) and lr["sr_conv_max"][0] == 0.02
+    assert lr["sr_first"][0] == pytest.approx(s[0]["final_stable_rank"]) and lr["sr_conv"][0] == 0.01
     assert mr.summaries[1]["last_iteration"] == 3000
 
 
