@@ -983,9 +983,10 @@ ledger.grade("thm1.t1-scaling", mono=mono, slope=slopes, within=within(bd_mu, bd
              t1_gap=al.rel_gap(t1_half, t1_mu[thetas.index(0.1)]))
 
 # %% [markdown]
-# The printed slopes compare the growth of $t_1$ as $\mu$ shrinks with $1/\sqrt\mu$; where $t_1$ is not
-# monotone, the alignment of the last neurons at small $\mu$ overlaps with the fitting phase, which then
-# drives them anyway. *Revision:* this claim is now a *consistency check*: no run can fail its bound half (slack
+# The printed slopes compare the growth of $t_1$ as $\mu$ shrinks with $1/\sqrt\mu$. Strict monotonicity of a
+# max-over-neurons first-passage time over adjacent $\mu$ is not implied by an $O(\log n/\sqrt\mu)$ bound (an earlier
+# explanation, that the last neurons' alignment at small $\mu$ overlaps with the fitting phase, is withdrawn: $t_1$ is
+# the same at $\varepsilon=10^{-12}$, $10^{-24}$ and $10^{-48}$). *Revision:* this claim is now a *consistency check*: no run can fail its bound half (slack
 # about $10^4$; $t_1$ depends neither on $\varepsilon$ nor, at $\eta/4$, on the step) and its former control, the bounds
 # divided by $10^5$, was a perturbed prediction; the monotone half is our reading of an $O(\cdot)$ upper bound. Against $n$ the step is scaled as $1/(nX_{\max})$, and more points make $x_a$ longer,
 # so $t_1$ need not grow with $n$ (printed medians). The theorem's $O(\log n/\sqrt\mu)$ is an upper bound;
