@@ -127,11 +127,13 @@ def test_mnist_measurements_read_the_summaries(theory):
         runs[k] = (X, y, train(p, X, y, loss=Loss("exponential", "mean"), lr=0.05, steps=3000, record=100), 0.01 * seed)
     mr = C.MnistRuns(runs)
     s = [al.mnist_summary(X_, y_, tr) for X_, y_, tr, _ in runs.values()]
-    assert C.mnist_timescales(mr) == {"k_align": np.array([s[0]["k_align"]]), "k_drop": np.array([s[0]["k_drop"]])}
-    assert C.mnist_align_first(mr)["lead"][0] == pytest.approx(min(v["k_drop"] - v["k_align"] for v in s), nan_ok=True)
+    inf = lambda k: math.inf if math.isnan(k) else k   # noqa: E731 -- a crossing that never happens
+    assert C.mnist_timescales(mr) == {"k_align": np.array([inf(s[0]["k_align"])]), "k_drop": np.array([inf(s[0]["k_drop"])])}
+    assert C.mnist_align_first(mr)["lead"][0] == pytest.approx(min(inf(v["k_drop"]) - inf(v["k_align"]) for v in s))
     assert C.mnist_align_decreases(mr)["decrease"][0] == pytest.approx(min(v["align_drop"] for v in s))
     lr = C.mnist_low_rank(mr)
-    assert lr["sr_max"][0] == pytest.approx(max(v["final_stable_rank"] for v in s)) and lr["sr_conv"][0] == 0.02
+    assert lr["sr_max"][0] == pytest.approx(max(v["final_stable_rank"] for v in s)) and lr["sr_conv_max"][0] == 0.02
+    assert lr["sr_first"][0] == pytest.approx(s[0]["final_stable_rank"]) and lr["sr_conv"][0] == 0.01
     assert mr.summaries[1]["last_iteration"] == 3000
 
 
@@ -142,3 +144,31 @@ def test_init_probability_matches_the_monte_carlo(theory):
         assert (out["p_one"][r], out["p_none"][r]) == al.init_activation_mc(X, y, generator(s), 2000, 4)
     away = -g.x_plus / g.x_plus.norm()
     assert (C.init_probability(C.InitDraws(X, y, [4], draws=2000, bias=away))["p_one"] < -3).all()
+
+
+def test_never_crossing_is_inf_not_nan():
+    mr = C.MnistRuns({})
+    mr.__dict__["summaries"] = [dict(k_align=float("nan"), k_drop=11.5)]
+    assert C.mnist_timescales(mr) == {"k_align": np.array([math.inf]), "k_drop": np.array([11.5])}
+    assert C.mnist_align_first(mr)["lead"][0] == -math.inf
+
+
+def test_orthogonal_growth_and_refined_alignment(theory):
+    X, y, g, p0, traj = theory
+    out = C.orthogonal_growth(C.TwoPointRuns(traj, X, y))
+    share, ratio = al.growth_outside_s_plus(X, y, traj)
+    np.testing.assert_array_equal(out["share"], share)
+    assert np.isnan(out["ratio"][share == 0]).all()               # nothing outside S+: undefined, not 0
+    ra = C.refined_alignment(C.TheoryRuns(traj, X, y, p0, 1e-24))
+    t1 = al.alignment_times(traj, X, y)
+    t2pm = al.fitting_times(traj, X, y, per_class=True)
+    off = 6 / (math.sqrt(g.mu) * int((y > 0).sum()) * g.X_min)
+    cos_min, window = al.refined_alignment_min(traj, X, y, t1, t2pm, off)
+    np.testing.assert_allclose(ra["window"], window)
+    np.testing.assert_allclose(ra["one_minus_cos"], np.where(window > 0, 1 - cos_min, np.nan))
+
+
+def test_two_phase_reads_the_peak():
+    nc, dc, L = np.array([0.0, 1e-5, 1e-2, 1.0]), np.array([0.0, 5.0, 1.0, 0.1]), np.array([1.0, 1.0, 0.5, 0.1])
+    out = C.two_phase(C.SchemeRun(nc, dc, L))
+    assert out["ratio"][0] == pytest.approx(1e-5) and out["flat"][0] == 1.0

@@ -27,7 +27,7 @@ from ...ledger.trend import trend_stats
 from ...measure import drops, line_fit
 from ...trajectory import Trajectory
 from .core import alignment_times, geometry, horizon, live_outside_s_plus, t1_bound, zeta, zeta2
-from .measure import fitting_times, init_activation_mc, lemma1_bound, lemma15_ratio, low_rank_check, mnist_summary, simplified_deviation
+from .measure import fitting_times, growth_outside_s_plus, refined_alignment_min, init_activation_mc, lemma1_bound, lemma15_ratio, low_rank_check, mnist_summary, simplified_deviation
 
 Tensor = torch.Tensor
 
@@ -364,10 +364,16 @@ def mnist_timescales(run: MnistRuns) -> dict[str, np.ndarray]:
     -------
     dict of str to ndarray, each of shape (1,)
         ``k_align`` — first iteration where both mean neurons have cosine > 0.95 with x±; ``k_drop`` —
-        first iteration where the loss < 0.9·L(0) (iterations; NaN where never), shape ``(1,)``.
+        first iteration where the loss < 0.9·L(0) (iterations; ``inf`` where the crossing does not
+        happen within the run: beyond every threshold, not undefined), shape ``(1,)``.
     """
     s = run.summaries[0]
-    return {"k_align": np.array([s["k_align"]]), "k_drop": np.array([s["k_drop"]])}
+    return {"k_align": np.array([_never_inf(s["k_align"])]), "k_drop": np.array([_never_inf(s["k_drop"])])}
+
+
+def _never_inf(k: float) -> float:
+    """A first-crossing iteration, ``inf`` where the crossing never happened (``NaN`` from ``first_crossing``)."""
+    return float("inf") if np.isnan(k) else float(k)
 
 
 def mnist_align_first(run: MnistRuns) -> dict[str, np.ndarray]:
@@ -381,9 +387,10 @@ def mnist_align_first(run: MnistRuns) -> dict[str, np.ndarray]:
     Returns
     -------
     dict with one ndarray of shape (1,)
-        ``lead`` — min over the pairs of ``k_drop − k_align`` (iterations), shape ``(1,)``.
+        ``lead`` — min over the pairs of ``k_drop − k_align`` (iterations; a crossing that never
+        happens within the run counts as ``inf``, so a never-aligned pair gives ``−inf``), shape ``(1,)``.
     """
-    return {"lead": np.array([min(s["k_drop"] - s["k_align"] for s in run.summaries)])}
+    return {"lead": np.array([min(_never_inf(s["k_drop"]) - _never_inf(s["k_align"]) for s in run.summaries)])}
 
 
 def mnist_align_decreases(run: MnistRuns) -> dict[str, np.ndarray]:
@@ -404,21 +411,24 @@ def mnist_align_decreases(run: MnistRuns) -> dict[str, np.ndarray]:
 
 
 def mnist_low_rank(run: MnistRuns) -> dict[str, np.ndarray]:
-    """The largest final stable rank over the pairs, and whether every pair's has converged.
+    """The final stable rank of the first pair (1 vs 0), the largest over the pairs, and convergence.
 
     Parameters
     ----------
     run : MnistRuns
-        The pairs (module conventions); the pair with the largest stable rank decides.
+        The pairs (module conventions); the first pair is the paper's 0/1 experiment.
 
     Returns
     -------
-    dict of two ndarrays of shape (1,)
-        ``sr_max`` — max over the pairs of the final stable rank ``‖W‖_F²/‖W‖₂²``; ``sr_conv`` — max over
-        the pairs of the relative stable-rank change over the last block; shape ``(1,)`` each.
+    dict of ndarrays of shape (1,)
+        ``sr_first`` — the first pair's final stable rank ``‖W‖_F²/‖W‖₂²``; ``sr_max`` — max over the pairs
+        of the final stable rank; ``sr_conv`` — the first pair's relative stable-rank change over its last
+        block; ``sr_conv_max`` — the largest over the pairs; shape ``(1,)`` each.
     """
-    return {"sr_max": np.array([max(s["final_stable_rank"] for s in run.summaries)]),
-            "sr_conv": np.array([max(s["sr_conv"] for s in run.summaries)])}
+    ss = run.summaries
+    return {"sr_first": np.array([ss[0]["final_stable_rank"]]),
+            "sr_max": np.array([max(s["final_stable_rank"] for s in ss)]),
+            "sr_conv": np.array([ss[0]["sr_conv"]]), "sr_conv_max": np.array([max(s["sr_conv"] for s in ss)])}
 
 
 @dataclass
@@ -464,3 +474,82 @@ def init_probability(run: InitDraws) -> dict[str, np.ndarray]:
     from ...models import generator
     z = np.array([init_activation_mc(run.X, run.y, generator(s), run.draws, run.m, bias=run.bias) for s in run.seeds])
     return {"p_one": z[:, 0], "p_none": z[:, 1]}
+
+
+def orthogonal_growth(run: TwoPointRuns) -> dict[str, np.ndarray]:
+    """Figure 9: stragglers outside S₊ at the end of the run and how large they grew.
+
+    Parameters
+    ----------
+    run : TwoPointRuns
+        The runs (module conventions), read at their last snapshot.
+
+    Returns
+    -------
+    dict of str to ndarray, each of shape (R,)
+        ``share`` — fraction of the live ``v_j > 0`` neurons outside S₊; ``ratio`` — the largest norm
+        outside S₊ over the largest inside (``NaN`` where no live neuron is outside S₊).
+    """
+    share, ratio = growth_outside_s_plus(run.X, run.y, run.traj)
+    return {"share": share, "ratio": ratio}
+
+
+def refined_alignment(run: TheoryRuns) -> dict[str, np.ndarray]:
+    """The refined alignment of App. D.2 read as the slack ``1 − cos_min`` (so the margin shows it).
+
+    Parameters
+    ----------
+    run : TheoryRuns
+        The runs (module conventions); ``t₁`` and ``t₂±`` are measured on each run, the window starts
+        ``6/(√μ n₊ X_min)`` after ``t₁``.
+
+    Returns
+    -------
+    dict of str to ndarray, each of shape (R,)
+        ``one_minus_cos`` — 1 − min over both signs, the neurons of Ṽ± and the window of
+        ``cos(w_j, x±)`` (``NaN`` where a window is empty: nothing to measure); ``window`` — the shorter window length (flow time; ≤ 0 or NaN where empty).
+    """
+    g = geometry(run.X, run.y)
+    t1 = alignment_times(run.traj, run.X, run.y)
+    t2pm = fitting_times(run.traj, run.X, run.y, per_class=True)
+    off = 6 / (math.sqrt(g.mu) * int((run.y > 0).sum()) * g.X_min)
+    cos_min, window = refined_alignment_min(run.traj, run.X, run.y, t1, t2pm, off)
+    window = np.asarray(window, dtype=float)
+    one_minus = np.where(window > 0, 1 - np.asarray(cos_min, dtype=float), np.nan)
+    return {"one_minus_cos": one_minus, "window": window}
+
+
+@dataclass
+class SchemeRun:
+    """One SGD training scheme of Figures 12/13, measured per epoch.
+
+    Parameters
+    ----------
+    norm_change, direction_change : ndarray
+        Per snapshot ``(T,)`` (:func:`~lrlib.theory.alignment.core.norm_and_direction_change`).
+    loss : ndarray
+        Mean loss per snapshot ``(T,)``.
+    """
+
+    norm_change: np.ndarray
+    direction_change: np.ndarray
+    loss: np.ndarray
+
+
+def two_phase(run: SchemeRun) -> dict[str, np.ndarray]:
+    """Figure 12's two phases: the norm change where the direction change peaks, and whether the loss is flat.
+
+    Parameters
+    ----------
+    run : SchemeRun
+        One scheme (one seed).
+
+    Returns
+    -------
+    dict of str to ndarray, each of shape (1,)
+        ``ratio`` — ``|norm change|`` at the peak of the direction change over its largest magnitude;
+        ``flat`` — 1 if the loss there is within 1 % of its start, else 0.
+    """
+    from .core import two_phase_ratio
+    i, ratio = two_phase_ratio(run.norm_change, run.direction_change)
+    return {"ratio": np.array([ratio]), "flat": np.array([float(run.loss[i] > 0.99 * run.loss[0])])}

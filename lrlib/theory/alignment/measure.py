@@ -336,7 +336,8 @@ def growth_outside_s_plus(X: Tensor, y: Tensor, traj: Trajectory) -> tuple[np.nd
     -------
     (ndarray, ndarray)
         Among the live ``V₊`` neurons (``a_j > 0``, not dead): the share outside ``S₊`` and the largest
-        norm outside ``S₊`` over the largest inside, ``(R,)`` each.
+        norm outside ``S₊`` over the largest inside, ``(R,)`` each; the ratio is ``NaN`` where no live
+        neuron is outside ``S₊`` (nothing to compare: undefined, not 0).
     """
     fin = traj.final
     c = cone_membership(fin.W1, X, y)
@@ -345,7 +346,8 @@ def growth_outside_s_plus(X: Tensor, y: Tensor, traj: Trajectory) -> tuple[np.nd
     big_in = torch.where(live & c["S_plus"], nrm, torch.zeros_like(nrm)).amax(-1)
     big_out = torch.where(live & ~c["S_plus"], nrm, torch.zeros_like(nrm)).amax(-1)
     share = ((live & ~c["S_plus"]).sum(-1) / live.sum(-1).clamp_min(1)).numpy()
-    return share, (big_out / big_in).numpy()
+    ratio = torch.where((live & ~c["S_plus"]).any(-1), big_out / big_in, torch.full_like(big_in, torch.nan))
+    return share, ratio.numpy()
 
 
 def mnist_summary(X: Tensor, y: Tensor, traj: Trajectory) -> dict[str, float]:

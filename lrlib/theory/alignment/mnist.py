@@ -176,4 +176,5 @@ def rule_inputs(summary: dict) -> dict[str, dict[str, float]]:
     return {"mnist.timescales": dict(k_align=summary["k_align"], k_drop=summary["k_drop"]),
             "mnist.align-first": dict(lead=summary["k_drop"] - summary["k_align"]),
             "mnist.align-decreases": dict(decrease=summary["align_drop"]),
-            "mnist.low-rank": dict(sr_max=summary["final_stable_rank"], sr_conv=summary["sr_conv"])}
+            "mnist.low-rank": dict(sr_first=summary["final_stable_rank"], sr_max=summary["final_stable_rank"],
+                                   sr_conv=summary["sr_conv"])}
