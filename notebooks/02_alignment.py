@@ -18,6 +18,15 @@
 # %% [markdown]
 # # Early neuron alignment with small initialisation
 #
+# :::{note} Running this chapter yourself
+# `make rerun CHAPTER=alignment SEED=3` reruns it with another seed: {glue:text}`alignment-rerun-full` at full size
+# on a 2-core machine, {glue:text}`alignment-rerun-quick` with `QUICK=1` (the last recorded timings). On Binder
+# (the rocket icon above) the first start builds the environment of `binder/`, which takes several
+# minutes; we have not timed it, since the machines that build this book cannot reach Binder. Binder's
+# free machines are small, so expect at least the 2-core times there. Change `seed` in the cell
+# tagged `parameters`, then run all cells.
+# :::
+#
 # **Paper.** H. Min, E. Mallada, R. Vidal, *Early Neuron Alignment in Two-layer ReLU Networks
 # with Small Initialization*, ICLR 2024 {cite}`min2024early`.
 #
