@@ -495,6 +495,20 @@ print("cross-entropy per-cluster drops:", np.round(t_ce, 2), "| same order as AG
 # No rule, control, premise or expectation changed, so no verdict changed; every claim's tier is now shown as *legacy*.
 
 # %% [markdown]
+# ## What a referee found that this revision does not yet fix
+# A referee who saw only the papers, this chapter and its results found: no control here is a run in which the
+# borrowed theory's mechanism is absent (the controls are the predictions inverted, swapped or shifted, or the
+# network at initialisation), so no row can fail by its control; `agf-on-orthogonal.jump-times` and
+# `vs-leading-order` compare O(1) constants that Boursier et al. never state (their Lemmas 3–4 are upper bounds with a
+# small unspecified $\varepsilon$; both theories share the $\lambda\to0$ limit), so they do not tell the papers apart
+# at the level of the limit; the jump-time and XOR rows grade $\lambda\to0$ and std $\to0$ limits at finite values with
+# a constant 1 no paper states (trends over $\lambda$, std $=10^{-3}\ldots10^{-24}$ are cheap here); the race network
+# has trainable biases that `alignment_lens` ignores, so it is not "exactly" an alignment-paper network; and
+# `local-field` is read long after the window where Min et al.'s eqs. 4–5 hold, and at small initialisation it tests a
+# gradient identity that both papers share. The next revision builds the control runs (gradient descent with the
+# first-layer directions frozen; the race run from a large initialisation) and the trends.
+
+# %% [markdown]
 # ## Claims ledger
 # The cross-paper predictions: the declared rule, premises and negative control
 # (`notebooks/05_synthesis.claims.yaml`), what we measured per seed, and the verdicts. The book's own run
