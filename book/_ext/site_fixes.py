@@ -15,10 +15,14 @@ And one need of a book read offline:
    MathJax 3 (es5: the TeX-to-CHTML component, its fonts, TeX extensions, menu and assistive
    MathML) is copied into the site's ``_static/mathjax/``, which ``mathjax_path`` in
    ``_config.yml`` points at. A page opened from disk without a network renders its math.
+4. Matplotlib's animation player (``Animation.to_jshtml``, the orthogonal chapter's neuron
+   animations) links Font Awesome 4 from a CDN for its button icons. The theme already ships Font
+   Awesome with the site, so the outside link is dropped from the built pages.
 """
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 
@@ -73,8 +77,22 @@ def stage_mathjax(app, config) -> None:
         config.html_static_path.append(str(stage))
 
 
+OUTSIDE_STYLES = re.compile(r'<link[^>]+href="https://maxcdn\.bootstrapcdn\.com/font-awesome/[^"]*"[^>]*>\s*')
+
+
+def drop_outside_styles(app, exception) -> None:
+    if exception is not None or app.builder.format != "html":
+        return
+    for page in Path(app.outdir).rglob("*.html"):
+        text = page.read_text(encoding="utf-8")
+        new = OUTSIDE_STYLES.sub("", text)
+        if new != text:
+            page.write_text(new, encoding="utf-8")
+
+
 def setup(app):
     app.connect("config-inited", stage_mathjax)
+    app.connect("build-finished", drop_outside_styles)
     app.connect("html-page-context", dedupe_scripts, priority=900)
     app.connect("doctree-read", no_launch_buttons_for_text_notebooks, priority=900)
     return {"parallel_read_safe": True, "parallel_write_safe": True}

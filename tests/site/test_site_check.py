@@ -170,3 +170,13 @@ def test_a_seed_control_shows_the_seed_chosen_offline(tmp_path):
         assert page.inner_text(".lr-seed-panel.lr-seed-3 .lr-seed-note") == "seed 3: exit at 300"
         assert not page.is_visible(".lr-seed-panel.lr-seed-0 img")
         browser.close()
+
+
+def test_the_build_drops_the_animation_players_outside_style_sheet():
+    import sys
+    sys.path.insert(0, str(REPO_ROOT / "book" / "_ext"))
+    import site_fixes
+
+    page = ('<div class="output text_html">\n<link rel="stylesheet"\nhref="https://maxcdn.bootstrapcdn.com/font-awesome/'
+            '4.4.0/css/font-awesome.min.css">\n<script language="javascript">')
+    assert "font-awesome" not in site_fixes.OUTSIDE_STYLES.sub("", page) and "<script" in site_fixes.OUTSIDE_STYLES.sub("", page)
