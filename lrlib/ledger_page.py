@@ -357,7 +357,7 @@ def ledger_html(rows: list[dict], aggs: list[dict], page_dir: str | Path = REPO_
         '<label>kind <select data-filter="kind"><option value="">all</option>'
         f'{opts(["reproduction", "consistency"])}</select></label>'
         '<label>tier <select data-filter="tier"><option value="">all</option>'
-        f'{opts(["quantitative", "loose bound", "consistency", "inconclusive", "legacy", "not in a sweep"])}</select></label>'
+        f'{opts(["quantitative", "loose bound", "consistency", "not graded", "inconclusive", "legacy", "not in a sweep"])}</select></label>'
         '<label><input type="search" data-filter="text" placeholder="search claims"></label>'
         '<button type="button" data-sort="rate">sort by pass rate</button>'
         '<span class="lr-count"></span></div>')
@@ -450,12 +450,16 @@ def claim_tier(r: dict, mode: str | None) -> str:
     Returns
     -------
     str
-        One of :data:`lrlib.ledger.verdicts.TIERS`, ``inconclusive``, ``legacy`` or ``not in a sweep``.
+        One of :data:`lrlib.ledger.verdicts.TIERS`, ``inconclusive``, ``legacy``, ``not graded`` (a
+        reproduction whose every seed is premise not met or inconclusive) or ``not in a sweep``.
     """
     c = r["sweeps"].get(mode) if mode else None
     if not c:
         return "consistency" if r["decl"].kind == "consistency" else "not in a sweep"
-    return c.get("tier") or ("consistency" if r["decl"].kind == "consistency" else "legacy")
+    tier = c.get("tier") or ("consistency" if r["decl"].kind == "consistency" else "legacy")
+    if tier in ("quantitative", "loose bound") and not c.get("graded"):
+        return "not graded"      # premise not met (or inconclusive) in every seed: no evidence either way
+    return tier
 
 
 def chapter_summary(rows: list[dict], aggs: list[dict]) -> str:
@@ -483,7 +487,8 @@ def chapter_summary(rows: list[dict], aggs: list[dict]) -> str:
         rates = [(c["passes"], c["graded"]) for c in quant if c and c["graded"]]
         every = sum(k == n for k, n in rates)
         none = sum(k == 0 for k, n in rates)
-        apart = ", ".join(f"{tiers.count(t)} {t}" for t in ("inconclusive", "legacy", "not in a sweep") if tiers.count(t))
+        apart = ", ".join(f"{tiers.count(t)} {t}" for t in ("not graded", "inconclusive", "legacy", "not in a sweep")
+                          if tiers.count(t))
         return (f"- {name}: **{tiers.count('quantitative')} quantitative reproductions** ({every} reproduced in "
                 f"every graded seed, {len(rates) - every - none} in some, {none} in none), "
                 f"**{tiers.count('loose bound')} loose bounds**, **{tiers.count('consistency')} consistency checks**"

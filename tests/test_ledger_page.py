@@ -111,3 +111,14 @@ def test_outcome_classes_and_summary_figure(tmp_path):
     agg = _agg()
     fig = lp.summary_figure(lp.ledger_rows(chapters, [agg]), [agg])
     assert [t.get_text() for t in fig.axes[0].get_yticklabels()] == ["fake"]
+
+
+def test_a_reproduction_with_no_graded_seed_is_not_graded(tmp_path):
+    chapters = _chapter(tmp_path / "notebooks")
+    agg = _agg()
+    c = agg["claims"]["fake.thm1.a"]
+    c["runs"][0]["verdicts"] = ["premise not met"] * 2
+    c["tier"], c["graded"], c["passes"] = "quantitative", 0, 0
+    rows = lp.ledger_rows(chapters, [agg])
+    assert lp.claim_tier(rows[0], "full") == "not graded"
+    assert "counted apart: 1 not graded" in lp.chapter_summary(rows, [agg])
