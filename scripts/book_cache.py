@@ -27,7 +27,8 @@ ROOT = Path(__file__).resolve().parent.parent
 
 def chapter_keys(root: Path = ROOT) -> dict[str, str]:
     """Every chapter's provenance hash, by notebook stem (``01_orthogonal``)."""
-    sys.path.insert(0, str(root))
+    if str(root) not in sys.path:
+        sys.path.insert(0, str(root))
     from lrlib.ledger.provenance import code_hash
 
     stems = sorted(p.stem for p in (root / "notebooks").glob("[0-9][0-9]_*.py"))
