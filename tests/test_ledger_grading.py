@@ -197,10 +197,22 @@ def test_sweep_claims_take_their_pass_rate_from_a_fresh_sweep(tmp_path, monkeypa
     led.results["mnist"].sweep_verdicts = None
     with pytest.raises(StaleSweep, match="lrlib.sweep --chapters x"):
         led.finish(None, strict=True)
-    # ... but a run inside a sweep (which refreshes it) and other runs go on
+    # ... but a run inside a sweep (which refreshes it) goes on, on its own seed's verdicts: the sweep it
+    # replaces says nothing about them
     monkeypatch.setenv(ag.SWEEP_ENV, "1")
     led.finish(None, strict=True)
+    assert led.results["mnist"].sweep_verdicts is None
+    assert led.results["mnist"].rate_verdicts == led.results["mnist"].verdicts
+    # and other runs attach the stale sweep, labelled as stale
+    monkeypatch.delenv(ag.SWEEP_ENV)
+    led.finish(None, strict=False)
     assert "stale" in led.results["mnist"].sweep_source
+
+
+def test_a_reproduction_premise_not_met_in_every_seed_is_not_graded(tmp_path):
+    led = ledger(tmp_path, {"id": "p", "premises": [{"text": "it converged", "rule": "ok == 1"}]}, seeds=2)
+    r = led.grade("p", rate=[1.0, 1.0], ok=[0.0, 0.0], control=dict(rate=[3.0, 3.0], ok=[1.0, 1.0]))
+    assert r.verdicts == ["premise not met"] * 2 and r.tier()[0] == "not graded"
 
 
 def test_code_hash_follows_the_chapter_and_lrlib_but_not_the_sweep_runner(tmp_path):

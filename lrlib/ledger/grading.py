@@ -31,8 +31,9 @@ claim's tier becomes ``consistency``, with that reason.
 **Tiers** (:meth:`Result.tier`): ``consistency`` (declared, or as above, or a threshold whose
 control does not land clearly on the other side), ``loose bound`` (the paper's own bound met
 with a median margin >= 10), ``quantitative`` (everything else that reproduces the paper);
-``inconclusive`` (an undefined control) and ``legacy`` (a claim still graded on handed-in values,
-:meth:`Ledger.grade`) are counted apart.
+``inconclusive`` (an undefined control), ``not graded`` (a reproduction whose every seed is premise
+not met or inconclusive: no evidence either way) and ``legacy`` (a claim still graded on handed-in
+values, :meth:`Ledger.grade`) are counted apart.
 
 A claim with ``seeds: sweep`` is too costly to run for five seeds in the build: the build
 measures one seed, and the claim's pass rate is read from the published full-size sweep, which
@@ -214,6 +215,13 @@ def margins(decl: Declaration, values: Mapping[str, Any]) -> list[float]:
     return [float(x) for x in m]
 
 
+def _bare(decl: Declaration) -> Declaration:
+    """The claim's rule alone: premises, inconclusive condition, history and sensitivities removed
+    (how a control run is graded)."""
+    return Declaration(**{**asdict(decl), "premises": (), "inconclusive": "", "history": (),
+                          "sensitivity": (), "control": decl.control})
+
+
 def grade_control(decl: Declaration, values: Mapping[str, Any]) -> list[str]:
     """Verdicts of the rule (and partial tier) alone on a control's measurements.
 
@@ -235,8 +243,7 @@ def grade_control(decl: Declaration, values: Mapping[str, Any]) -> list[str]:
     list of str
         One verdict per seed.
     """
-    bare = Declaration(**{**asdict(decl), "premises": (), "inconclusive": "", "history": (),
-                          "sensitivity": (), "control": decl.control})
+    bare = _bare(decl)
     out = grade_seeds(bare, values)
     rule = Rule(decl.rule)
     shape = _shape(values, _names(bare))
@@ -374,6 +381,8 @@ class Result:
         d = self.decl
         if d.kind == "consistency":
             return "consistency", "declared" + (f": {d.reason}" if d.reason else " a consistency check")
+        if d.kind == "reproduction" and not pass_rate(self.rate_verdicts)[1]:
+            return "not graded", "premise not met (or inconclusive) in every seed: no evidence either way"
         if _most(self.init_verdicts):
             return "consistency", (f"the rule already holds at initialisation "
                                    f"({self.init_verdicts.count('reproduced')}/{len(self.init_verdicts)} seeds)")
@@ -518,9 +527,7 @@ class Ledger:
         if control is not None:
             res.control_values = _as_lists(control)
             res.control_verdicts = grade_control(decl, _nan(res.control_values))
-            res.control_margins = margins(Declaration(**{**asdict(decl), "premises": (), "inconclusive": "",
-                                                        "history": (), "sensitivity": (), "control": decl.control}),
-                                          _nan(res.control_values))
+            res.control_margins = margins(_bare(decl), _nan(res.control_values))
         for name, vals in (("init", init), ("coarse", coarse)):
             if vals is not None:
                 v = _nan(_as_lists({k: vals[k] for k in Rule(decl.rule).names}))
@@ -738,7 +745,8 @@ class Ledger:
         """
         in_sweep = os.environ.get(SWEEP_ENV, "") == "1"
         agg = load_aggregate(PUBLISHED_FULL)
-        self.attach_sweep(agg, require_fresh=strict and not in_sweep)
+        if not in_sweep:   # a sweep grades its own seeds: the sweep it replaces says nothing about them
+            self.attach_sweep(agg, require_fresh=strict)
         self.save(path)
         probs = self.problems(None if in_sweep else agg)
         if probs["missing"]:   # in every mode: a declared claim that a run skips is a bug of the chapter
