@@ -103,7 +103,7 @@ from lrlib.losses import Loss, half_mse
 from lrlib.measure import first_crossing
 from lrlib.models import TwoLayer, balanced_init, forward, generator, sweep_init
 from lrlib.plots import orthogonal as orth_plots
-from lrlib.plots import NEG, POS, THEORY, glue, label_panels, mark_times, panel_grid
+from lrlib.plots import NEG, POS, THEORY, glue, glue_seeds, label_panels, mark_times, panel_grid
 from lrlib.theory.orthogonal.data import (correlated_testbed, nonorthogonal_1d, orthogonal_toy, orthonormal_testbed,
                              relu_teacher)
 from lrlib.theory import orthogonal as orth
@@ -155,18 +155,26 @@ print("|S+,1| per seed:", a3_toy[0].tolist(), " |S-,1| per seed:", a3_toy[1].tol
 # %%
 grid_toy = torch.linspace(-1.5, 3.0, 100, dtype=torch.float64)
 idx_toy = [orth.toy_events(toy.run(r), X_toy, y_toy) for r in range(N_SEEDS)]   # panels of every seed
-fig, axes = panel_grid(4, width=3.6)
-orth_plots.draw_1d_panels([toy.run(0).at(i) for i in idx_toy[0]], X_toy, y_toy, axes, grid_toy,
-               [f"iteration {toy.steps[i]:,}" for i in idx_toy[0]])
-label_panels(axes)
-fig.suptitle("Figure 2 — orthogonal toy: function (green) and neurons (stars: kink, $a_j$)")
-glue("orthogonal-fig2", fig, display=False)
+
+
+def fig2(r):
+    fig, axes = panel_grid(4, width=3.6)
+    orth_plots.draw_1d_panels([toy.run(r).at(i) for i in idx_toy[r]], X_toy, y_toy, axes, grid_toy,
+                              [f"iteration {toy.steps[i]:,}" for i in idx_toy[r]])
+    label_panels(axes)
+    fig.suptitle(f"Figure 2 — orthogonal toy, seed {r}: function (green) and neurons (stars: kink, $a_j$)")
+    return fig
+
+
+glue_seeds("orthogonal-fig2", [fig2(r) for r in range(N_SEEDS)],
+           [f"seed {r}: panels at iterations " + ", ".join(f"{toy.steps[i]:,}" for i in idx_toy[r])
+            for r in range(N_SEEDS)])
 
 # %% [markdown]
 # ```{glue:figure} orthogonal-fig2
 # :name: orthogonal-fig2
 #
-# **Figure 2 of the paper.** The orthogonal toy (two points, $m=60$, $\lambda=10^{-6}/\sqrt m$), seed 0: the network's function (green) and every neuron drawn at its kink with height $a_j$, at (a) initialisation, (b) the end of alignment, (c) the plateau, (d) the end. Compare with the paper: the neurons gather at two kinks, the data points, and the final function has exactly those two kinks.
+# **Figure 2 of the paper.** The orthogonal toy (two points, $m=60$, $\lambda=10^{-6}/\sqrt m$), one seed at a time (choose it above the figure; the note under it gives that seed's panel iterations): the network's function (green) and every neuron drawn at its kink with height $a_j$, at (a) initialisation, (b) the end of alignment, (c) the plateau, (d) the end. Compare with the paper: the neurons gather at two kinks, the data points, and the final function has exactly those two kinks.
 # ```
 
 # %% [markdown]
@@ -386,30 +394,21 @@ i_lam = 3                         # the figure's run: λ = 1e-10
 pt = orth.phase_times(kv, lams[i_lam].item())
 
 # %% tags=["hide-input"]
-fig, (ax1, ax2) = plt.subplots(2, 1, figsize=(7, 5.2), sharex=True, constrained_layout=True)
-ax1.semilogy(sw.time, sw.loss[:, 0, i_lam].numpy(), color="k", lw=1.6, label="loss $L$")
-ax1.axhline(orth.plateau_loss(y_tb), color=THEORY, ls=":", label="plateau $\\frac{1}{2n}\\sum_{y<0}y^2$")
-mark_times(ax1, {"$t_{+1}$": pt.t_plus1, "$t_{-1}$": pt.t_minus1, "$\\ln(1/\\lambda)/\\|D_+\\|$": pt.t2_scale,
-                 "$\\ln(1/\\lambda)/\\|D_-\\|$": pt.t3_scale})
-ax1.set(ylabel="$L$", ylim=(1e-12, 2), xlim=(0, 1.4 * pt.t3_scale), title="Figure 1 — the four phases (test bed, $\\lambda=10^{-10}$)")
-for k, (lo, hi, name) in enumerate([(0, pt.t_minus1, "1: alignment"), (pt.t_minus1, pt.t2_scale, "2: fit $y_+$"),
-                                     (pt.t2_scale, pt.t3_scale, "3: plateau, then fit $y_-$"), (pt.t3_scale, T_sweep, "4: convergence")]):
-    ax1.axvspan(lo, hi, color=["#eeeeee", "#dce9f5", "#f7e1e4", "#e3f1ee"][k], zorder=0)
-    ax1.text((lo + hi) / 2, 3e-12 * 30 ** (k % 2), name, ha="center", fontsize="x-small")
-ax1.legend(loc="center right")
-ax2.plot(sw.time, up_t[:, 0, i_lam].numpy(), color=POS, label="$u_+=\\sum_{S_{+,1}}\\|w_j\\|^2$")
-ax2.plot(sw.time, um_t[:, 0, i_lam].numpy(), color=NEG, label="$u_-=\\sum_{S_{-,1}}\\|w_j\\|^2$")
-ax2.axhline(n_tb * kv.norm_plus, color=POS, ls=":", lw=1)
-ax2.axhline(n_tb * kv.norm_minus, color=NEG, ls=":", lw=1)
-ax2.set(xlabel="paper time $t$ (GF on $L$)", ylabel="fitted mass")
-ax2.legend(loc="center right")
-glue("orthogonal-fig1", fig, display=False)
+times1 = {"$t_{+1}$": pt.t_plus1, "$t_{-1}$": pt.t_minus1, "$\\ln(1/\\lambda)/\\|D_+\\|$": pt.t2_scale,
+          "$\\ln(1/\\lambda)/\\|D_-\\|$": pt.t3_scale}
+fig1 = lambda r: orth_plots.four_phases(  # noqa: E731
+    sw.time, sw.loss[:, r, i_lam].numpy(), up_t[:, r, i_lam].numpy(), um_t[:, r, i_lam].numpy(),
+    (n_tb * kv.norm_plus, n_tb * kv.norm_minus), times1, orth.plateau_loss(y_tb), T_sweep,
+    f"Figure 1 — the four phases (test bed, $\\lambda=10^{{-10}}$, seed {r})")
+glue_seeds("orthogonal-fig1", [fig1(r) for r in range(N_SEEDS)],
+           [f"seed {r}: at the end u+ = {up_t[-1, r, i_lam]:.3f} and u- = {um_t[-1, r, i_lam]:.3f} "
+            f"(limits n|D+| = {n_tb * kv.norm_plus:.3f}, n|D-| = {n_tb * kv.norm_minus:.3f})" for r in range(N_SEEDS)])
 
 # %% [markdown]
 # ```{glue:figure} orthogonal-fig1
 # :name: orthogonal-fig1
 #
-# **Figure 1 of the paper (the four phases)**, drawn from a real run (test bed, seed 0, $\lambda=10^{-10}$). Top: the loss, with the theory's times and the plateau level $0.1875$ (dotted); bottom: the fitted masses $u_\pm$ against their limits $n\|D_\pm\|$ (dotted). Compare the shaded phases with the loss's steps.
+# **Figure 1 of the paper (the four phases)**, drawn from a real run (test bed, $\lambda=10^{-10}$; choose the seed above the figure). Top: the loss, with the theory's times and the plateau level $0.1875$ (dotted); bottom: the fitted masses $u_\pm$ against their limits $n\|D_\pm\|$ (dotted). Compare the shaded phases with the loss's steps.
 # ```
 
 # %% [markdown]
@@ -995,44 +994,48 @@ step_no = np.abs(orth.drop_iteration(no2.dense_loss, 0.5, 2 * eta4 / 1e-3) / hal
 walk_no = [orth.saddle_walk(no.run(r), it_no, above=100) for r in range(N_SEEDS)]
 
 # %%
-no0, L_no = no.run(0), no.loss[:, 0].numpy()
+L_no = no.loss[:, 0].numpy()
 print(f"L0 = {L_no[0]:.4f}, final loss per seed = {np.array2string(no.loss[-1].numpy(), precision=3)}; "
       f"iteration of the half-drop, step η vs 2η: {half_no.round(0)} vs {(half_no * (1 + step_no)).round(0)}")
 
 # %% [markdown]
-# Panels (seed 0): (a) init; (b) early alignment, just before the loss first drops; (c) the first
+# Panels (one seed at a time, chosen in the page): (a) init; (b) early alignment, just before the loss first drops; (c) the first
 # growth, when the loss has made half of its first drop; (d) leaving the intermediate saddle,
 # half-way down the second drop; (e) the end; (f) the loss. We locate the plateau as the longest
 # stretch of snapshots where $\log L$ changes by less than 1% per snapshot.
 
 # %%
-main_pl = walk_no[0]["main"] or (len(L_no) // 2, len(L_no) // 2)
-L_pl = L_no[main_pl[0]:main_pl[1] + 1].mean()
-i_c = int(np.argmax(L_no < (L_no[0] + L_pl) / 2))
-i_d = main_pl[1] + int(np.argmax(L_no[main_pl[1]:] < np.sqrt(L_pl * max(L_no[-1], 1e-12))))
-idx_no = [0, walk_no[0]["i_b"], i_c, i_d, len(L_no) - 1]                  # the panels' snapshots
+def fig4_snapshots(r):
+    """Panel snapshots of seed ``r``: init, early alignment, first growth, leaving the saddle, end."""
+    L_r = no.loss[:, r].numpy()
+    pl = walk_no[r]["main"] or (len(L_r) // 2, len(L_r) // 2)
+    L_pl = L_r[pl[0]:pl[1] + 1].mean()
+    i_c = int(np.argmax(L_r < (L_r[0] + L_pl) / 2))
+    i_d = pl[1] + int(np.argmax(L_r[pl[1]:] < np.sqrt(L_pl * max(L_r[-1], 1e-12))))
+    return [0, walk_no[r]["i_b"], i_c, i_d, len(L_r) - 1], pl
+
+
+grid_no = torch.linspace(-2.5, 3.0, 200, dtype=torch.float64)
+
 
 # %% tags=["hide-input"]
-fig, axes = panel_grid(3, 2, width=3.8)
-grid_no = torch.linspace(-2.5, 3.0, 200, dtype=torch.float64)
-orth_plots.draw_1d_panels([no0.at(i) for i in idx_no], X_no, y_no, axes[:5], grid_no,
-               [f"iteration {it_no[i]:,.0f}" for i in idx_no])
-axes[5].semilogy(it_no, no.loss.numpy()[:, 1:], color="0.75", lw=0.8)
-axes[5].semilogy(it_no, L_no, color="k")
-axes[5].axvspan(it_no[main_pl[0]], it_no[main_pl[1]], color="#f7e1e4", label="plateau (seed 0)")
-for i in idx_no:
-    axes[5].axvline(it_no[i], color=THEORY, ls=":", lw=1)
-axes[5].set(xlabel="iteration (η = 1e-3 equivalent)", ylabel="mean-MSE loss", title="loss (grey: other seeds)")
-axes[5].legend()
-label_panels(axes)
-fig.suptitle("Figure 4 — non-orthogonal data, small initialisation")
-glue("orthogonal-fig4", fig, display=False)
+def fig4(r):
+    idx, pl = fig4_snapshots(r)
+    order = [r] + [k for k in range(N_SEEDS) if k != r]
+    return orth_plots.saddle_panels([no.run(r).at(i) for i in idx], X_no, y_no, grid_no, it_no,
+                                    no.loss[:, order].numpy(), idx, pl,
+                                    f"Figure 4 — non-orthogonal data, small initialisation, seed {r}")
+
+
+glue_seeds("orthogonal-fig4", [fig4(r) for r in range(N_SEEDS)],
+           [f"seed {r}: plateau from iteration {it_no[pl[0]]:,.0f} to {it_no[pl[1]]:,.0f}; final loss "
+            f"{float(no.loss[-1, r]):.2e}" for r, pl in ((r, fig4_snapshots(r)[1]) for r in range(N_SEEDS))])
 
 # %% [markdown]
 # ```{glue:figure} orthogonal-fig4
 # :name: orthogonal-fig4
 #
-# **Figure 4 of the paper.** Non-orthogonal 1-D data, small initialisation, seed 0: function and neurons at (a) initialisation, (b) early alignment, (c) the first growth, (d) leaving the intermediate saddle, (e) the end; (f) the loss (grey: other seeds; pink: the plateau). Compare: the growing neurons turn between (b) and (d), and the final function has few kinks.
+# **Figure 4 of the paper.** Non-orthogonal 1-D data, small initialisation, one seed at a time (choose it above the figure): function and neurons at (a) initialisation, (b) early alignment, (c) the first growth, (d) leaving the intermediate saddle, (e) the end; (f) the loss (grey: other seeds; pink: the plateau). Compare: the growing neurons turn between (b) and (d), and the final function has few kinks.
 # ```
 
 # %% [markdown]
@@ -1052,18 +1055,24 @@ Z_lz = torch.stack([grid_lz, torch.ones_like(grid_lz)], -1)
 h_ntk = torch.stack([orth.ntk_interpolator(lazy.run(r).at(0), X_no, y_no, Z_lz) for r in range(N_SEEDS)])   # NTK interpolators
 
 # %% tags=["hide-input"]
-fig, axes = panel_grid(2, width=4.4)
-orth_plots.draw_1d_panels([lazy.run(0).at(0), lazy.run(0).final], X_no, y_no, axes, grid_lz, ["initialisation", "end of training"])
-axes[1].plot(grid_lz.numpy(), h_ntk[0].numpy(), color=THEORY, ls="--", lw=1.2, label="NTK interpolator at init")
-axes[1].legend(fontsize="x-small", loc="lower left")
-label_panels(axes)
-fig.suptitle("Figure 5 — large initialisation ($\\lambda=10/\\sqrt{m}$): lazy regime")
-glue("orthogonal-fig5", fig, display=False)
+def fig5(r):
+    fig, axes = panel_grid(2, width=4.4)
+    orth_plots.draw_1d_panels([lazy.run(r).at(0), lazy.run(r).final], X_no, y_no, axes, grid_lz,
+                              ["initialisation", "end of training"])
+    axes[1].plot(grid_lz.numpy(), h_ntk[r].numpy(), color=THEORY, ls="--", lw=1.2, label="NTK interpolator at init")
+    axes[1].legend(fontsize="x-small", loc="lower left")
+    label_panels(axes)
+    fig.suptitle(f"Figure 5 — large initialisation ($\\lambda=10/\\sqrt{{m}}$), seed {r}: lazy regime")
+    return fig
+
 
 # %%
 mv_lazy, mv_rich = orth.movement(lazy), orth.movement(no)
 f1_lazy, f1_rich = orth.f1_cost(lazy.final), orth.f1_cost(no.final)
 step_lazy = (orth.movement(lazy2) / mv_lazy - 1).abs()
+glue_seeds("orthogonal-fig5", [fig5(r) for r in range(N_SEEDS)],
+           [f"seed {r}: relative movement {mv_lazy[r]:.3g} (small initialisation: {mv_rich[r]:.3g})"
+            for r in range(N_SEEDS)])
 pd.DataFrame({"movement, large init": mv_lazy.numpy(), "movement, small init": mv_rich.numpy(),
               "F1, large init": f1_lazy.numpy(), "F1, small init": f1_rich.numpy(),
               "final loss, large init": lazy.loss[-1].numpy()}, index=[f"seed {s}" for s in range(N_SEEDS)])
@@ -1072,7 +1081,7 @@ pd.DataFrame({"movement, large init": mv_lazy.numpy(), "movement, small init": m
 # ```{glue:figure} orthogonal-fig5
 # :name: orthogonal-fig5
 #
-# **Figure 5 of the paper.** Large initialisation ($\lambda=10/\sqrt m$), seed 0: function and neurons at initialisation and at the end; dashed in (b): the NTK interpolator of the initialisation. Compare: the neurons barely move and the final function follows the NTK interpolator (gaps per seed in the table below), not a sparse one.
+# **Figure 5 of the paper.** Large initialisation ($\lambda=10/\sqrt m$), one seed at a time (choose it above the figure): function and neurons at initialisation and at the end; dashed in (b): the NTK interpolator of the initialisation. Compare: the neurons barely move and the final function follows the NTK interpolator (gaps per seed in the table below), not a sparse one.
 # ```
 
 # %% [markdown]

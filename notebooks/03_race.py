@@ -107,7 +107,7 @@ from lrlib.data import cifar_race
 from lrlib.losses import Loss
 from lrlib.measure import drops, first_crossing
 from lrlib.models import forward, generator
-from lrlib.plots import glue
+from lrlib.plots import glue, glue_seeds
 from lrlib.plots import race as rc_plots
 from lrlib.theory import race as rc
 from lrlib.track import cosine_similarity_matrix
@@ -244,20 +244,29 @@ glue("race-fig9", rc_plots.fig9_toy(X_x, y_x, cl_x, norm_of), display=False)
 # ```
 
 # %% tags=["hide-input"]
-xor0 = xor.run(0)
-grp = rc.cosine(xor0.final.W1.unsqueeze(-2), cen_dir).argmax(-1)                 # nearest centroid, (m,)
-t_drop = [int(xor.steps[i]) for i in drops(xor.steps, Lx[:, 0], rel=0.05)]
-snap_x = sorted(set([0, (t_drop[0] if t_drop else XOR_STEPS) // 2] + t_drop + [XOR_STEPS]))[:7]
-snaps = [(s, xor0.at(xor0.index_of_step(s)).W1, xor0.at(xor0.index_of_step(s)).outgoing()) for s in snap_x]
-Lk0 = torch.stack([CE(forward(xor0.params, Xr[0, cl_x == k]), yr[0, cl_x == k]) for k in range(4)], -1)   # (T, 4), seed `seed`
-fig = rc_plots.fig2_xor(xor.steps, Lx[:, 0], Lk0.numpy(), t_drop, snaps, grp, norm_of, seed)
-glue("race-fig2", fig, display=False)
+def fig2(r):
+    """Figure 2 for draw ``r`` of the batch, and the steps of its total loss's drops."""
+    xr = xor.run(r)
+    grp = rc.cosine(xr.final.W1.unsqueeze(-2), cen_dir).argmax(-1)                 # nearest centroid, (m,)
+    t_drop = [int(xor.steps[i]) for i in drops(xor.steps, Lx[:, r], rel=0.05)]
+    snap_x = sorted(set([0, (t_drop[0] if t_drop else XOR_STEPS) // 2] + t_drop + [XOR_STEPS]))[:7]
+    snaps = [(s, xr.at(xr.index_of_step(s)).W1, xr.at(xr.index_of_step(s)).outgoing()) for s in snap_x]
+    Lk = torch.stack([CE(forward(xr.params, Xr[r, cl_x == k]), yr[r, cl_x == k]) for k in range(4)], -1)   # (T, 4)
+    return rc_plots.fig2_xor(xor.steps, Lx[:, r], Lk.numpy(), t_drop, snaps, grp, norm_of, seed + r), t_drop
+
+
+figs2 = [fig2(r) for r in range(N_SEEDS)]
+glue_seeds("race-fig2", [f for f, _ in figs2],
+           [f"seed {seed + r}: drops of the total loss at steps {t or 'none'}; each cluster's loss halves at "
+            f"steps {tk_of(speeds.values, r)} (norms 4, 3, 2, 1)" for r, (_, t) in enumerate(figs2)],
+           labels=[f"seed {seed + r}" for r in range(N_SEEDS)])
 
 # %% [markdown]
 # ```{glue:figure} race-fig2
 # :name: race-fig2
 #
-# **Figure 2 of the paper** ({glue:text}`race-xor-width` neurons, as the paper; seed {glue:text}`race-seed`). (a) The training loss
+# **Figure 2 of the paper** ({glue:text}`race-xor-width` neurons, as the paper; one seed at a time: choose it above the
+# figure, the note under it gives that seed's drops). (a) The training loss
 # (black) and the loss on each cluster (dashed, coloured as the cluster's neurons); dotted lines: the drops
 # of the total loss. The paper shows four drops; compare the number in the title and the order of the
 # dashed curves (largest centroid norm first). (b) Incoming and (c) outgoing directions at the snapshots,
@@ -267,7 +276,7 @@ glue("race-fig2", fig, display=False)
 
 # %% [markdown]
 # **What we see.** The clusters are fitted one after the other in the order of their centroid norms
-# (dashed lines, seed shown), each group of neurons having aligned (top row) before its cluster's loss
+# (dashed lines, any seed shown), each group of neurons having aligned (top row) before its cluster's loss
 # falls, and the outgoing vectors end on $7\pi/4$ or $3\pi/4$ (bottom row). While the large clusters are
 # fitted, the losses of the small clusters first *rise* (the output bias and the winning groups push
 # every point towards the classes already fitted). In the *total* loss the fits of neighbouring clusters

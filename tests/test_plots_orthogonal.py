@@ -48,3 +48,24 @@ def test_draw_1d_panels_and_animation():
     assert "<script" in html.data
     with pytest.raises(ValueError):
         oplot.neuron_animation(P, P[..., 0], ["1", "2"])
+
+
+def test_four_phases_shades_four_phases_and_draws_both_masses():
+    t = np.linspace(0, 50, 60)
+    fig = oplot.four_phases(t, np.exp(-t / 10) + 1e-12, t / 50, t / 100, (1.0, 0.5),
+                            {"a": 5.0, "b": 10.0, "c": 20.0, "d": 30.0}, 0.2, 50.0, "x")
+    ax1, ax2 = fig.axes
+    assert len(ax1.patches) == 4 and len(ax2.lines) == 4 and ax1.get_title() == "x"
+    plt.close(fig)
+
+
+def test_saddle_panels_draws_five_snapshots_and_every_seeds_loss():
+    X, y = orthogonal_toy()
+    p = balanced_init(6, 2, scale=0.1, gen=generator(0))
+    it = np.arange(10.0)
+    loss = np.exp(-np.outer(it, [1.0, 2.0, 3.0]))
+    fig = oplot.saddle_panels([p] * 5, X, y, torch.linspace(-1, 1, 11, dtype=torch.float64), it, loss,
+                              [0, 2, 4, 6, 9], (3, 5), "t")
+    loss_ax = [a for a in fig.axes if "loss" in a.get_title(loc="left")]
+    assert len(loss_ax) == 1 and len(loss_ax[0].lines) == 3 + 5 and len(loss_ax[0].patches) == 1
+    plt.close(fig)

@@ -1,5 +1,5 @@
 """Figure helpers of the orthogonal chapter (Boursier, Pillaud-Vivien & Flammarion 2022): the 1-D panels of
-Figures 2, 4 and 5, the neuron animations, the λ figure and the unbalanced-initialisation figure. Times are
+Figures 2, 4 and 5, Figure 1 from a run, the neuron animations, the λ figure and the unbalanced-initialisation figure. Times are
 paper time t unless a docstring says otherwise."""
 
 from __future__ import annotations
@@ -10,7 +10,7 @@ import numpy as np
 import torch
 
 from ..models import forward
-from . import FUNC, NEG, POS, THEORY, label_panels, panel_grid
+from . import FUNC, NEG, POS, THEORY, label_panels, mark_times, panel_grid
 
 
 def lambda_panels(time: np.ndarray, losses: dict[float, np.ndarray], lams: np.ndarray, dwell: np.ndarray,
@@ -239,4 +239,91 @@ def excess_vs_lambda(lams: np.ndarray, curves: dict, threshold: float = 0.01):
     ax.set(xlabel="$\\lambda$", ylabel="$(\\|\\theta\\|^2-\\|\\theta^*\\|^2)/\\|\\theta^*\\|^2$",
            title="distance to the minimal norm, balanced vs unbalanced start")
     ax.legend(fontsize="x-small")
+    return fig
+
+
+def four_phases(time: np.ndarray, loss: np.ndarray, u_plus: np.ndarray, u_minus: np.ndarray, limits: tuple,
+                times: dict, plateau: float, t_end: float, title: str):
+    """Figure 1 from a run: the loss with the four phases shaded, and the fitted masses.
+
+    Parameters
+    ----------
+    time : np.ndarray
+        ``(T,)`` paper time.
+    loss : np.ndarray
+        ``(T,)`` the loss ``L``.
+    u_plus, u_minus : np.ndarray
+        ``(T,)`` the fitted masses ``u_± = Σ_{S_{±,1}} ‖w_j‖²``.
+    limits : tuple of float
+        Their limits ``(n‖D_+‖, n‖D_−‖)`` (dotted).
+    times : dict
+        The theory's times by label: ``t_{+1}``, ``t_{-1}``, then the two growth times, in this order
+        (they bound the shaded phases).
+    plateau : float
+        The plateau level (dotted).
+    t_end : float
+        The end of the run.
+    title : str
+        The top panel's title.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+    """
+    fig, (ax1, ax2) = plt.subplots(2, 1, figsize=(7, 5.2), sharex=True, constrained_layout=True)
+    ax1.semilogy(time, loss, color="k", lw=1.6, label="loss $L$")
+    ax1.axhline(plateau, color=THEORY, ls=":", label="plateau $\\frac{1}{2n}\\sum_{y<0}y^2$")
+    mark_times(ax1, times)
+    t1, t2, t3 = list(times.values())[1:4]
+    ax1.set(ylabel="$L$", ylim=(1e-12, 2), xlim=(0, 1.4 * t3), title=title)
+    phases = [(0, t1, "1: alignment"), (t1, t2, "2: fit $y_+$"), (t2, t3, "3: plateau, then fit $y_-$"),
+              (t3, t_end, "4: convergence")]
+    for k, (lo, hi, name) in enumerate(phases):
+        ax1.axvspan(lo, hi, color=["#eeeeee", "#dce9f5", "#f7e1e4", "#e3f1ee"][k], zorder=0)
+        ax1.text((lo + hi) / 2, 3e-12 * 30 ** (k % 2), name, ha="center", fontsize="x-small")
+    ax1.legend(loc="center right")
+    ax2.plot(time, u_plus, color=POS, label="$u_+=\\sum_{S_{+,1}}\\|w_j\\|^2$")
+    ax2.plot(time, u_minus, color=NEG, label="$u_-=\\sum_{S_{-,1}}\\|w_j\\|^2$")
+    ax2.axhline(limits[0], color=POS, ls=":", lw=1)
+    ax2.axhline(limits[1], color=NEG, ls=":", lw=1)
+    ax2.set(xlabel="paper time $t$ (GF on $L$)", ylabel="fitted mass")
+    ax2.legend(loc="center right")
+    return fig
+
+
+def saddle_panels(nets, X, y, grid, it: np.ndarray, loss: np.ndarray, idx: list, plateau: tuple, title: str):
+    """Figure 4: five 1-D panels (:func:`draw_1d_panels`) and the loss of every seed, one highlighted.
+
+    Parameters
+    ----------
+    nets : sequence of TwoLayer
+        The five snapshots of the seed shown.
+    X, y, grid : Tensor
+        As in :func:`draw_1d_panels`.
+    it : np.ndarray
+        ``(T,)`` iterations.
+    loss : np.ndarray
+        ``(T, R)`` every seed's loss, the seed shown first.
+    idx : list of int
+        The snapshots' indices into ``it`` (dotted lines).
+    plateau : tuple of int
+        First and last index of the seed's plateau (shaded).
+    title : str
+        The figure's title.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+    """
+    fig, axes = panel_grid(3, 2, width=3.8)
+    draw_1d_panels(nets, X, y, axes[:5], grid, [f"iteration {it[i]:,.0f}" for i in idx])
+    axes[5].semilogy(it, loss[:, 1:], color="0.75", lw=0.8)
+    axes[5].semilogy(it, loss[:, 0], color="k")
+    axes[5].axvspan(it[plateau[0]], it[plateau[1]], color="#f7e1e4", label="plateau")
+    for i in idx:
+        axes[5].axvline(it[i], color=THEORY, ls=":", lw=1)
+    axes[5].set(xlabel="iteration (η = 1e-3 equivalent)", ylabel="mean-MSE loss", title="loss (grey: other seeds)")
+    axes[5].legend()
+    label_panels(axes)
+    fig.suptitle(title)
     return fig
