@@ -431,7 +431,8 @@ facts = {"xor-order": f"{int(sum(xorder[:N_SEEDS]))} of {N_SEEDS}", "xor-late": 
          "xor-ctl-gd": f"{ctl_half:.2f}"}
 for k, v in facts.items():
     glue_value(f"synthesis-{k}", Markdown(v), display=False)
-ctl_c, ctl_l = (ledger.results[c].control_values for c in ("agf-on-xor.clusters", "agf-on-xor.levels"))
+ctl_c, ctl_l = ({k: np.array(v, dtype=float) for k, v in ledger.results[c].control_values.items()}     # "inf" stored as text
+                for c in ("agf-on-xor.clusters", "agf-on-xor.levels"))
 glue_value("synthesis-xor-ctl-order", Markdown(f"{int(np.nansum(ctl_c['order_ok']))} of {N_SEEDS}"), display=False)
 glue_value("synthesis-xor-ctl-worst", Markdown(f"{np.nanmin(ctl_c['worst']) / math.log(1 / STD):.3f} to {np.nanmax(ctl_c['worst']) / math.log(1 / STD):.3f}"), display=False)
 glue_value("synthesis-xor-ctl-dev", Markdown(f"{np.nanmin(ctl_l['dev']):.3f} to {np.nanmax(ctl_l['dev']):.3f}"), display=False)
