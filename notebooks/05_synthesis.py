@@ -45,8 +45,8 @@
 #    {doc}`04_agf` chapter, not a closed form written for this case) predicts the jump times and loss
 #    levels of gradient descent on the orthonormal test bed of {doc}`01_orthogonal`, at the same
 #    initialisations; we compare it with that paper's own leading-order phase times.
-# 2. **The alignment paper's theory on the race paper's CIFAR-10 run.** The race network is, exactly,
-#    an alignment-paper network (below); we measure that paper's predictions — cones, alignment with
+# 2. **The alignment paper's theory on the race paper's CIFAR-10 run.** The race network is an
+#    alignment-paper network up to its trainable biases (below); we measure that paper's predictions — cones, alignment with
 #    $x_a(w)$, a low-rank first layer — on setting 1 of {doc}`03_race`, where its data assumption fails.
 # 3. **AGF on the race paper's XOR toy.** The same AGF algorithm, run from the race network's own
 #    initialisation, predicts which of the four clusters the network fits at each loss drop, when, and
@@ -63,17 +63,20 @@
 # | what | our choice | why |
 # |---|---|---|
 # | part 1 data, width, init | the orthogonal chapter's test bed: $x_k=e_k\in\mathbb R^{10}$, $y=(1,1.5,2,-1,-1,-0.5)$, $m=50$, balanced init of scale $\lambda$; GD step $dt=10^{-2}$ | its phases are known in closed form |
-# | $\lambda$ grid, seeds | $10^{-3}, 10^{-6}, 10^{-12}$; 5 seeds | AGF is the $\lambda\to0$ limit: the error should shrink along the grid |
+# | $\lambda$ grid, seeds | $10^{-3}, 10^{-6}, 10^{-12}, 10^{-18}, 10^{-24}, 10^{-30}$, one initial draw per seed scaled by $\lambda$; 5 seeds | AGF and the leading order are $\lambda\to0$ limits, graded as trends (float64 reaches $10^{-30}$ in 2.5× the time of $10^{-12}$); one draw per seed so that the trend is that of one system, not of five draws mixed |
+# | part 1 control | gradient descent on a plain linear model $x\mapsto\beta^\top x$ from $\beta=0$, same data, step and horizon | a run with no saddles: no plateau, drops at $O(1)$ times whatever $\lambda$ |
 # | AGF cost phase | part 1: 4000 GD steps of $0.05$ on the active neurons; part 3: 2000 steps of $0.1$ | converges on these data |
 # | drop time | first crossing of the mid-level between consecutive AGF levels (part 3, per cluster: between the cluster's AGF loss before and after its jump) | the AGF chapter's definition |
-# | tolerance on jump times | relative error $\le 1/\ln(1/\lambda)$ (part 3: $1/\ln(1/\text{std})$) | AGF drops $O(1)$ corrections to times of order $\ln(1/\lambda)$ |
+# | jump times | part 1: the relative error must shrink along the $\lambda$-sweep at least like $(1/\ln(1/\lambda))^{0.8}$; part 3 (one std): within $1/\ln(1/\text{std})$ | AGF drops $O(1)$ corrections to times of order $\ln(1/\lambda)$ |
 # | part 2 run | race setting 1 (200 images, std $10^{-4}$, 8000 steps), 5 seeds | the race chapter's calibrated setting |
 # | part 3 data | the race chapter's XOR toy: centroids at 45°, 135°, 225°, 315° with norms 4, 3, 1, 2, labels 0, 1, 0, 1, std 0.1, 50 points each, a fresh draw per seed | the race paper's Fig. 9 data |
 # | part 3 network | the race network (two outputs, every weight $\mathcal N(0,\text{std}^2)$, hidden biases 0) with std $10^{-6}$, width 50; the hidden bias as the weight on a constant input, no output bias | AGF needs homogeneous neurons; width 50 as in part 1 keeps AGF's per-neuron picture (each extra neuron on a cluster adds to GD's fit, not to AGF's) and the budget |
 # | part 3 loss and optimiser | square loss on centred one-hot targets $y=e_{\text{label}}-\tfrac12$; plain GD with step $10^{-2}$ to $t=80$ (the race paper: cross-entropy, momentum 0.9) | AGF is derived for the square loss; at $h=0$ these targets give the cross-entropy's output gradient $(e_y-\tfrac12)/n$, so the utilities that rank the clusters are the race paper's; plain GD follows the flow AGF describes; $t=80$ covers the slowest cluster's jump, estimated at $\approx\ln(1/\lVert\theta(0)\rVert)/(2\bar U^*)\approx 52$ plus its alignment |
-# | part 3 control | AGF's prediction with its first two clusters swapped (jump times exchanged), against the same GD runs; GD from std 0.5 shown beside it, not graded | a definite wrong prediction, on which AGF is well defined; at std 0.5 AGF is not |
+# | part 3 control | GD from std 0.5 on the same data (same step and horizon), read against the small-initialisation AGF prediction | a run without saddles (every cluster fitted at once); AGF itself is not defined at std 0.5 |
+# | part 2 control | the same race runs from std $3\cdot10^{-2}$ (neuron norms $\approx1$), batched with the small-initialisation runs | no alignment phase: the neurons barely turn |
+# | part 2 alignment window | the last snapshot at which the largest first-layer row norm is at most twice its initial value | eqs. 4–5 neglect the network's output; Min et al.'s own window $T=\log(1/(\sqrt h\,\varepsilon))/(4nX_{\max})$ is a bound that is a few SGD steps here |
 # | step premises | parts 1 and 3: GD rerun at twice the step, its drops must move by < 1 %; part 2: the run repeated with twice the SGD step, the graded cosine must move by < 0.1 | GD stands in for the flow the theories describe |
-# | "end of the plateau" | last snapshot with loss $\ge 0.99\ln 2$ | before the drop, as the alignment phase requires |
+# | "end of the plateau" | last snapshot with loss $\ge 0.99\ln 2$ (cones) | before the drop, as the alignment phase requires |
 # | "winners" | the 10 % of neurons with the largest $a_\alpha=\lVert w^1_\alpha\rVert\lVert w^2_\alpha\rVert$ at the end | the race paper's top-10 % |
 
 # %% tags=["parameters"]
@@ -111,7 +114,7 @@ ch = chapter.start("synthesis", seed, quick, ledger_path)
 quick, N_SEEDS, ledger = ch.quick, ch.n_seeds, ch.ledger
 SQ = Loss("square", reduction="mean", scale=0.5)     # L = 1/(2n) Σ ‖h − y‖²
 CE = Loss("cross_entropy")
-LAMS = [1e-3, 1e-6] if quick else [1e-3, 1e-6, 1e-12]
+LAMS = [1e-3, 1e-6, 1e-12, 1e-18, 1e-24, 1e-30]        # λ → 0, one draw per seed scaled by λ (float64)
 print(SQ.describe(), "|", CE.describe(), f"| λ = {LAMS}")
 
 
@@ -139,8 +142,9 @@ def say(key: str, cid: str) -> str:
 X, y = orthonormal_testbed()
 n, d, m = X.shape[0], X.shape[1], 50
 kv = orth.key_vectors(X, y)
-lam_runs = torch.tensor(LAMS, dtype=torch.float64).repeat_interleave(N_SEEDS)
-p0 = balanced_init(m, d, scale=lam_runs, gen=generator(seed), runs=(len(lam_runs),))
+lam_runs = torch.tensor(LAMS, dtype=torch.float64).repeat_interleave(N_SEEDS)      # run i·N_SEEDS + s: λ_i, seed s
+base = balanced_init(m, d, scale=1.0, gen=generator(seed), runs=(N_SEEDS,))
+p0 = TwoLayer(W1=base.W1.repeat(len(LAMS), 1, 1) * lam_runs[:, None, None], W2=base.W2.repeat(len(LAMS), 1, 1) * lam_runs[:, None, None])
 DT = 1e-2
 STEPS = int(1.25 * math.log(1 / min(LAMS)) / kv.norm_minus / DT)
 gd = train(p0, X, y, loss=SQ, lr=DT, steps=STEPS, record=np.arange(0, STEPS + 1, 10))
@@ -175,54 +179,60 @@ glue("synthesis-agf-orthogonal", fig, display=False)
 # **AGF's staircase on Boursier et al.'s Fig. 1 setting** (orthonormal inputs, two drops). (a) GD's loss
 # (solid, symlog scale) and AGF's levels and jump times (dashed, same colour) for seed 0 at each $\lambda$:
 # the dashed steps should sit on the solid curve's drops and plateau. (b) Median relative error of the
-# two drop times against $\ln(1/\lambda)$: AGF (blue) against the orthogonal paper's leading order
-# $\ln(1/\lambda)/\lVert D_\pm\rVert$ (red, dotted); the number to look at is whether the blue points lie
-# under the tolerance line $1/\ln(1/\lambda)$ (green, dashed).
+# two drop times against $\ln(1/\lambda)$, $\lambda=10^{-3}\dots10^{-30}$: AGF (blue) against the orthogonal paper's
+# leading order $\ln(1/\lambda)/\lVert D_\pm\rVert$ (red, dotted); the green dashed line is the rate
+# $1/\ln(1/\lambda)$: what to look at is that both errors fall towards the right at least as steeply as it.
 # ```
 
 # %%
-per_seed = jumps.groupby("seed")
+K = len(LAMS)
+per_lam = lambda xs: [[xs[i * N_SEEDS + s] for s in range(N_SEEDS)] for i in range(K)]
+sweep = sy.claims.LambdaSweep(lams=np.array(LAMS), time=gd.time, loss=gd.loss.numpy().reshape(-1, K, N_SEEDS),
+                              tau=per_lam([r.tau for r in agf_runs]), levels=per_lam([r.levels for r in agf_runs]),
+                              leading=np.array([[orth.phase_times(kv, lam).t2_scale, orth.phase_times(kv, lam).t3_scale] for lam in LAMS]))
+lin = sy.claims.linear_flow_loss(X, y, gd.time, DT)                        # control: a linear model's GD from 0, no saddles
+linear_flow = sweep.with_loss(np.broadcast_to(lin[:, None, None], sweep.loss.shape))
+step_gap = jumps.groupby("seed").step_gap.max().to_numpy()
 neg = float((y[y < 0] ** 2).sum() / (2 * n))
-pos = float((y[y > 0] ** 2).sum() / (2 * n))
-lv = jumps[jumps.jump == 1]
-dev = {lam: lv[lv.lam == lam].sort_values("seed") for lam in LAMS}
-step_gap = per_seed.step_gap.max().to_numpy()
-n_two = per_seed.apply(lambda f: float((f.n_jumps == 2).all())).to_numpy()
-ledger.grade("agf-on-orthogonal.jump-times", worst=per_seed.apply(lambda f: (f.err_agf / f.tol).max()).to_numpy(),
-             two=n_two, step_gap=step_gap,
-             control=dict(worst=per_seed.apply(lambda f: (f.err_leading / f.tol).max()).to_numpy(), two=n_two))
-
-# %%
-LAM_KEYS = (("dev3", 1e-3), ("dev6", 1e-6), ("dev12", 1e-12))
-devs = {k: measure.relative_error(dev[lam].gd_level, dev[lam].level) if lam in dev else np.full(N_SEEDS, np.nan) for k, lam in LAM_KEYS}
-devs_ctl = {k: measure.relative_error(dev[lam].gd_level, pos) if lam in dev else np.full(N_SEEDS, np.nan) for k, lam in LAM_KEYS}
-ledger.grade("agf-on-orthogonal.levels", **devs, step_gap=step_gap, control=devs_ctl,
-             note=f"AGF level {lv.level.iloc[0]:.5f}, closed form Σ_(y<0) y²/(2n) = {neg:.5f}")
-ratio = per_seed.apply(lambda f: (f.err_agf / f.err_leading).max()).to_numpy()
-ledger.grade("agf-on-orthogonal.vs-leading-order", ratio=ratio, step_gap=step_gap, control=dict(ratio=1 / ratio))
-for key, cid in (("orth-times", "agf-on-orthogonal.jump-times"), ("orth-levels", "agf-on-orthogonal.levels"),
-                 ("orth-vs", "agf-on-orthogonal.vs-leading-order")):
+for cid in ("agf-on-orthogonal.jump-times", "agf-on-orthogonal.leading-order-limit", "agf-on-orthogonal.levels"):
+    ledger.measure(cid, sweep, controls={"linear_flow": linear_flow}, premises=dict(step_gap=step_gap),
+                   note=f"closed-form level Σ_(y<0) y²/(2n) = {neg:.5f}" if cid.endswith("levels") else "")
+ledger.measure("agf-on-orthogonal.vs-leading-order", sweep, premises=dict(step_gap=step_gap))
+for key, cid in (("orth-times", "agf-on-orthogonal.jump-times"), ("orth-lead", "agf-on-orthogonal.leading-order-limit"),
+                 ("orth-levels", "agf-on-orthogonal.levels"), ("orth-vs", "agf-on-orthogonal.vs-leading-order")):
     print(f"{cid}: {say(f'synthesis-{key}', cid)}")
 jumps.groupby(["lam", "jump"])[["err_agf", "err_leading", "tol", "step_gap"]].max()
 
 # %% [markdown]
-# AGF, run from the same initial network as GD, is graded per seed. **Jump times** within
-# $1/\ln(1/\lambda)$ at every $\lambda$: {glue:md}`synthesis-orth-times`. **Intermediate level** within 1 % at
-# every $\lambda$: {glue:md}`synthesis-orth-levels` — this is a $\lambda\to0$ statement: at $\lambda=10^{-3}$ there is
-# no real plateau (the negative neurons grow before the positive labels are fitted), hence its declared
-# *partial* tier (the level holds at $\lambda\le10^{-6}$ only; the ledger gives each seed's tier). **AGF closer
-# to GD than the leading order** at every $\lambda$ and drop: {glue:md}`synthesis-orth-vs`. GD stands in for the
-# flow here, so each claim carries a premise: doubling the step moves GD's drops by less than 1 %. The
-# orthogonal paper's leading-order times $\ln(1/\lambda)/\lVert D_\pm\rVert$ serve as the control of the
-# jump-time claim: they ignore the initial norm $\lVert\theta_j(0)\rVert$ (here $\approx\sqrt{2d}\,\lambda$, not
-# $\lambda$) and the time spent aligning, which AGF keeps. The two theories agree on the mechanism: on
-# orthogonal inputs a neuron's best utility is $\lVert D_\pm\rVert/2$, so AGF's jump condition
-# $\lVert\theta\rVert e^{2\bar U^* t}=1$ is the paper's $t\approx\ln(1/\lambda)/\lVert D_\pm\rVert$ with the constants kept.
+# AGF, run from the same initial network as GD, is graded per seed as a **limit**: each seed is one initial
+# draw scaled by $\lambda=10^{-3},\dots,10^{-30}$ (float64 reaches this cheaply: the flow's times grow only like
+# $\ln(1/\lambda)$), and the ledger reads how the relative error of the two drop times shrinks along the sweep
+# (`lrlib.ledger.trend.trend_stats` against $1/\ln(1/\lambda)$: AGF drops $O(1)$ corrections to times of order
+# $\ln(1/\lambda)$, so the error should fall at least like $1/\ln(1/\lambda)$). **AGF's jump times**:
+# {glue:md}`synthesis-orth-times`. **The orthogonal paper's leading order** $\ln(1/\lambda)/\lVert D_\pm\rVert$,
+# graded the same way on the same runs: {glue:md}`synthesis-orth-lead`. Both theories predict this limit, so
+# these two rows do **not** tell the papers apart. **Intermediate level** (GD's loss midway between its drops
+# against AGF's level, a deviation that must shrink towards $\lambda\to0$): {glue:md}`synthesis-orth-levels`.
+# The **control** of all three is a run without saddles: gradient descent on a plain linear model $\beta$ from 0,
+# same data, step and horizon. Its loss falls at once, with no plateau, so its drops come at $O(1)$ times
+# whatever $\lambda$ and the errors grow instead of shrinking. GD stands in for the flow here, so each claim
+# carries a premise: doubling the step moves GD's drops by less than 1 %.
+#
+# **AGF closer to GD than the leading order** at every $\lambda$ and drop ({glue:md}`synthesis-orth-vs`) is now a
+# consistency check at finite $\lambda$, not a reproduction: it compares the $O(1)$ constants, which Boursier et
+# al. do not state (their Lemmas 3–4 bound the times up to an unspecified $\varepsilon$), and no run can serve as
+# its control (on the saddle-free linear model both predictions miss by factors of 10–100, and the ratio of the
+# two misses is again below 1). The two theories agree on the mechanism: on orthogonal inputs a neuron's best
+# utility is $\lVert D_\pm\rVert/2$, so AGF's jump condition $\lVert\theta\rVert e^{2\bar U^* t}=1$ is the
+# paper's $t\approx\ln(1/\lambda)/\lVert D_\pm\rVert$ with the constants kept: the leading order ignores the
+# initial norm $\lVert\theta_j(0)\rVert$ (here $\approx\sqrt{2d}\,\lambda$, not $\lambda$) and the time spent aligning.
 
 # %% [markdown]
 # ## 2. The alignment paper's theory on the race paper's CIFAR-10 run
 # The race network has two softmax outputs; the alignment paper's has one output and the logistic
-# (or exponential) loss. They are the same network: the cross-entropy of the logits $(z_0,z_1)$ is
+# (or exponential) loss. Up to the race network's trainable biases (the hidden $b_1$ and the output $b_2$,
+# whose difference shifts $z$; the alignment paper's network has neither; their size is reported below) they are the same
+# network: the cross-entropy of the logits $(z_0,z_1)$ is
 # the logistic loss $\log(1+e^{-y z})$ of the logit difference $z=z_1-z_0$ with $y=\pm1$, and neuron
 # $\alpha$'s outgoing weight is $v_\alpha=w^2_{1\alpha}-w^2_{0\alpha}$. The race paper's target
 # direction is then exactly the alignment paper's field (tested in `tests/test_theory_synthesis.py`):
@@ -245,9 +255,13 @@ Xc = torch.stack([dd[0] for dd in data])
 yc = torch.stack([dd[1] for dd in data])
 mus = [(al.mu(Xc[r].double(), sy.pm_labels(yc[r])), al.mu((Xc[r] - Xc[r].mean(0)).double(), sy.pm_labels(yc[r])))
        for r in range(N_SEEDS)]
+STD_BIG = 3e-2                                                    # control: neuron norms ≈ 1 at the start
 pc0 = rc.race_init(250, 1024, 1e-4, generator(seed + 100), runs=(N_SEEDS,))
-race1 = train(pc0, Xc, yc, loss=CE, lr=1e-3, momentum=0.9, batch_size=4, steps=STEPS_C,
-              record=log_schedule(STEPS_C, 60), seed=seed + 1, check_every=1000)
+pc_big = rc.race_init(250, 1024, STD_BIG, generator(seed + 100), runs=(N_SEEDS,))
+race1 = train(TwoLayer(**{k: torch.cat([getattr(pc0, k), getattr(pc_big, k)]) for k in ("W1", "W2", "b1", "b2")
+                         if getattr(pc0, k) is not None}),
+             Xc.repeat(2, 1, 1), yc.repeat(2, 1), loss=CE, lr=1e-3, momentum=0.9, batch_size=4, steps=STEPS_C,
+              record=log_schedule(STEPS_C, 60), seed=seed + 1, check_every=1000)     # runs: N_SEEDS small, then N_SEEDS control
 race2 = train(pc0, Xc, yc, loss=CE, lr=2e-3, momentum=0.9, batch_size=4, steps=STEPS_C // 2,       # step premise: 2× step
               record=log_schedule(STEPS_C // 2, 60), seed=seed + 1, check_every=1000)
 
@@ -283,19 +297,15 @@ glue("synthesis-alignment-on-race", fig, display=False)
 # %%
 mu_seed = np.array([max(a, b) for a, b in mus])
 end, ini, fin = (lens[lens.when == w].sort_values("seed") for w in ("end of plateau", "init", "final"))
-end2 = lens2[lens2.when == "end of plateau"].sort_values("seed")
-cos_w0 = []
-for r in range(N_SEEDS):
-    a_f = rc.total_norm(race1.run(r).final)
-    cos_w0.append(float(sy.alignment_lens(race1.run(r).at(0), Xc[r], yc[r])[1][a_f >= a_f.quantile(0.9)].median()))
-ledger.grade("alignment-on-race.assumption1", mu=mu_seed,
-             note=f"raw pixels {[round(a, 3) for a, _ in mus]}, centred {[round(b, 3) for _, b in mus]}")
-ledger.grade("alignment-on-race.cones", in_cone=end.in_cone.to_numpy(), mu=mu_seed, control=dict(in_cone=ini.in_cone.to_numpy()))
-ledger.grade("alignment-on-race.local-field", cos_w=end.cos_winners.to_numpy(), control=dict(cos_w=np.array(cos_w0)),
-             cos_gap=np.abs(end.cos_winners.to_numpy() - end2.cos_winners.to_numpy()),
-             note=f"all neurons: {[round(v, 3) for v in end.cos_all]}")
-ledger.grade("alignment-on-race.low-rank", srank=fin.stable_rank.to_numpy(), mu=mu_seed,
-             control=dict(srank=ini.stable_rank.to_numpy()))
+rr_small, rr_big = sy.claims.RaceRuns(race1, Xc, yc), sy.claims.RaceRuns(race1, Xc, yc, first=N_SEEDS)
+win, win2 = sy.claims.local_field(rr_small), sy.claims.local_field(sy.claims.RaceRuns(race2, Xc, yc))  # step premise: 2× step
+ledger.measure("alignment-on-race.assumption1", (Xc, yc),
+               note=f"raw pixels {[round(a, 3) for a, _ in mus]}, centred {[round(b, 3) for _, b in mus]}")
+for cid in ("alignment-on-race.cones", "alignment-on-race.low-rank"):
+    ledger.measure(cid, rr_small, controls={"race_large_init": rr_big}, init=rr_small.start(), premises=dict(mu=mu_seed))
+ledger.measure("alignment-on-race.local-field", rr_small, controls={"race_large_init": rr_big}, init=rr_small.start(),
+               premises=dict(cos_gap=np.abs(win["cos_w"] - win2["cos_w"])),
+               note=f"all neurons at the end of the plateau: {[round(v, 3) for v in end.cos_all]}")
 
 # %%
 for key, cid in (("mu", "alignment-on-race.assumption1"), ("cones", "alignment-on-race.cones"),
@@ -304,22 +314,34 @@ for key, cid in (("mu", "alignment-on-race.assumption1"), ("cones", "alignment-o
 glue_value("synthesis-mu-range", Markdown(f"{mu_seed.min():.2f} to {mu_seed.max():.2f}"), display=False)
 glue_value("synthesis-srank-range", Markdown(f"{fin.stable_rank.min():.2f} to {fin.stable_rank.max():.2f}"), display=False)
 glue_value("synthesis-cone-range", Markdown(f"{end.in_cone.min():.2f} to {end.in_cone.max():.2f}"), display=False)
+glue_value("synthesis-window", Markdown(f"{int(win['window'].min())} to {int(win['window'].max())}"), display=False)
+glue_value("synthesis-bias", Markdown(f"{win['bias_ratio'].max():.3f}"), display=False)
+glue_value("synthesis-cos-end", Markdown(f"{end.cos_winners.min():.2f} to {end.cos_winners.max():.2f}"), display=False)
 print("μ per seed:", np.round(mu_seed, 3), "| stable rank at the end:", np.round(fin.stable_rank.to_numpy(), 3))
 
 # %% [markdown]
 # On CIFAR-10 the alignment paper's data assumption fails: pixel images of different classes are strongly
 # positively correlated — the larger of $\mu$ on raw and on centred pixels is {glue:md}`synthesis-mu-range`
 # over the seeds (Assumption 1: {glue:md}`synthesis-mu`, a measurement of the premise). Theorem 1's two
-# conclusions are therefore **not graded**: cones {glue:md}`synthesis-cones`, low rank {glue:md}`synthesis-rank`.
+# conclusions are therefore **not graded**: cones {glue:md}`synthesis-cones`, low rank {glue:md}`synthesis-rank`
+# (a setting where Assumption 1 holds is the {doc}`02_alignment` chapter's own; here the point is Pinson's data, on
+# which it fails, and a race run on separable data would cost another run of this section).
 # What we see there is an **out-of-premise observation**, not a test of the theorem: at the end of the
 # plateau only {glue:md}`synthesis-cone-range` of the neurons are in their cone (most are active on images
 # of both classes), while the first layer still ends with a stable rank of {glue:md}`synthesis-srank-range`.
 # The *local* mechanism does not need Assumption 1 — the early-alignment field is derived for a small
-# initialisation — and it is graded, but only in the seeds where the step premise holds (repeating the run
-# with twice the SGD step moves the winners' median cosine by less than 0.1): the winners have turned
-# towards $\operatorname{sign}(v)\,x_a(w)$, the race paper's $\langle\gamma\rangle$, in
-# {glue:md}`synthesis-field`. In the other seeds the graded cosine depends on the SGD step, so the run does
-# not decide, and the statement is not made for them. The race paper's lens suggests why the rank stays
+# initialisation — and it is graded **inside the alignment window**, the last snapshot at which the largest
+# first-layer row has at most doubled its initial norm (steps {glue:md}`synthesis-window` over the seeds), and
+# only in the seeds where the step premise holds (repeating the run with twice the SGD step moves the winners'
+# median cosine by less than 0.1): the winners have turned towards $\operatorname{sign}(v)\,x_a(w)$, the race
+# paper's $\langle\gamma\rangle$, in {glue:md}`synthesis-field`. (The previous revision read the cosine at the end
+# of the plateau, {glue:md}`synthesis-cos-end` over the seeds, after the winners' norms had grown tenfold, outside the
+# window where eqs. 4–5 hold.) This row does not tell the papers apart: at a small initialisation the race paper's
+# $\langle\gamma\rangle$ is the same field (the identity above). Its **control** is the same race run from std
+# $3\cdot10^{-2}$, where the neurons start with norm $\approx1$, never double it, and barely turn, so the cosine
+# is read at the end of the run. The race network's **hidden biases** are trainable and the lens reads $W_1$ alone;
+# at the end of the window the largest $|b_1|$ is at most {glue:md}`synthesis-bias` of the largest row norm, so
+# the network is an alignment-paper network up to that bias. The race paper's lens suggests why the rank stays
 # low: only the winners move, and they chase nearly the same direction.
 
 # %% [markdown]
@@ -331,7 +353,7 @@ print("μ per seed:", np.round(mu_seed, 3), "| stable rank at the end:", np.roun
 # the largest centroid norm offers the largest utility and is fitted first; once fitted, its residual
 # vanishes while the other clusters' stay, so AGF predicts one cluster per jump, each level
 # $\frac1{2n}\sum\lVert y\rVert^2$ over the clusters not yet fitted. Below, AGF runs from each GD run's
-# own initial network (std $10^{-6}$); the control is a perturbed prediction (below), and GD from std 0.5 is shown beside it.
+# own initial network (std $10^{-6}$); the control is GD from std 0.5 (below).
 
 # %%
 STD, STD_CTL, M_X, T_X, LR_X = 1e-6, 0.5, 50, 80.0, 1e-2
@@ -355,17 +377,15 @@ closs = sy.cluster_losses(xgd.params, Xx, Yx, clx).numpy()                      
 closs2 = sy.cluster_losses(xgd2.params, Xx[:N_SEEDS], Yx[:N_SEEDS], clx).numpy()
 
 # %%
-xrows, xorder, xdev, xdev_ctl, xgap, xswap = [], [], [], [], [], []
+xrows, xorder, xdev, xgap = [], [], [], []
 for r, run in enumerate(xruns):
     rows_r, ok = sy.xor_agf_vs_gd(xgd.time, closs[:, r], run, Xx[r], Yx[r], clx)
     xrows += [dict(run=r, seed=r, control=False, **row) for row in rows_r]
     xorder.append(float(ok))
-    xswap.append(sy.swap_first_two(rows_r))                                                  # control: clusters 1, 2 swapped
     L = xgd.loss[:, r].numpy()
     lv_x = run.levels[:5] if len(run.levels) >= 5 and (np.diff(run.tau) > 0).all() else np.full(5, np.nan)
     plateau = sy.loss_between_drops(xgd.time, L, measure.drop_times(xgd.time, L, lv_x))          # GD between drops k, k+1
     xdev.append(np.max(measure.relative_error(plateau, lv_x[1:4])))
-    xdev_ctl.append(np.max(measure.relative_error(plateau, lv_x[2:5])))
     rows2, _ = sy.xor_agf_vs_gd(xgd2.time, closs2[:, r], run, Xx[r], Yx[r], clx)
     xgap.append(np.max(measure.relative_error([q["gd"] for q in rows2], [q["gd"] for q in rows_r])))
 xtab = pd.DataFrame(xrows)
@@ -396,12 +416,12 @@ worst = xt.err.agg(lambda e: np.max(e.to_numpy())).to_numpy() * math.log(1 / STD
 norm0 = torch.linalg.vector_norm(torch.cat([px0.W1, px0.W2.transpose(-1, -2)], -1), dim=-1).amax(-1).numpy()
 fit_norm = torch.linalg.vector_norm(torch.cat([xgd.params.W1[-1], xgd.params.W2[-1].transpose(-1, -2)], -1), dim=-1).amax(-1).numpy()
 ctl_half = max(measure.first_crossing(xgd.time, closs[:, r, c], closs[0, r, c] / 2) for r in range(N_SEEDS, 2 * N_SEEDS) for c in range(4))
-worst_swap = np.array([np.max([q["err"] for q in rows_s]) for rows_s, _ in xswap]) * math.log(1 / STD)
-ledger.grade("agf-on-xor.clusters", order_ok=np.array(xorder[:N_SEEDS]), worst=worst[:N_SEEDS], norm0=norm0[:N_SEEDS],
-             step_gap=np.array(xgap), control=dict(order_ok=np.array([float(ok) for _, ok in xswap]), worst=worst_swap),
-             note=f"largest neuron norm at the end of GD: {fit_norm[:N_SEEDS].min():.2f}–{fit_norm[:N_SEEDS].max():.2f}")
-ledger.grade("agf-on-xor.levels", dev=np.array(xdev[:N_SEEDS]), norm0=norm0[:N_SEEDS], step_gap=np.array(xgap),
-             control=dict(dev=np.array(xdev_ctl[:N_SEEDS])))
+xsmall = sy.claims.XorRuns(xgd.time, xgd.loss[:, :N_SEEDS].numpy(), closs[:, :N_SEEDS], xruns, Xx[:N_SEEDS], Yx[:N_SEEDS], clx)
+xbig = sy.claims.XorRuns(xgd.time, xgd.loss[:, N_SEEDS:].numpy(), closs[:, N_SEEDS:], xruns, Xx[N_SEEDS:], Yx[N_SEEDS:], clx)
+xprem = dict(norm0=norm0[:N_SEEDS], step_gap=np.array(xgap))
+ledger.measure("agf-on-xor.clusters", xsmall, controls={"gd_large_init": xbig}, premises=xprem, std=STD,
+               note=f"largest neuron norm at the end of GD: {fit_norm[:N_SEEDS].min():.2f}–{fit_norm[:N_SEEDS].max():.2f}")
+ledger.measure("agf-on-xor.levels", xsmall, controls={"gd_large_init": xbig}, premises=xprem)
 
 # %%
 for key, cid in (("xor-clusters", "agf-on-xor.clusters"), ("xor-levels", "agf-on-xor.levels")):
@@ -413,8 +433,12 @@ facts = {"xor-order": f"{int(sum(xorder[:N_SEEDS]))} of {N_SEEDS}", "xor-late": 
          "xor-ctl-gd": f"{ctl_half:.2f}"}
 for k, v in facts.items():
     glue_value(f"synthesis-{k}", Markdown(v), display=False)
-glue_value("synthesis-xor-swap", Markdown(f"{np.nanmin(worst_swap) / math.log(1 / STD):.3f} to {np.nanmax(worst_swap) / math.log(1 / STD):.3f}"), display=False)
-print(facts, "| control (first two clusters swapped), worst relative error per seed:", np.round(worst_swap / math.log(1 / STD), 3))
+ctl_c, ctl_l = ({k: np.array(v, dtype=float) for k, v in ledger.results[c].control_values.items()}     # "inf" stored as text
+                for c in ("agf-on-xor.clusters", "agf-on-xor.levels"))
+glue_value("synthesis-xor-ctl-order", Markdown(f"{int(np.nansum(ctl_c['order_ok']))} of {N_SEEDS}"), display=False)
+glue_value("synthesis-xor-ctl-worst", Markdown(f"{np.nanmin(ctl_c['worst']) / math.log(1 / STD):.3f} to {np.nanmax(ctl_c['worst']) / math.log(1 / STD):.3f}"), display=False)
+glue_value("synthesis-xor-ctl-dev", Markdown(f"{np.nanmin(ctl_l['dev']):.3f} to {np.nanmax(ctl_l['dev']):.3f}"), display=False)
+print(facts, "| control (GD from std 0.5):", ctl_c, ctl_l)
 
 # %% [markdown]
 # **Which cluster, when.** AGF activates the four clusters one per jump, in the order in which GD's
@@ -434,14 +458,17 @@ print(facts, "| control (first two clusters swapped), worst relative error per s
 # fitted — match GD's plateaus midway between drops within 5 %: {glue:md}`synthesis-xor-levels`
 # (largest deviation per seed {glue:md}`synthesis-xor-dev`). Both claims carry the premises of a small
 # initialisation and of GD following the flow (twice the step moves the per-cluster drops by < 1 %).
-# **Control.** A wrong prediction that the check must reject: AGF's own activations with its first two clusters
-# swapped (each gets the other's jump time), measured against the same GD runs. Its order is wrong by construction;
-# its worst relative time error, {glue:md}`synthesis-xor-swap` over the seeds, is what the time part of the rule sees.
-# (An earlier version used as control the same runs from std 0.5, where the neurons start near norm 1. AGF is not
-# defined there — its jump condition already holds at the start — so that control was rejected because AGF broke,
-# not because the check tells a wrong prediction from a right one; AGF now refuses such an initialisation, and the
-# ledger records the change. The std-0.5 GD runs stay as an observation: GD fits every cluster at once, all
-# per-cluster losses having halved by $t=$ {glue:md}`synthesis-xor-ctl-gd`, no staircase.)
+# **Control.** The same gradient descent (data, step, horizon) from std 0.5, where the neurons start near norm 1
+# and there are no saddles to jump between: GD fits every cluster at once, all per-cluster losses having halved by
+# $t=$ {glue:md}`synthesis-xor-ctl-gd`. Read against the same small-initialisation AGF prediction, its cluster order
+# matches in {glue:md}`synthesis-xor-ctl-order` seeds, its worst relative time error is {glue:md}`synthesis-xor-ctl-worst`,
+# and its loss midway between its crossings of AGF's mid-levels deviates from AGF's levels by
+# {glue:md}`synthesis-xor-ctl-dev` (against the 5 % the levels claim allows). AGF itself is not run there: its jump
+# condition already holds at the start, and it refuses such an initialisation. (The previous revision's control
+# was AGF's prediction with its first two clusters swapped, a wrong prediction rather than a run without the
+# mechanism.) The jump times are graded at one std with the constant 1 in $1/\ln(1/\text{std})$, which no paper
+# states; a trend over std, as for part 1, needs AGF and GD at each std (GD's horizon grows like $\ln(1/\text{std})$)
+# and is not done in this revision (see "What remains open").
 
 # %% [markdown]
 # **Out of AGF's premise: the race paper's own loss.** AGF is derived for the square loss; the race paper
@@ -473,40 +500,47 @@ print("cross-entropy per-cluster drops:", np.round(t_ce, 2), "| same order as AG
 #
 # | cross-paper prediction | pass rate | tells the two papers apart? |
 # |---|---|---|
-# | AGF's jump times on orthogonal inputs (within $1/\ln(1/\lambda)$) | {glue:md}`synthesis-orth-times` | yes: the orthogonal paper's leading order is its control |
-# | AGF's intermediate level on orthogonal inputs (within 1 % at every $\lambda$) | {glue:md}`synthesis-orth-levels` | no: Boursier et al.'s Lemma 3 predicts the same level |
-# | AGF closer to GD than the leading-order phase times | {glue:md}`synthesis-orth-vs` | yes, by construction |
+# | AGF's jump times on orthogonal inputs: error $\to0$ as $\lambda\to0$ (trend, $\lambda$ down to $10^{-30}$) | {glue:md}`synthesis-orth-times` | no: the orthogonal paper's leading order has the same limit |
+# | the orthogonal paper's leading-order times: error $\to0$ as $\lambda\to0$ (trend) | {glue:md}`synthesis-orth-lead` | no: AGF has the same limit |
+# | AGF's intermediate level on orthogonal inputs: deviation $\to0$ as $\lambda\to0$ (trend) | {glue:md}`synthesis-orth-levels` | no: Boursier et al.'s Lemma 3 predicts the same level |
+# | AGF closer to GD than the leading-order phase times (finite $\lambda$, consistency check) | {glue:md}`synthesis-orth-vs` | only in $O(1)$ constants Boursier et al. do not state |
 # | CIFAR-10 data satisfy the alignment paper's Assumption 1 (a measurement) | {glue:md}`synthesis-mu` | no: a premise of one paper, on the other's data |
 # | cones (Theorem 1, needs Assumption 1) | {glue:md}`synthesis-cones` | not tested: the race paper's own prediction is not graded |
-# | winners align with $\operatorname{sign}(v)\,x_a(w)$ (step premise) | {glue:md}`synthesis-field` | not tested: the race paper's own prediction is not graded |
+# | winners align with $\operatorname{sign}(v)\,x_a(w)$ inside the alignment window (step premise) | {glue:md}`synthesis-field` | no: at small initialisation the race paper's $\langle\gamma\rangle$ is the same field |
 # | low-rank first layer (Theorem 1, needs Assumption 1) | {glue:md}`synthesis-rank` | not tested: the race paper's own prediction is not graded |
 # | AGF on the XOR toy: cluster order and jump times | {glue:md}`synthesis-xor-clusters` | the times yes (the race paper gives none); the order is not checked against another prediction |
 # | AGF on the XOR toy: loss levels | {glue:md}`synthesis-xor-levels` | no: one cluster fitted per plateau is the race paper's picture too |
 
 # %% [markdown]
 # ## What changed in this revision
-# The ledger now separates claims measured by a declared function on control *runs* from claims still graded on
-# handed-in values (the *legacy* tier). This chapter's nine claims are all still in the legacy form: their controls
-# are perturbed predictions (the leading-order times, the level with the other labels fitted, two clusters swapped,
-# the two predictions swapped) or the network at initialisation, and a counterfactual run in which each borrowed
-# theory's mechanism is absent is not yet built (see the claims' control fields). What did change: every expectation
-# is labelled `observed` (copied from an earlier result), the one `rule_change` note (`agf-on-xor.clusters`) is now the
-# claim's `history`, and each claim's statement (and the table above) says whether it tells the two papers apart.
-# No rule, control, premise or expectation changed, so no verdict changed; every claim's tier is now shown as *legacy*.
-
-# %% [markdown]
-# ## What a referee found that this revision does not yet fix
-# A referee who saw only the papers, this chapter and its results found: no control here is a run in which the
-# borrowed theory's mechanism is absent (the controls are the predictions inverted, swapped or shifted, or the
-# network at initialisation), so no row can fail by its control; `agf-on-orthogonal.jump-times` and
-# `vs-leading-order` compare O(1) constants that Boursier et al. never state (their Lemmas 3–4 are upper bounds with a
-# small unspecified $\varepsilon$; both theories share the $\lambda\to0$ limit), so they do not tell the papers apart
-# at the level of the limit; the jump-time and XOR rows grade $\lambda\to0$ and std $\to0$ limits at finite values with
-# a constant 1 no paper states (trends over $\lambda$, std $=10^{-3}\ldots10^{-24}$ are cheap here); the race network
-# has trainable biases that `alignment_lens` ignores, so it is not "exactly" an alignment-paper network; and
-# `local-field` is read long after the window where Min et al.'s eqs. 4–5 hold, and at small initialisation it tests a
-# gradient identity that both papers share. The next revision builds the control runs (gradient descent with the
-# first-layer directions frozen; the race run from a large initialisation) and the trends.
+# Every claim is now measured by a declared function (`lrlib/theory/synthesis/claims.py`) applied by the ledger to
+# the main runs and to a **control run** in which the borrowed theory's mechanism is absent; no control is a
+# swapped, shifted or inverted prediction any more. Verdicts before (the previous published sweep, legacy tier) and
+# after (this run):
+#
+# | claim | before | after | what changed |
+# |---|---|---|---|
+# | `agf-on-orthogonal.jump-times` | 3 of 5, legacy | {glue:md}`synthesis-orth-times` | a trend over $\lambda=10^{-3}\dots10^{-30}$ (one draw per seed) instead of a constant 1 in $1/\ln(1/\lambda)$ at three $\lambda$; control: the saddle-free linear model instead of the leading-order times |
+# | `agf-on-orthogonal.leading-order-limit` | new | {glue:md}`synthesis-orth-lead` | split from `vs-leading-order`: what Boursier et al. state about their times (the $\lambda\to0$ limit) |
+# | `agf-on-orthogonal.levels` | 0 of 5 (4 partial), legacy | {glue:md}`synthesis-orth-levels` | a trend towards $\lambda\to0$ instead of 1 % at every $\lambda$ including $10^{-3}$, where there is no plateau; control: the linear model instead of the other labels' level |
+# | `agf-on-orthogonal.vs-leading-order` | 5 of 5, legacy | {glue:md}`synthesis-orth-vs` | a consistency check (finite-$\lambda$ constants no paper states; the linear model gives ratio 0.98, so no run can be its control) |
+# | `alignment-on-race.cones`, `.low-rank` | premise not met, legacy | {glue:md}`synthesis-cones`; {glue:md}`synthesis-rank` | control: the race run from std $3\cdot10^{-2}$ instead of the network at initialisation (now the `init=` state); Assumption 1 still fails on CIFAR-10 in every seed |
+# | `alignment-on-race.local-field` | 2 of 2 graded (3 premise not met), legacy | {glue:md}`synthesis-field` | read at the end of the alignment window (largest row norm $\le2\times$ initial) instead of the end of the plateau; control: the race run from std $3\cdot10^{-2}$ |
+# | `agf-on-xor.clusters` | 0 of 5, legacy | {glue:md}`synthesis-xor-clusters` | control: GD from std 0.5 instead of AGF's prediction with two clusters swapped; rule unchanged |
+# | `agf-on-xor.levels` | 5 of 5, legacy | {glue:md}`synthesis-xor-levels` | control: GD from std 0.5 instead of the next AGF level; rule unchanged |
+#
+# Each change made after a result had been seen is in the claim's `history` (claims file); every expectation is
+# `observed`. The rules of the three trend claims were written after an exploratory sweep of the same design.
+#
+# ## What remains open
+# Of the referee's findings, these are not fixed: (i) the XOR jump times (`agf-on-xor.clusters`) are still graded at
+# one std with the constant 1 in $1/\ln(1/\text{std})$, which no paper states; the trend over std (as in part 1)
+# needs AGF and GD per std, with GD's horizon growing like $\ln(1/\text{std})$: an exploratory run of the extra
+# points std $=10^{-3},10^{-12},10^{-24}$ (5 seeds, not graded) took 63 s on this 2-core machine while other
+# chapters ran, more than this chapter's budget leaves after the part 1 sweep and the part 2 control run; (ii) Theorem 1's cones and low rank stay *not graded*, since
+# Assumption 1 fails on CIFAR-10 and a race run on separable data is not added here (that theorem is graded on
+# such data in {doc}`02_alignment`); (iii) the λ-limit claims carry no `coarse=` run: a stable GD with a coarse
+# step shares the $\ln(1/\lambda)$ time scale, so it would pass and not test the flow.
 
 # %% [markdown]
 # ## Claims ledger

@@ -8,10 +8,13 @@
 * :mod:`.xor` — the race paper's XOR toy in the form AGF needs, per-cluster losses and the table of
   AGF's cluster activations against GD's per-cluster drops (part 3).
 
+* :mod:`.claims` — the chapter's claim measurements (one function per claim, applied by the ledger to
+  the main and the control runs).
+
 ``from lrlib.theory import synthesis as sy`` gives every public name below.
 """
 
-from . import agf_gd, race_alignment, xor  # noqa: F401
+from . import agf_gd, claims, race_alignment, xor  # noqa: F401
 from .agf_gd import agf_vs_gd_jumps, loss_between_drops  # noqa: F401
 from .race_alignment import (alignment_lens, alignment_lens_rows, logit_difference, plateau_end,  # noqa: F401
                              pm_labels, race_gamma_from_alignment)

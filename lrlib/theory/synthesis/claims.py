@@ -1,0 +1,415 @@
+"""The synthesis chapter's claim measurements: one function per claim, applied by the ledger to the main
+runs, the control runs and the initial state alike (:meth:`lrlib.ledger.grading.Ledger.measure`).
+
+Conventions
+-----------
+A *λ-sweep* (:class:`LambdaSweep`, part 1) holds loss curves over initialisation scales ``K`` and seeds
+``S`` on one time grid ``(T,)`` (gradient-flow time), with AGF's prediction from each curve's own
+initial network (jump times ``tau[k][s]`` and levels ``levels[k][s]``, AGF's clock) and the orthogonal
+paper's leading-order times ``leading (K, 2)``. A control sweep keeps the predictions and replaces the
+curves (:meth:`LambdaSweep.with_loss`): the measurement reads them against the same predictions. GD's
+drop ``k`` is the first crossing of the mid-level between AGF's levels ``k−1`` and ``k``
+(:func:`lrlib.measure.drop_times`); only the first two drops are read (Boursier et al.'s two phases).
+Limits ``λ → 0`` are graded with :func:`lrlib.ledger.trend.trend_stats`.
+
+An *XOR batch* (:class:`XorRuns`, part 3) holds GD's per-cluster losses ``closs (T, S, C)`` and total
+losses ``loss (T, S)`` over seeds ``S``, with AGF's run from the small initialisation of each seed
+(:func:`~lrlib.theory.synthesis.xor.xor_agf_vs_gd`). A control batch keeps AGF's runs and replaces the
+GD curves (e.g. GD from a large initialisation on the same data). Every function returns arrays of
+shape ``(S,)``.
+
+The race-network measurements (part 2) read :func:`~lrlib.theory.synthesis.race_alignment.alignment_lens`
+on each run of a batched :class:`~lrlib.trajectory.Trajectory` (:class:`RaceRuns`).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, replace
+
+import numpy as np
+import torch
+
+from ...errors import ParameterError
+from ...ledger.trend import trend_stats
+from ...measure import drop_times, relative_error
+from ..race import total_norm
+from .agf_gd import loss_between_drops
+from .race_alignment import alignment_lens, pm_labels
+from .xor import xor_agf_vs_gd
+
+Tensor = torch.Tensor
+
+
+@dataclass(frozen=True)
+class LambdaSweep:
+    """Loss curves over a λ-sweep and seeds, with the predictions read against them (module conventions).
+
+    Parameters
+    ----------
+    lams : ``(K,)`` initialisation scales λ.
+    time : ``(T,)`` gradient-flow times of the curves.
+    loss : ``(T, K, S)`` loss curves.
+    tau : ``[K][S]`` AGF's jump times (``tau[0] = 0``), each ``(J+1,)``.
+    levels : ``[K][S]`` AGF's loss levels, each ``(J+1,)``.
+    leading : ``(K, 2)`` the orthogonal paper's leading-order times ``ln(1/λ)/‖D±‖``.
+    """
+
+    lams: np.ndarray
+    time: np.ndarray
+    loss: np.ndarray
+    tau: list
+    levels: list
+    leading: np.ndarray
+
+    def with_loss(self, loss: np.ndarray) -> "LambdaSweep":
+        """The same predictions read against other curves (a control run).
+
+        Parameters
+        ----------
+        loss : ``(T, K, S)`` the other curves, on the same time grid.
+
+        Returns
+        -------
+        LambdaSweep
+            A copy with ``loss`` replaced.
+        """
+        loss = np.asarray(loss, dtype=float)
+        if loss.shape != np.shape(self.loss):
+            raise ParameterError(f"LambdaSweep.with_loss: curves {loss.shape}, expected {np.shape(self.loss)}")
+        return replace(self, loss=loss)
+
+    def table(self) -> dict[str, np.ndarray]:
+        """Per λ and seed: GD's first two drop times ``gd (K, S, 2)``, AGF's ``agf (K, S, 2)``, the
+        leading order's ``lead (K, S, 2)``, GD's loss midway between its two drops ``plateau (K, S)`` and
+        AGF's level after its first jump ``level (K, S)`` (``nan`` where AGF made fewer than two jumps)."""
+        K, S = np.shape(self.loss)[1:]
+        out = {k: np.full((K, S, 2), np.nan) for k in ("gd", "agf", "lead")}
+        out["plateau"], out["level"] = np.full((K, S), np.nan), np.full((K, S), np.nan)
+        for i in range(K):
+            for s in range(S):
+                tau, lev = np.asarray(self.tau[i][s], float), np.asarray(self.levels[i][s], float)
+                if tau.size < 3:
+                    continue
+                gd = drop_times(self.time, self.loss[:, i, s], lev[:3])
+                out["gd"][i, s], out["agf"][i, s], out["lead"][i, s] = gd, tau[1:3], self.leading[i]
+                out["plateau"][i, s], out["level"][i, s] = loss_between_drops(self.time, self.loss[:, i, s], gd)[0], lev[1]
+        return out
+
+
+def _log_scale(lams: np.ndarray) -> np.ndarray:
+    """The λ-sweep mapped so that the limit is ``scale → 0``: ``1/ln(1/λ)`` (times grow like ``ln(1/λ)``)."""
+    return 1.0 / np.log(1.0 / np.asarray(lams, dtype=float))
+
+
+def _time_trend(sw: LambdaSweep, which: str) -> dict[str, np.ndarray]:
+    t = sw.table()
+    err = np.nanmax(np.abs(t[which] - t["gd"]) / t["gd"], axis=-1)            # (K, S), worst of the two drops
+    err = np.where(np.isfinite(t["gd"]).all(-1), err, np.inf)                 # a drop that never happened: inf
+    stats = trend_stats(_log_scale(sw.lams), err.T)
+    deep = np.argmin(sw.lams)
+    return {**stats, "err_deep": err[deep], "c_deep": err[deep] * np.log(1 / sw.lams[deep])}
+
+
+def agf_time_trend(sw: LambdaSweep) -> dict[str, np.ndarray]:
+    """AGF's jump times against the curves' drops along the λ-sweep, as a trend towards λ → 0.
+
+    Parameters
+    ----------
+    sw : the sweep (module conventions).
+
+    Returns
+    -------
+    dict of str to np.ndarray
+        :func:`~lrlib.ledger.trend.trend_stats` (``mono``, ``slope``, ``shrink``, ``decades``, each ``(S,)``)
+        of the worst relative error of AGF's first two jump times against the scale ``1/ln(1/λ)``, and
+        ``err_deep`` (that error at the deepest λ), ``c_deep`` (``err_deep × ln(1/λ)``). A drop the curve
+        never makes counts as an infinite error.
+    """
+    return _time_trend(sw, "agf")
+
+
+def leading_time_trend(sw: LambdaSweep) -> dict[str, np.ndarray]:
+    """The orthogonal paper's leading-order times ``ln(1/λ)/‖D±‖`` against the curves' drops along the
+    λ-sweep, as a trend towards λ → 0 (the same quantities as :func:`agf_time_trend`).
+
+    Parameters
+    ----------
+    sw : the sweep (module conventions).
+
+    Returns
+    -------
+    dict of str to np.ndarray
+        As :func:`agf_time_trend`, for the leading-order times.
+    """
+    return _time_trend(sw, "lead")
+
+
+def level_trend(sw: LambdaSweep, *, tiny: float = 1e-10) -> dict[str, np.ndarray]:
+    """The curves' loss midway between their two drops against AGF's level after its first jump, as a
+    trend towards λ → 0.
+
+    Parameters
+    ----------
+    sw : the sweep (module conventions).
+    tiny : relative deviations at or below this count as the limit reached (float64 round-off of a level
+        of order 0.1 over flow times of order 100).
+
+    Returns
+    -------
+    dict of str to np.ndarray
+        :func:`~lrlib.ledger.trend.trend_stats` of the relative deviation against the scale ``λ``
+        (``mono``, ``slope``, ``shrink``, ``decades``, ``(S,)``), and ``dev_shallow``, ``dev_deep``: the
+        deviation at the shallowest and the deepest λ. A missing plateau counts as an infinite deviation.
+    """
+    t = sw.table()
+    dev = np.abs(t["plateau"] - t["level"]) / np.abs(t["level"])
+    dev = np.where(np.isfinite(dev), dev, np.inf)
+    stats = trend_stats(np.asarray(sw.lams, float), dev.T, tiny=tiny)
+    stats["shrink"] = np.where(np.isfinite(stats["shrink"]), stats["shrink"], 1e300)   # deepest deviation 0: reached
+    return {**stats, "dev_shallow": dev[np.argmax(sw.lams)], "dev_deep": dev[np.argmin(sw.lams)]}
+
+
+def agf_vs_leading(sw: LambdaSweep) -> dict[str, np.ndarray]:
+    """Finite-λ accuracy: AGF's relative drop-time error over the leading order's.
+
+    Parameters
+    ----------
+    sw : the sweep (module conventions).
+
+    Returns
+    -------
+    dict of str to np.ndarray
+        ``ratio (S,)``: the largest, over λ and the two drops, of AGF's relative error over the leading
+        order's (``< 1``: AGF closer at every λ and drop).
+    """
+    t = sw.table()
+    e_a, e_l = (np.abs(t[w] - t["gd"]) / t["gd"] for w in ("agf", "lead"))
+    return {"ratio": np.nanmax(e_a / e_l, axis=(0, 2))}
+
+
+def linear_flow_loss(X: Tensor, y: Tensor, time: np.ndarray, dt: float) -> np.ndarray:
+    """Loss curve of GD on a plain linear model ``x ↦ βᵀx`` from ``β = 0`` (a run with no saddles).
+
+    Parameters
+    ----------
+    X, y : ``(n, d)`` inputs and ``(n,)`` targets.
+    time : ``(T,)`` gradient-flow times to record, multiples of ``dt`` from 0.
+    dt : the GD step (the loss is ``½ mean (Xβ − y)²``).
+
+    Returns
+    -------
+    np.ndarray
+        ``(T,)`` the loss at ``time``.
+    """
+    X, y = X.double(), y.double()
+    steps = np.rint(np.asarray(time, dtype=float) / dt).astype(int)
+    beta, out, k = torch.zeros(X.shape[1], dtype=torch.float64), [], 0
+    for s in range(int(steps.max()) + 1):
+        r = X @ beta - y
+        while k < steps.size and steps[k] == s:
+            out.append(float(0.5 * (r ** 2).mean()))
+            k += 1
+        beta = beta - dt * X.T @ r / X.shape[0]
+    return np.array(out)
+
+
+@dataclass(frozen=True)
+class XorRuns:
+    """GD on the XOR toy over seeds, with AGF's runs from the small initialisation (module conventions).
+
+    Parameters
+    ----------
+    time : ``(T,)`` gradient-flow times.
+    loss : ``(T, S)`` GD's total loss.
+    closs : ``(T, S, C)`` GD's per-cluster losses.
+    agf : ``[S]`` AGF's runs (:class:`~lrlib.theory.agf.AGFRun`).
+    X : ``(S, N, D)`` inputs.
+    Y : ``(S, N, k)`` targets.
+    cl : ``(N,)`` cluster index.
+    """
+
+    time: np.ndarray
+    loss: np.ndarray
+    closs: np.ndarray
+    agf: list
+    X: Tensor
+    Y: Tensor
+    cl: Tensor
+
+
+def xor_clusters(xr: XorRuns, *, std: float) -> dict[str, np.ndarray]:
+    """AGF's cluster order and jump times against GD's per-cluster drops.
+
+    Parameters
+    ----------
+    xr : the runs (module conventions).
+    std : AGF's initialisation scale, for the tolerance unit ``1/ln(1/std)``.
+
+    Returns
+    -------
+    dict of str to np.ndarray
+        ``order_ok`` (1 if AGF made one jump per new cluster in GD's order of per-cluster drops, else 0),
+        ``worst`` (largest relative error of AGF's jump time against GD's per-cluster drop, × ``ln(1/std)``;
+        ``inf`` where a cluster never drops in GD), each ``(S,)``.
+    """
+    order, worst = [], []
+    for s, run in enumerate(xr.agf):
+        rows, ok = xor_agf_vs_gd(xr.time, xr.closs[:, s], run, xr.X[s], xr.Y[s], xr.cl)
+        e, gd, agf = (np.array([r[k] for r in rows], dtype=float) for k in ("err", "gd", "agf"))
+        order.append(float(ok))
+        worst.append(np.nan if np.isnan(agf).any() else np.inf if np.isnan(gd).any() else float(np.max(e)) * math.log(1 / std))
+    return {"order_ok": np.array(order), "worst": np.array(worst)}
+
+
+def xor_levels(xr: XorRuns) -> dict[str, np.ndarray]:
+    """GD's plateaus midway between consecutive drops against AGF's levels after its first three jumps.
+
+    Parameters
+    ----------
+    xr : the runs (module conventions); GD's drops are the first crossings of the mid-levels between
+        AGF's levels (:func:`lrlib.measure.drop_times`).
+
+    Returns
+    -------
+    dict of str to np.ndarray
+        ``dev (S,)``: the largest relative deviation over the three plateaus (``nan`` where AGF made fewer
+        than four increasing jumps, ``inf`` where GD never makes a drop).
+    """
+    out = []
+    for s, run in enumerate(xr.agf):
+        lv = np.asarray(run.levels[:5], dtype=float)
+        if lv.size < 5 or not (np.diff(np.asarray(run.tau, dtype=float)) > 0).all():
+            out.append(np.nan)
+            continue
+        d = drop_times(xr.time, xr.loss[:, s], lv)
+        if not np.isfinite(d).all():
+            out.append(np.inf)
+            continue
+        out.append(float(np.max(relative_error(loss_between_drops(xr.time, xr.loss[:, s], d), lv[1:4]))))
+    return {"dev": np.array(out)}
+
+
+@dataclass(frozen=True)
+class RaceRuns:
+    """Race networks over seeds (part 2): a batched trajectory and each run's data.
+
+    Parameters
+    ----------
+    traj : a :class:`~lrlib.trajectory.Trajectory` whose runs ``first … first + S − 1`` are these.
+    X : ``(S, N, D)`` inputs.
+    y : ``(S, N)`` labels ``{0, 1}``.
+    first : index of the first of these runs in ``traj``.
+    at_start : read every measurement at step 0 instead (:meth:`start`).
+    """
+
+    traj: object
+    X: Tensor
+    y: Tensor
+    first: int = 0
+    at_start: bool = False
+
+    def start(self) -> "RaceRuns":
+        """The same runs read at step 0 (the initial state; the winners stay those of the end of the run)."""
+        return replace(self, at_start=True)
+
+
+def _winners(tr, q: float = 0.9) -> Tensor:
+    a = total_norm(tr.final)
+    return a >= a.quantile(q)
+
+
+def window_end(tr, growth: float) -> int:
+    """Index of the last snapshot of one race run inside Min et al.'s alignment window: every first-layer
+    row still has norm at most ``growth`` times the largest initial row norm (the network has not left its
+    small initialisation).
+
+    Parameters
+    ----------
+    tr : a single-run trajectory of a race network.
+    growth : the allowed growth factor of the largest row norm of ``W1`` (> 1).
+
+    Returns
+    -------
+    int
+        The snapshot index (0 if the first recorded step already leaves the window).
+    """
+    if not growth > 1:
+        raise ParameterError(f"window_end: growth must exceed 1, got {growth}")
+    n0 = float(torch.linalg.vector_norm(tr.at(0).W1, dim=-1).max())
+    inside = [float(torch.linalg.vector_norm(tr.at(i).W1, dim=-1).max()) <= growth * n0 for i in range(len(tr.steps))]
+    return int(np.nonzero(inside)[0].max())
+
+
+def local_field(rr: RaceRuns, *, growth: float = 2.0) -> dict[str, np.ndarray]:
+    """Median cosine of the run's winners with ``sign(v) x_a(w)`` at the end of the alignment window.
+
+    Parameters
+    ----------
+    rr : the runs (module conventions).
+    growth : the window ends at the last snapshot where the largest first-layer row norm is at most
+        ``growth`` times its initial value (:func:`window_end`).
+
+    Returns
+    -------
+    dict of str to np.ndarray
+        ``cos_w (S,)``: the median cosine over the winners (top 10 % by final ``‖w1‖‖w2‖``); ``window (S,)``:
+        the step read; ``bias_ratio (S,)``: the largest hidden bias ``|b1|`` over the largest row norm of
+        ``W1`` at that step (the lens reads ``W1`` alone; the race network's biases are trainable).
+    """
+    cos, steps, bias = [], [], []
+    for s in range(rr.X.shape[0]):
+        tr = rr.traj.run(rr.first + s)
+        i = 0 if rr.at_start else window_end(tr, growth)
+        p = tr.at(i)
+        _, c = alignment_lens(p, rr.X[s], rr.y[s])
+        cos.append(float(c[_winners(tr)].median()))
+        steps.append(float(tr.steps[i]))
+        b = 0.0 if p.b1 is None else float(p.b1.abs().max())
+        bias.append(b / float(torch.linalg.vector_norm(p.W1, dim=-1).max()))
+    return {"cos_w": np.array(cos), "window": np.array(steps), "bias_ratio": np.array(bias)}
+
+
+def cones_and_rank(rr: RaceRuns, *, plateau_level: float = 0.99 * math.log(2)) -> dict[str, np.ndarray]:
+    """Min et al.'s Theorem 1 conclusions on race networks: the fraction of neurons in their cone at the end
+    of the plateau and the stable rank of ``W1`` at the end.
+
+    Parameters
+    ----------
+    rr : the runs (module conventions).
+    plateau_level : the end of the plateau is the last snapshot with loss ``≥ plateau_level`` (nats); a run
+        whose loss never reaches it is read at step 0.
+
+    Returns
+    -------
+    dict of str to np.ndarray
+        ``in_cone`` and ``srank``, each ``(S,)``.
+    """
+    cone, rank = [], []
+    for s in range(rr.X.shape[0]):
+        tr = rr.traj.run(rr.first + s)
+        L = tr.loss.numpy()
+        hits = np.nonzero(L >= plateau_level)[0]
+        i_end = 0 if rr.at_start or hits.size == 0 else int(hits[-1])
+        cone.append(alignment_lens(tr.at(i_end), rr.X[s], rr.y[s])[0]["in_cone"])
+        rank.append(alignment_lens(tr.at(0 if rr.at_start else len(L) - 1), rr.X[s], rr.y[s])[0]["stable_rank"])
+    return {"in_cone": np.array(cone), "srank": np.array(rank)}
+
+
+def data_mu(data: tuple[Tensor, Tensor]) -> dict[str, np.ndarray]:
+    """Min et al.'s orthogonal-separability margin μ of each seed's data, on raw and on centred inputs.
+
+    Parameters
+    ----------
+    data : ``(X, y)``, ``X (S, N, D)`` inputs and ``y (S, N)`` labels ``{0, 1}``.
+
+    Returns
+    -------
+    dict of str to np.ndarray
+        ``mu (S,)``: the larger of μ on raw and on centred inputs (``> 0``: Assumption 1 holds).
+    """
+    from .. import alignment as al
+    X, y = data
+    out = [max(al.mu(X[s].double(), pm_labels(y[s])), al.mu((X[s] - X[s].mean(0)).double(), pm_labels(y[s])))
+           for s in range(X.shape[0])]
+    return {"mu": np.array(out, dtype=float)}

@@ -1,0 +1,126 @@
+"""Tests for lrlib.theory.synthesis.claims: the chapter's claim measurements on hand-built runs with known answers."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+import torch
+
+from lrlib.errors import ParameterError
+from lrlib.models import TwoLayer, generator
+from lrlib.theory import synthesis as sy
+from lrlib.theory.synthesis import claims as C
+from lrlib.trajectory import Trajectory
+
+from test_theory_synthesis import V_HAND, W_HAND, X4, Y4, _net, _Run, _xor_staircase
+
+F64 = torch.float64
+LAMS = np.array([1e-3, 1e-6, 1e-12, 1e-24])
+
+
+def _staircase(t, drops, levels):
+    """A loss curve that steps from ``levels[k]`` to ``levels[k+1]`` at ``drops[k]`` (linear over ±0.05)."""
+    L = np.full_like(t, levels[0])
+    for d, a, b in zip(drops, levels[:-1], levels[1:]):
+        L = np.where(t >= d - 0.05, np.interp(t, [d - 0.05, d + 0.05], [a, b]), L)
+    return L
+
+
+def _sweep(gd_times, agf_times, lead_times, plateau=None):
+    """One seed; GD drops at ``gd_times[k]`` (two per λ), AGF and the leading order at the given times."""
+    t = np.linspace(0, 200, 20001)
+    lev = np.array([0.5, 0.2, 0.0])
+    loss = np.stack([_staircase(t, g, lev if plateau is None else [0.5, plateau[i], 0.0]) for i, g in enumerate(gd_times)], 1)
+    return C.LambdaSweep(lams=LAMS, time=t, loss=loss[:, :, None], tau=[[np.r_[0, a]] for a in agf_times],
+                         levels=[[lev] for _ in LAMS], leading=np.asarray(lead_times, float))
+
+
+def test_time_trends_read_relative_errors_along_the_sweep():
+    eta = np.log(1 / LAMS)
+    gd = np.stack([eta, 2 * eta], 1)                                       # drops at η and 2η
+    sw = _sweep(gd, gd + 1.0, gd * 1.1)                                    # AGF late by 1: error 1/η; leading 10 % late
+    a = C.agf_time_trend(sw)
+    np.testing.assert_allclose(a["err_deep"], [1 / eta[-1]], rtol=1e-3)
+    assert a["mono"][0] == 1 and a["slope"][0] == pytest.approx(1.0, abs=1e-2) and a["shrink"][0] == pytest.approx(8, rel=1e-2)
+    assert a["decades"][0] == pytest.approx(math.log10(8))
+    b = C.leading_time_trend(sw)
+    assert b["mono"][0] == 1 and b["slope"][0] == pytest.approx(0, abs=1e-2)      # a constant 10 %: no shrink
+    np.testing.assert_allclose(C.agf_vs_leading(sw)["ratio"], [(1 / eta[0]) / 0.1], rtol=1e-2)
+
+
+def test_time_trend_counts_a_missing_drop_as_infinite():
+    eta = np.log(1 / LAMS)
+    gd = np.stack([eta, 2 * eta], 1)
+    gd[-1, 1] = 500.0                                                      # beyond the curve: never crossed
+    a = C.agf_time_trend(_sweep(gd, gd + 1.0, gd))
+    assert a["err_deep"][0] == np.inf
+
+
+def test_level_trend_and_the_control_sweep():
+    eta = np.log(1 / LAMS)
+    gd = np.stack([eta, 2 * eta], 1)
+    sw = _sweep(gd, gd, gd, plateau=[0.2 * (1 + d) for d in (1e-1, 1e-3, 1e-6, 0.0)])
+    v = C.level_trend(sw)
+    np.testing.assert_allclose(v["dev_shallow"], [0.1], rtol=1e-6)
+    assert v["dev_deep"][0] == 0 and v["mono"][0] == 1 and v["shrink"][0] > 1e100 and v["decades"][0] == pytest.approx(21)
+    flat = sw.with_loss(np.repeat(sw.loss[:, :1], len(LAMS), 1))          # the shallowest curve at every λ: no shrink
+    assert C.level_trend(flat)["shrink"][0] == pytest.approx(1.0)
+    with pytest.raises(ParameterError):
+        sw.with_loss(sw.loss[:, :2])
+
+
+def test_linear_flow_loss_is_the_closed_form():
+    X, y = torch.eye(3, dtype=F64), torch.tensor([1.0, -2.0, 0.5], dtype=F64)
+    dt, t = 1e-2, np.arange(0, 501) * 1e-2 * 10
+    L = C.linear_flow_loss(X, y, t, dt)
+    # β_k ← β_k − dt (β_k − y_k)/n: residual (1 − dt/3)^s y_k, loss ½ mean r²
+    s = np.rint(t / dt)
+    np.testing.assert_allclose(L, 0.5 * float((y ** 2).mean()) * (1 - dt / 3) ** (2 * s), rtol=1e-7)
+
+
+def test_xor_measurements_on_a_hand_built_staircase():
+    Xa, Y, cl, nets = _xor_staircase()
+    t = np.linspace(0, 10, 1001)
+    closs = np.stack([np.interp(t, [0, 1.1 * (c + 1) - 0.1, 1.1 * (c + 1) + 0.1, 10], [0.25, 0.25, 0.0, 0.0]) for c in range(4)], -1)
+    run = _Run([0, 1, 2, 3, 4], [[0], [1], [2], [3]], nets)
+    run.levels = np.array([float(sy.cluster_losses(n, Xa, Y, cl).sum()) / 4 for n in nets])   # equal clusters: ¼ Σ
+    total = closs.mean(-1)
+    xr = C.XorRuns(t, total[:, None], closs[:, None], [run], Xa[None], Y[None], cl)
+    out = C.xor_clusters(xr, std=math.exp(-10))
+    assert out["order_ok"].tolist() == [1.0]
+    np.testing.assert_allclose(out["worst"], [0.1 / 1.1 * 10], rtol=1e-9)
+    assert C.xor_levels(xr)["dev"][0] == pytest.approx(0.0, abs=1e-9)    # flat steps: the plateaus are the levels
+    never = C.XorRuns(t, total[:, None], np.full_like(closs, 0.25)[:, None], [run], Xa[None], Y[None], cl)
+    assert C.xor_clusters(never, std=math.exp(-10))["worst"][0] == np.inf
+    flat = C.XorRuns(t, np.full((t.size, 1), 0.25), closs[:, None], [run], Xa[None], Y[None], cl)
+    assert C.xor_levels(flat)["dev"][0] == np.inf
+
+
+def _race_traj(scales, loss):
+    nets = [_net(W_HAND * s.unsqueeze(-1), torch.tensor(V_HAND, dtype=F64) * s) for s in scales]
+    params = TwoLayer(W1=torch.stack([n.W1 for n in nets])[:, None], W2=torch.stack([n.W2 for n in nets])[:, None],
+                      b1=torch.stack([n.b1 for n in nets])[:, None], b2=torch.stack([n.b2 for n in nets])[:, None])
+    return Trajectory(steps=np.arange(len(scales)) * 10, time=np.arange(len(scales), dtype=float), params=params,
+                      loss=torch.tensor(loss, dtype=F64)[:, None])
+
+
+def test_race_measurements_window_cones_rank_and_mu():
+    scales = torch.tensor([[1e-3] * 3, [1.5e-3] * 3, [1e-2] * 3, [3.0, 1.0, 1.0]], dtype=F64)
+    tr = _race_traj(scales, [0.6931, 0.6931, 0.6900, 0.3])
+    assert C.window_end(tr.run(0), 2.0) == 1 and C.window_end(tr.run(0), 20.0) == 2
+    with pytest.raises(ParameterError):
+        C.window_end(tr.run(0), 1.0)
+    rr = C.RaceRuns(tr, X4[None], Y4[None])
+    f = C.local_field(rr)
+    assert f["cos_w"][0] == pytest.approx(1.0) and f["window"][0] == 10 and f["bias_ratio"][0] == 0
+    cr = C.cones_and_rank(rr)
+    assert cr["in_cone"][0] == pytest.approx(1 / 3)
+    W = W_HAND.to(F64)
+    direct = lambda W: float((W ** 2).sum() / torch.linalg.matrix_norm(W, ord=2) ** 2)
+    assert cr["srank"][0] == pytest.approx(direct(W * scales[-1].unsqueeze(-1)))            # the last snapshot
+    assert C.cones_and_rank(rr.start())["srank"][0] == pytest.approx(direct(W))            # step 0
+    assert C.local_field(rr.start())["window"][0] == 0
+    mu = C.data_mu((X4[None], Y4[None]))["mu"]
+    assert mu.shape == (1,) and np.isfinite(mu).all()
