@@ -80,9 +80,6 @@ LEGACY_LEFT = {
     "04_agf": {"fig3.order", "B4.alignment", "B4.adaptive-rate", "fig4.times-commuting", "fig4.levels-commuting",
                "fig4.times-non-commuting", "fig4.levels-non-commuting", "fig5.levels", "fig5.jump-bound",
                "fig5.order", "fig6.order", "fig6.levels", "fig6.agf-vs-gd", "thmF3.phase"},
-    "05_synthesis": {"agf-on-orthogonal.jump-times", "agf-on-orthogonal.levels", "agf-on-orthogonal.vs-leading-order",
-                     "alignment-on-race.cones", "alignment-on-race.local-field", "alignment-on-race.low-rank",
-                     "agf-on-xor.clusters", "agf-on-xor.levels"},
 }
 _PERTURBED = re.compile(r"control\s*=\s*dict\(")
 
