@@ -609,7 +609,8 @@ __all__ = ["Sweep", "alignment_end", "clusters_trend", "convergence_slope", "fas
            "lazy_regime", "local_rate_deviation", "min_norm_trend", "no_collapse", "ntk_distance",
            "phase_end_ratios", "plateau_deviation", "plateau_dwell", "realignment", "saddle_steps", "saddle_trend",
            "stuck_draws", "toy_limit", "toy_phase_timings",
-           "unbalanced_trends", "high_dim_figure", "converged_share"]
+           "unbalanced_trends", "high_dim_figure", "converged_share", "lemma2_margins", "lemma34_margins",
+           "violating_excess"]
 
 
 def high_dim_figure(run: tuple[Tensor, Tensor, float, int]) -> dict[str, np.ndarray]:
