@@ -109,6 +109,7 @@ import torch
 
 from lrlib import chapter
 from lrlib.ledger import fmt
+from lrlib.ledger.summary import glue_what_holds
 from lrlib.integrate import flow
 from lrlib.losses import Loss, half_mse
 from lrlib.measure import first_crossing
@@ -1455,8 +1456,10 @@ print(f"first-saddle exit per seed: {m_hd['exit'].round(0)}; doubling the step m
 # * **§3.2's threshold $\lambda^*\propto e^{-\Theta(n)}/\sqrt m$**, as the largest λ that still gives the sparse
 #   limit while $n$ and $m$ vary: a grid of, say, $n\in\{6,12,24\}$, $m\in\{50,200,800\}$ and ten values of
 #   λ per pair, 5 seeds each, run to convergence ($t\approx\ln(1/\lambda)/\|D_-\|$, longer as $\|D_-\|$
-#   shrinks with $n$): nine batches at least as long as the λ-sweep's, and wider ones, so at least nine
-#   times the sweep's cost, several minutes on 2 cores, beyond the chapter's budget. Not run.
+#   shrinks with $n$; about $3\times10^4$ GD steps at $dt=10^{-2}$). Measured with a 300-step probe of such
+#   batches (50 runs each, one thread, on this 2-core machine while it was shared): 6000 steps/s at
+#   $(n,m)=(6,50)$, 600 at $(12,200)$, 39 at $(24,800)$, so the largest batch alone would take about
+#   13 minutes and the grid well over 15, against the chapter's 200 s. Not run.
 # * **The minimal-norm half of "larger λ" (§3.1).** At $\lambda=0.1$ the initial $\|\theta\|^2$ alone,
 #   $2\lambda^2\sum_j\|g_j\|^2\approx10$, exceeds the minimal interpolating norm $8.385$ of the test bed, so the
 #   statement cannot hold there as written; the relative excess at $\lambda=10^{-2}$ and $10^{-1}$ is printed
@@ -1667,9 +1670,7 @@ pd.DataFrame([{"claim": r.decl.id, "before (published sweep)": MIGRATED_BEFORE.g
               for r in ledger.results.values() if not r.decl.legacy]).set_index("claim")
 
 # %%
-from lrlib.ledger.summary import glue_what_holds
-
-glue_what_holds("orthogonal", ledger, [
+_ = glue_what_holds("orthogonal", ledger, [
     ("Theorem 1: from a small balanced initialisation on orthogonal inputs (Assumption 3 met), gradient flow "
      "reaches zero loss", ["thm1.zero-loss", "fig3.timings"]),
     ("Theorem 1: as λ → 0 the limit is a minimal-norm interpolator h*, two clusters of neurons",
