@@ -56,6 +56,17 @@
 # subgradient the theory requires.
 
 # %% [markdown]
+# ## What holds
+# The paper's main statements, each with the claims of the ledger (at the bottom of the page) that grade
+# it: the pass rate over the seeds, the claim's kind and its tier (*quantitative*, *loose bound*,
+# *consistency*, *inconclusive*, *not graded*), filled in from this run's ledger. Lemmas 2–4 are graded at
+# an $\varepsilon$ the paper admits ($0.018$, rows `*.admissible-eps`); the rows at $\varepsilon=0.1$ are
+# illustrations, not the lemmas.
+#
+# ```{glue:} orthogonal-what-holds
+# ```
+
+# %% [markdown]
 # **Choices the paper leaves open** (each is explained again where it is used):
 #
 # | what | our choice | why |
@@ -66,7 +77,7 @@
 # | flow discretisation | GD on $L$ with $dt=10^{-2}$ (test bed) | stable (Hessian $\lesssim1$); checked against the integrated flow below |
 # | $\lambda$ grid, seeds | $10^{-4}\dots10^{-12}$, 5 seeds, one draw per seed for all $\lambda$ | the theorem's limit is $\lambda\to0$ at a fixed draw |
 # | seeds of the figures | 5 per figure, batched; panels from seed 0 | pass rates, not one draw |
-# | $\varepsilon$ in the bounds | $0.1$ | the paper only says "small enough" |
+# | $\varepsilon$ in the bounds | $0.018$ for the lemmas (App. B.4 admits $\varepsilon\le0.0182$ here); $0.1$ in the illustrations and Figure 1 | the paper only says "small enough"; at $0.018$ the bounds bite only for $\lambda\lesssim10^{-17}$, which float64 reaches cheaply |
 # | panel iterations | event-based (alignment, plateau, end) | the paper gives none |
 # | Fig. 4 data | the authors' code's five points | not in the text |
 # | Fig. 4 step | the authors' $\eta=10^{-3}$ | leaving the intermediate saddle is sensitive to the step (see Figure 4) |
@@ -98,6 +109,7 @@ import torch
 
 from lrlib import chapter
 from lrlib.ledger import fmt
+from lrlib.ledger.summary import glue_what_holds
 from lrlib.integrate import flow
 from lrlib.losses import Loss, half_mse
 from lrlib.measure import first_crossing
@@ -624,6 +636,9 @@ print(f"Lemma 6 violations per seed: {violations} (control, non-orthogonal input
 # ($1-2\lambda^\varepsilon=0.68$ at $\lambda=10^{-8}$), and early alignment also happens on mildly
 # correlated inputs. We therefore grade the whole statement of the lemma, including the
 # deactivation, which the correlated inputs do not give; the claims file records this change.
+# **These rows are illustrations, not the lemma:** $\varepsilon=0.1$ is outside the paper's condition on
+# $\varepsilon$ (App. B.4 admits $\varepsilon\le0.0182$ here); the lemma itself is graded at $\varepsilon=0.018$ in
+# "Lemmas 2–4 at an $\varepsilon$ the paper admits" below.
 
 # %%
 l2 = ledger.measure("lemma2.alignment", sweep, controls={"nonorthogonal": sweep_co}, premises=sweep_premises, dt=dt)
@@ -724,7 +739,8 @@ pd.DataFrame({"slope t2 × |D+|": hs["slope2"], "slope t3 × |D-|": hs["slope3"]
 # near-vacuous: the phase-3 level $n\|D_-\|-\lambda^{\varepsilon/29}$ is 37–39 % of the final mass. At an
 # admissible $\varepsilon=0.018$ the alignment bound $1-2\lambda^\varepsilon$ of Lemma 2 is negative
 # (vacuous) for every $\lambda\gtrsim2.8\times10^{-17}$, so the lemmas at their own $\varepsilon$ speak only
-# below that; grading them there on the deep sweep is left for a later revision. Until this revision
+# below that; they are graded there in the next section, and this row (like `lemma2.alignment` and
+# `lemma2.deactivation` at $\varepsilon=0.1$) is an **illustration, not the lemma**. Until the previous revision
 # the row was a reproduction whose control, a start at $\lambda^2$, only rescaled the prediction by 2
 # ($\ln(1/\lambda^2)=2\ln(1/\lambda)$); no run at these $\lambda$ can fail bounds this loose.
 # Between the phases the trajectory should pass *near* $\theta_S$, not only at its loss level; that
@@ -736,6 +752,59 @@ sweep_sq = Sweep(orth.sub_runs(deep.traj, (slice(None), sq)), X_tb, y_tb, lams[f
 lb = ledger.measure("lemma34.time-bounds", sweep, coarse=sweep_coarse, premises=sweep_premises, kv=kv)
 print(f"t2 / bound, t3 / bound (λ ≤ 1e-8, max per seed): {np.round(lb.values['ratio2'], 3).tolist()}, "
       f"{np.round(lb.values['ratio3'], 3).tolist()}")
+
+# %% [markdown]
+# ### Lemmas 2–4 at an $\varepsilon$ the paper admits
+# App. B.4 admits only $\varepsilon\le0.0182$ on this test bed; we take $\varepsilon=0.018$. The lemmas'
+# bounds are powers $\lambda^{\varepsilon/k}$, so they bite only at very small $\lambda$: Lemma 2's alignment
+# bound $1-2\lambda^\varepsilon$ is positive only below $2.8\times10^{-17}$; Lemma 3 (i),
+# $\langle\bar w_j,D_+\rangle\ge\|D_+\|-\lambda^{\varepsilon/2}$, excludes anything (a cosine below $-0.2$)
+# only below $10^{-38.6}$, where $\lambda^{\varepsilon/2}<\|D_+\|=0.449$. Float64 reaches that cheaply
+# (the time to fit grows like $\ln(1/\lambda)$), so each seed's draw is run at
+# $\lambda=10^{-20},10^{-30},\dots,10^{-70}$ to $t=750$ (GD, $dt=10^{-2}$; snapshots every $\Delta t=0.05$
+# up to $t=20$, where $t_{\pm1}$ lie, then every $\Delta t=1$), past the bound
+# $(1+3r\varepsilon)\ln(1/\lambda)/\|D_-\|=707$ of the deepest run. Lemma 4's alignment
+# $\langle\bar w_j,-D_-\rangle\ge\|D_-\|-\lambda^{\varepsilon/14}$ and its $\|D_+^{t_3}\|<\lambda^{\varepsilon/14}$ are
+# vacuous at every $\lambda$ float64 can hold ($\lambda^{\varepsilon/14}<\|D_-\|=0.25$ needs $\lambda<10^{-468}$;
+# the smallest normal float64 is $2\times10^{-308}$, and $\lambda^2$ must stay representable): they are
+# measured and printed, not graded. Each claim's control is seed 0's draw at the same $\lambda$ on the
+# non-orthogonal inputs (pairwise inner products $0.2$; its $D_\pm$, $r$ and $S_{\pm,1}$ read on its own
+# inputs), which removes the orthogonality the lemmas' proofs rest on; the same draws trained with the
+# coarse step $dt=1$ are measured too (a rule that holds there does not single out the flow), and
+# Lemma 2 also on the initial state. Where a mass level is never reached within the run, which outlasts
+# the bound, the lemma's "for some $t\le$ bound" fails there: the time ratio is the run's end over the
+# bound. The three rows: `lemma2.admissible-eps` {glue:text}`orthogonal-adm-l2`,
+# `lemma3.admissible-eps` {glue:text}`orthogonal-adm-l3`, `lemma4.admissible-eps` {glue:text}`orthogonal-adm-l4`.
+# *A finding:* Lemma 2's deactivation (iii) at $\varepsilon=0.018$ needs smaller $\lambda$ than its
+# inequalities: $t_{+1}=-\varepsilon\ln\lambda/\|D_+\|$ is only $1.8$ time units at $10^{-20}$, and in an
+# exploratory run one to six (neuron, input) pairs were still active at $10^{-20}$–$10^{-30}$ in three of
+# five seeds, none at $10^{-40}$ and below; the rule reads it at the smallest $\lambda$ (the lemma holds
+# "for $\lambda\le\lambda^*$"), and the table prints it at every $\lambda$.
+
+# %%
+lams_adm = torch.tensor([1e-20, 1e-30, 1e-40, 1e-50, 1e-60, 1e-70], dtype=torch.float64)
+T_adm = 750.0
+p_adm = sweep_init(50, 10, lams_adm, seeds=N_SEEDS, seed=seed)                  # the sweep's draws
+X_adm = X_tb.expand(N_SEEDS + 1, len(lams_adm), *X_tb.shape).clone()
+X_adm[N_SEEDS] = X_co                                                          # the control: seed 0, δ = 0.2
+rec_adm = np.union1d(linear_schedule(int(T_adm / dt), 100), np.arange(0, int(20 / dt) + 1, 5))
+adm_all = train(orth.cat_runs(p_adm, p_adm.map(lambda t: t[:1])), X_adm, y_tb, loss=half_mse(), lr=dt,
+                steps=int(T_adm / dt), record=rec_adm)
+adm, adm_co = (Sweep(orth.sub_runs(adm_all, sl), Xd, y_tb, lams_adm)
+               for sl, Xd in ((slice(0, N_SEEDS), X_tb), (slice(N_SEEDS, None), X_co)))
+adm_coarse = Sweep(train(p_adm, X_tb, y_tb, loss=half_mse(), lr=DT_COARSE, steps=int(T_adm / DT_COARSE),
+                         record=linear_schedule(int(T_adm / DT_COARSE), 1)), X_tb, y_tb, lams_adm)
+
+# %%
+for c in ("lemma2.admissible-eps", "lemma3.admissible-eps", "lemma4.admissible-eps"):
+    res = ledger.measure(c, adm, controls={"nonorthogonal": adm_co}, coarse=adm_coarse,
+                         init=adm.start() if c.startswith("lemma2") else None, premises=sweep_premises)
+    glue(f"orthogonal-adm-l{c[5]}", f"{rate_of(c)}, tier {res.tier()[0]}", display=False)
+    print(f"{c}: {rate_of(c)}, tier {res.tier()[0]}")
+adm_tab = {f"λ={v:.0e}": {**{k: v_.round(3) for k, v_ in orth.claims.lemma34_margins(adm.columns([i])).items()},
+                           "n_active": orth.claims.lemma2_margins(adm.columns([i]), lam_max=1.0)["n_active"]}
+           for i, v in enumerate(lams_adm.tolist())}
+pd.DataFrame({lam: {k: np.array2string(np.asarray(v), precision=3) for k, v in d.items()} for lam, d in adm_tab.items()})
 
 # %% [markdown]
 # ### Larger $\lambda$: no separation between phases 2 and 3
@@ -891,6 +960,32 @@ pd.DataFrame(rate, index=[f"seed {s}" for s in range(N_SEEDS)], columns=[f"λ={v
 # no weaker tier.
 
 # %% [markdown]
+# **Lemma 5 as the inequality it states.** Lemma 5 is a lower bound on the Polyak–Łojasiewicz constant,
+# $\|\nabla L(\theta)\|^2\ge\mu\,L(\theta)$, in a ball around the state at $t_3$. Its displayed bound is
+# missing from our copy of the paper's text (only "we have the following lower bound on the PL constant"
+# survives), so we cannot grade its constant, and we do not make one up. What a run shows: along the flow
+# $\frac{d}{dt}\ln L=-\|\nabla L\|^2/L$, so the PL ratio along the trajectory is read from the sweep's own
+# loss snapshots, $\mu(t)=-\Delta\ln L/\Delta t$ (averaged over $\Delta t=0.25$; no extra run, no extra
+# cost). The cell prints its smallest value after the third phase (from $L<10^{-2}\cdot0.1875$ down to
+# $10^{-24}$), on the plateau between $t_2^{1/2}$ and $t_3^{1/2}$, and on the non-orthogonal row after its
+# own convergence, at $\lambda\le10^{-8}$. In an exploratory run it was $\approx2\|D_-\|=0.5$ after the third
+# phase for most draws, near $0$ on the plateau (no PL inequality holds near the saddle, the paper's point),
+# and *larger* ($0.57$–$0.81$) on the non-orthogonal row (those exploratory draws were not this chapter's; the table below is): a PL inequality after the fit holds for any run
+# that converges exponentially, so no cheap control run separates Lemma 5's mechanism from its absence;
+# with its constant unknown it stays a printed measurement, not a ledger row.
+
+# %%
+L_all = sw_all.loss.numpy().clip(1e-300)
+mu_pl = -np.diff(np.log(L_all), axis=0) / np.diff(sw_all.time)[:, None, None]       # (T-1, rows, λ)
+t_mid = (sw_all.time[1:] + sw_all.time[:-1])[:, None, None] / 2
+late = (L_all[1:] < 1e-2 * orth.plateau_loss(y_tb)) & (L_all[1:] > 1e-24)
+mu_after = np.where(late, mu_pl, np.inf).min(0)                                       # (rows, λ)
+mu_plat = np.where((t_mid > t2h[None]) & (t_mid < t3h[None]), mu_pl[:, :N_SEEDS], np.inf).min(0)
+pd.DataFrame({"min μ after the fit": list(mu_after[:N_SEEDS, fit].min(-1)) + [mu_after[N_SEEDS + 1, fit].min()],
+              "min μ on the plateau": list(mu_plat[:, fit].min(-1)) + [np.nan]},
+             index=[f"seed {s}" for s in range(N_SEEDS)] + ["non-orthogonal (seed 0)"]).round(4)
+
+# %% [markdown]
 # ### When Assumption 3 fails, gradient flow can get stuck
 # Assumption 3 asks for at least one neuron in $S_{+,1}$ and one in $S_{-,1}$. With a narrow
 # network it can fail. By Lemma 6 a label $y_k<0$ can only be fitted by a negative-sign neuron
@@ -936,8 +1031,15 @@ pd.DataFrame({k: st[k] for k in ("match", "n_stuck")}, index=[f"seed {s}" for s 
 # called it one). We quantify it by Monte Carlo: per seed, 100 independent draws of width
 # $m=4$ ($\lambda=10^{-6}$, $t=400$, all seeds in one batch), and the fraction of the violating
 # draws that reach $L<10^{-10}$. The control is the same fraction among the seed's draws that satisfy
-# the assumption, which all converge if it is sufficient. Grading the violating draws on the
-# minimal-norm limit as well is left for a later revision.
+# the assumption, which all converge if it is sufficient.
+#
+# The paper's necessity, for Theorem 1's whole conclusion, is graded on the same draws by
+# `assumption3.min-norm` ({glue:text}`orthogonal-a3-min-norm`): among the violating draws that *do* reach zero
+# loss, the smallest relative excess of the final $\|\theta\|^2$ over the minimal interpolating norm must be
+# at least $0.05$, half of $0.099$, the least excess an interpolator pays on this test bed when one label sign
+# is fitted by two neurons instead of one ($\{-1,-1\},\{-0.5\}$: $2(\sqrt2+0.5)$ against $2\cdot1.5$). Its
+# control is the same seed's satisfying draws through the same measurement: they remove the violation
+# and should end at the minimal norm, up to the finite-$\lambda$ residue.
 
 # %%
 # (trained in one batch with the draws above)
@@ -947,6 +1049,12 @@ conv_mc = (L_mc < 1e-10).numpy()
 frac = lambda sel: np.array([conv_mc[s][sel[s]].mean() if sel[s].any() else np.nan for s in range(N_SEEDS)])  # noqa: E731
 ledger.measure("assumption3.necessary", (L_mc.numpy(), ~ok_mc), controls={"satisfying_draws": (L_mc.numpy(), ok_mc)},
                premises=dict(flow_gap=flow_gap))
+fin_mc = narrow.final.map(lambda t: t[N_SEEDS * n_per:-N_SEEDS * n_per].reshape(N_SEEDS, n_mc, *t.shape[1:]))
+a3n = ledger.measure("assumption3.min-norm", (fin_mc, L_mc, ~ok_mc), controls={"satisfying_draws": (fin_mc, L_mc, ok_mc)},
+                     premises=dict(n_conv_viol=(conv_mc & ~ok_mc).sum(-1), flow_gap=flow_gap), X=X_tb, y=y_tb)
+glue("orthogonal-a3-min-norm", f"{rate_of('assumption3.min-norm')}, tier {a3n.tier()[0]}", display=False)
+print(f"assumption3.min-norm: smallest excess of a converged violating draw per seed {np.round(a3n.values['excess_min'], 4).tolist()}; "
+      f"satisfying draws (control) {np.round(np.array(a3n.control_values['excess_min'], dtype=float), 4).tolist()}")
 
 # %%
 print(f"over all seeds {int(conv_mc[~ok_mc].sum())} of {int((~ok_mc).sum())} violating draws converged; "
@@ -1115,6 +1223,9 @@ win_no = [(w["i_b"], w["main"][0] + 1) if w["main"] else None for w in walk_no] 
 win_toy = [(i[1], i[2]) for i in idx_toy]                                       # the toy's own window (Figure 2)
 ledger.measure("fig4.realign", (no, win_no), controls={"orthogonal_toy": (toy, win_toy)},
                premises=dict(step_gap=step_no))
+win_exit = [(w["main"][1], len(no) - 1) if w["main"] else None for w in walk_no]   # plateau end → end (Fig. 4(d))
+_ = ledger.measure("fig4.realign-exit", (no, win_exit), controls={"orthogonal_toy": (toy, [(i[2], i[3]) for i in idx_toy])},
+                   premises=dict(step_gap=step_no))
 
 # %%
 ledger.measure("fig4.sparse", no, controls={"large_init": lazy}, premises=dict(step_gap=step_no),
@@ -1122,7 +1233,7 @@ ledger.measure("fig4.sparse", no, controls={"large_init": lazy}, premises=dict(s
 ledger.measure("fig5.lazy", lazy, controls={"small_init": no}, init=orth.claims.first_snapshots(lazy),
                premises=dict(step_gap=step_lazy), f1_ref=float(np.median(f1_rich.numpy())))   # one fixed reference
 print(f"direction change during growth per seed: non-orthogonal {turn_no.round(1)}°, orthogonal toy {turn_toy.round(2)}°")
-for c in ("fig4.saddles", "fig4.realign", "fig4.sparse", "fig5.lazy"):
+for c in ("fig4.saddles", "fig4.realign", "fig4.realign-exit", "fig4.sparse", "fig5.lazy"):
     print(f"{c}: {rate_of(c)}")
 
 # %% [markdown]
@@ -1332,6 +1443,45 @@ print(f"first-saddle exit per seed: {m_hd['exit'].round(0)}; doubling the step m
 # could not pass, and a run that cannot interpolate was not trained here.
 
 # %% [markdown]
+# ## Statements not graded, and why
+# Each statement of the paper that this chapter does not grade as a ledger row, with what it would cost.
+# Costs are estimated from this chapter's own batches: on 2 cores, the λ-sweep batch ({glue:text}`orthogonal-throughput`)
+# is the unit; the chapter's whole full run must stay within about 200 s.
+#
+# * **Appendix D (only $\sigma'(0)=0$ gives a global solution).** A statement about the existence of solutions
+#   of the differential inclusion, not about a trajectory: the flow with another subgradient fails to exist
+#   once a pre-activation sits exactly at $0$. Our GD iterates never sit there: over every snapshot of the
+#   λ-sweep, {glue:text}`orthogonal-exact-kinks` pre-activations $\langle w_j,x_k\rangle$ are exactly $0$, so a run
+#   with $\sigma'(0)=1$ would follow the same iterates and could not fail. No run can grade it.
+# * **§3.2's threshold $\lambda^*\propto e^{-\Theta(n)}/\sqrt m$**, as the largest λ that still gives the sparse
+#   limit while $n$ and $m$ vary: a grid of, say, $n\in\{6,12,24\}$, $m\in\{50,200,800\}$ and ten values of
+#   λ per pair, 5 seeds each, run to convergence ($t\approx\ln(1/\lambda)/\|D_-\|$, longer as $\|D_-\|$
+#   shrinks with $n$; about $3\times10^4$ GD steps at $dt=10^{-2}$). Measured with a 300-step probe of such
+#   batches (50 runs each, one thread, on this 2-core machine while it was shared): 6000 steps/s at
+#   $(n,m)=(6,50)$, 600 at $(12,200)$, 39 at $(24,800)$, so the largest batch alone would take about
+#   13 minutes and the grid well over 15, against the chapter's 200 s. Not run.
+# * **The minimal-norm half of "larger λ" (§3.1).** At $\lambda=0.1$ the initial $\|\theta\|^2$ alone,
+#   $2\lambda^2\sum_j\|g_j\|^2\approx10$, exceeds the minimal interpolating norm $8.385$ of the test bed, so the
+#   statement cannot hold there as written; the relative excess at $\lambda=10^{-2}$ and $10^{-1}$ is printed
+#   in the "Larger λ" section. The paper gives no $\lambda$ at which to grade it; no row.
+# * **Figure 4(c), the two groups.** Counting groups needs a clustering threshold we would set after
+#   seeing the figure; the figure shows them per seed, and the realignment around them is graded
+#   (`fig4.realign`, `fig4.realign-exit`).
+# * **Appendix A.1's variants of the toy (unbalanced and orthogonal).** The unbalanced start is graded on the
+#   test bed (`unbalanced.thm1`), where its limit can be compared with the minimal norm; on the toy it would
+#   be one more batch of 20 000 iterations, a figure without a row of its own.
+# * **Appendix A.2, similar final states at larger λ** (Figures 6–7 at a larger scale): one more batch of the
+#   high-dimensional runs, the most expensive part of the chapter (the section timings of the rerun
+#   log), which would double that section's cost; not run.
+# * **Lemma 5's constant**: see "Lemma 5 as the inequality it states" above.
+
+# %%
+glue("orthogonal-throughput", f"{sw_all.loss[0].numel()} runs × {int(T_sweep / dt):,} GD steps in {t_gd_sweep:.1f} s "
+     "in this run", display=False)
+glue("orthogonal-exact-kinks", f"{int((sw.params.W1 @ X_tb.T == 0).sum())} of {(sw.params.W1 @ X_tb.T).numel():,}",
+     display=False)
+
+# %% [markdown]
 # ## Claims ledger
 # Every checkable statement of the paper that this chapter tests, graded seed by seed. Each rule,
 # its tolerance and where that tolerance comes from (the paper's number, float precision, or a
@@ -1346,8 +1496,14 @@ print(f"first-saddle exit per seed: {m_hd['exit'].round(0)}; doubling the step m
 # a claim about the flow's time course, with a step far too large for the flow), *inconclusive* (a
 # control whose measurement is undefined), or *legacy* (graded on values handed in by the notebook;
 # only consistency checks remain in that form). Every
-# expectation (`expect`) in the claims file is labelled `expect_basis: observed`: it was copied from an
-# earlier result and is a regression guard, not a prediction.
+# expectation (`expect`) in the claims file but one is labelled `expect_basis: observed`: it was copied from
+# an earlier result and is a regression guard, not a prediction. The one prediction is `fig4.realign-exit`,
+# whose claims entry (rule, control, expected pass range) was committed on its own before any run graded it.
+# The other rows new in this revision (`lemma2.admissible-eps`, `lemma3.admissible-eps`,
+# `lemma4.admissible-eps`, `assumption3.min-norm`) were written after an exploratory run of the same draws
+# had printed their measurements (their `history` says so): their rules are the paper's bounds, but the
+# choices around them (reading Lemma 2's deactivation at the smallest λ, the $0.05$ threshold of
+# `assumption3.min-norm`) were made with those numbers in view.
 #
 # **Rules set after results were seen.** Most rules were written before the first run. These were
 # not, and the claims file says so in each one's `history` or `tolerance` field:
@@ -1384,6 +1540,37 @@ print(f"first-saddle exit per seed: {m_hd['exit'].round(0)}; doubling the step m
 
 # %% [markdown]
 # ### What changed in this revision
+# This revision (issue 25: every statement of the paper, in the regime the paper proves it):
+# - **"What holds"** opens the chapter: the paper's main statements, each with its claims' pass rates,
+#   kinds and tiers, glued from this run's ledger.
+# - **Lemmas 2–4 at an $\varepsilon$ the paper admits.** App. B.4's condition allows only
+#   $\varepsilon\le0.0182$ on the test bed; three new rows grade the lemmas at $\varepsilon=0.018$ on a sweep
+#   $\lambda=10^{-20}\dots10^{-70}$ (`lemma2.admissible-eps`, `lemma3.admissible-eps` with Lemma 3 (i) and (iii),
+#   `lemma4.admissible-eps` with the stillness of the $S_{+,1}$ neurons and the smallness of the others).
+#   Lemma 4's alignment and $\|D_+^{t_3}\|$ bounds are vacuous at every λ float64 holds (measured, not
+#   graded). The $\varepsilon=0.1$ rows (`lemma2.alignment`, `lemma2.deactivation`, `lemma34.time-bounds`)
+#   are kept as illustrations, not the lemmas. Each new row's control is the non-orthogonal row at the same
+#   λ; `lemma2.admissible-eps` also holds with the coarse step $dt=1$, so it is tiered consistency.
+# - **Assumption 3's necessity for the minimal norm** (`assumption3.min-norm`): the violating draws that
+#   reach zero loss are graded on the excess of their norm, their control the satisfying draws; this is the
+#   paper's sentence, where `assumption3.necessary` (zero loss only) is our stricter reading.
+# - **Figure 4(d)** (`fig4.realign-exit`): the realignment while leaving the intermediate saddle, declared
+#   and committed before the first run that graded it (`expect_basis: predicted`).
+# - **Lemma 5** is shown as the PL inequality it states (a printed measurement: its constant is missing from
+#   our copy of the paper); the statements still not graded are listed with their cost in "Statements not
+#   graded, and why".
+#
+# The new rows had no verdict before (every one of them "not graded" in the previous revision); their
+# verdicts and tiers in this run:
+
+# %%
+NEW_ROWS = ["lemma2.admissible-eps", "lemma3.admissible-eps", "lemma4.admissible-eps", "assumption3.min-norm",
+            "fig4.realign-exit"]
+pd.DataFrame([{"claim": c, "before": "not graded", "now": rate_of(c), "tier now": ledger.results[c].tier()[0],
+               "kind": ledger.decls[c].kind, "control run": ledger.decls[c].control.run} for c in NEW_ROWS]).set_index("claim")
+
+# %% [markdown]
+# ### The previous revision (referee findings)
 # A referee who saw the paper, the chapter and its previous results found controls that could not
 # fail, tiers that were artefacts and one misread sentence of the paper. This revision:
 # - **Controls that could not fail are replaced by runs that can.** `lemma3.t2-scaling`,
@@ -1481,6 +1668,35 @@ print("fails with the coarse step dt = 1:", [c for c, v in coarse_of.items() if 
 pd.DataFrame([{"claim": r.decl.id, "before (published sweep)": MIGRATED_BEFORE.get(r.decl.id, "the same pass rate, legacy"),
                "now": rate_of(r.decl.id), "tier now": r.tier()[0], "control run": r.decl.control.run if r.decl.control else "—"}
               for r in ledger.results.values() if not r.decl.legacy]).set_index("claim")
+
+# %%
+_ = glue_what_holds("orthogonal", ledger, [
+    ("Theorem 1: from a small balanced initialisation on orthogonal inputs (Assumption 3 met), gradient flow "
+     "reaches zero loss", ["thm1.zero-loss", "fig3.timings"]),
+    ("Theorem 1: as λ → 0 the limit is a minimal-norm interpolator h*, two clusters of neurons",
+     ["thm1.min-norm", "thm1.function-limit", "thm1.two-clusters", "thm1.toy-limit"]),
+    ("Lemma 2: alignment with D₊ and −D₋ while the norms stay small (ε = 0.018; ε = 0.1: illustrations)",
+     ["lemma2.admissible-eps", "lemma2.alignment", "lemma2.deactivation"]),
+    ("Lemmas 3–4: the growth phases end by (1+3ε) ln(1/λ)/‖D₊‖ and (1+3rε) ln(1/λ)/‖D₋‖, fitted neurons "
+     "aligned and still, the others small (ε = 0.018); their ln(1/λ)/‖D±‖ scaling",
+     ["lemma3.admissible-eps", "lemma4.admissible-eps", "lemma3.t2-scaling", "lemma4.t3-scaling", "lemma34.time-bounds"]),
+    ("Lemmas 1, 6 and App. Lemma 9: balancedness conserved, inactive neurons frozen, aligning neurons not "
+     "collapsing", ["lemma1.balancedness", "lemma6.inactive", "lemma9.no-collapse"]),
+    ("Between the phases: a plateau at a strict saddle θ_S, passed near as λ → 0",
+     ["saddle.plateau", "saddle.passes-near", "saddle.strict"]),
+    ("§4: exponential convergence at rate ‖D₋‖, after a time −ln λ/‖D₋‖",
+     ["lemma5.local-rate", "lemma12.convergence-time"]),
+    ("Assumption 3 is what the width must give: without it the flow can get stuck, and cannot reach the "
+     "minimal norm", ["assumption3.stuck", "assumption3.min-norm", "assumption3.necessary"]),
+    ("§3: larger λ (no separation), unbalanced and nearly orthogonal starts",
+     ["lambda.no-separation", "unbalanced.thm1", "nearly-orthogonal.delta-lambda"]),
+    ("Non-orthogonal data (Fig. 4): saddle to saddle, neurons realign while growing and leaving the saddle, "
+     "few kinks", ["fig4.saddles", "fig4.realign", "fig4.realign-exit", "fig4.sparse"]),
+    ("Large initialisation (Fig. 5): lazy, close to the NTK interpolator, faster",
+     ["fig5.lazy", "fig5.ntk", "fig5.faster"]),
+    ("High-dimensional data (Figs. 6–7): saddles, low-rank weights, convergence",
+     ["fig7.saddle", "fig7.pca", "fig7.saddle-location", "fig7.to-zero"]),
+])
 
 # %%
 ch.finish()

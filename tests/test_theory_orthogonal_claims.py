@@ -219,3 +219,44 @@ def test_high_dim_figure_matches_hd_measures_and_converged_share():
     out = claims.converged_share((L, sel))
     assert out["conv_viol"][0] == 0.5 and np.isnan(out["conv_viol"][1])
     np.testing.assert_array_equal(out["n_viol"], [2, 0])
+
+
+def test_lemma2_margins_agree_with_lemma2_holds(small_sweep):
+    out = claims.lemma2_margins(small_sweep, eps=0.1, lam_max=1e-8)
+    ref = th.lemma2_holds(small_sweep.traj, small_sweep.X, small_sweep.y, LAMS, 2e-2, eps=0.1, lam_max=1e-8)
+    np.testing.assert_array_equal((out["align"] <= 1) & (out["small"] <= 1), ref["bounds"])
+    np.testing.assert_array_equal(out["n_active"] == 0, ref["deactivated"])
+    assert (out["n_active_last"] <= out["n_active"]).all()                     # the smallest λ is one of those read
+    assert (claims.lemma2_margins(small_sweep.start(), eps=0.1, lam_max=1e-8)["align"] > 1).all()   # unaligned at t = 0
+
+
+def test_lemma34_margins_read_the_lemmas_at_the_mass_levels(small_sweep):
+    kv = th.key_vectors(small_sweep.X, small_sweep.y)
+    out = claims.lemma34_margins(small_sweep, eps=0.1, lam_max=1e-8)
+    t2, t3 = th.mass_times(small_sweep.traj, small_sweep.X, small_sweep.y, LAMS, 0.1)
+    fit = (LAMS <= 1e-8).numpy()
+    b2 = np.array([th.phase_times(kv, v, 0.1).t2_bound for v in LAMS[fit].tolist()])
+    lower = (t2[:, fit] / b2).max(-1)                                          # the crossing, interpolated
+    assert (out["time3"] >= lower - 1e-12).all() and (out["time3"] <= lower + 50 * 2e-2 / b2.min()).all()
+    # other3 by hand for row 0 at λ = 1e-12: the largest neuron outside S_{+,1} at the first snapshot past the level
+    Sp, _ = th.s_sets(small_sweep.traj.at(0), small_sweep.X, small_sweep.y)
+    u = th.u_fitted(small_sweep.traj, Sp)[:, 0, -1]
+    i2 = int(np.argmax((u >= 6 * kv.norm_plus - 1e-12 ** (0.1 / 5)).numpy()))
+    W = small_sweep.traj.params.W1[i2, 0, -1]
+    c = float(small_sweep.traj.at(0).norms_in()[0, -1].max() / 1e-12)
+    single = claims.lemma34_margins(small_sweep.columns([3]), eps=0.1, lam_max=1e-8)
+    assert single["other3"][0] == pytest.approx(float(W[~Sp[0, -1]].norm(dim=-1).max()) / (2 * c * 1e-12 ** 0.1))
+    assert (out["time4"] < 1).all() and (out["moved4"] >= 0).all()
+    assert np.isnan(claims.lemma34_margins(small_sweep.start(), eps=0.1, lam_max=1e-8)["time3"]).all()   # ends before the bound
+
+
+def test_violating_excess_takes_the_smallest_converged_selected_draw():
+    from lrlib.theory.orthogonal.data import orthonormal_testbed
+    X, y = orthonormal_testbed()
+    p = balanced_init(4, 10, scale=0.5, gen=generator(3), runs=(2, 3))
+    ex = th.excess_norm(p, X, y).numpy()
+    L = torch.tensor([[0.0, 1.0, 0.0], [1.0, 1.0, 0.0]], dtype=torch.float64)
+    sel = np.array([[True, True, True], [True, True, False]])
+    out = claims.violating_excess((p, L, sel), X, y)
+    assert out["excess_min"][0] == pytest.approx(min(ex[0, 0], ex[0, 2])) and np.isnan(out["excess_min"][1])
+    np.testing.assert_array_equal(out["n_conv"], [2.0, 0.0])

@@ -17,6 +17,7 @@ time (gradient flow on ``L``).
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
 import numpy as np
@@ -26,12 +27,13 @@ from ...ledger.trend import trend_stats
 from ...measure import first_crossing
 from ...track import max_direction_change
 from ...trajectory import Trajectory
-from ...models import TwoLayer
-from .core import KeyVectors, min_f1_norm, phase_times, plateau_loss
+from ...models import TwoLayer, forward
+from .core import KeyVectors, alignment_directions, key_vectors, min_f1_norm, phase_times, plateau_loss, s_sets
+from ...measure import active
 from .measure import (count_saddles, decay_rates, dwell_time, excess_norm, f1_cost, function_gap, half_fit_times,
-                      inactive_violations, kink_clusters, lemma2_holds, loss_at, mass_times, movement,
+                      inactive_violations, kink_clusters, lemma2_holds, loss_at, mass_times, min_alignment, movement,
                       no_collapse_margin, ntk_gap, row_slopes, saddle_distance, saddle_walk, stuck_measures, sub_runs,
-                      toy_timings, two_clusters)
+                      toy_timings, two_clusters, u_fitted)
 
 Tensor = torch.Tensor
 
@@ -607,7 +609,8 @@ __all__ = ["Sweep", "alignment_end", "clusters_trend", "convergence_slope", "fas
            "lazy_regime", "local_rate_deviation", "min_norm_trend", "no_collapse", "ntk_distance",
            "phase_end_ratios", "plateau_deviation", "plateau_dwell", "realignment", "saddle_steps", "saddle_trend",
            "stuck_draws", "toy_limit", "toy_phase_timings",
-           "unbalanced_trends", "high_dim_figure", "converged_share"]
+           "unbalanced_trends", "high_dim_figure", "converged_share", "lemma2_margins", "lemma34_margins",
+           "violating_excess"]
 
 
 def high_dim_figure(run: tuple[Tensor, Tensor, float, int]) -> dict[str, np.ndarray]:
@@ -652,3 +655,152 @@ def converged_share(run: tuple[np.ndarray, np.ndarray], level: float = 1e-10) ->
     conv = L < level
     share = np.array([conv[s][sel[s]].mean() if sel[s].any() else np.nan for s in range(L.shape[0])])
     return {"conv_viol": share, "n_viol": sel.sum(-1).astype(float)}
+
+
+def _lemma_setting(run: Sweep):
+    """Key vectors, the sets ``S_{±,1}`` ``(rows, K, m)`` and ``c = max_j ‖w_j(0)‖/λ`` ``(rows, K)`` of a sweep."""
+    p0 = run.traj.at(0)
+    Sp, Sm = s_sets(p0, run.X, run.y)
+    return key_vectors(run.X, run.y), Sp, Sm, (p0.norms_in() / run.lams.view(1, -1, 1)).amax(-1)
+
+
+def lemma2_margins(run: Sweep, eps: float = 0.018, lam_max: float = 1e-17) -> dict[str, np.ndarray]:
+    """Lemma 2 (App. Lemmas 7–8) at ``t_{±1} = −ε ln λ/‖D_±‖`` as ratios to its bounds (≤ 1 where it holds),
+    maximised over both sides and every ``λ ≤ lam_max`` (last snapshot at or before ``t_{±1}``).
+
+    Parameters
+    ----------
+    run : Sweep
+        The sweep (module conventions); ``D_±``, ``r`` and the sets ``S_{±,1}`` are read on its own data.
+    eps, lam_max : float
+        The lemma's ε; the largest λ read.
+
+    Returns
+    -------
+    dict
+        ``align`` ``(rows,)``: ``(1 − min_{j∈S_{±,1}} cos(w_j, ±D_±)) / (2λ^ε)``; ``small``: ``max_j ‖w_j‖ /
+        (2cλ^{1−ε})`` at ``t_{+1}`` and ``/(2cλ^{1−rε})`` at ``t_{−1}``, ``c = max_j ‖w_j(0)‖/λ``;
+        ``n_active``: how many (``S_{±,1}`` neuron, other-sign input) pairs are still active there, summed over λ;
+        ``n_active_last``: the same at the sweep's smallest λ only (read at every λ, ``lam_max`` aside).
+    """
+    kv, Sp, Sm, c = _lemma_setting(run)
+    up, um = alignment_directions(kv)
+    rows = run.traj.runs[0]
+    align, small, n_act = np.full(rows, -np.inf), np.full(rows, -np.inf), np.zeros(rows)
+    last = int(np.argmin(run.lams.numpy()))
+    n_last = np.zeros(rows)
+    for li, lam in enumerate(run.lams.tolist()):
+        pt = phase_times(kv, lam, eps)
+        for t_side, mask, u, expo, other in ((pt.t_plus1, Sp, up, 1 - eps, run.y < 0),
+                                             (pt.t_minus1, Sm, um, 1 - kv.r * eps, run.y > 0)):
+            p_i = run.traj.at(max(int(np.searchsorted(run.traj.time, t_side * (1 + 1e-12), side="right")) - 1, 0))
+            on = (active(p_i.W1[:, li], run.X)[..., other] & mask[:, li, :, None]).sum((-1, -2)).numpy()
+            if li == last:
+                n_last += on
+            if lam > lam_max * (1 + 1e-9):
+                continue
+            align = np.maximum(align, ((1 - min_alignment(p_i, mask, u)[:, li]) / (2 * lam ** eps)).numpy())
+            small = np.maximum(small, (p_i.norms_in()[:, li].amax(-1) / (2 * c[:, li] * lam ** expo)).numpy())
+            n_act += on
+    return {"align": align, "small": small, "n_active": n_act, "n_active_last": n_last}
+
+
+def _top(v: Tensor) -> float:
+    """The largest entry of ``v`` (``-inf`` when empty)."""
+    return float(v.max()) if v.numel() else -math.inf
+
+
+def _first_index(u: Tensor, level: Tensor) -> np.ndarray:
+    """First snapshot index where ``u (T, rows, K) >= level (rows, K)``; ``-1`` where never."""
+    hit = (u >= level).numpy()
+    return np.where(hit.any(0), hit.argmax(0), -1)
+
+
+def lemma34_margins(run: Sweep, eps: float = 0.018, lam_max: float = 1e-17) -> dict[str, np.ndarray]:
+    """Lemmas 3–4 as ratios to their bounds (≤ 1 where they hold), maximised over ``λ ≤ lam_max``.
+
+    ``t_2`` (``t_3``) is the first snapshot where ``u_+ ≥ n‖D_+‖ − λ^{ε/5}`` (``u_− ≥ n‖D_−‖ − λ^{ε/29}``),
+    the lemmas' mass conclusions; the other conclusions are read there. ``c = max_j ‖w_j(0)‖/λ``. Where a
+    level is never reached and the run outlasts the lemma's time bound, the lemma fails there: the time
+    ratio is the run's end over the bound (a lower bound of the true ratio, > 1) and the other conclusions
+    are read at the end; where the run ends before the bound, everything is nan.
+
+    Parameters
+    ----------
+    run : Sweep
+        The sweep (module conventions); ``D_±``, ``r`` and ``S_{±,1}`` are read on its own data.
+    eps, lam_max : float
+        The lemmas' ε; the largest λ read.
+
+    Returns
+    -------
+    dict
+        Each ``(rows,)`` (nan: see above):
+        ``time3`` ``t_2 / ((1+3ε) ln(1/λ)/‖D_+‖)``; ``align3`` ``(‖D_+‖ − min_{S_{+,1}} ⟨w̄_j, D_+⟩)/λ^{ε/2}``;
+        ``other3`` ``max_{j∉S_{+,1}} ‖w_j‖/(2cλ^ε)`` at ``t_2``; ``time4`` ``t_3 / ((1+3rε) ln(1/λ)/‖D_−‖)``;
+        ``align4`` ``(‖D_−‖ − min_{S_{−,1}} ⟨w̄_j, −D_−⟩)/λ^{ε/14}``; ``moved4``
+        ``max_{S_{+,1}} ‖w_j(t_2) − w_j(t_3)‖/λ^{ε/15}``; ``other4`` ``max_{j∉S_{±,1}} ‖w_j‖/(3cλ^ε)`` at ``t_3``;
+        ``dplus4`` ``‖D_+^{t_3}‖/λ^{ε/14}`` with ``D_+^t = (1/n) Σ_{y_k>0} (y_k − h(x_k)) x_k``.
+    """
+    kv, Sp, Sm, c = _lemma_setting(run)
+    up, um = alignment_directions(kv)
+    traj, X, y, n = run.traj, run.X, run.y, run.X.shape[0]
+    i2 = _first_index(u_fitted(traj, Sp), n * kv.norm_plus - run.lams ** (eps / 5))
+    i3 = _first_index(u_fitted(traj, Sm), n * kv.norm_minus - run.lams ** (eps / 29))
+    names = ("time3", "align3", "other3", "time4", "align4", "moved4", "other4", "dplus4")
+    out = {k: np.full(traj.runs[0], -np.inf) for k in names}
+    W = traj.params.W1                                                          # (T, rows, K, m, d)
+    for r in range(traj.runs[0]):
+        for li, lam in enumerate(run.lams.tolist()):
+            if lam > lam_max * (1 + 1e-9):
+                continue
+            ln, end = -math.log(lam), float(traj.time[-1])
+            b2, b3 = (1 + 3 * eps) * ln / kv.norm_plus, (1 + 3 * kv.r * eps) * ln / kv.norm_minus
+            a, b = int(i2[r, li]), int(i3[r, li])
+            if (a < 0 and end < b2) or (b < 0 and end < b3):
+                for k in names:
+                    out[k][r] = np.nan
+                continue
+            a, b = (a if a >= 0 else len(traj) - 1), (b if b >= 0 else len(traj) - 1)
+            w2, w3 = W[a, r, li], W[b, r, li]                                   # (m, d)
+            sp, sm, cc = Sp[r, li], Sm[r, li], float(c[r, li])
+            h3 = traj.at(b).map(lambda t: t[r, li])
+            res = y - forward(h3, X)[..., 0]
+            vals = {"time3": float(traj.time[a]) / b2,
+                    "align3": kv.norm_plus * (1 + _top(-(w2[sp] @ up / w2[sp].norm(dim=-1)))) / lam ** (eps / 2),
+                    "other3": _top(w2[~sp].norm(dim=-1)) / (2 * cc * lam ** eps),
+                    "time4": float(traj.time[b]) / b3,
+                    "align4": kv.norm_minus * (1 + _top(-(w3[sm] @ um / w3[sm].norm(dim=-1)))) / lam ** (eps / 14),
+                    "moved4": _top((w2[sp] - w3[sp]).norm(dim=-1)) / lam ** (eps / 15),
+                    "other4": _top(w3[~(sp | sm)].norm(dim=-1)) / (3 * cc * lam ** eps),
+                    "dplus4": float(((res * (y > 0)) @ X / n).norm()) / lam ** (eps / 14)}
+            for k, v in vals.items():
+                out[k][r] = max(out[k][r], v) if not np.isnan(out[k][r]) else np.nan
+    return out
+
+
+def violating_excess(run: tuple[TwoLayer, Tensor, np.ndarray], X: Tensor, y: Tensor, level: float = 1e-10
+                     ) -> dict[str, np.ndarray]:
+    """Theorem 1's minimal-norm conclusion on a selection of draws: the smallest relative excess of the final
+    ``‖θ‖²`` over the minimal interpolating norm among the selected draws that reach zero loss.
+
+    Parameters
+    ----------
+    run : tuple of (TwoLayer, Tensor, ndarray)
+        Final networks, runs ``(seeds, draws)``; their final losses ``(seeds, draws)``; a boolean selection
+        ``(seeds, draws)`` (e.g. the draws that violate Assumption 3).
+    X, y : Tensor
+        The data (module conventions) of the minimal norm.
+    level : float
+        The loss that stands for zero.
+
+    Returns
+    -------
+    dict
+        ``excess_min`` (nan where no selected draw converges) and ``n_conv`` (how many do), each ``(seeds,)``.
+    """
+    p, L, sel = run
+    ex = excess_norm(p, X, y).numpy()
+    keep = np.asarray(sel) & (np.asarray(L) < level)
+    return {"excess_min": np.array([ex[s][keep[s]].min() if keep[s].any() else np.nan for s in range(ex.shape[0])]),
+            "n_conv": keep.sum(-1).astype(float)}
