@@ -148,7 +148,12 @@ p0 = TwoLayer(W1=base.W1.repeat(len(LAMS), 1, 1) * lam_runs[:, None, None], W2=b
 DT = 1e-2
 STEPS = int(1.25 * math.log(1 / min(LAMS)) / kv.norm_minus / DT)
 gd = train(p0, X, y, loss=SQ, lr=DT, steps=STEPS, record=np.arange(0, STEPS + 1, 10))
-gd2 = train(p0, X, y, loss=SQ, lr=2 * DT, steps=STEPS // 2, record=np.arange(0, STEPS // 2 + 1, 5))   # step premise: 2·DT
+gd2 = train(p0, X, y, loss=SQ, lr=2 * DT, steps=STEPS // 2, record=np.arange(0, STEPS // 2 + 1, 5))   # 2·DT: Richardson
+gd4 = train(p0, X, y, loss=SQ, lr=4 * DT, steps=STEPS // 4, record=np.arange(0, STEPS // 4 + 1, 5))   # 4·DT: its residual
+COARSE = 0.2                                                            # coarse= run: a step far too large for the flow
+gdc = train(p0, X, y, loss=SQ, lr=COARSE, steps=int(STEPS * DT / COARSE), record=np.arange(0, int(STEPS * DT / COARSE) + 1))
+lin_p0 = TwoLayer(W1=p0.W1, W2=p0.W2, act="linear")                      # control: the same networks without the ReLU
+lin = train(lin_p0, X, y, loss=SQ, lr=DT, steps=STEPS, record=np.arange(0, STEPS + 1, 10))
 
 # %%
 agf_runs = [agf.agf(TwoLayer(W1=p0.W1[r], W2=p0.W2[r]), X, y, loss=SQ, kappa=2, eta=1.0, dtau_max=0.5,
@@ -159,9 +164,12 @@ agf_runs = [agf.agf(TwoLayer(W1=p0.W1[r], W2=p0.W2[r]), X, y, loss=SQ, kappa=2, 
 rows = []
 for r, (lam, run) in enumerate(zip(lam_runs.tolist(), agf_runs)):
     L1, L2 = gd.loss[:, r].numpy(), gd2.loss[:, r].numpy()
-    gap = measure.relative_error(measure.drop_times(gd2.time, L2, run.levels[:3]), measure.drop_times(gd.time, L1, run.levels[:3])) if len(run.tau) >= 3 else [np.nan]
+    gap, rgap = [np.nan], [np.nan]
+    if len(run.tau) >= 3:
+        t1, t2, t4 = (measure.drop_times(g.time, g.loss[:, r].numpy(), run.levels[:3]) for g in (gd, gd2, gd4))
+        gap, rgap = measure.relative_error(t2, t1), measure.relative_error(2 * t2 - t4, 2 * t1 - t2)   # Richardson residual ≈ rgap/3
     pt = orth.phase_times(kv, lam)
-    rows += [dict(lam=lam, run=r, seed=r % N_SEEDS, step_gap=np.max(gap), **row) for row in sy.agf_vs_gd_jumps(
+    rows += [dict(lam=lam, run=r, seed=r % N_SEEDS, step_gap=np.max(gap), rich_gap=np.max(rgap), **row) for row in sy.agf_vs_gd_jumps(
         gd.time, L1, run.tau, run.levels, (pt.t2_scale, pt.t3_scale), tol=1 / math.log(1 / lam))]
 jumps = pd.DataFrame(rows)
 jumps.groupby(["lam", "jump"])[["gd", "agf", "leading", "err_agf", "err_leading", "tol"]].median()
@@ -189,19 +197,24 @@ K = len(LAMS)
 per_lam = lambda xs: [[xs[i * N_SEEDS + s] for s in range(N_SEEDS)] for i in range(K)]
 sweep = sy.claims.LambdaSweep(lams=np.array(LAMS), time=gd.time, loss=gd.loss.numpy().reshape(-1, K, N_SEEDS),
                               tau=per_lam([r.tau for r in agf_runs]), levels=per_lam([r.levels for r in agf_runs]),
-                              leading=np.array([[orth.phase_times(kv, lam).t2_scale, orth.phase_times(kv, lam).t3_scale] for lam in LAMS]))
-lin = sy.claims.linear_flow_loss(X, y, gd.time, DT)                        # control: a linear model's GD from 0, no saddles
-linear_flow = sweep.with_loss(np.broadcast_to(lin[:, None, None], sweep.loss.shape))
+                              leading=np.array([[orth.phase_times(kv, lam).t2_scale, orth.phase_times(kv, lam).t3_scale] for lam in LAMS]),
+                              loss2=gd2.loss.numpy().reshape(-1, K, N_SEEDS),                         # drops: 2 t(DT) − t(2·DT)
+                              c=(p0.W1.norm(dim=-1).amax(-1) / lam_runs).numpy().reshape(K, N_SEEDS))   # Boursier et al.'s c
+linear_net = sweep.with_loss(lin.loss.numpy().reshape(-1, K, N_SEEDS))      # control, read without extrapolation
+coarse = sweep.with_loss(np.stack([np.interp(gd.time, gdc.time, gdc.loss[:, r].numpy()) for r in range(len(lam_runs))], 1).reshape(-1, K, N_SEEDS))
 step_gap = jumps.groupby("seed").step_gap.max().to_numpy()
+rich_gap = jumps.groupby("seed").rich_gap.max().to_numpy()
 neg = float((y[y < 0] ** 2).sum() / (2 * n))
-for cid in ("agf-on-orthogonal.jump-times", "agf-on-orthogonal.leading-order-limit", "agf-on-orthogonal.levels"):
-    ledger.measure(cid, sweep, controls={"linear_flow": linear_flow}, premises=dict(step_gap=step_gap),
-                   note=f"closed-form level Σ_(y<0) y²/(2n) = {neg:.5f}" if cid.endswith("levels") else "")
+RATE = 1 - kv.norm_minus / kv.norm_plus                                     # the level's deviation ∝ λ^RATE
+for cid in ("agf-on-orthogonal.jump-times", "agf-on-orthogonal.leading-order-limit"):
+    ledger.measure(cid, sweep, controls={"linear_net": linear_net}, coarse=coarse, premises=dict(rich_gap=rich_gap))
+ledger.measure("agf-on-orthogonal.levels", sweep, controls={"linear_net": linear_net}, coarse=coarse, rate=RATE,
+               premises=dict(step_gap=step_gap), note=f"closed-form level Σ_(y<0) y²/(2n) = {neg:.5f}; rate 1 − ‖D−‖/‖D+‖ = {RATE:.3f}")
 ledger.measure("agf-on-orthogonal.vs-leading-order", sweep, premises=dict(step_gap=step_gap))
 for key, cid in (("orth-times", "agf-on-orthogonal.jump-times"), ("orth-lead", "agf-on-orthogonal.leading-order-limit"),
                  ("orth-levels", "agf-on-orthogonal.levels"), ("orth-vs", "agf-on-orthogonal.vs-leading-order")):
     print(f"{cid}: {say(f'synthesis-{key}', cid)}")
-jumps.groupby(["lam", "jump"])[["err_agf", "err_leading", "tol", "step_gap"]].max()
+jumps.groupby(["lam", "jump"])[["err_agf", "err_leading", "tol", "step_gap", "rich_gap"]].max()
 
 # %% [markdown]
 # AGF, run from the same initial network as GD, is graded per seed as a **limit**: each seed is one initial

@@ -50,6 +50,25 @@ def test_time_trends_read_relative_errors_along_the_sweep():
     np.testing.assert_allclose(C.agf_vs_leading(sw)["ratio"], [(1 / eta[0]) / 0.1], rtol=1e-2)
 
 
+def test_richardson_drops_and_the_leading_order_with_its_constant():
+    eta = np.log(1 / LAMS)
+    gd = np.stack([eta, 2 * eta], 1)
+    sw = _sweep(gd, gd, gd)
+    late = _sweep(gd * 1.01, gd, gd)                                       # the same runs with twice the step: 1 % late
+    rich = sw.with_loss(late.loss, late.loss)                              # t(dt) = t(2dt) = 1.01 t: extrapolation 1.01 t
+    np.testing.assert_allclose(rich.table()["gd"][:, 0], gd * 1.01, rtol=1e-4)
+    both = sw.with_loss(sw.loss, late.loss)                                # 2 t − 1.01 t = 0.99 t
+    np.testing.assert_allclose(both.table()["gd"][:, 0], gd * 0.99, rtol=1e-4)
+    assert np.isnan(C.agf_vs_leading(sw)["ratio_c"]).all()
+    c = np.full((len(LAMS), 1), math.e)                                    # ln(1/(cλ)) = ln(1/λ) − 1
+    wc = _sweep(gd, gd * 1.1, gd)
+    wc = C.LambdaSweep(**{**wc.__dict__, "c": c})
+    np.testing.assert_allclose(wc.table()["lead_c"][:, 0], gd * (1 - 1 / eta[:, None]))
+    np.testing.assert_allclose(C.agf_vs_leading(wc)["ratio_c"], [0.1 * eta[-1]], rtol=1e-3)
+    with pytest.raises(ParameterError):
+        sw.with_loss(sw.loss, sw.loss[:, :2])
+
+
 def test_time_trend_counts_a_missing_drop_as_infinite():
     eta = np.log(1 / LAMS)
     gd = np.stack([eta, 2 * eta], 1)
@@ -62,11 +81,13 @@ def test_level_trend_and_the_control_sweep():
     eta = np.log(1 / LAMS)
     gd = np.stack([eta, 2 * eta], 1)
     sw = _sweep(gd, gd, gd, plateau=[0.2 * (1 + d) for d in (1e-1, 1e-3, 1e-6, 0.0)])
-    v = C.level_trend(sw)
+    v = C.level_trend(sw, rate=0.5)
     np.testing.assert_allclose(v["dev_shallow"], [0.1], rtol=1e-6)
+    assert v["rate"][0] == 0.5
+    assert v["slope"][0] == pytest.approx(np.polyfit(np.log(LAMS[:3]), np.log([1e-1, 1e-3, 1e-6]), 1)[0])   # 0 left out
     assert v["dev_deep"][0] == 0 and v["mono"][0] == 1 and v["shrink"][0] > 1e100 and v["decades"][0] == pytest.approx(21)
     flat = sw.with_loss(np.repeat(sw.loss[:, :1], len(LAMS), 1))          # the shallowest curve at every λ: no shrink
-    assert C.level_trend(flat)["shrink"][0] == pytest.approx(1.0)
+    assert C.level_trend(flat, rate=0.5)["shrink"][0] == pytest.approx(1.0)
     with pytest.raises(ParameterError):
         sw.with_loss(sw.loss[:, :2])
 

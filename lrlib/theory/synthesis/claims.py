@@ -53,6 +53,11 @@ class LambdaSweep:
     tau : ``[K][S]`` AGF's jump times (``tau[0] = 0``), each ``(J+1,)``.
     levels : ``[K][S]`` AGF's loss levels, each ``(J+1,)``.
     leading : ``(K, 2)`` the orthogonal paper's leading-order times ``ln(1/λ)/‖D±‖``.
+    loss2 : ``(T, K, S)`` or None: the same runs with twice the step, on the same time grid. Where given,
+        GD's drop times are Richardson-extrapolated to the flow, ``2 t(dt) − t(2 dt)`` (GD's first-order
+        step bias cancels); otherwise they are read on ``loss`` alone.
+    c : ``(K, S)`` or None: Boursier et al.'s initial scale ``c = max_j ‖w_j(0)‖ / λ`` of each run, for the
+        leading order with its constant, ``ln(1/(cλ))/‖D±‖`` (``lead_c`` in :meth:`table`).
     """
 
     lams: np.ndarray
@@ -61,30 +66,36 @@ class LambdaSweep:
     tau: list
     levels: list
     leading: np.ndarray
+    loss2: np.ndarray | None = None
+    c: np.ndarray | None = None
 
-    def with_loss(self, loss: np.ndarray) -> "LambdaSweep":
-        """The same predictions read against other curves (a control run).
+    def with_loss(self, loss: np.ndarray, loss2: np.ndarray | None = None) -> "LambdaSweep":
+        """The same predictions read against other curves (a control or coarse run).
 
         Parameters
         ----------
         loss : ``(T, K, S)`` the other curves, on the same time grid.
+        loss2 : ``(T, K, S)`` or None: those runs with twice the step (Richardson extrapolation), or none.
 
         Returns
         -------
         LambdaSweep
-            A copy with ``loss`` replaced.
+            A copy with ``loss`` and ``loss2`` replaced.
         """
         loss = np.asarray(loss, dtype=float)
-        if loss.shape != np.shape(self.loss):
-            raise ParameterError(f"LambdaSweep.with_loss: curves {loss.shape}, expected {np.shape(self.loss)}")
-        return replace(self, loss=loss)
+        for a in (loss, loss2):
+            if a is not None and np.shape(a) != np.shape(self.loss):
+                raise ParameterError(f"LambdaSweep.with_loss: curves {np.shape(a)}, expected {np.shape(self.loss)}")
+        return replace(self, loss=loss, loss2=None if loss2 is None else np.asarray(loss2, dtype=float))
 
     def table(self) -> dict[str, np.ndarray]:
         """Per λ and seed: GD's first two drop times ``gd (K, S, 2)``, AGF's ``agf (K, S, 2)``, the
-        leading order's ``lead (K, S, 2)``, GD's loss midway between its two drops ``plateau (K, S)`` and
-        AGF's level after its first jump ``level (K, S)`` (``nan`` where AGF made fewer than two jumps)."""
+        leading order's ``lead (K, S, 2)`` (and with its constant, ``lead_c``, where ``c`` is given), GD's loss
+        midway between its two drops ``plateau (K, S)`` and AGF's level after its first jump ``level (K, S)``
+        (``nan`` where AGF made fewer than two jumps). GD's drops are Richardson-extrapolated where ``loss2``
+        is given (class docstring)."""
         K, S = np.shape(self.loss)[1:]
-        out = {k: np.full((K, S, 2), np.nan) for k in ("gd", "agf", "lead")}
+        out = {k: np.full((K, S, 2), np.nan) for k in ("gd", "agf", "lead", "lead_c")}
         out["plateau"], out["level"] = np.full((K, S), np.nan), np.full((K, S), np.nan)
         for i in range(K):
             for s in range(S):
@@ -92,7 +103,11 @@ class LambdaSweep:
                 if tau.size < 3:
                     continue
                 gd = drop_times(self.time, self.loss[:, i, s], lev[:3])
+                if self.loss2 is not None:
+                    gd = 2 * gd - drop_times(self.time, self.loss2[:, i, s], lev[:3])
                 out["gd"][i, s], out["agf"][i, s], out["lead"][i, s] = gd, tau[1:3], self.leading[i]
+                if self.c is not None:      # ln(1/(cλ)) = ln(1/λ) − ln c, in units of the leading order
+                    out["lead_c"][i, s] = self.leading[i] * (1 - math.log(self.c[i, s]) / math.log(1 / self.lams[i]))
                 out["plateau"][i, s], out["level"][i, s] = loss_between_drops(self.time, self.loss[:, i, s], gd)[0], lev[1]
         return out
 
@@ -145,29 +160,34 @@ def leading_time_trend(sw: LambdaSweep) -> dict[str, np.ndarray]:
     return _time_trend(sw, "lead")
 
 
-def level_trend(sw: LambdaSweep, *, tiny: float = 1e-10) -> dict[str, np.ndarray]:
+def level_trend(sw: LambdaSweep, *, rate: float, tiny: float = 1e-10) -> dict[str, np.ndarray]:
     """The curves' loss midway between their two drops against AGF's level after its first jump, as a
-    trend towards λ → 0.
+    trend towards λ → 0, with the flow's rate.
 
     Parameters
     ----------
     sw : the sweep (module conventions).
-    tiny : relative deviations at or below this count as the limit reached (float64 round-off of a level
-        of order 0.1 over flow times of order 100).
+    rate : the flow's exponent ``p`` of the deviation ``∝ λ^p`` (on orthogonal inputs, midway between the
+        drops the negative-label neurons have grown from ``λ`` to ``λ^(1 − ‖D−‖/‖D+‖)`` of the level:
+        ``p = 1 − ‖D−‖/‖D+‖``); returned as ``rate`` for the rule.
+    tiny : relative deviations at or below this count as the limit reached and are left out of the slope
+        (float64 round-off of a level of order 0.1 over flow times of order 100).
 
     Returns
     -------
     dict of str to np.ndarray
         :func:`~lrlib.ledger.trend.trend_stats` of the relative deviation against the scale ``λ``
-        (``mono``, ``slope``, ``shrink``, ``decades``, ``(S,)``), and ``dev_shallow``, ``dev_deep``: the
-        deviation at the shallowest and the deepest λ. A missing plateau counts as an infinite deviation.
+        (``mono``, ``slope``, ``shrink``, ``decades``, ``(S,)``), ``rate (S,)``, and ``dev_shallow``,
+        ``dev_deep``: the deviation at the shallowest and the deepest λ. A missing plateau counts as an
+        infinite deviation.
     """
     t = sw.table()
     dev = np.abs(t["plateau"] - t["level"]) / np.abs(t["level"])
     dev = np.where(np.isfinite(dev), dev, np.inf)
     stats = trend_stats(np.asarray(sw.lams, float), dev.T, tiny=tiny)
     stats["shrink"] = np.where(np.isfinite(stats["shrink"]), stats["shrink"], 1e300)   # deepest deviation 0: reached
-    return {**stats, "dev_shallow": dev[np.argmax(sw.lams)], "dev_deep": dev[np.argmin(sw.lams)]}
+    return {**stats, "rate": np.full(dev.shape[1], float(rate)),
+            "dev_shallow": dev[np.argmax(sw.lams)], "dev_deep": dev[np.argmin(sw.lams)]}
 
 
 def agf_vs_leading(sw: LambdaSweep) -> dict[str, np.ndarray]:
@@ -181,11 +201,15 @@ def agf_vs_leading(sw: LambdaSweep) -> dict[str, np.ndarray]:
     -------
     dict of str to np.ndarray
         ``ratio (S,)``: the largest, over λ and the two drops, of AGF's relative error over the leading
-        order's (``< 1``: AGF closer at every λ and drop).
+        order's ``ln(1/λ)/‖D±‖`` (``< 1``: AGF closer at every λ and drop); ``ratio_c (S,)``: the same
+        against the leading order with Boursier et al.'s initial scale, ``ln(1/(cλ))/‖D±‖`` (``nan`` without
+        ``sw.c``).
     """
     t = sw.table()
-    e_a, e_l = (np.abs(t[w] - t["gd"]) / t["gd"] for w in ("agf", "lead"))
-    return {"ratio": np.nanmax(e_a / e_l, axis=(0, 2))}
+    e_a, e_l, e_c = (np.abs(t[w] - t["gd"]) / t["gd"] for w in ("agf", "lead", "lead_c"))
+    with np.errstate(invalid="ignore"):
+        rc = np.nanmax(e_a / e_c, axis=(0, 2)) if sw.c is not None else np.full(e_a.shape[1], np.nan)
+    return {"ratio": np.nanmax(e_a / e_l, axis=(0, 2)), "ratio_c": rc}
 
 
 def linear_flow_loss(X: Tensor, y: Tensor, time: np.ndarray, dt: float) -> np.ndarray:
