@@ -266,8 +266,7 @@ STEPS_C = 2000 if quick else 8000
 data = [cifar_race(50, seed + r) for r in range(N_SEEDS)]
 Xc = torch.stack([dd[0] for dd in data])
 yc = torch.stack([dd[1] for dd in data])
-mus = [(al.mu(Xc[r].double(), sy.pm_labels(yc[r])), al.mu((Xc[r] - Xc[r].mean(0)).double(), sy.pm_labels(yc[r])))
-       for r in range(N_SEEDS)]
+mus = sy.claims.data_mu((Xc, yc))                                 # μ on (x, 1) (hidden biases) and on raw x
 STD_BIG = 3e-2                                                    # control: neuron norms ≈ 1 at the start
 pc0 = rc.race_init(250, 1024, 1e-4, generator(seed + 100), runs=(N_SEEDS,))
 pc_big = rc.race_init(250, 1024, STD_BIG, generator(seed + 100), runs=(N_SEEDS,))
@@ -282,7 +281,7 @@ race2 = train(pc0, Xc, yc, loss=CE, lr=2e-3, momentum=0.9, batch_size=4, steps=S
 lens, lens2 = (pd.DataFrame([dict(seed=seed + r, **row) for r in range(N_SEEDS) for row in
                              sy.alignment_lens_rows(tr.run(r), Xc[r], yc[r], plateau_level=0.99 * math.log(2))])
                for tr in (race1, race2))
-print("Assumption 1 (mu, raw / centred pixels):", [f"{a:.3f} / {b:.3f}" for a, b in mus])
+print("Assumption 1 (mu on (x, 1) / raw pixels):", np.round(mus["mu"], 3), np.round(mus["mu_raw"], 3))
 lens
 
 # %%
@@ -308,15 +307,15 @@ glue("synthesis-alignment-on-race", fig, display=False)
 # ```
 
 # %%
-mu_seed = np.array([max(a, b) for a, b in mus])
+mu_seed = mus["mu"]
 end, ini, fin = (lens[lens.when == w].sort_values("seed") for w in ("end of plateau", "init", "final"))
 rr_small, rr_big = sy.claims.RaceRuns(race1, Xc, yc), sy.claims.RaceRuns(race1, Xc, yc, first=N_SEEDS)
 win, win2 = sy.claims.local_field(rr_small), sy.claims.local_field(sy.claims.RaceRuns(race2, Xc, yc))  # step premise: 2× step
 ledger.measure("alignment-on-race.assumption1", (Xc, yc),
-               note=f"raw pixels {[round(a, 3) for a, _ in mus]}, centred {[round(b, 3) for _, b in mus]}")
+               note=f"raw pixels {np.round(mus['mu_raw'], 3).tolist()}")
 for cid in ("alignment-on-race.cones", "alignment-on-race.low-rank"):
     ledger.measure(cid, rr_small, controls={"race_large_init": rr_big}, init=rr_small.start(), premises=dict(mu=mu_seed))
-ledger.measure("alignment-on-race.local-field", rr_small, controls={"race_large_init": rr_big}, init=rr_small.start(),
+ledger.measure("alignment-on-race.local-field", rr_small, init=rr_small.start(),
                premises=dict(cos_gap=np.abs(win["cos_w"] - win2["cos_w"])),
                note=f"all neurons at the end of the plateau: {[round(v, 3) for v in end.cos_all]}")
 
@@ -334,7 +333,7 @@ print("μ per seed:", np.round(mu_seed, 3), "| stable rank at the end:", np.roun
 
 # %% [markdown]
 # On CIFAR-10 the alignment paper's data assumption fails: pixel images of different classes are strongly
-# positively correlated — the larger of $\mu$ on raw and on centred pixels is {glue:md}`synthesis-mu-range`
+# positively correlated — $\mu$ on the bias-augmented inputs $(x,1)$ (the race network has hidden biases) is {glue:md}`synthesis-mu-range`
 # over the seeds (Assumption 1: {glue:md}`synthesis-mu`, a measurement of the premise). Theorem 1's two
 # conclusions are therefore **not graded**: cones {glue:md}`synthesis-cones`, low rank {glue:md}`synthesis-rank`
 # (a setting where Assumption 1 holds is the {doc}`02_alignment` chapter's own; here the point is Pinson's data, on

@@ -143,5 +143,6 @@ def test_race_measurements_window_cones_rank_and_mu():
     assert cr["srank"][0] == pytest.approx(direct(W * scales[-1].unsqueeze(-1)))            # the last snapshot
     assert C.cones_and_rank(rr.start())["srank"][0] == pytest.approx(direct(W))            # step 0
     assert C.local_field(rr.start())["window"][0] == 0
-    mu = C.data_mu((X4[None], Y4[None]))["mu"]
-    assert mu.shape == (1,) and np.isfinite(mu).all()
+    v = C.data_mu((X4[None], Y4[None]))
+    mu = v["mu"]
+    assert mu.shape == (1,) and np.isfinite(mu).all() and np.isfinite(v["mu_raw"]).all()

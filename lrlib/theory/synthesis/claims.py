@@ -421,7 +421,8 @@ def cones_and_rank(rr: RaceRuns, *, plateau_level: float = 0.99 * math.log(2)) -
 
 
 def data_mu(data: tuple[Tensor, Tensor]) -> dict[str, np.ndarray]:
-    """Min et al.'s orthogonal-separability margin μ of each seed's data, on raw and on centred inputs.
+    """Min et al.'s orthogonal-separability margin μ of each seed's data, on the bias-augmented inputs
+    ``(x, 1)`` (what a network with hidden biases sees) and on raw inputs.
 
     Parameters
     ----------
@@ -430,10 +431,12 @@ def data_mu(data: tuple[Tensor, Tensor]) -> dict[str, np.ndarray]:
     Returns
     -------
     dict of str to np.ndarray
-        ``mu (S,)``: the larger of μ on raw and on centred inputs (``> 0``: Assumption 1 holds).
+        ``mu (S,)``: μ on ``(x, 1)``, ``(S, N, D+1)`` (``> 0``: Assumption 1 holds); ``mu_raw (S,)``: μ on ``x``.
     """
     from .. import alignment as al
     X, y = data
-    out = [max(al.mu(X[s].double(), pm_labels(y[s])), al.mu((X[s] - X[s].mean(0)).double(), pm_labels(y[s])))
-           for s in range(X.shape[0])]
-    return {"mu": np.array(out, dtype=float)}
+    X = X.double()
+    Xa = torch.cat([X, torch.ones(*X.shape[:-1], 1, dtype=X.dtype)], -1)
+    aug = [al.mu(Xa[s], pm_labels(y[s])) for s in range(X.shape[0])]
+    raw = [al.mu(X[s], pm_labels(y[s])) for s in range(X.shape[0])]
+    return {"mu": np.array(aug, dtype=float), "mu_raw": np.array(raw, dtype=float)}
