@@ -92,15 +92,6 @@ def test_level_trend_and_the_control_sweep():
         sw.with_loss(sw.loss[:, :2])
 
 
-def test_linear_flow_loss_is_the_closed_form():
-    X, y = torch.eye(3, dtype=F64), torch.tensor([1.0, -2.0, 0.5], dtype=F64)
-    dt, t = 1e-2, np.arange(0, 501) * 1e-2 * 10
-    L = C.linear_flow_loss(X, y, t, dt)
-    # β_k ← β_k − dt (β_k − y_k)/n: residual (1 − dt/3)^s y_k, loss ½ mean r²
-    s = np.rint(t / dt)
-    np.testing.assert_allclose(L, 0.5 * float((y ** 2).mean()) * (1 - dt / 3) ** (2 * s), rtol=1e-7)
-
-
 def test_xor_measurements_on_a_hand_built_staircase():
     Xa, Y, cl, nets = _xor_staircase()
     t = np.linspace(0, 10, 1001)

@@ -212,32 +212,6 @@ def agf_vs_leading(sw: LambdaSweep) -> dict[str, np.ndarray]:
     return {"ratio": np.nanmax(e_a / e_l, axis=(0, 2)), "ratio_c": rc}
 
 
-def linear_flow_loss(X: Tensor, y: Tensor, time: np.ndarray, dt: float) -> np.ndarray:
-    """Loss curve of GD on a plain linear model ``x ↦ βᵀx`` from ``β = 0`` (a run with no saddles).
-
-    Parameters
-    ----------
-    X, y : ``(n, d)`` inputs and ``(n,)`` targets.
-    time : ``(T,)`` gradient-flow times to record, multiples of ``dt`` from 0.
-    dt : the GD step (the loss is ``½ mean (Xβ − y)²``).
-
-    Returns
-    -------
-    np.ndarray
-        ``(T,)`` the loss at ``time``.
-    """
-    X, y = X.double(), y.double()
-    steps = np.rint(np.asarray(time, dtype=float) / dt).astype(int)
-    beta, out, k = torch.zeros(X.shape[1], dtype=torch.float64), [], 0
-    for s in range(int(steps.max()) + 1):
-        r = X @ beta - y
-        while k < steps.size and steps[k] == s:
-            out.append(float(0.5 * (r ** 2).mean()))
-            k += 1
-        beta = beta - dt * X.T @ r / X.shape[0]
-    return np.array(out)
-
-
 @dataclass(frozen=True)
 class XorRuns:
     """GD on the XOR toy over seeds, with AGF's runs from the small initialisation (module conventions).
