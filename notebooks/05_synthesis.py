@@ -501,9 +501,12 @@ print(facts, "| control (GD from std 0.5):", ctl_c, ctl_l)
 # not bring it within this tolerance (we did not test that: the explanation is ours, not graded).
 #
 # **At what level.** AGF's levels after its first three jumps — the loss with one, two, three clusters
-# fitted — match GD's plateaus within 5 % over the **middle half** of each interval between drops (a plateau-free
-# decay through the level would deviate by tens of per cent at the quarter points, while at the midpoint alone it could
-# pass): {glue:md}`synthesis-xor-levels` (largest deviation per seed {glue:md}`synthesis-xor-dev`). Both claims carry the premises of a small
+# fitted — are compared with GD's plateaus over the **middle half** of each interval between drops, within 5 % (a
+# plateau-free decay through the level would deviate by tens of per cent at the quarter points, while at the midpoint
+# alone it could pass): {glue:md}`synthesis-xor-levels` (largest deviation per seed {glue:md}`synthesis-xor-dev`).
+# GD does sit on AGF's levels at the midpoints; towards the next drop the plateau tilts as the next cluster grows,
+# and at std $10^{-6}$ that tilt exceeds the 5 % we had estimated for the midpoint. We did not widen the tolerance
+# after seeing this; whether the tilt vanishes as std $\to0$ needs the std-trend of "What remains open". Both claims carry the premises of a small
 # initialisation and of GD following the flow (twice the step moves the per-cluster drops by < 1 %).
 # **Control** (of the levels claim; shown for the clusters). The same gradient descent (data, step, horizon) from std 0.5, where the neurons start near norm 1
 # and there are no saddles to jump between: GD fits every cluster at once, all per-cluster losses having halved by
@@ -556,7 +559,7 @@ print("cross-entropy per-cluster drops:", np.round(t_ce, 2), "| same order as AG
 # | winners align with $\operatorname{sign}(v)\,x_a(w)$ inside the alignment window (step premise; consistency check) | {glue:md}`synthesis-field` | no: at small initialisation the race paper's $\langle\gamma\rangle$ is the same field |
 # | low-rank first layer (Theorem 1, needs Assumption 1) | {glue:md}`synthesis-rank` | not tested: the race paper's own prediction is not graded |
 # | AGF on the XOR toy: cluster order and jump times (finite std, consistency check) | {glue:md}`synthesis-xor-clusters` | the order no (Pinson §4.6 predicts the same order); the times only in $O(1)$ constants (Pinson's eqs. 18–19 give AGF's leading-order time) |
-# | AGF on the XOR toy: loss levels | {glue:md}`synthesis-xor-levels` | no: one cluster fitted per plateau is the race paper's picture too |
+# | AGF on the XOR toy: loss levels (middle half of each plateau, 5 %) | {glue:md}`synthesis-xor-levels` | no: one cluster fitted per plateau is the race paper's picture too |
 
 # %% [markdown]
 # ## What changed in this revision
@@ -573,7 +576,7 @@ print("cross-entropy per-cluster drops:", np.round(t_ce, 2), "| same order as AG
 # | `alignment-on-race.assumption1` | 0 of 5, consistency | {glue:md}`synthesis-mu` | $\mu$ on $(x,1)$ (hidden biases) instead of the larger of raw and centred pixels |
 # | `alignment-on-race.local-field` | reproduction (seeds 2, 4 premise not met) | {glue:md}`synthesis-field` | consistency check (near an identity of the gradient); control removed |
 # | `agf-on-xor.clusters` | 0 of 5, quantitative | {glue:md}`synthesis-xor-clusters` | consistency check at finite std (a tolerance no paper states; a control that could not tell runs apart); rule unchanged |
-# | `agf-on-xor.levels` | 5 of 5, quantitative | {glue:md}`synthesis-xor-levels` | deviation over the middle half of each inter-drop interval instead of at the midpoint |
+# | `agf-on-xor.levels` | 5 of 5, quantitative | {glue:md}`synthesis-xor-levels` | deviation over the middle half of each inter-drop interval instead of at the midpoint (which a smooth decay could pass); the plateaus tilt by more than 5 % towards the next drop; expectation now `not reproduced` (observed) |
 #
 # Each change made after a result had been seen is in the claim's `history` (claims file); every expectation is
 # `observed`.
