@@ -561,6 +561,10 @@ print("cross-entropy per-cluster drops:", np.round(t_ce, 2), "| same order as AG
 # | AGF on the XOR toy: cluster order and jump times (finite std, consistency check) | {glue:md}`synthesis-xor-clusters` | the order no (Pinson §4.6 predicts the same order); the times only in $O(1)$ constants (Pinson's eqs. 18–19 give AGF's leading-order time) |
 # | AGF on the XOR toy: loss levels (middle half of each plateau, 5 %) | {glue:md}`synthesis-xor-levels` | no: one cluster fitted per plateau is the race paper's picture too |
 
+# %%
+for cid in ledger.results:                  # "after" column: the pass rate and the tier, as the ledger states them
+    glue_value(f"synthesis-after-{cid.replace('.', '-')}", Markdown(f"{ch.rate(cid)}, {ledger.results[cid].tier()[0]}"), display=False)
+
 # %% [markdown]
 # ## What changed in this revision
 # This revision answers a referee's report on the previous one (which had moved every claim to a declared measurement
@@ -569,14 +573,14 @@ print("cross-entropy per-cluster drops:", np.round(t_ce, 2), "| same order as AG
 #
 # | claim | before | after | what changed |
 # |---|---|---|---|
-# | `agf-on-orthogonal.jump-times` | 5 of 5, quantitative | {glue:md}`synthesis-orth-times` | control: the same networks with $\sigma=\mathrm{id}$ (`linear_net`) instead of one linear model from 0, which failed by construction; drops Richardson-extrapolated; premise on the extrapolation's residual relative to the graded error; `coarse=` run added |
-# | `agf-on-orthogonal.leading-order-limit` | 5 of 5, quantitative | {glue:md}`synthesis-orth-lead` | as for the jump times; the limit cited from Boursier et al. §4 |
-# | `agf-on-orthogonal.levels` | 5 of 5, quantitative | {glue:md}`synthesis-orth-levels` | rule: the flow's rate $1-\lVert D_-\rVert/\lVert D_+\rVert$ for the slope instead of shrink $\ge1000$ (slack $\sim10^9$ on a round-off deep point; the old control's deviation was flat at 0.14 and passed `mono`); control `linear_net`; the coarse run passes, hence the consistency tier |
-# | `agf-on-orthogonal.vs-leading-order` | 5 of 5, consistency | {glue:md}`synthesis-orth-vs` | shows the ratio against $\ln(1/(c\lambda))/\lVert D_\pm\rVert$ too |
-# | `alignment-on-race.assumption1` | 0 of 5, consistency | {glue:md}`synthesis-mu` | $\mu$ on $(x,1)$ (hidden biases) instead of the larger of raw and centred pixels |
-# | `alignment-on-race.local-field` | reproduction (seeds 2, 4 premise not met) | {glue:md}`synthesis-field` | consistency check (near an identity of the gradient); control removed |
-# | `agf-on-xor.clusters` | 0 of 5, quantitative | {glue:md}`synthesis-xor-clusters` | consistency check at finite std (a tolerance no paper states; a control that could not tell runs apart); rule unchanged |
-# | `agf-on-xor.levels` | 5 of 5, quantitative | {glue:md}`synthesis-xor-levels` | deviation over the middle half of each inter-drop interval instead of at the midpoint (which a smooth decay could pass); the plateaus tilt by more than 5 % towards the next drop; expectation now `not reproduced` (observed) |
+# | `agf-on-orthogonal.jump-times` | 5 of 5, quantitative | {glue:md}`synthesis-after-agf-on-orthogonal-jump-times` | control: the same networks with $\sigma=\mathrm{id}$ (`linear_net`) instead of one linear model from 0, which failed by construction; drops Richardson-extrapolated; premise on the extrapolation's residual relative to the graded error; `coarse=` run added |
+# | `agf-on-orthogonal.leading-order-limit` | 5 of 5, quantitative | {glue:md}`synthesis-after-agf-on-orthogonal-leading-order-limit` | as for the jump times; the limit cited from Boursier et al. §4 |
+# | `agf-on-orthogonal.levels` | 5 of 5, quantitative | {glue:md}`synthesis-after-agf-on-orthogonal-levels` | rule: the flow's rate $1-\lVert D_-\rVert/\lVert D_+\rVert$ for the slope instead of shrink $\ge1000$ (slack $\sim10^9$ on a round-off deep point; the old control's deviation was flat at 0.14 and passed `mono`); control `linear_net`; the coarse run passes, hence the consistency tier |
+# | `agf-on-orthogonal.vs-leading-order` | 5 of 5, consistency | {glue:md}`synthesis-after-agf-on-orthogonal-vs-leading-order` | shows the ratio against $\ln(1/(c\lambda))/\lVert D_\pm\rVert$ too |
+# | `alignment-on-race.assumption1` | 0 of 5, consistency | {glue:md}`synthesis-after-alignment-on-race-assumption1` | $\mu$ on $(x,1)$ (hidden biases) instead of the larger of raw and centred pixels |
+# | `alignment-on-race.local-field` | 3 of 3 graded (seeds 2, 4 premise not met), reproduction | {glue:md}`synthesis-after-alignment-on-race-local-field` | consistency check (near an identity of the gradient); control removed |
+# | `agf-on-xor.clusters` | 0 of 5, quantitative | {glue:md}`synthesis-after-agf-on-xor-clusters` | consistency check at finite std (a tolerance no paper states; a control that could not tell runs apart); rule unchanged |
+# | `agf-on-xor.levels` | 5 of 5, quantitative | {glue:md}`synthesis-after-agf-on-xor-levels` | deviation over the middle half of each inter-drop interval instead of at the midpoint (which a smooth decay could pass); the plateaus tilt by more than 5 % towards the next drop; expectation now `not reproduced` (observed) |
 #
 # Each change made after a result had been seen is in the claim's `history` (claims file); every expectation is
 # `observed`.
