@@ -64,10 +64,10 @@
 # |---|---|---|
 # | part 1 data, width, init | the orthogonal chapter's test bed: $x_k=e_k\in\mathbb R^{10}$, $y=(1,1.5,2,-1,-1,-0.5)$, $m=50$, balanced init of scale $\lambda$; GD step $dt=10^{-2}$ | its phases are known in closed form |
 # | $\lambda$ grid, seeds | $10^{-3}, 10^{-6}, 10^{-12}, 10^{-18}, 10^{-24}, 10^{-30}$, one initial draw per seed scaled by $\lambda$; 5 seeds | AGF and the leading order are $\lambda\to0$ limits, graded as trends (float64 reaches $10^{-30}$ in 2.5× the time of $10^{-12}$); one draw per seed so that the trend is that of one system, not of five draws mixed |
-# | part 1 control | gradient descent on a plain linear model $x\mapsto\beta^\top x$ from $\beta=0$, same data, step and horizon | a run with no saddles: no plateau, drops at $O(1)$ times whatever $\lambda$ |
+# | part 1 control, drops | the same $\lambda$-scaled two-layer networks with $\sigma=\mathrm{id}$, same step and horizon; GD's drop times Richardson-extrapolated from steps $dt$ and $2dt$ (residual checked with $4dt$); coarse run: GD with step 0.2 | the control keeps the saddle and the $\ln(1/\lambda)$ plateau but not the ReLU's two phases; extrapolation removes GD's first-order step bias, which was as large as AGF's error at $\lambda=10^{-30}$ |
 # | AGF cost phase | part 1: 4000 GD steps of $0.05$ on the active neurons; part 3: 2000 steps of $0.1$ | converges on these data |
 # | drop time | first crossing of the mid-level between consecutive AGF levels (part 3, per cluster: between the cluster's AGF loss before and after its jump) | the AGF chapter's definition |
-# | jump times | part 1: the relative error must shrink along the $\lambda$-sweep at least like $(1/\ln(1/\lambda))^{0.8}$; part 3 (one std): within $1/\ln(1/\text{std})$ | AGF drops $O(1)$ corrections to times of order $\ln(1/\lambda)$ |
+# | jump times | part 1: the relative error must shrink along the $\lambda$-sweep at least like $(1/\ln(1/\lambda))^{0.8}$; part 3 (one std, consistency check): within $1/\ln(1/\text{std})$ | AGF drops $O(1)$ corrections to times of order $\ln(1/\lambda)$ |
 # | part 2 run | race setting 1 (200 images, std $10^{-4}$, 8000 steps), 5 seeds | the race chapter's calibrated setting |
 # | part 3 data | the race chapter's XOR toy: centroids at 45°, 135°, 225°, 315° with norms 4, 3, 1, 2, labels 0, 1, 0, 1, std 0.1, 50 points each, a fresh draw per seed | the race paper's Fig. 9 data |
 # | part 3 network | the race network (two outputs, every weight $\mathcal N(0,\text{std}^2)$, hidden biases 0) with std $10^{-6}$, width 50; the hidden bias as the weight on a constant input, no output bias | AGF needs homogeneous neurons; width 50 as in part 1 keeps AGF's per-neuron picture (each extra neuron on a cluster adds to GD's fit, not to AGF's) and the budget |
@@ -148,7 +148,12 @@ p0 = TwoLayer(W1=base.W1.repeat(len(LAMS), 1, 1) * lam_runs[:, None, None], W2=b
 DT = 1e-2
 STEPS = int(1.25 * math.log(1 / min(LAMS)) / kv.norm_minus / DT)
 gd = train(p0, X, y, loss=SQ, lr=DT, steps=STEPS, record=np.arange(0, STEPS + 1, 10))
-gd2 = train(p0, X, y, loss=SQ, lr=2 * DT, steps=STEPS // 2, record=np.arange(0, STEPS // 2 + 1, 5))   # step premise: 2·DT
+gd2 = train(p0, X, y, loss=SQ, lr=2 * DT, steps=STEPS // 2, record=np.arange(0, STEPS // 2 + 1, 5))   # 2·DT: Richardson
+gd4 = train(p0, X, y, loss=SQ, lr=4 * DT, steps=STEPS // 4, record=np.arange(0, STEPS // 4 + 1, 5))   # 4·DT: its residual
+COARSE = 0.2                                                            # coarse= run: a step far too large for the flow
+gdc = train(p0, X, y, loss=SQ, lr=COARSE, steps=int(STEPS * DT / COARSE), record=np.arange(0, int(STEPS * DT / COARSE) + 1))
+lin_p0 = TwoLayer(W1=p0.W1, W2=p0.W2, act="linear")                      # control: the same networks without the ReLU
+lin = train(lin_p0, X, y, loss=SQ, lr=DT, steps=STEPS, record=np.arange(0, STEPS + 1, 10))
 
 # %%
 agf_runs = [agf.agf(TwoLayer(W1=p0.W1[r], W2=p0.W2[r]), X, y, loss=SQ, kappa=2, eta=1.0, dtau_max=0.5,
@@ -159,9 +164,12 @@ agf_runs = [agf.agf(TwoLayer(W1=p0.W1[r], W2=p0.W2[r]), X, y, loss=SQ, kappa=2, 
 rows = []
 for r, (lam, run) in enumerate(zip(lam_runs.tolist(), agf_runs)):
     L1, L2 = gd.loss[:, r].numpy(), gd2.loss[:, r].numpy()
-    gap = measure.relative_error(measure.drop_times(gd2.time, L2, run.levels[:3]), measure.drop_times(gd.time, L1, run.levels[:3])) if len(run.tau) >= 3 else [np.nan]
+    gap, rgap = [np.nan], [np.nan]
+    if len(run.tau) >= 3:
+        t1, t2, t4 = (measure.drop_times(g.time, g.loss[:, r].numpy(), run.levels[:3]) for g in (gd, gd2, gd4))
+        gap, rgap = measure.relative_error(t2, t1), measure.relative_error(2 * t2 - t4, 2 * t1 - t2)   # Richardson residual ≈ rgap/3
     pt = orth.phase_times(kv, lam)
-    rows += [dict(lam=lam, run=r, seed=r % N_SEEDS, step_gap=np.max(gap), **row) for row in sy.agf_vs_gd_jumps(
+    rows += [dict(lam=lam, run=r, seed=r % N_SEEDS, step_gap=np.max(gap), rich_gap=np.max(rgap), **row) for row in sy.agf_vs_gd_jumps(
         gd.time, L1, run.tau, run.levels, (pt.t2_scale, pt.t3_scale), tol=1 / math.log(1 / lam))]
 jumps = pd.DataFrame(rows)
 jumps.groupby(["lam", "jump"])[["gd", "agf", "leading", "err_agf", "err_leading", "tol"]].median()
@@ -189,19 +197,35 @@ K = len(LAMS)
 per_lam = lambda xs: [[xs[i * N_SEEDS + s] for s in range(N_SEEDS)] for i in range(K)]
 sweep = sy.claims.LambdaSweep(lams=np.array(LAMS), time=gd.time, loss=gd.loss.numpy().reshape(-1, K, N_SEEDS),
                               tau=per_lam([r.tau for r in agf_runs]), levels=per_lam([r.levels for r in agf_runs]),
-                              leading=np.array([[orth.phase_times(kv, lam).t2_scale, orth.phase_times(kv, lam).t3_scale] for lam in LAMS]))
-lin = sy.claims.linear_flow_loss(X, y, gd.time, DT)                        # control: a linear model's GD from 0, no saddles
-linear_flow = sweep.with_loss(np.broadcast_to(lin[:, None, None], sweep.loss.shape))
+                              leading=np.array([[orth.phase_times(kv, lam).t2_scale, orth.phase_times(kv, lam).t3_scale] for lam in LAMS]),
+                              loss2=gd2.loss.numpy().reshape(-1, K, N_SEEDS),                         # drops: 2 t(DT) − t(2·DT)
+                              c=(p0.W1.norm(dim=-1).amax(-1) / lam_runs).numpy().reshape(K, N_SEEDS))   # Boursier et al.'s c
+linear_net = sweep.with_loss(lin.loss.numpy().reshape(-1, K, N_SEEDS))      # control, read without extrapolation
+coarse = sweep.with_loss(np.stack([np.interp(gd.time, gdc.time, gdc.loss[:, r].numpy()) for r in range(len(lam_runs))], 1).reshape(-1, K, N_SEEDS))
 step_gap = jumps.groupby("seed").step_gap.max().to_numpy()
+rich_gap = jumps.groupby("seed").rich_gap.max().to_numpy()
 neg = float((y[y < 0] ** 2).sum() / (2 * n))
-for cid in ("agf-on-orthogonal.jump-times", "agf-on-orthogonal.leading-order-limit", "agf-on-orthogonal.levels"):
-    ledger.measure(cid, sweep, controls={"linear_flow": linear_flow}, premises=dict(step_gap=step_gap),
-                   note=f"closed-form level Σ_(y<0) y²/(2n) = {neg:.5f}" if cid.endswith("levels") else "")
+RATE = 1 - kv.norm_minus / kv.norm_plus                                     # the level's deviation ∝ λ^RATE
+for cid in ("agf-on-orthogonal.jump-times", "agf-on-orthogonal.leading-order-limit"):
+    ledger.measure(cid, sweep, controls={"linear_net": linear_net}, coarse=coarse, premises=dict(rich_gap=rich_gap))
+ledger.measure("agf-on-orthogonal.levels", sweep, controls={"linear_net": linear_net}, coarse=coarse, rate=RATE,
+               premises=dict(step_gap=step_gap), note=f"closed-form level Σ_(y<0) y²/(2n) = {neg:.5f}; rate 1 − ‖D−‖/‖D+‖ = {RATE:.3f}")
 ledger.measure("agf-on-orthogonal.vs-leading-order", sweep, premises=dict(step_gap=step_gap))
+vs_vals = ledger.results["agf-on-orthogonal.vs-leading-order"].values
+ctl_t = {k: np.array(v, dtype=float) for k, v in ledger.results["agf-on-orthogonal.jump-times"].control_values.items()}
+ctl_v = {k: np.array(v, dtype=float) for k, v in ledger.results["agf-on-orthogonal.levels"].control_values.items()}
+for key, txt in (("orth-ratio-c", f"{np.min(vs_vals['ratio_c']):.1f} to {np.max(vs_vals['ratio_c']):.1f}"),
+                 ("orth-ctl-slope", f"{ctl_t['slope'].min():.2f} to {ctl_t['slope'].max():.2f}"),
+                 ("orth-ctl-shrink", f"{ctl_t['shrink'].min():.2f} to {ctl_t['shrink'].max():.2f}"),
+                 ("orth-ctl-lslope", f"{ctl_v['slope'].min():.1e} to {ctl_v['slope'].max():.1e}"),
+                 ("orth-rate", f"{RATE:.3f}"), ("orth-step-gap", f"{step_gap.max():.4f}"),
+                 ("orth-coarse", ", ".join(f"{cid.split('.')[-1]} {ledger.results[cid].coarse_verdicts.count('reproduced')} of {N_SEEDS}"
+                                           for cid in ("agf-on-orthogonal.jump-times", "agf-on-orthogonal.leading-order-limit", "agf-on-orthogonal.levels")))):
+    glue_value(f"synthesis-{key}", Markdown(txt), display=False)
 for key, cid in (("orth-times", "agf-on-orthogonal.jump-times"), ("orth-lead", "agf-on-orthogonal.leading-order-limit"),
                  ("orth-levels", "agf-on-orthogonal.levels"), ("orth-vs", "agf-on-orthogonal.vs-leading-order")):
     print(f"{cid}: {say(f'synthesis-{key}', cid)}")
-jumps.groupby(["lam", "jump"])[["err_agf", "err_leading", "tol", "step_gap"]].max()
+jumps.groupby(["lam", "jump"])[["err_agf", "err_leading", "tol", "step_gap", "rich_gap"]].max()
 
 # %% [markdown]
 # AGF, run from the same initial network as GD, is graded per seed as a **limit**: each seed is one initial
@@ -211,18 +235,34 @@ jumps.groupby(["lam", "jump"])[["err_agf", "err_leading", "tol", "step_gap"]].ma
 # $\ln(1/\lambda)$, so the error should fall at least like $1/\ln(1/\lambda)$). **AGF's jump times**:
 # {glue:md}`synthesis-orth-times`. **The orthogonal paper's leading order** $\ln(1/\lambda)/\lVert D_\pm\rVert$,
 # graded the same way on the same runs: {glue:md}`synthesis-orth-lead`. Both theories predict this limit, so
-# these two rows do **not** tell the papers apart. **Intermediate level** (GD's loss midway between its drops
-# against AGF's level, a deviation that must shrink towards $\lambda\to0$): {glue:md}`synthesis-orth-levels`.
-# The **control** of all three is a run without saddles: gradient descent on a plain linear model $\beta$ from 0,
-# same data, step and horizon. Its loss falls at once, with no plateau, so its drops come at $O(1)$ times
-# whatever $\lambda$ and the errors grow instead of shrinking. GD stands in for the flow here, so each claim
-# carries a premise: doubling the step moves GD's drops by less than 1 %.
+# these two rows do **not** tell the papers apart (the limit is Boursier et al.'s §4 reading; their Lemmas 3–4
+# bound the times one-sidedly with a fixed $\varepsilon$, which is not graded as stated). **Intermediate level**
+# (GD's loss midway between its drops against AGF's level): {glue:md}`synthesis-orth-levels`. The flow gives its
+# rate: midway between the drops the negative-label neurons have grown to $\approx\lambda^{1-\lVert D_-\rVert/\lVert D_+\rVert}$
+# of the level, so the log-log slope of the deviation against $\lambda$ (fitted above the float64 round-off floor
+# $10^{-10}$) must be within 0.05 of $1-\lVert D_-\rVert/\lVert D_+\rVert=$ {glue:md}`synthesis-orth-rate`.
 #
-# **AGF closer to GD than the leading order** at every $\lambda$ and drop ({glue:md}`synthesis-orth-vs`) is now a
+# The **control** of all three is the same two-layer network **without the ReLU** ($\sigma=\mathrm{id}$), from the same
+# $\lambda$-scaled initialisations, with the same step and horizon. It keeps the saddle at the origin and a plateau of
+# length $\approx\ln(1/\lambda)$, but not the ReLU's two phases: it fits every label in one escape, so AGF's two jump
+# times miss its drops by a relative amount that does not shrink with $\lambda$ (slope {glue:md}`synthesis-orth-ctl-slope`,
+# shrink {glue:md}`synthesis-orth-ctl-shrink` over the seeds), and its loss between AGF's drops misses the level by a
+# constant (slope {glue:md}`synthesis-orth-ctl-lslope`). (The previous revision's control, one linear model $\beta$ from 0,
+# was the same for every seed and $\lambda$ and failed by construction.) GD stands in for the flow, and at the deepest
+# $\lambda$ its first-order step bias (doubling the step moves the drops by {glue:md}`synthesis-orth-step-gap`,
+# $\approx\lVert D_+\rVert\,dt/2$) was as large as AGF's error; the drop times are therefore **Richardson-extrapolated**,
+# $2t(dt)-t(2dt)$, and the premise asks that the extrapolation's own change at twice the step stay below a fifth of the
+# graded error at $\lambda=10^{-30}$. A **coarse run** (GD with step 0.2, read without extrapolation: a constant relative
+# bias $\approx\lVert D_\pm\rVert\,dt/2$) passes the rules in: {glue:md}`synthesis-orth-coarse`. The time trends reject it;
+# the level trend does not (the plateau's level and its rate do not depend on the step), so the ledger tiers
+# `levels` as a consistency check.
+#
+# **AGF closer to GD than the leading order** at every $\lambda$ and drop ({glue:md}`synthesis-orth-vs`) is a
 # consistency check at finite $\lambda$, not a reproduction: it compares the $O(1)$ constants, which Boursier et
 # al. do not state (their Lemmas 3–4 bound the times up to an unspecified $\varepsilon$), and no run can serve as
-# its control (on the saddle-free linear model both predictions miss by factors of 10–100, and the ratio of the
-# two misses is again below 1). The two theories agree on the mechanism: on orthogonal inputs a neuron's best
+# its control. The row mainly tells whether the **initial norm** is included: against the leading order with
+# Boursier et al.'s own constant $c=\max_j\lVert w_j(0)\rVert/\lambda$, $\ln(1/(c\lambda))/\lVert D_\pm\rVert$, the same
+# ratio is {glue:md}`synthesis-orth-ratio-c` over the seeds (above 1: that leading order is closer than AGF). The two theories agree on the mechanism: on orthogonal inputs a neuron's best
 # utility is $\lVert D_\pm\rVert/2$, so AGF's jump condition $\lVert\theta\rVert e^{2\bar U^* t}=1$ is the
 # paper's $t\approx\ln(1/\lambda)/\lVert D_\pm\rVert$ with the constants kept: the leading order ignores the
 # initial norm $\lVert\theta_j(0)\rVert$ (here $\approx\sqrt{2d}\,\lambda$, not $\lambda$) and the time spent aligning.
@@ -253,8 +293,7 @@ STEPS_C = 2000 if quick else 8000
 data = [cifar_race(50, seed + r) for r in range(N_SEEDS)]
 Xc = torch.stack([dd[0] for dd in data])
 yc = torch.stack([dd[1] for dd in data])
-mus = [(al.mu(Xc[r].double(), sy.pm_labels(yc[r])), al.mu((Xc[r] - Xc[r].mean(0)).double(), sy.pm_labels(yc[r])))
-       for r in range(N_SEEDS)]
+mus = sy.claims.data_mu((Xc, yc))                                 # μ on (x, 1) (hidden biases) and on raw x
 STD_BIG = 3e-2                                                    # control: neuron norms ≈ 1 at the start
 pc0 = rc.race_init(250, 1024, 1e-4, generator(seed + 100), runs=(N_SEEDS,))
 pc_big = rc.race_init(250, 1024, STD_BIG, generator(seed + 100), runs=(N_SEEDS,))
@@ -269,7 +308,7 @@ race2 = train(pc0, Xc, yc, loss=CE, lr=2e-3, momentum=0.9, batch_size=4, steps=S
 lens, lens2 = (pd.DataFrame([dict(seed=seed + r, **row) for r in range(N_SEEDS) for row in
                              sy.alignment_lens_rows(tr.run(r), Xc[r], yc[r], plateau_level=0.99 * math.log(2))])
                for tr in (race1, race2))
-print("Assumption 1 (mu, raw / centred pixels):", [f"{a:.3f} / {b:.3f}" for a, b in mus])
+print("Assumption 1 (mu on (x, 1) / raw pixels):", np.round(mus["mu"], 3), np.round(mus["mu_raw"], 3))
 lens
 
 # %%
@@ -295,15 +334,15 @@ glue("synthesis-alignment-on-race", fig, display=False)
 # ```
 
 # %%
-mu_seed = np.array([max(a, b) for a, b in mus])
+mu_seed = mus["mu"]
 end, ini, fin = (lens[lens.when == w].sort_values("seed") for w in ("end of plateau", "init", "final"))
 rr_small, rr_big = sy.claims.RaceRuns(race1, Xc, yc), sy.claims.RaceRuns(race1, Xc, yc, first=N_SEEDS)
 win, win2 = sy.claims.local_field(rr_small), sy.claims.local_field(sy.claims.RaceRuns(race2, Xc, yc))  # step premise: 2× step
 ledger.measure("alignment-on-race.assumption1", (Xc, yc),
-               note=f"raw pixels {[round(a, 3) for a, _ in mus]}, centred {[round(b, 3) for _, b in mus]}")
+               note=f"raw pixels {np.round(mus['mu_raw'], 3).tolist()}")
 for cid in ("alignment-on-race.cones", "alignment-on-race.low-rank"):
     ledger.measure(cid, rr_small, controls={"race_large_init": rr_big}, init=rr_small.start(), premises=dict(mu=mu_seed))
-ledger.measure("alignment-on-race.local-field", rr_small, controls={"race_large_init": rr_big}, init=rr_small.start(),
+ledger.measure("alignment-on-race.local-field", rr_small, init=rr_small.start(),
                premises=dict(cos_gap=np.abs(win["cos_w"] - win2["cos_w"])),
                note=f"all neurons at the end of the plateau: {[round(v, 3) for v in end.cos_all]}")
 
@@ -321,7 +360,7 @@ print("μ per seed:", np.round(mu_seed, 3), "| stable rank at the end:", np.roun
 
 # %% [markdown]
 # On CIFAR-10 the alignment paper's data assumption fails: pixel images of different classes are strongly
-# positively correlated — the larger of $\mu$ on raw and on centred pixels is {glue:md}`synthesis-mu-range`
+# positively correlated — $\mu$ on the bias-augmented inputs $(x,1)$ (the race network has hidden biases) is {glue:md}`synthesis-mu-range`
 # over the seeds (Assumption 1: {glue:md}`synthesis-mu`, a measurement of the premise). Theorem 1's two
 # conclusions are therefore **not graded**: cones {glue:md}`synthesis-cones`, low rank {glue:md}`synthesis-rank`
 # (a setting where Assumption 1 holds is the {doc}`02_alignment` chapter's own; here the point is Pinson's data, on
@@ -337,9 +376,12 @@ print("μ per seed:", np.round(mu_seed, 3), "| stable rank at the end:", np.roun
 # paper's $\langle\gamma\rangle$, in {glue:md}`synthesis-field`. (The previous revision read the cosine at the end
 # of the plateau, {glue:md}`synthesis-cos-end` over the seeds, after the winners' norms had grown tenfold, outside the
 # window where eqs. 4–5 hold.) This row does not tell the papers apart: at a small initialisation the race paper's
-# $\langle\gamma\rangle$ is the same field (the identity above). Its **control** is the same race run from std
-# $3\cdot10^{-2}$, where the neurons start with norm $\approx1$, never double it, and barely turn, so the cosine
-# is read at the end of the run. The race network's **hidden biases** are trainable and the lens reads $W_1$ alone;
+# $\langle\gamma\rangle$ is the same field (the identity above). It is graded as a **consistency check**, not a
+# reproduction: at small output the SGD gradient on row $\alpha$ is exactly $\propto v_\alpha x_a(w_\alpha)$, so a winner
+# that has grown by ~15 % has a cosine $\ge0.5$ from how it moved, and the previous revision's control (the race run
+# from std $3\cdot10^{-2}$, read at step 8000 while the main runs are read at their window end) failed because lazy
+# neurons barely move relative to their norm, not because the field is absent. No cheap run removes the field and
+# keeps the dynamics. The race network's **hidden biases** are trainable and the lens reads $W_1$ alone;
 # at the end of the window the largest $|b_1|$ is at most {glue:md}`synthesis-bias` of the largest row norm, so
 # the network is an alignment-paper network up to that bias. The race paper's lens suggests why the rank stays
 # low: only the winners move, and they chase nearly the same direction.
@@ -419,7 +461,7 @@ ctl_half = max(measure.first_crossing(xgd.time, closs[:, r, c], closs[0, r, c] /
 xsmall = sy.claims.XorRuns(xgd.time, xgd.loss[:, :N_SEEDS].numpy(), closs[:, :N_SEEDS], xruns, Xx[:N_SEEDS], Yx[:N_SEEDS], clx)
 xbig = sy.claims.XorRuns(xgd.time, xgd.loss[:, N_SEEDS:].numpy(), closs[:, N_SEEDS:], xruns, Xx[N_SEEDS:], Yx[N_SEEDS:], clx)
 xprem = dict(norm0=norm0[:N_SEEDS], step_gap=np.array(xgap))
-ledger.measure("agf-on-xor.clusters", xsmall, controls={"gd_large_init": xbig}, premises=xprem, std=STD,
+ledger.measure("agf-on-xor.clusters", xsmall, premises=xprem, std=STD,
                note=f"largest neuron norm at the end of GD: {fit_norm[:N_SEEDS].min():.2f}–{fit_norm[:N_SEEDS].max():.2f}")
 ledger.measure("agf-on-xor.levels", xsmall, controls={"gd_large_init": xbig}, premises=xprem)
 
@@ -429,12 +471,13 @@ for key, cid in (("xor-clusters", "agf-on-xor.clusters"), ("xor-levels", "agf-on
 sm = xtab[~xtab.control]
 facts = {"xor-order": f"{int(sum(xorder[:N_SEEDS]))} of {N_SEEDS}", "xor-late": f"{(sm.agf - sm.gd).min():.1f} to {(sm.agf - sm.gd).max():.1f}",
          "xor-worst": f"{np.nanmin(worst[:N_SEEDS]) / math.log(1 / STD):.3f} to {np.nanmax(worst[:N_SEEDS]) / math.log(1 / STD):.3f}", "xor-tol": f"{1 / math.log(1 / STD):.3f}",
-         "xor-dev": f"{min(xdev[:N_SEEDS]):.4f} to {max(xdev[:N_SEEDS]):.4f}", "xor-fitnorm": f"{fit_norm[:N_SEEDS].min():.2f} to {fit_norm[:N_SEEDS].max():.2f}",
+         "xor-dev": (lambda v: f"{np.min(v['dev']):.4f} to {np.max(v['dev']):.4f}, at the midpoints alone {np.min(v['dev_mid']):.4f} to {np.max(v['dev_mid']):.4f}")(ledger.results["agf-on-xor.levels"].values),
+         "xor-fitnorm": f"{fit_norm[:N_SEEDS].min():.2f} to {fit_norm[:N_SEEDS].max():.2f}",
          "xor-ctl-gd": f"{ctl_half:.2f}"}
 for k, v in facts.items():
     glue_value(f"synthesis-{k}", Markdown(v), display=False)
-ctl_c, ctl_l = ({k: np.array(v, dtype=float) for k, v in ledger.results[c].control_values.items()}     # "inf" stored as text
-                for c in ("agf-on-xor.clusters", "agf-on-xor.levels"))
+ctl_c = sy.claims.xor_clusters(xbig, std=STD)                                      # GD from std 0.5, shown (not a control)
+ctl_l = {k: np.array(v, dtype=float) for k, v in ledger.results["agf-on-xor.levels"].control_values.items()}   # "inf" stored as text
 glue_value("synthesis-xor-ctl-order", Markdown(f"{int(np.nansum(ctl_c['order_ok']))} of {N_SEEDS}"), display=False)
 glue_value("synthesis-xor-ctl-worst", Markdown(f"{np.nanmin(ctl_c['worst']) / math.log(1 / STD):.3f} to {np.nanmax(ctl_c['worst']) / math.log(1 / STD):.3f}"), display=False)
 glue_value("synthesis-xor-ctl-dev", Markdown(f"{np.nanmin(ctl_l['dev']):.3f} to {np.nanmax(ctl_l['dev']):.3f}"), display=False)
@@ -445,8 +488,11 @@ print(facts, "| control (GD from std 0.5):", ctl_c, ctl_l)
 # per-cluster losses drop, in {glue:md}`synthesis-xor-order` seeds. Its jump times are another matter: AGF's
 # jump time minus GD's per-cluster drop time ranges over {glue:md}`synthesis-xor-late` (gradient-flow time), and
 # each seed's worst relative error, {glue:md}`synthesis-xor-worst` over the seeds, is to be compared with the
-# declared tolerance $1/\ln(1/\text{std})=$ {glue:md}`synthesis-xor-tol`. The claim as declared (order *and*
-# times) is {glue:md}`synthesis-xor-clusters`. Where AGF is late, the lateness is the
+# tolerance $1/\ln(1/\text{std})=$ {glue:md}`synthesis-xor-tol`. The claim (order *and* times) is
+# {glue:md}`synthesis-xor-clusters`, now a **consistency check at finite std**: the tolerance's constant 1 is ours,
+# not a paper's, and the std-0.5 run below cannot serve as its control (the cluster order holds there in some seeds,
+# the largest centroid norm being first by default; it fails only through $O(1)$ drop times). A miss here says
+# that AGF's $O(1)$ constants are large on this toy at std $10^{-6}$, not that its $\text{std}\to0$ limit fails. Where AGF is late, the lateness is the
 # $O(1)$ correction AGF drops, and it is large here: AGF activates a neuron when its norm reaches 1, but on
 # these data a neuron fits its cluster at a smaller norm (the largest neuron norm at the end of GD is
 # {glue:md}`synthesis-xor-fitnorm` over the seeds), and GD's loss has dropped halfway well before; several neurons on the same
@@ -455,14 +501,18 @@ print(facts, "| control (GD from std 0.5):", ctl_c, ctl_l)
 # not bring it within this tolerance (we did not test that: the explanation is ours, not graded).
 #
 # **At what level.** AGF's levels after its first three jumps — the loss with one, two, three clusters
-# fitted — match GD's plateaus midway between drops within 5 %: {glue:md}`synthesis-xor-levels`
-# (largest deviation per seed {glue:md}`synthesis-xor-dev`). Both claims carry the premises of a small
+# fitted — are compared with GD's plateaus over the **middle half** of each interval between drops, within 5 % (a
+# plateau-free decay through the level would deviate by tens of per cent at the quarter points, while at the midpoint
+# alone it could pass): {glue:md}`synthesis-xor-levels` (largest deviation per seed {glue:md}`synthesis-xor-dev`).
+# GD does sit on AGF's levels at the midpoints; towards the next drop the plateau tilts as the next cluster grows,
+# and at std $10^{-6}$ that tilt exceeds the 5 % we had estimated for the midpoint. We did not widen the tolerance
+# after seeing this; whether the tilt vanishes as std $\to0$ needs the std-trend of "What remains open". Both claims carry the premises of a small
 # initialisation and of GD following the flow (twice the step moves the per-cluster drops by < 1 %).
-# **Control.** The same gradient descent (data, step, horizon) from std 0.5, where the neurons start near norm 1
+# **Control** (of the levels claim; shown for the clusters). The same gradient descent (data, step, horizon) from std 0.5, where the neurons start near norm 1
 # and there are no saddles to jump between: GD fits every cluster at once, all per-cluster losses having halved by
 # $t=$ {glue:md}`synthesis-xor-ctl-gd`. Read against the same small-initialisation AGF prediction, its cluster order
 # matches in {glue:md}`synthesis-xor-ctl-order` seeds, its worst relative time error is {glue:md}`synthesis-xor-ctl-worst`,
-# and its loss midway between its crossings of AGF's mid-levels deviates from AGF's levels by
+# and its loss over the middle half between its crossings of AGF's mid-levels deviates from AGF's levels by
 # {glue:md}`synthesis-xor-ctl-dev` (against the 5 % the levels claim allows). AGF itself is not run there: its jump
 # condition already holds at the start, and it refuses such an initialisation. (The previous revision's control
 # was AGF's prediction with its first two clusters swapped, a wrong prediction rather than a run without the
@@ -506,41 +556,50 @@ print("cross-entropy per-cluster drops:", np.round(t_ce, 2), "| same order as AG
 # | AGF closer to GD than the leading-order phase times (finite $\lambda$, consistency check) | {glue:md}`synthesis-orth-vs` | only in $O(1)$ constants Boursier et al. do not state |
 # | CIFAR-10 data satisfy the alignment paper's Assumption 1 (a measurement) | {glue:md}`synthesis-mu` | no: a premise of one paper, on the other's data |
 # | cones (Theorem 1, needs Assumption 1) | {glue:md}`synthesis-cones` | not tested: the race paper's own prediction is not graded |
-# | winners align with $\operatorname{sign}(v)\,x_a(w)$ inside the alignment window (step premise) | {glue:md}`synthesis-field` | no: at small initialisation the race paper's $\langle\gamma\rangle$ is the same field |
+# | winners align with $\operatorname{sign}(v)\,x_a(w)$ inside the alignment window (step premise; consistency check) | {glue:md}`synthesis-field` | no: at small initialisation the race paper's $\langle\gamma\rangle$ is the same field |
 # | low-rank first layer (Theorem 1, needs Assumption 1) | {glue:md}`synthesis-rank` | not tested: the race paper's own prediction is not graded |
-# | AGF on the XOR toy: cluster order and jump times | {glue:md}`synthesis-xor-clusters` | the times yes (the race paper gives none); the order is not checked against another prediction |
-# | AGF on the XOR toy: loss levels | {glue:md}`synthesis-xor-levels` | no: one cluster fitted per plateau is the race paper's picture too |
+# | AGF on the XOR toy: cluster order and jump times (finite std, consistency check) | {glue:md}`synthesis-xor-clusters` | the order no (Pinson §4.6 predicts the same order); the times only in $O(1)$ constants (Pinson's eqs. 18–19 give AGF's leading-order time) |
+# | AGF on the XOR toy: loss levels (middle half of each plateau, 5 %) | {glue:md}`synthesis-xor-levels` | no: one cluster fitted per plateau is the race paper's picture too |
+
+# %%
+for cid in ledger.results:                  # "after" column: the pass rate and the tier, as the ledger states them
+    glue_value(f"synthesis-after-{cid.replace('.', '-')}", Markdown(f"{ch.rate(cid)}, {ledger.results[cid].tier()[0]}"), display=False)
 
 # %% [markdown]
 # ## What changed in this revision
-# Every claim is now measured by a declared function (`lrlib/theory/synthesis/claims.py`) applied by the ledger to
-# the main runs and to a **control run** in which the borrowed theory's mechanism is absent; no control is a
-# swapped, shifted or inverted prediction any more. Verdicts before (the previous published sweep, legacy tier) and
-# after (this run):
+# This revision answers a referee's report on the previous one (which had moved every claim to a declared measurement
+# with a control run). Verdicts before (the previous revision's full run, seed 0) and after (this run), for each claim
+# whose verdict, tier or measurement changed:
 #
 # | claim | before | after | what changed |
 # |---|---|---|---|
-# | `agf-on-orthogonal.jump-times` | 3 of 5, legacy | {glue:md}`synthesis-orth-times` | a trend over $\lambda=10^{-3}\dots10^{-30}$ (one draw per seed) instead of a constant 1 in $1/\ln(1/\lambda)$ at three $\lambda$; control: the saddle-free linear model instead of the leading-order times |
-# | `agf-on-orthogonal.leading-order-limit` | new | {glue:md}`synthesis-orth-lead` | split from `vs-leading-order`: what Boursier et al. state about their times (the $\lambda\to0$ limit) |
-# | `agf-on-orthogonal.levels` | 0 of 5 (4 partial), legacy | {glue:md}`synthesis-orth-levels` | a trend towards $\lambda\to0$ instead of 1 % at every $\lambda$ including $10^{-3}$, where there is no plateau; control: the linear model instead of the other labels' level |
-# | `agf-on-orthogonal.vs-leading-order` | 5 of 5, legacy | {glue:md}`synthesis-orth-vs` | a consistency check (finite-$\lambda$ constants no paper states; the linear model gives ratio 0.98, so no run can be its control) |
-# | `alignment-on-race.cones`, `.low-rank` | premise not met, legacy | {glue:md}`synthesis-cones`; {glue:md}`synthesis-rank` | control: the race run from std $3\cdot10^{-2}$ instead of the network at initialisation (now the `init=` state); Assumption 1 still fails on CIFAR-10 in every seed |
-# | `alignment-on-race.local-field` | 2 of 2 graded (3 premise not met), legacy | {glue:md}`synthesis-field` | read at the end of the alignment window (largest row norm $\le2\times$ initial) instead of the end of the plateau; control: the race run from std $3\cdot10^{-2}$ |
-# | `agf-on-xor.clusters` | 0 of 5, legacy | {glue:md}`synthesis-xor-clusters` | control: GD from std 0.5 instead of AGF's prediction with two clusters swapped; rule unchanged |
-# | `agf-on-xor.levels` | 5 of 5, legacy | {glue:md}`synthesis-xor-levels` | control: GD from std 0.5 instead of the next AGF level; rule unchanged |
+# | `agf-on-orthogonal.jump-times` | 5 of 5, quantitative | {glue:md}`synthesis-after-agf-on-orthogonal-jump-times` | control: the same networks with $\sigma=\mathrm{id}$ (`linear_net`) instead of one linear model from 0, which failed by construction; drops Richardson-extrapolated; premise on the extrapolation's residual relative to the graded error; `coarse=` run added |
+# | `agf-on-orthogonal.leading-order-limit` | 5 of 5, quantitative | {glue:md}`synthesis-after-agf-on-orthogonal-leading-order-limit` | as for the jump times; the limit cited from Boursier et al. §4 |
+# | `agf-on-orthogonal.levels` | 5 of 5, quantitative | {glue:md}`synthesis-after-agf-on-orthogonal-levels` | rule: the flow's rate $1-\lVert D_-\rVert/\lVert D_+\rVert$ for the slope instead of shrink $\ge1000$ (slack $\sim10^9$ on a round-off deep point; the old control's deviation was flat at 0.14 and passed `mono`); control `linear_net`; the coarse run passes, hence the consistency tier |
+# | `agf-on-orthogonal.vs-leading-order` | 5 of 5, consistency | {glue:md}`synthesis-after-agf-on-orthogonal-vs-leading-order` | shows the ratio against $\ln(1/(c\lambda))/\lVert D_\pm\rVert$ too |
+# | `alignment-on-race.assumption1` | 0 of 5, consistency | {glue:md}`synthesis-after-alignment-on-race-assumption1` | $\mu$ on $(x,1)$ (hidden biases) instead of the larger of raw and centred pixels |
+# | `alignment-on-race.local-field` | 3 of 3 graded (seeds 2, 4 premise not met), reproduction | {glue:md}`synthesis-after-alignment-on-race-local-field` | consistency check (near an identity of the gradient); control removed |
+# | `agf-on-xor.clusters` | 0 of 5, quantitative | {glue:md}`synthesis-after-agf-on-xor-clusters` | consistency check at finite std (a tolerance no paper states; a control that could not tell runs apart); rule unchanged |
+# | `agf-on-xor.levels` | 5 of 5, quantitative | {glue:md}`synthesis-after-agf-on-xor-levels` | deviation over the middle half of each inter-drop interval instead of at the midpoint (which a smooth decay could pass); the plateaus tilt by more than 5 % towards the next drop; expectation now `not reproduced` (observed) |
 #
 # Each change made after a result had been seen is in the claim's `history` (claims file); every expectation is
-# `observed`. The rules of the three trend claims were written after an exploratory sweep of the same design.
+# `observed`.
 #
 # ## What remains open
-# Of the referee's findings, these are not fixed: (i) the XOR jump times (`agf-on-xor.clusters`) are still graded at
-# one std with the constant 1 in $1/\ln(1/\text{std})$, which no paper states; the trend over std (as in part 1)
-# needs AGF and GD per std, with GD's horizon growing like $\ln(1/\text{std})$: an exploratory run of the extra
-# points std $=10^{-3},10^{-12},10^{-24}$ (5 seeds, not graded) took 63 s on this 2-core machine while other
-# chapters ran, more than this chapter's budget leaves after the part 1 sweep and the part 2 control run; (ii) Theorem 1's cones and low rank stay *not graded*, since
-# Assumption 1 fails on CIFAR-10 and a race run on separable data is not added here (that theorem is graded on
-# such data in {doc}`02_alignment`); (iii) the λ-limit claims carry no `coarse=` run: a stable GD with a coarse
-# step shares the $\ln(1/\lambda)$ time scale, so it would pass and not test the flow.
+# (i) The XOR jump times' $\text{std}\to0$ limit is not graded: a trend over std (as in part 1) needs AGF and GD per
+# std, GD's horizon growing like $\ln(1/\text{std})$; the extra points std $=10^{-3},10^{-12},10^{-24}$ took 63 s (5 seeds,
+# 2 cores shared with other chapters), beyond this chapter's budget after part 1's control runs. Until then the
+# clusters claim is a consistency check, and its order has no control where AGF's utility order and the
+# centroid-norm order disagree (equal centroid norms, unequal cluster sizes: a second XOR batch and AGF run,
+# about the cost of part 3, ≈ 20 s). (ii) Theorem 1's cones and low rank stay *not graded*: Assumption 1 fails on
+# CIFAR-10 (also on $(x,1)$). A race run on a small separable set would cost one more batched race run (part 2's
+# main cost); besides $\mu>0$, Theorem 1 also assumes gradient flow (the race run uses batch-4 SGD with momentum 0.9),
+# no biases, a condition on $\varepsilon$ and $t\to\infty$ (read at the last step): these are known violations,
+# stated here, not premises checked per seed. (iii) The local-field step premise compares two SGD runs that pick
+# their own winners from different batches, so it mixes the step with SGD noise (the seeds where it fails); a
+# same-step, other-batch-seed baseline or a full-batch run would cost one more race run each.
+# (iv) The levels claim on orthogonal inputs is tiered consistency because GD with a coarse step reproduces the
+# plateau and its rate: the claim shows what the flow's plateau is, not that GD's step is small.
 
 # %% [markdown]
 # ## Claims ledger

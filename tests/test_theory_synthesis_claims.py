@@ -50,6 +50,25 @@ def test_time_trends_read_relative_errors_along_the_sweep():
     np.testing.assert_allclose(C.agf_vs_leading(sw)["ratio"], [(1 / eta[0]) / 0.1], rtol=1e-2)
 
 
+def test_richardson_drops_and_the_leading_order_with_its_constant():
+    eta = np.log(1 / LAMS)
+    gd = np.stack([eta, 2 * eta], 1)
+    sw = _sweep(gd, gd, gd)
+    late = _sweep(gd * 1.01, gd, gd)                                       # the same runs with twice the step: 1 % late
+    rich = sw.with_loss(late.loss, late.loss)                              # t(dt) = t(2dt) = 1.01 t: extrapolation 1.01 t
+    np.testing.assert_allclose(rich.table()["gd"][:, 0], gd * 1.01, rtol=1e-4)
+    both = sw.with_loss(sw.loss, late.loss)                                # 2 t − 1.01 t = 0.99 t
+    np.testing.assert_allclose(both.table()["gd"][:, 0], gd * 0.99, rtol=1e-4)
+    assert np.isnan(C.agf_vs_leading(sw)["ratio_c"]).all()
+    c = np.full((len(LAMS), 1), math.e)                                    # ln(1/(cλ)) = ln(1/λ) − 1
+    wc = _sweep(gd, gd * 1.1, gd)
+    wc = C.LambdaSweep(**{**wc.__dict__, "c": c})
+    np.testing.assert_allclose(wc.table()["lead_c"][:, 0], gd * (1 - 1 / eta[:, None]))
+    np.testing.assert_allclose(C.agf_vs_leading(wc)["ratio_c"], [0.1 * eta[-1]], rtol=1e-3)
+    with pytest.raises(ParameterError):
+        sw.with_loss(sw.loss, sw.loss[:, :2])
+
+
 def test_time_trend_counts_a_missing_drop_as_infinite():
     eta = np.log(1 / LAMS)
     gd = np.stack([eta, 2 * eta], 1)
@@ -62,22 +81,15 @@ def test_level_trend_and_the_control_sweep():
     eta = np.log(1 / LAMS)
     gd = np.stack([eta, 2 * eta], 1)
     sw = _sweep(gd, gd, gd, plateau=[0.2 * (1 + d) for d in (1e-1, 1e-3, 1e-6, 0.0)])
-    v = C.level_trend(sw)
+    v = C.level_trend(sw, rate=0.5)
     np.testing.assert_allclose(v["dev_shallow"], [0.1], rtol=1e-6)
+    assert v["rate"][0] == 0.5
+    assert v["slope"][0] == pytest.approx(np.polyfit(np.log(LAMS[:3]), np.log([1e-1, 1e-3, 1e-6]), 1)[0])   # 0 left out
     assert v["dev_deep"][0] == 0 and v["mono"][0] == 1 and v["shrink"][0] > 1e100 and v["decades"][0] == pytest.approx(21)
     flat = sw.with_loss(np.repeat(sw.loss[:, :1], len(LAMS), 1))          # the shallowest curve at every λ: no shrink
-    assert C.level_trend(flat)["shrink"][0] == pytest.approx(1.0)
+    assert C.level_trend(flat, rate=0.5)["shrink"][0] == pytest.approx(1.0)
     with pytest.raises(ParameterError):
         sw.with_loss(sw.loss[:, :2])
-
-
-def test_linear_flow_loss_is_the_closed_form():
-    X, y = torch.eye(3, dtype=F64), torch.tensor([1.0, -2.0, 0.5], dtype=F64)
-    dt, t = 1e-2, np.arange(0, 501) * 1e-2 * 10
-    L = C.linear_flow_loss(X, y, t, dt)
-    # β_k ← β_k − dt (β_k − y_k)/n: residual (1 − dt/3)^s y_k, loss ½ mean r²
-    s = np.rint(t / dt)
-    np.testing.assert_allclose(L, 0.5 * float((y ** 2).mean()) * (1 - dt / 3) ** (2 * s), rtol=1e-7)
 
 
 def test_xor_measurements_on_a_hand_built_staircase():
@@ -96,6 +108,16 @@ def test_xor_measurements_on_a_hand_built_staircase():
     assert C.xor_clusters(never, std=math.exp(-10))["worst"][0] == np.inf
     flat = C.XorRuns(t, np.full((t.size, 1), 0.25), closs[:, None], [run], Xa[None], Y[None], cl)
     assert C.xor_levels(flat)["dev"][0] == np.inf
+
+
+def test_plateau_deviation_tells_a_plateau_from_a_smooth_decay():
+    t = np.linspace(0, 4, 4001)
+    stairs = _staircase(t, [1.0, 3.0], [1.0, 0.5, 0.0])
+    np.testing.assert_allclose(C.plateau_deviation(t, stairs, np.array([1.0, 3.0]), [0.5]), [0.0], atol=1e-12)
+    decay = np.exp(-math.log(2) * (t - 1.0))                               # passes 0.5 at t = 2, the midpoint
+    dev = C.plateau_deviation(t, decay, np.array([1.0, 3.0]), [0.5])[0]
+    assert dev == pytest.approx(2 ** 0.5 - 1, rel=1e-6)                    # at the first quarter point t = 1.5
+    assert abs(np.interp(2.0, t, decay) - 0.5) < 1e-6                      # the midpoint alone would see no deviation
 
 
 def _race_traj(scales, loss):
@@ -122,5 +144,6 @@ def test_race_measurements_window_cones_rank_and_mu():
     assert cr["srank"][0] == pytest.approx(direct(W * scales[-1].unsqueeze(-1)))            # the last snapshot
     assert C.cones_and_rank(rr.start())["srank"][0] == pytest.approx(direct(W))            # step 0
     assert C.local_field(rr.start())["window"][0] == 0
-    mu = C.data_mu((X4[None], Y4[None]))["mu"]
-    assert mu.shape == (1,) and np.isfinite(mu).all()
+    v = C.data_mu((X4[None], Y4[None]))
+    mu = v["mu"]
+    assert mu.shape == (1,) and np.isfinite(mu).all() and np.isfinite(v["mu_raw"]).all()

@@ -53,6 +53,11 @@ class LambdaSweep:
     tau : ``[K][S]`` AGF's jump times (``tau[0] = 0``), each ``(J+1,)``.
     levels : ``[K][S]`` AGF's loss levels, each ``(J+1,)``.
     leading : ``(K, 2)`` the orthogonal paper's leading-order times ``ln(1/λ)/‖D±‖``.
+    loss2 : ``(T, K, S)`` or None: the same runs with twice the step, on the same time grid. Where given,
+        GD's drop times are Richardson-extrapolated to the flow, ``2 t(dt) − t(2 dt)`` (GD's first-order
+        step bias cancels); otherwise they are read on ``loss`` alone.
+    c : ``(K, S)`` or None: Boursier et al.'s initial scale ``c = max_j ‖w_j(0)‖ / λ`` of each run, for the
+        leading order with its constant, ``ln(1/(cλ))/‖D±‖`` (``lead_c`` in :meth:`table`).
     """
 
     lams: np.ndarray
@@ -61,30 +66,36 @@ class LambdaSweep:
     tau: list
     levels: list
     leading: np.ndarray
+    loss2: np.ndarray | None = None
+    c: np.ndarray | None = None
 
-    def with_loss(self, loss: np.ndarray) -> "LambdaSweep":
-        """The same predictions read against other curves (a control run).
+    def with_loss(self, loss: np.ndarray, loss2: np.ndarray | None = None) -> "LambdaSweep":
+        """The same predictions read against other curves (a control or coarse run).
 
         Parameters
         ----------
         loss : ``(T, K, S)`` the other curves, on the same time grid.
+        loss2 : ``(T, K, S)`` or None: those runs with twice the step (Richardson extrapolation), or none.
 
         Returns
         -------
         LambdaSweep
-            A copy with ``loss`` replaced.
+            A copy with ``loss`` and ``loss2`` replaced.
         """
         loss = np.asarray(loss, dtype=float)
-        if loss.shape != np.shape(self.loss):
-            raise ParameterError(f"LambdaSweep.with_loss: curves {loss.shape}, expected {np.shape(self.loss)}")
-        return replace(self, loss=loss)
+        for a in (loss, loss2):
+            if a is not None and np.shape(a) != np.shape(self.loss):
+                raise ParameterError(f"LambdaSweep.with_loss: curves {np.shape(a)}, expected {np.shape(self.loss)}")
+        return replace(self, loss=loss, loss2=None if loss2 is None else np.asarray(loss2, dtype=float))
 
     def table(self) -> dict[str, np.ndarray]:
         """Per λ and seed: GD's first two drop times ``gd (K, S, 2)``, AGF's ``agf (K, S, 2)``, the
-        leading order's ``lead (K, S, 2)``, GD's loss midway between its two drops ``plateau (K, S)`` and
-        AGF's level after its first jump ``level (K, S)`` (``nan`` where AGF made fewer than two jumps)."""
+        leading order's ``lead (K, S, 2)`` (and with its constant, ``lead_c``, where ``c`` is given), GD's loss
+        midway between its two drops ``plateau (K, S)`` and AGF's level after its first jump ``level (K, S)``
+        (``nan`` where AGF made fewer than two jumps). GD's drops are Richardson-extrapolated where ``loss2``
+        is given (class docstring)."""
         K, S = np.shape(self.loss)[1:]
-        out = {k: np.full((K, S, 2), np.nan) for k in ("gd", "agf", "lead")}
+        out = {k: np.full((K, S, 2), np.nan) for k in ("gd", "agf", "lead", "lead_c")}
         out["plateau"], out["level"] = np.full((K, S), np.nan), np.full((K, S), np.nan)
         for i in range(K):
             for s in range(S):
@@ -92,7 +103,11 @@ class LambdaSweep:
                 if tau.size < 3:
                     continue
                 gd = drop_times(self.time, self.loss[:, i, s], lev[:3])
+                if self.loss2 is not None:
+                    gd = 2 * gd - drop_times(self.time, self.loss2[:, i, s], lev[:3])
                 out["gd"][i, s], out["agf"][i, s], out["lead"][i, s] = gd, tau[1:3], self.leading[i]
+                if self.c is not None:      # ln(1/(cλ)) = ln(1/λ) − ln c, in units of the leading order
+                    out["lead_c"][i, s] = self.leading[i] * (1 - math.log(self.c[i, s]) / math.log(1 / self.lams[i]))
                 out["plateau"][i, s], out["level"][i, s] = loss_between_drops(self.time, self.loss[:, i, s], gd)[0], lev[1]
         return out
 
@@ -145,29 +160,34 @@ def leading_time_trend(sw: LambdaSweep) -> dict[str, np.ndarray]:
     return _time_trend(sw, "lead")
 
 
-def level_trend(sw: LambdaSweep, *, tiny: float = 1e-10) -> dict[str, np.ndarray]:
+def level_trend(sw: LambdaSweep, *, rate: float, tiny: float = 1e-10) -> dict[str, np.ndarray]:
     """The curves' loss midway between their two drops against AGF's level after its first jump, as a
-    trend towards λ → 0.
+    trend towards λ → 0, with the flow's rate.
 
     Parameters
     ----------
     sw : the sweep (module conventions).
-    tiny : relative deviations at or below this count as the limit reached (float64 round-off of a level
-        of order 0.1 over flow times of order 100).
+    rate : the flow's exponent ``p`` of the deviation ``∝ λ^p`` (on orthogonal inputs, midway between the
+        drops the negative-label neurons have grown from ``λ`` to ``λ^(1 − ‖D−‖/‖D+‖)`` of the level:
+        ``p = 1 − ‖D−‖/‖D+‖``); returned as ``rate`` for the rule.
+    tiny : relative deviations at or below this count as the limit reached and are left out of the slope
+        (float64 round-off of a level of order 0.1 over flow times of order 100).
 
     Returns
     -------
     dict of str to np.ndarray
         :func:`~lrlib.ledger.trend.trend_stats` of the relative deviation against the scale ``λ``
-        (``mono``, ``slope``, ``shrink``, ``decades``, ``(S,)``), and ``dev_shallow``, ``dev_deep``: the
-        deviation at the shallowest and the deepest λ. A missing plateau counts as an infinite deviation.
+        (``mono``, ``slope``, ``shrink``, ``decades``, ``(S,)``), ``rate (S,)``, and ``dev_shallow``,
+        ``dev_deep``: the deviation at the shallowest and the deepest λ. A missing plateau counts as an
+        infinite deviation.
     """
     t = sw.table()
     dev = np.abs(t["plateau"] - t["level"]) / np.abs(t["level"])
     dev = np.where(np.isfinite(dev), dev, np.inf)
     stats = trend_stats(np.asarray(sw.lams, float), dev.T, tiny=tiny)
     stats["shrink"] = np.where(np.isfinite(stats["shrink"]), stats["shrink"], 1e300)   # deepest deviation 0: reached
-    return {**stats, "dev_shallow": dev[np.argmax(sw.lams)], "dev_deep": dev[np.argmin(sw.lams)]}
+    return {**stats, "rate": np.full(dev.shape[1], float(rate)),
+            "dev_shallow": dev[np.argmax(sw.lams)], "dev_deep": dev[np.argmin(sw.lams)]}
 
 
 def agf_vs_leading(sw: LambdaSweep) -> dict[str, np.ndarray]:
@@ -181,37 +201,15 @@ def agf_vs_leading(sw: LambdaSweep) -> dict[str, np.ndarray]:
     -------
     dict of str to np.ndarray
         ``ratio (S,)``: the largest, over λ and the two drops, of AGF's relative error over the leading
-        order's (``< 1``: AGF closer at every λ and drop).
+        order's ``ln(1/λ)/‖D±‖`` (``< 1``: AGF closer at every λ and drop); ``ratio_c (S,)``: the same
+        against the leading order with Boursier et al.'s initial scale, ``ln(1/(cλ))/‖D±‖`` (``nan`` without
+        ``sw.c``).
     """
     t = sw.table()
-    e_a, e_l = (np.abs(t[w] - t["gd"]) / t["gd"] for w in ("agf", "lead"))
-    return {"ratio": np.nanmax(e_a / e_l, axis=(0, 2))}
-
-
-def linear_flow_loss(X: Tensor, y: Tensor, time: np.ndarray, dt: float) -> np.ndarray:
-    """Loss curve of GD on a plain linear model ``x ↦ βᵀx`` from ``β = 0`` (a run with no saddles).
-
-    Parameters
-    ----------
-    X, y : ``(n, d)`` inputs and ``(n,)`` targets.
-    time : ``(T,)`` gradient-flow times to record, multiples of ``dt`` from 0.
-    dt : the GD step (the loss is ``½ mean (Xβ − y)²``).
-
-    Returns
-    -------
-    np.ndarray
-        ``(T,)`` the loss at ``time``.
-    """
-    X, y = X.double(), y.double()
-    steps = np.rint(np.asarray(time, dtype=float) / dt).astype(int)
-    beta, out, k = torch.zeros(X.shape[1], dtype=torch.float64), [], 0
-    for s in range(int(steps.max()) + 1):
-        r = X @ beta - y
-        while k < steps.size and steps[k] == s:
-            out.append(float(0.5 * (r ** 2).mean()))
-            k += 1
-        beta = beta - dt * X.T @ r / X.shape[0]
-    return np.array(out)
+    e_a, e_l, e_c = (np.abs(t[w] - t["gd"]) / t["gd"] for w in ("agf", "lead", "lead_c"))
+    with np.errstate(invalid="ignore"):
+        rc = np.nanmax(e_a / e_c, axis=(0, 2)) if sw.c is not None else np.full(e_a.shape[1], np.nan)
+    return {"ratio": np.nanmax(e_a / e_l, axis=(0, 2)), "ratio_c": rc}
 
 
 @dataclass(frozen=True)
@@ -262,8 +260,35 @@ def xor_clusters(xr: XorRuns, *, std: float) -> dict[str, np.ndarray]:
     return {"order_ok": np.array(order), "worst": np.array(worst)}
 
 
+def plateau_deviation(time: np.ndarray, loss: np.ndarray, drops: np.ndarray, levels: np.ndarray) -> np.ndarray:
+    """Largest relative deviation of a loss curve from each predicted level over the middle half of the
+    interval between consecutive drops (a plateau is flat there; a smooth decay through the level is not).
+
+    Parameters
+    ----------
+    time : ``(T,)`` times of the curve.
+    loss : ``(T,)`` the curve.
+    drops : ``(K+1,)`` drop times, finite.
+    levels : ``(K,)`` the predicted level between drops ``k`` and ``k+1``.
+
+    Returns
+    -------
+    np.ndarray
+        ``(K,)`` the largest ``|L(t) − level_k| / |level_k|`` over ``t`` in
+        ``[d_k + Δ_k/4, d_(k+1) − Δ_k/4]``, ``Δ_k = d_(k+1) − d_k`` (the curve interpolated at both ends).
+    """
+    time, loss, d = (np.asarray(a, dtype=float) for a in (time, loss, drops))
+    out = []
+    for k, lv in enumerate(np.asarray(levels, dtype=float)):
+        a, b = d[k] + 0.25 * (d[k + 1] - d[k]), d[k + 1] - 0.25 * (d[k + 1] - d[k])
+        inside = (time > a) & (time < b)
+        L = np.r_[np.interp([a, b], time, loss), loss[inside]]
+        out.append(float(np.max(np.abs(L - lv)) / abs(lv)))
+    return np.array(out)
+
+
 def xor_levels(xr: XorRuns) -> dict[str, np.ndarray]:
-    """GD's plateaus midway between consecutive drops against AGF's levels after its first three jumps.
+    """GD's plateaus between consecutive drops against AGF's levels after its first three jumps.
 
     Parameters
     ----------
@@ -273,21 +298,24 @@ def xor_levels(xr: XorRuns) -> dict[str, np.ndarray]:
     Returns
     -------
     dict of str to np.ndarray
-        ``dev (S,)``: the largest relative deviation over the three plateaus (``nan`` where AGF made fewer
-        than four increasing jumps, ``inf`` where GD never makes a drop).
+        ``dev (S,)``: the largest relative deviation over the three plateaus and the middle half of each
+        inter-drop interval (:func:`plateau_deviation`); ``dev_mid (S,)``: the same read at the midpoints
+        alone (shown). ``nan`` where AGF made fewer than four increasing jumps, ``inf`` where GD never makes
+        a drop.
     """
-    out = []
+    out, mid = [], []
     for s, run in enumerate(xr.agf):
         lv = np.asarray(run.levels[:5], dtype=float)
         if lv.size < 5 or not (np.diff(np.asarray(run.tau, dtype=float)) > 0).all():
-            out.append(np.nan)
+            out.append(np.nan), mid.append(np.nan)
             continue
         d = drop_times(xr.time, xr.loss[:, s], lv)
         if not np.isfinite(d).all():
-            out.append(np.inf)
+            out.append(np.inf), mid.append(np.inf)
             continue
-        out.append(float(np.max(relative_error(loss_between_drops(xr.time, xr.loss[:, s], d), lv[1:4]))))
-    return {"dev": np.array(out)}
+        out.append(float(np.max(plateau_deviation(xr.time, xr.loss[:, s], d, lv[1:4]))))
+        mid.append(float(np.max(relative_error(loss_between_drops(xr.time, xr.loss[:, s], d), lv[1:4]))))
+    return {"dev": np.array(out), "dev_mid": np.array(mid)}
 
 
 @dataclass(frozen=True)
@@ -397,7 +425,8 @@ def cones_and_rank(rr: RaceRuns, *, plateau_level: float = 0.99 * math.log(2)) -
 
 
 def data_mu(data: tuple[Tensor, Tensor]) -> dict[str, np.ndarray]:
-    """Min et al.'s orthogonal-separability margin μ of each seed's data, on raw and on centred inputs.
+    """Min et al.'s orthogonal-separability margin μ of each seed's data, on the bias-augmented inputs
+    ``(x, 1)`` (what a network with hidden biases sees) and on raw inputs.
 
     Parameters
     ----------
@@ -406,10 +435,12 @@ def data_mu(data: tuple[Tensor, Tensor]) -> dict[str, np.ndarray]:
     Returns
     -------
     dict of str to np.ndarray
-        ``mu (S,)``: the larger of μ on raw and on centred inputs (``> 0``: Assumption 1 holds).
+        ``mu (S,)``: μ on ``(x, 1)``, ``(S, N, D+1)`` (``> 0``: Assumption 1 holds); ``mu_raw (S,)``: μ on ``x``.
     """
     from .. import alignment as al
     X, y = data
-    out = [max(al.mu(X[s].double(), pm_labels(y[s])), al.mu((X[s] - X[s].mean(0)).double(), pm_labels(y[s])))
-           for s in range(X.shape[0])]
-    return {"mu": np.array(out, dtype=float)}
+    X = X.double()
+    Xa = torch.cat([X, torch.ones(*X.shape[:-1], 1, dtype=X.dtype)], -1)
+    aug = [al.mu(Xa[s], pm_labels(y[s])) for s in range(X.shape[0])]
+    raw = [al.mu(X[s], pm_labels(y[s])) for s in range(X.shape[0])]
+    return {"mu": np.array(aug, dtype=float), "mu_raw": np.array(raw, dtype=float)}
