@@ -204,6 +204,8 @@ linear_net = sweep.with_loss(lin.loss.numpy().reshape(-1, K, N_SEEDS))      # co
 coarse = sweep.with_loss(np.stack([np.interp(gd.time, gdc.time, gdc.loss[:, r].numpy()) for r in range(len(lam_runs))], 1).reshape(-1, K, N_SEEDS))
 step_gap = jumps.groupby("seed").step_gap.max().to_numpy()
 rich_gap = jumps.groupby("seed").rich_gap.max().to_numpy()
+
+# %%
 neg = float((y[y < 0] ** 2).sum() / (2 * n))
 RATE = 1 - kv.norm_minus / kv.norm_plus                                     # the level's deviation ∝ λ^RATE
 for cid in ("agf-on-orthogonal.jump-times", "agf-on-orthogonal.leading-order-limit"):
@@ -211,6 +213,8 @@ for cid in ("agf-on-orthogonal.jump-times", "agf-on-orthogonal.leading-order-lim
 ledger.measure("agf-on-orthogonal.levels", sweep, controls={"linear_net": linear_net}, coarse=coarse, rate=RATE,
                premises=dict(step_gap=step_gap), note=f"closed-form level Σ_(y<0) y²/(2n) = {neg:.5f}; rate 1 − ‖D−‖/‖D+‖ = {RATE:.3f}")
 ledger.measure("agf-on-orthogonal.vs-leading-order", sweep, premises=dict(step_gap=step_gap))
+
+# %%
 vs_vals = ledger.results["agf-on-orthogonal.vs-leading-order"].values
 ctl_t = {k: np.array(v, dtype=float) for k, v in ledger.results["agf-on-orthogonal.jump-times"].control_values.items()}
 ctl_v = {k: np.array(v, dtype=float) for k, v in ledger.results["agf-on-orthogonal.levels"].control_values.items()}
@@ -222,6 +226,7 @@ for key, txt in (("orth-ratio-c", f"{np.min(vs_vals['ratio_c']):.1f} to {np.max(
                  ("orth-coarse", ", ".join(f"{cid.split('.')[-1]} {ledger.results[cid].coarse_verdicts.count('reproduced')} of {N_SEEDS}"
                                            for cid in ("agf-on-orthogonal.jump-times", "agf-on-orthogonal.leading-order-limit", "agf-on-orthogonal.levels")))):
     glue_value(f"synthesis-{key}", Markdown(txt), display=False)
+# %%
 for key, cid in (("orth-times", "agf-on-orthogonal.jump-times"), ("orth-lead", "agf-on-orthogonal.leading-order-limit"),
                  ("orth-levels", "agf-on-orthogonal.levels"), ("orth-vs", "agf-on-orthogonal.vs-leading-order")):
     print(f"{cid}: {say(f'synthesis-{key}', cid)}")
@@ -476,6 +481,8 @@ facts = {"xor-order": f"{int(sum(xorder[:N_SEEDS]))} of {N_SEEDS}", "xor-late": 
          "xor-ctl-gd": f"{ctl_half:.2f}"}
 for k, v in facts.items():
     glue_value(f"synthesis-{k}", Markdown(v), display=False)
+
+# %%
 ctl_c = sy.claims.xor_clusters(xbig, std=STD)                                      # GD from std 0.5, shown (not a control)
 ctl_l = {k: np.array(v, dtype=float) for k, v in ledger.results["agf-on-xor.levels"].control_values.items()}   # "inf" stored as text
 glue_value("synthesis-xor-ctl-order", Markdown(f"{int(np.nansum(ctl_c['order_ok']))} of {N_SEEDS}"), display=False)
