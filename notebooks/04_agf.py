@@ -951,7 +951,9 @@ ledger.grade("lemma.F2-thm.F3", f2=f2_err, u_rel=abs(uF / predF.u_star[0] - 1), 
 # seed, with $N=6$, and as control with the first four of the same neurons ($N=4$, below the premise: a square
 # neuron also writes spurious harmonics that only enough phases cancel). Its step premise reruns at half the step.
 # The width claim runs the paper's $\alpha=10^{-2}$ with $H=3p$, and as control $H=6$ (the first six neurons of the
-# same draws); its step premise reruns at twice the step. Both use $p=11$ (odd, as the theory assumes) with
+# same draws); its step premise reruns at twice the step. `lemmaF6.utility-update` is a consistency check: once
+# the group outputs exactly the $\pm\xi$ part (Theorem F.7's row), Lemma F.2's form for the rest follows, so it has no
+# control of its own (the $N=4$ groups are shown in its note). Both use $p=11$ (odd, as the theory assumes) with
 # $\hat x[1,2]=6,4$: with the Figure 6 template $H\ge3p$ means $H=60$, beyond this chapter's budget — see "Not done".
 
 # %%
@@ -983,8 +985,9 @@ th16 = torch.randn(N_SEEDS, 16, 3, 11, generator=generator(seed + 91), dtype=F64
 th16 = (th16 / th16.flatten(-2).norm(dim=-1)[..., None, None]).numpy()                  # unit neurons (S, 16, 3, p)
 
 # %%
-ledger.measure("lemmaF6.utility-update", group7["N6"], controls={"group_N4": group7["N4"]}, init=group7["N6_init"],
-               premises=dict(N=6.0, step_gap=gap7), X=XF7, Y=YF7, template=xF7, xi=predF7.order[0], neurons=th16)
+ctx7 = dict(X=XF7, Y=YF7, template=xF7, xi=predF7.order[0], neurons=th16)
+ledger.measure("lemmaF6.utility-update", group7["N6"], init=group7["N6_init"], premises=dict(N=6.0, step_gap=gap7), **ctx7,
+               note=f"the N = 4 groups: util_err {np.round(agf_claims.utility_update(group7['N4'], **ctx7)['util_err'], 3).tolist()}")
 
 # %%
 gH = generator(seed + 92)
