@@ -220,3 +220,52 @@ def test_parameter_counts_and_fixed_point_errata():
     assert c["n_par"][0] == 5 * 6 + 5 + 2 * 5 + 2 and c["m"][0] == 5 and c["n_samples"][0] == 40
     e = rcc.fixed_point_errata([(p, X, y)])
     assert e["dphi74"][0] <= 1e-12 and e["dphi73"][0] >= 0.01 and e["dy_dev"][0] <= 1e-3
+
+
+def test_settle_targets_against_a_direct_count(toy):
+    tr, X, y, _ = toy
+    out = rcc.settle_targets((tr, X, y), 0)
+    for r in range(2):
+        P0 = tr.at(0).map(lambda t: t[r]).to(F64)
+        g0 = rc.gating(P0, X[r].double())
+        pred = rc.phi_star_predicted(P0, X[r].double(), y[r])
+        n_ok = hits = 0
+        for a in range(P0.W1.shape[0]):
+            gaps = [float(rc.target_gap(rc.phi(tr.at(i).map(lambda t: t[r]))[a])) for i in range(len(tr))]
+            first = next((i for i, g in enumerate(gaps) if g < math.radians(1)), None)
+            if first is None:
+                continue
+            worst = max(float((rc.gating(tr.at(i).map(lambda t: t[r]).to(F64), X[r].double())[a] != g0[a]).double().mean())
+                        for i in range(first + 1))
+            if worst <= 0.01 and bool(rc.target_m1(P0, X[r].double(), y[r])[a].abs().sum() > 0):
+                n_ok += 1
+                ph = float(rc.phi(tr.at(first).map(lambda t: t[r]))[a])
+                hits += abs(float(rc.angle_gap(torch.tensor(ph), pred[a]))) < math.radians(1)
+        assert out["n_ok"][r] == n_ok
+        if n_ok:
+            assert out["agree_thm"][r] == pytest.approx(hits / n_ok)
+    assert np.all((out["settled"] >= 0) & (out["settled"] <= 1))
+
+
+def test_prune_loss_removes_the_lowest_scores_first(toy):
+    tr, X, y, _ = toy
+    p = tr.final.to(F64)
+    a = rc.total_norm(p)
+    out = rcc.prune_loss((p, X, y, a))
+    for r in range(2):
+        q = p.map(lambda t: t[r])
+        keep = torch.argsort(a[r])[20:]                                    # 40 neurons: the half of lowest a removed
+        pruned = type(q)(W1=q.W1[keep], b1=q.b1[keep], W2=q.W2[:, keep], b2=q.b2)
+        L0, L1 = CE(forward(q, X[r]), y[r]).item(), CE(forward(pruned, X[r]), y[r]).item()
+        assert out["dl"][r] == pytest.approx((L1 - L0) / L0, rel=1e-9, abs=1e-12)
+    assert np.all((out["frac"] >= 0) & (out["frac"] <= 1))
+    assert rcc.prune_loss((p, X, y, torch.zeros_like(a)))["dl"].shape == (2,)
+
+
+def test_matched_merge_reaches_the_count_and_is_free_on_split_networks(toy):
+    tr, X, y, _ = toy
+    p = tr.final.to(F64)
+    split = rc.stack_nets([rc.split_all(p.map(lambda t: t[r])) for r in range(2)])   # 80 neurons, 40 exact pairs
+    out = rcc.matched_merge(((split, X, y), (p, X, y), (p, X, y)), n_groups=40)
+    assert np.all(out["n1"] <= 40) and np.all(np.abs(out["dl1"]) < 1e-8)
+    assert np.all(out["n2"] <= 40) and np.all(out["dl2"] == 0)

@@ -22,17 +22,17 @@ import torch
 
 from ...losses import Loss
 from ...measure import cosine, drops, first_crossing
-from ...models import forward
+from ...models import activation, forward, preactivations
 from ...train import train
-from .frozen import direction_drift, frozen_flow_check
+from .frozen import augmented, direction_drift, frozen_flow_check
 from .measure import (
     appendix_g_stats, conservation_drifts, gate_change, growth_form_fits, lazy_scores, median_at, n_parameters,
     rising_share, rule_agreement, spearman, top_alignment, top_cos_delta_path, top_share,
 )
 from .merging import merge
 from .neuron import (
-    PHI1, PHI2, angle_gap, error_vectors, gamma, gating, growth_rates, identity_error, phi, phi_ratio, polar_gradients,
-    target_gap, target_m1, total_norm,
+    PHI1, PHI2, angle_gap, error_vectors, gamma, gating, growth_rates, identity_error, phi, phi_ratio, phi_star_predicted,
+    polar_gradients, target_gap, target_m1, total_norm,
 )
 
 Tensor = torch.Tensor
@@ -575,7 +575,162 @@ def fixed_point_errata(run) -> dict[str, np.ndarray]:
     return {k: np.array(v) for k, v in out.items()}
 
 
+def settle_targets(run, t_pred: int = 0, tol: float = math.radians(1), max_changed: float = 0.01
+                   ) -> dict[str, np.ndarray]:
+    """Thm. 4.1 neuron by neuron, inside each neuron's own window of fixed gating: the target (7π/4 or
+    3π/4) a neuron first comes within ``tol`` of, against the theorem's rule and against the sign that
+    the fixed-gating linear flow (:mod:`.frozen`) says decides it, both read at ``t_pred``.
+
+    A neuron counts (``ok``) when it settles (comes within ``tol`` of a target at some recorded step
+    ``t_set ≥ t_pred``), its effective set at ``t_pred`` is not empty, and at every recorded step from
+    ``t_pred`` to ``t_set`` at most ``max_changed`` of its gates differ from those at ``t_pred`` (the
+    theorem's premise, after the prediction time). The linear flow's sign is that of ``q0 + v0``
+    (``q = w̃1·m̂̃¹``, ``v = w2·(1, −1)/√2``, bias as an input coordinate): its growing mode has
+    ``v ∝ (q0 + v0) e^{kτ}``, so that sign, not the theorem's ``sign q0``, fixes where φ goes when
+    ``|v0|`` is comparable to ``|q0|``.
+
+    Parameters
+    ----------
+    run : tuple
+        ``(traj, X, y)``: a recorded (batched) run and its data (module conventions), float64 used.
+    t_pred : int
+        The recorded step at which both rules are read.
+    tol : float
+        Radians from a target that count as settled.
+    max_changed : float
+        Largest share of a neuron's gates that may differ from ``t_pred`` inside its window.
+
+    Returns
+    -------
+    dict
+        ``n_ok`` (neurons that count), ``agree_thm``, ``agree_lin`` (their share whose target is the
+        theorem's rule, the linear flow's sign; ``nan`` if none counts), ``fixed`` (share of the settled
+        neurons whose gating stays fixed up to ``t_set``), ``settled`` (share of neurons that settle),
+        ``(R,)`` each.
+    """
+    traj, X, y = run
+    X = X.to(torch.float64)
+    i0 = traj.index_of_step(t_pred)
+    idx = list(range(i0, len(traj)))
+    ph = phi(traj.params.map(lambda t: t[idx]))                                    # (T', R, m)
+    near = target_gap(ph) < tol
+    settled = near.any(0)
+    i_set = near.to(torch.int8).argmax(0)                                          # first settled index, (R, m)
+    to_phi1 = angle_gap(ph.gather(0, i_set[None])[0], PHI1).abs() < tol
+    P0 = traj.at(i0).to(torch.float64)
+    g0 = gating(P0, X)
+    worst = torch.zeros(settled.shape, dtype=torch.float64)
+    worst_at = torch.zeros((len(idx),) + tuple(settled.shape), dtype=torch.float64)
+    for j, i in enumerate(idx):
+        worst = torch.maximum(worst, (gating(traj.at(i).to(torch.float64), X) != g0).to(torch.float64).mean(-1))
+        worst_at[j] = worst
+    changed = worst_at.gather(0, i_set[None])[0]
+    Pa, Xa = augmented(P0, X)
+    m1 = target_m1(Pa, Xa, y)
+    nm = torch.linalg.vector_norm(m1, dim=-1)
+    q0 = (Pa.W1 * m1).sum(-1) / nm.clamp_min(1e-300)
+    v0 = (P0.W2[..., 0, :] - P0.W2[..., 1, :]) / math.sqrt(2)
+    thm1 = angle_gap(phi_star_predicted(P0, X, y), PHI1).abs() < 1e-9
+    fix = settled & (changed <= max_changed)
+    ok = fix & (nm > 0)
+    n_ok = ok.sum(-1).to(torch.float64)
+    share = lambda hit: torch.where(n_ok > 0, (hit & ok).sum(-1) / n_ok.clamp_min(1), torch.full_like(n_ok, math.nan))  # noqa: E731
+    return dict(n_ok=n_ok.numpy(), agree_thm=share(thm1 == to_phi1).numpy(), agree_lin=share(((q0 + v0) > 0) == to_phi1).numpy(),
+                fixed=(fix.sum(-1) / settled.sum(-1).clamp_min(1)).to(torch.float64).numpy(),
+                settled=settled.to(torch.float64).mean(-1).numpy())
+
+
+def _pruned_losses(p, X: Tensor, y: Tensor, score: Tensor) -> tuple[np.ndarray, float]:
+    """Full-loss relative changes ``(m + 1,)`` after removing the ``k = 0..m`` neurons of lowest ``score``
+    from one network ``p`` (no run dims) on its data ``X (N, D)``, ``y (N,)``, float64, and the loss."""
+    pre = preactivations(p, X)                                                     # (N, m)
+    contrib = activation(p.act)(pre).unsqueeze(-1) * p.W2.transpose(-1, -2).unsqueeze(0)   # (N, m, k)
+    z = contrib.sum(1) + (p.b2 if p.b2 is not None else 0)
+    cum = torch.cat([torch.zeros_like(contrib[:, :1]), contrib[:, torch.argsort(score)].cumsum(1)], 1)
+    L = torch.stack([CE(z - cum[:, k], y) for k in range(cum.shape[1])])
+    return ((L - L[0]) / L[0]).numpy(), float(L[0])
+
+
+def prune_loss(run, at: float = 0.5, tol: float = 0.01) -> dict[str, np.ndarray]:
+    """Pruning: the relative change of the full training loss after removing the neurons of lowest
+    ``score`` (the main run: the total norm a; the control: a random order), per run, float64.
+
+    Parameters
+    ----------
+    run : tuple
+        ``(p, X, y, score)``: networks ``(R, m, ...)``, their data (module conventions) and ``score
+        (R, m)``, the order of removal (lowest first).
+    at : float
+        The fraction of the neurons removed for ``dl``.
+    tol : float
+        The relative loss change that counts as free for ``frac``.
+
+    Returns
+    -------
+    dict
+        ``dl`` (relative loss change after removing ``round(at m)`` neurons), ``frac`` (the largest
+        fraction ``k/m`` such that removing any ``k' ≤ k`` first neurons changes the loss by at most
+        ``tol``), ``(R,)`` each.
+    """
+    p, X, y, score = run
+    out = dict(dl=[], frac=[])
+    for r in range(p.W1.shape[0]):
+        q = p.map(lambda t: t[r]).to(torch.float64)
+        d, _ = _pruned_losses(q, X[r].to(torch.float64), y[r], torch.as_tensor(score[r]))
+        m = len(d) - 1
+        bad = np.nonzero(np.abs(d) > tol)[0]
+        out["dl"].append(d[int(round(at * m))])
+        out["frac"].append(((bad[0] if len(bad) else m + 1) - 1) / m)
+    return {k: np.array(v, dtype=float) for k, v in out.items()}
+
+
+def _merge_to(q, X: Tensor, y: Tensor, n_groups: int, iters: int = 30) -> tuple[float, float, int]:
+    """Merge one network (float64, no run dims) at the largest cosine threshold that leaves at most
+    ``n_groups`` neurons (bisection); returns (relative loss change, threshold, neurons left)."""
+    lo, hi = -1.0, 1.0 - 1e-12
+    merged, n = merge(q, hi)
+    if n > n_groups:
+        for _ in range(iters):
+            mid = 0.5 * (lo + hi)
+            if merge(q, mid)[1] <= n_groups:
+                lo = mid
+            else:
+                hi = mid
+        hi = lo
+        merged, n = merge(q, lo)
+    L0 = CE(forward(q, X), y).item()
+    return (CE(forward(merged, X), y).item() - L0) / L0, hi, n
+
+
+def matched_merge(run, n_groups: int = 150) -> dict[str, np.ndarray]:
+    """§5 at matched group counts: each setting's final networks merged (:func:`~.merging.merge`,
+    weighted direction) at the largest cosine threshold that leaves at most ``n_groups`` neurons, and
+    the relative change of the full training loss, per run.
+
+    Parameters
+    ----------
+    run : tuple
+        ``((p1, X1, y1), (p2, X2, y2), (p3, X3, y3))``: settings 1–3, networks ``(R, m, ...)`` and their
+        data (module conventions); the number of runs is that of ``p1`` (the later settings' first runs).
+    n_groups : int
+        The group count every setting is merged to (the paper's 150 of setting 1).
+
+    Returns
+    -------
+    dict
+        ``dl1, dl2, dl3`` (relative loss changes), ``thr1, thr2, thr3`` (the thresholds), ``n1, n2, n3``
+        (neurons left), ``(R,)`` each.
+    """
+    R = run[0][0].W1.shape[0]
+    out = {}
+    for s, (p, X, y) in enumerate(run, 1):
+        rows = [_merge_to(p.map(lambda t: t[r]).to(torch.float64), X[r].to(torch.float64), y[r], n_groups) for r in range(R)]
+        for j, name in enumerate(("dl", "thr", "n")):
+            out[f"{name}{s}"] = np.array([row[j] for row in rows], dtype=float)
+    return out
+
+
 __all__ = ["appendix_g_sign", "cifar_growth", "eq15_errors", "fixed_point_errata", "identity_errors", "parameter_counts", "cluster_times", "conservation", "frozen_flow", "gamma_m_alignment", "growth_form",
            "half_final_times", "lazy_alignment", "loss_drops", "merge_effect", "norm_concentration", "one_step_growth",
            "phi_targets", "plateau_levels", "rank_prediction", "setting_alignment", "sharper_prediction",
-           "winner_drift", "winner_rotation"]
+           "winner_drift", "winner_rotation", "settle_targets", "prune_loss", "matched_merge"]
