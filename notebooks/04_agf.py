@@ -1144,9 +1144,10 @@ pd.DataFrame([{"claim": c, "before": before(c), "after": ch.rate(c), "tier now":
 # - Fixed in the second round, linear-model rows: the fast-clock control (the prediction rescaled), the swapped order of
 #   `fig3.order`, the $\alpha=0.1$ controls of `fig4.*`, the limits graded at finite $\alpha$ (`fig4.times-*`, `B4.*`),
 #   `fig3.levels` read inside a transition, and `fig3.drop-times-finite` stated as the paper's (see above). Left open
-#   there: the Figure 3, 4 and 8 claims have no `init=` or `coarse=` run (their measurements read drops of a time course,
-#   undefined at the initial state; the flows are integrated, not stepped, and a coarse-step GD run of the five-draw sweep
-#   down to $\alpha=10^{-64}$ would cost about as much as the sweep itself); `fig4.times-*`' trend spans only 0.6 decades of
+#   there: the Figure 3, 4 and 8 claims have no `init=` run (their measurements read the drops of a time course, undefined
+#   at the initial state) and no `coarse=` run (the flows are integrated, not stepped; a coarse-step GD run of the same
+#   draws would be cheap — a few hundred steps — but needs an adapter from GD's records to the sweep's clock, not written
+#   in this round); `fig4.times-*`' trend spans only 0.6 decades of
 #   $1/\eta_\alpha$, the most float64 allows for a fully connected layer; Figure 4's data are one draw (its seeds are
 #   initialisations).
 # - **`fig6.bounds` is not the paper's bound**: eq. 9 uses the largest dormant norm at the previous jump, recursively;
