@@ -177,9 +177,11 @@ glue("agf-fig3", fig, display=False)
 # data (Figure 3's recipe, the authors' draw for seed 0). AGF's corrections are $O(1/\eta_\alpha)$, so
 # the claim `fig3.drop-times` is a **trend**: the largest drop-time error must shrink at every step
 # towards the limit, with log–log slope 1 against $1/\eta_\alpha$ and by at least half the factor that
-# rate gives over the sweep. Its control is the same sweep with the flow's clock sped up by 20 % (the
-# flow of $1.2\,\mathcal L$): it removes AGF's time scale, so its error tends to a constant 0.2 instead
-# of zero. The old rule, error $\le1/\eta_\alpha$ at $\alpha=10^{-4},10^{-8},10^{-16}$, asked for a constant
+# rate gives over the sweep. Its control is the **plain linear model** $\dot\beta=-\nabla\mathcal L(\beta)$ from
+# $\beta=0$ on the same data, read on the same clock $t/\eta_\alpha$ (closed form, `agf_claims.linear_model_sweep`): it
+# removes the saddle-to-saddle mechanism — every coordinate is learned at once, on the time scale of $X^\top X/n$ — so
+# its drops come at accelerated time $\approx0$ and its error tends to 1 instead of 0. The same run is the control of
+# every Figure 3 and Figure 8 claim. The old rule, error $\le1/\eta_\alpha$ at $\alpha=10^{-4},10^{-8},10^{-16}$, asked for a constant
 # $\le1$ that the paper never states; it stays as the secondary claim `fig3.drop-times-finite`
 # (finite-$\alpha$ accuracy), and GD's errors are shown beside the flow's for the paper's data.
 
@@ -192,7 +194,7 @@ data3 = [(X3, y3)] + [dln.fig3_data(11 + seed + i)[:2] for i in range(N_SEEDS - 
     [dln.fig3_data(10 + seed + i)[:2] for i in range(N_SEEDS)]            # seed 0: the authors' draw (numpy seed 10)
 a_sw3 = [1e-4, 1e-8, 1e-16, 1e-32, 1e-64]
 sw3 = agf_claims.dln_sweep(data3, a_sw3)
-sw3_fast = agf_claims.dln_sweep(data3, a_sw3, time_scale=1.2)             # control: the flow's clock 20 % fast
+lin3 = agf_claims.linear_model_sweep(data3, a_sw3)                         # control: the plain linear model, same clock
 e_sw3, l_sw3 = agf_claims.sweep_errors(sw3)                                # (S, A) each
 
 # %%
@@ -204,26 +206,30 @@ flow3 = pd.DataFrame([{"α": f"{a:g}", "1/η_α": 1 / eta_a, "flow: max drop-tim
 flow3.round(4)
 
 # %%
-ledger.measure("fig3.drop-times", sw3, controls={"flow_fast_clock": sw3_fast},
+ledger.measure("fig3.drop-times", sw3, controls={"linear_model": lin3},
                note="error × η_α at the deepest α per seed: the rate's constant")
-ledger.measure("fig3.drop-times-finite", sw3, controls={"flow_fast_clock": sw3_fast},
+ledger.measure("fig3.drop-times-finite", sw3, controls={"linear_model": lin3},
                note="GD (h = 2e-3), paper's data: " + ", ".join(f"{np.nanmax(rows3[a][2]):.3f}" for a in (1e-4, 1e-8, 1e-16)))
 
 # %%
-ledger.measure("fig3.levels", sw3, controls={"flow_fast_clock": sw3_fast})
+ledger.measure("fig3.levels", sw3, controls={"linear_model": lin3})
 agf_s0 = dln.agf(*data3[0], 1e-100)                                                     # seed 0's data
 order_flow = agf_measure.activation_order(sw3.time[2], sw3.beta[0, 2], agf_s0.betas[-1])     # seed 0, α = 1e-16
-order_agf = sum(agf_s0.order, [])
-ledger.grade("fig3.order", match=float(order_flow == order_agf),
-             control=dict(match=float(order_flow == [order_agf[1], order_agf[0], *order_agf[2:]])),
-             note=f"flow at α = 1e-16: {order_flow}; AGF: {order_agf}")
+ledger.measure("fig3.order", sw3, controls={"linear_model": lin3},
+               note=f"seed 0, flow at α = 1e-16: {order_flow}; AGF: {sum(agf_s0.order, [])}")
 print("; ".join(f"{c}: {ch.rate(c)}" for c in ("fig3.drop-times", "fig3.drop-times-finite", "fig3.levels", "fig3.order")))
 
 # %% [markdown]
 # What we see (pass rates printed above): in the seeds that `fig3.drop-times` reproduces, the drop-time error shrinks
 # like $1/\eta_\alpha$ along 60 decades of $\alpha$, with a constant — error × $\eta_\alpha$, in the table for seed 0 and
 # the other seeds — that depends on the draw; the finite-$\alpha$ check `fig3.drop-times-finite` holds only in the
-# draws whose constant is below 1. The fast-clock control's error stays near 0.2 (its values are in the ledger). The mid-level crossing comes $O(1)$
+# draws whose constant is below 1 (the ledger also shows, as a *sensitivity*, the same rule with every drop-time ratio
+# divided by 1.2: the flow on a clock 20 % fast, which an earlier revision used as the control although it is the
+# prediction rescaled). The linear model's error grows towards 1 along the sweep (its values are in the ledger). The
+# plateaus (`fig3.levels`) are read between the flow's own drops at $\alpha=10^{-64}$, so that a short plateau is not read
+# inside a transition; the order (`fig3.order`) is read per draw at $\alpha=10^{-16}$, together with the time at which
+# the first coordinate is learned (no earlier than half of AGF's $\tau_1$: a model that learns everything at once may
+# hit AGF's order by chance, as the linear model does in some draws). The mid-level crossing comes $O(1)$
 # gradient-flow time after the jump (the neuron still has to grow from norm 1 to its final size), which AGF's
 # instantaneous cost step ignores: that is the constant. GD's errors (paper's data) are larger than the flow's —
 # that part is our step, not AGF. (A first version of this chapter added a *partial* tier after seeing the
@@ -326,8 +332,10 @@ glue("agf-fig8", fig, display=False)
 # flow itself (the reduced flow of Figure 3, exact up to the integrator), at $\alpha=10^{-6}$, on five draws:
 # seed 0 is the paper's example, the others rotate it by $150°\pm10°$ and scale $\beta^*$ by $1\pm0.25$ (first
 # coordinate) and $1\pm0.1$ (second), which keeps AGF's activate–return–reactivate sequence (AGF's order is
-# printed below for each draw). The control of both claims is the same flows on a clock 20 % fast (the flow
-# of $1.2\,\mathcal L$): it removes AGF's time scale, so the flip and the drops come about 17 % early. GD, drawn
+# printed below for each draw). The control of both claims is the plain linear model on the same clock, as for
+# Figure 3: without saddles its $\beta_0$ changes sign at once (about a tenth of AGF's midpoint), not after a return
+# to dormancy, and its drops come at accelerated time $\approx0$. The flow on a clock 20 % fast (flip and drops
+# $1/1.2$ as late) is shown as a sensitivity of the same rules, not as a control. GD, drawn
 # in the figure, is checked against a 4× smaller step (`protocol.step-size`: GD at the figure's step
 # $h=2\cdot10^{-3}$ moves the drops by less than 1 %). (GD does not conserve $u_i^2-v_i^2$ exactly: each
 # step multiplies it by $1-h^2g_i^2$, an effective shrinking of $\alpha$ — the reason not to take $h$ much larger.)
@@ -354,16 +362,16 @@ draws8 = [(150.0, (-0.2, 2.0)) if seed == 0 and i == 0 else
           for i in range(N_SEEDS)]
 data8 = [dln.fig8_data(a, b)[:2] for a, b in draws8]
 sw8 = agf_claims.dln_sweep(data8, [1e-6], past=1.3)
-sw8_fast = agf_claims.dln_sweep(data8, [1e-6], past=1.3, time_scale=1.2)     # control: the flow's clock 20 % fast
+lin8 = agf_claims.linear_model_sweep(data8, [1e-6], past=1.3)               # control: the plain linear model, same clock
 print("AGF order per draw:", [dln.agf(Xd, yd, 1e-6).order for Xd, yd in data8])
 
 # %%
 r6 = int(np.flatnonzero(alphas8 == 1e-6)[0])
 _, t_flip_gd, drops8 = agf_measure.sign_flip_and_drops(run8.time, beta8[:, r6, 0], np.arange(steps8 + 1) * h8,
                                                       run8.dense_loss[:, r6].numpy(), agf8, dln.eta_alpha(1e-6))
-ledger.measure("fig8.dormancy", sw8, controls={"flow_fast_clock": sw8_fast},
+ledger.measure("fig8.dormancy", sw8, controls={"linear_model": lin8},
                note=f"paper's draw: AGF τ₂ = {agf8.tau[2]:.3f}, τ₃ = {agf8.tau[3]:.3f}; GD (h = 2e-3) flips at {t_flip_gd:.3f}")
-ledger.measure("fig8.drop-times", sw8, controls={"flow_fast_clock": sw8_fast},
+ledger.measure("fig8.drop-times", sw8, controls={"linear_model": lin8},
                note=f"paper's draw, GD (h = 2e-3): drops {np.round(drops8, 3)} vs AGF {np.round(agf8.tau[1:], 3)}")
 print("; ".join(f"{c}: {ch.rate(c)}" for c in ("fig8.dormancy", "fig8.drop-times", "protocol.step-size")))
 
@@ -425,17 +433,18 @@ ledger.grade("thm.B2-scaling", b2=max(b2_err.values()), note=f"κ = 2: {fmt(b2_e
 # instantaneous. With $\kappa=3$ both scale as $1/\alpha$, so the fraction of the jump time spent aligning
 # stays $O(1)$. We measure, for one neuron of each kind (same data and frozen residual as above), the fraction
 # of the time to reach norm 1 during which its direction is more than 0.1 rad from the direction it has
-# then: for $\kappa=2$ it should fall like $1/\log(1/\alpha)$, for $\kappa=3$ stay put. Our criterion, fixed before the
-# first run, is "the $\kappa=2$ fraction at $10^{-64}$ is $1/16$ of that at $10^{-4}$ within a factor 2"; the weaker,
-# qualitative trend — the $\kappa=2$ fraction falls with $\alpha$, the $\kappa=3$ one does not — is shown beside it as a
-# note, not graded. Each seed draws its own data, residual and direction; the five neurons of one $\alpha$ are
-# integrated together (direction and log-norm, so that $\alpha=10^{-64}$ is as easy as $10^{-4}$), and the fraction is
-# read on 2001 times up to each neuron's own time to norm 1. (An earlier version graded one draw, on a fixed time grid
-# that covered the time to norm 1 with only 3–17 points; the ledger records the change.) The control swaps the two
-# neurons, a model without the $\kappa=2$ mechanism.
+# then: for $\kappa=2$ it should fall like $1/\log(1/\alpha)$, for $\kappa=3$ stay put. "Instantaneous" is a limit, so
+# `B4.alignment` is graded as one (a **trend**): along $\alpha=10^{-4},10^{-8},\ldots,10^{-256}$ the fraction must never grow,
+# fall with log–log slope $1\pm0.25$ against $1/\log(1/\alpha)$ and shrink by at least half the factor 64 that rate gives
+# (the rule of `fig3.drop-times`). The earlier criterion, "the fraction at $10^{-64}$ is $1/16$ of that at $10^{-4}$ within a
+# factor 2", asked for a constant the paper does not state. Each seed draws its own data, residual and direction; the five
+# neurons of one $\alpha$ are integrated together (direction and log-norm, so that $\alpha=10^{-256}$ is as easy as
+# $10^{-4}$), and the fraction is read on 2001 times up to each neuron's own time to norm 1. The control is a run: the same
+# seeds' neuron with $\kappa=3$ (square activation) under the plain flow, which removes the $\kappa=2$ mechanism (an earlier
+# revision swapped the two neurons' roles in the rule, a swapped prediction).
 # App. B.4 also proposes a neuron-wise learning rate $\eta\|\theta_i\|^{2-\kappa}$ (like RMSProp or Adam): it removes the
 # norm from the directional dynamics, so a $\kappa=3$ neuron should align as fast as a $\kappa=2$ one. We grade it with
-# the $\kappa=2$ rule unchanged, against the same neuron without it. (Both are integrated as one norm-free system
+# the $\kappa=2$ trend rule unchanged, against the same neuron without it (the plain $\kappa=3$ run, the same control run). (Both are integrated as one norm-free system
 # whose clock is reweighted by $\|\theta\|^{2-\kappa}$ for the plain flow, so that $\alpha=10^{-64}$ with $\kappa=3$ is no harder
 # than $10^{-2}$.) For $\kappa=3$ the direction keeps turning until the very end —
 # the directional speed grows with the norm — so it is almost never within 0.1 rad of its final direction.
@@ -443,24 +452,19 @@ ledger.grade("thm.B2-scaling", b2=max(b2_err.values()), note=f"κ = 2: {fmt(b2_e
 # %%
 gens_b = [generator(seed + r + 5) for r in range(N_SEEDS)]                    # seed r: its own data, residual, direction
 Xbs, Gbs, ths = (torch.stack([torch.randn(*shape, generator=g, dtype=F64) for g in gens_b]) for shape in ((30, 4), (30, 2), (6,)))
-al2, al3 = (1e-4, 1e-16, 1e-64), (1e-2, 1e-4, 1e-8)
-f2 = np.array([agf_measure.align_fractions(ths, Xbs, Gbs, 4, "linear", 2, a, angle=0.1) for a in al2])      # (3, S)
-f3 = np.array([agf_measure.align_fractions(ths, Xbs, Gbs, 4, "square", 3, a, angle=0.1) for a in al3])
-trend = (f2[0] > f2[1]) & (f2[1] > f2[2]) & (f3.min(0) >= f3[0] - 0.05)
-
-# %%
-ledger.grade("B4.alignment", r2=f2[2] / f2[0], f3min=f3.min(0), f30=f3[0],
-             control=dict(r2=f3[2] / f3[0], f3min=f2.min(0), f30=f2[0]),
-             note=f"seed 0: κ = 2 fractions {np.round(f2[:, 0], 3).tolist()}, κ = 3 {np.round(f3[:, 0], 3).tolist()}; qualitative "
-                  f"trend (κ = 2 strictly decreasing, κ = 3 never below its α = 1e-2 value minus 0.05) per seed: {trend.tolist()}")
+al2 = np.array([1e-4, 1e-8, 1e-16, 1e-32, 1e-64, 1e-128, 1e-256])                 # the α-sweep of both claims
+f2 = np.array([agf_measure.align_fractions(ths, Xbs, Gbs, 4, "linear", 2, a, angle=0.1) for a in al2])      # (A, S)
 fa = np.array([agf_measure.align_fractions(ths, Xbs, Gbs, 4, "square", 3, a, adaptive=True) for a in al2])      # App. B.4's adaptive rate
-fc = np.array([agf_measure.align_fractions(ths, Xbs, Gbs, 4, "square", 3, a) for a in al2])                     # the same, plain flow
+fc = np.array([agf_measure.align_fractions(ths, Xbs, Gbs, 4, "square", 3, a) for a in al2])                     # κ = 3, plain flow
+k2, k3a, k3 = (agf_claims.AlignSweep(al2, f) for f in (f2, fa, fc))
 
 # %%
-ledger.grade("B4.adaptive-rate", r3a=fa[2] / fa[0], control=dict(r3a=fc[2] / fc[0]),
-             note=f"κ = 3 with the adaptive rate, seed 0: {np.round(fa[:, 0], 3).tolist()} at α = {list(al2)}")
-pd.DataFrame({"κ = 2, α = " + f"{a:g}": f2[i] for i, a in enumerate(al2)} | {"κ = 3, α = " + f"{a:g}": f3[i] for i, a in enumerate(al3)}
-             | {"ratio κ = 2": f2[2] / f2[0], "ratio κ = 3, adaptive rate": fa[2] / fa[0]}).round(3)
+ledger.measure("B4.alignment", k2, controls={"kappa3_plain": k3},
+               note=f"seed 0: κ = 2 fractions {np.round(f2[:, 0], 3).tolist()}, κ = 3 {np.round(fc[:, 0], 3).tolist()} at α = {al2.tolist()}")
+ledger.measure("B4.adaptive-rate", k3a, controls={"kappa3_plain": k3},
+               note=f"κ = 3 with the adaptive rate, seed 0: {np.round(fa[:, 0], 3).tolist()}")
+pd.DataFrame({f"α = {a:g}": [f"{f2[i, 0]:.3f} / {fa[i, 0]:.3f} / {fc[i, 0]:.3f}"] for i, a in enumerate(al2)},
+             index=["seed 0: κ = 2 / κ = 3 adaptive / κ = 3 plain"]).T
 
 # %% [markdown]
 # ## Fully connected linear networks (Figure 4, Conjecture 4.1)
@@ -476,12 +480,15 @@ pd.DataFrame({"κ = 2, α = " + f"{a:g}": f2[i] for i, a in enumerate(al2)} | {"
 # which that version attributed to AGF. `lrlib.integrate.flow` integrates the flow itself (RK45, `rtol` $10^{-8}$,
 # an absolute tolerance far below the initial scale), so no step enters the graded quantities. The paper's
 # initialisation $a_i\sim\mathcal N(0,\alpha^2/2c)$, $w_i\sim\mathcal N(0,\alpha^2/2d)$, so $\eta_\alpha=-\log\alpha$;
-# $\alpha=10^{-6}$ and $10^{-12}$, five initialisations (seeds), both variants, and the control $\alpha=0.1$ in one batched
+# $\alpha=10^{-3},10^{-6},10^{-9},10^{-12}$, five initialisations (seeds), both variants, in one batched
 # integration, up to 1.15× the sixth predicted jump of the non-commuting case (at $\alpha=10^{-12}$; the budget of
-# the build does not allow the ninth). The graded drops are those predicted inside that window.
+# the build does not allow the ninth). The graded drops are those predicted inside that window. The sweep stops at
+# $10^{-12}$: in float64 the dormant directions of a fully connected layer are lost in the round-off of the active
+# ones below about $10^{-15}$ (an exploratory run at $10^{-24}$ and $10^{-48}$ gave error × $\eta_\alpha$ of 18 and 72: the
+# later drops start from round-off, not from $\alpha$), unlike the diagonal network's separate coordinates.
 
 # %%
-alphas4, h4 = np.array([1e-6, 1e-12, 0.1]), 0.05                  # the last: the control (no separation of time scales)
+alphas4, h4 = np.array([1e-6, 1e-12, 1e-3, 1e-9]), 0.05           # the first two drawn and step-checked; all four: the α-sweep
 etas4 = -np.log(alphas4)
 variants = {"commuting": True, "non-commuting": False}
 setups4 = {k: linear.fig4_setup(seed=0, commuting=c) for k, c in variants.items()}
@@ -492,14 +499,14 @@ D4 = [torch.tensor(linear.population_design(S)) for S, _ in setups4.values()]
 X4 = torch.stack([torch.cat([D, -D]) for D in D4])          # (2, 20, 10): ± copies keep mean xxᵀ = Σ_xx (and n ≠ c)
 Y4 = torch.stack([X4[i] @ torch.tensor(B).T for i, (_, B) in enumerate(setups4.values())])      # (2, 20, 10)
 steps4 = int(SCALE * 1.15 * preds4["non-commuting"].tau[6] * etas4[1] / h4)                     # h4 only sets the time axis
-p4 = agf_init(10, 10, 10, alpha=1.0, gen=generator(seed + 40), runs=(3, 2, N_SEEDS), act="linear")   # runs: (α, variant, seed)
-p4 = p4.map(lambda t: t * torch.tensor(alphas4, dtype=F64).reshape(3, 1, 1, 1, 1))
+p4 = agf_init(10, 10, 10, alpha=1.0, gen=generator(seed + 40), runs=(4, 2, N_SEEDS), act="linear")   # runs: (α, variant, seed)
+p4 = p4.map(lambda t: t * torch.tensor(alphas4, dtype=F64).reshape(4, 1, 1, 1, 1))
 run4 = gradient_flow(p4, X4.unsqueeze(1), Y4.unsqueeze(1), loss=LOSS, lr=h4, steps=steps4, record=log_schedule(steps4, 1500),
                      rtol=1e-8, atol=1e-30)
 
 # %%
-sv4 = torch.linalg.svdvals(run4.params.W2 @ run4.params.W1).numpy()                           # (T, 3, 2, S, 10)
-L4 = run4.loss.numpy()                                                                        # (T, 3, 2, S)
+sv4 = torch.linalg.svdvals(run4.params.W2 @ run4.params.W1).numpy()                           # (T, 4, 2, S, 10)
+L4 = run4.loss.numpy()                                                                        # (T, 4, 2, S)
 print(f"flow to t = {steps4 * h4:.0f}: {run4.meta['grad_evals']} gradient evaluations; predicted τ:",
       {k: np.round(v.tau[1:7], 3) for k, v in preds4.items()})
 
@@ -534,22 +541,27 @@ gap4 = {h_: relative_error(d_, flow_drops4).max(axis=(1, 3)) for h_, d_ in gd_dr
 pd.DataFrame({f"{name}: GD h = {h_:g} vs flow": gap4[h_][j] for h_ in gap4 for j, name in enumerate(preds4)}).round(4)
 
 # %% [markdown]
-# Drop times and plateaus against the conjecture, at both $\alpha$ and for each seed. The tolerance is
-# $1/\eta_\alpha$, as for the DLN, fixed before the first run. The non-commuting plateaus are slow to converge to the
-# reduced-rank solutions ($\Sigma_{xx}$'s eigenvalues go down to $10^{-2}$, so the cost minimisation is not
-# instantaneous on the accelerated clock). The control is the flow from $\alpha=0.1$ of the same integration, read
-# on its own accelerated clock and held to the tolerances of the graded $\alpha$.
+# Drop times and plateaus against the conjecture, for each seed. The drop times are graded as the limit they are
+# (`fig4.times-*`, a **trend** over the four $\alpha$ with the rule of `fig3.drop-times`: the error never grows towards
+# the limit, falls with slope $1\pm0.25$ against $1/\eta_\alpha$ and shrinks by at least half the factor 4 that rate
+# gives); the plateaus keep the tolerance $1/\eta_\alpha$ at $\alpha=10^{-6}$ and $10^{-12}$, fixed before the first run.
+# The non-commuting plateaus are slow to converge to the reduced-rank solutions ($\Sigma_{xx}$'s eigenvalues go down to
+# $10^{-2}$, so the cost minimisation is not instantaneous on the accelerated clock). The control of all four claims is
+# the plain linear model $\dot\beta=-(\beta-B)\Sigma_{xx}$ from $\beta=0$ ($\beta$ standing for $AW$; closed form,
+# `agf_claims.fc_linear_model`) read on the same clocks: it learns every direction at once, without saddles. (An
+# earlier revision held the flow from $\alpha=0.1$ to the tolerances of the graded $\alpha$.)
 
 # %%
 for j, (name, pr) in enumerate(preds4.items()):
     K = int((pr.tau[1:] < tmax / 1.1).sum())
     et, el = agf_measure.staircase_errors(run4.time, L4[:, :, j], sv4[:, :, j], etas4, pr, K)
-    tol = dict(eta6=etas4[0], eta12=etas4[1])
-    ledger.grade(f"fig4.times-{name}", e6=et[0], e12=et[1], **tol, step_gap=gap4[2e-3][j], control=dict(e6=et[2], e12=et[2], **tol),
-                 note=f"GD at h = 0.05 is off the flow by {np.round(gap4[0.05][j], 3).tolist()}; first {K} drops; median error × η_α: α = 1e-6 {np.median(et[0]) * etas4[0]:.2f}, "
-                      f"α = 1e-12 {np.median(et[1]) * etas4[1]:.2f}")
-    ledger.grade(f"fig4.levels-{name}", l6=el[0], l12=el[1], **tol, step_gap=gap4[2e-3][j], control=dict(l6=el[2], l12=el[2], **tol),
-                 note=f"first {K - 1} plateaus")
+    fc4 = agf_claims.FCSweep(run4.time, L4[:, :, j], sv4[:, :, j], alphas4)
+    lin4 = agf_claims.fc_linear_model(*setups4[name], run4.time, alphas4, N_SEEDS)      # control: the plain linear model
+    ledger.measure(f"fig4.times-{name}", fc4, controls={"linear_model": lin4}, premises=dict(step_gap=gap4[2e-3][j]), pred=pr, K=K,
+                   note=f"GD at h = 0.05 is off the flow by {np.round(gap4[0.05][j], 3).tolist()}; first {K} drops; median error × η_α: "
+                        + ", ".join(f"α = {a:g} {np.median(et[ia]) * etas4[ia]:.2f}" for ia, a in enumerate(alphas4)))
+    ledger.measure(f"fig4.levels-{name}", fc4, controls={"linear_model": lin4}, premises=dict(step_gap=gap4[2e-3][j]), pred=pr, K=K,
+                   note=f"first {K - 1} plateaus")
     print(f"{name}: {K} drops; largest drop-time error per seed: α = 1e-6 {np.round(et[0], 3)}, α = 1e-12 {np.round(et[1], 3)} "
           f"(1/η_α = {1 / etas4[0]:.3f}, {1 / etas4[1]:.3f}); level/spectrum: {np.round(el[0], 3)}, {np.round(el[1], 3)}")
 
@@ -559,8 +571,9 @@ for j, (name, pr) in enumerate(preds4.items()):
 # per cent), so the integrated flow is the flow that GD approaches as $h\to0$, while GD at the earlier $h=0.05$ is off
 # it by several per cent (the table above; more for the commuting run, whose $\sigma_1$ is larger) — the step, not AGF. With the step's lag removed, the flow's
 # drop times are later than the recursion by what remains of AGF's own
-# $O(1/\eta_\alpha)$ corrections and the random initialisation; the errors fall from $\alpha=10^{-6}$ to $10^{-12}$ but
-# stay above $1/\eta_\alpha$ (the ledger's note gives the median error × $\eta_\alpha$, the constant of that scaling).
+# $O(1/\eta_\alpha)$ corrections and the random initialisation; the errors fall like $1/\eta_\alpha$ along the sweep, with a
+# constant error × $\eta_\alpha$ between about 1 and 2.5 (the ledger's note gives its median per $\alpha$), so they stay above
+# the $1/\eta_\alpha$ tolerance an earlier revision fixed, which asked for a constant the paper does not state.
 # Every level and spectrum of the commuting run sits on the reduced-rank solutions; the non-commuting plateaus
 # approach them only as $\alpha$ shrinks.
 
@@ -1037,10 +1050,11 @@ print(f"Figure 6 (integrated flow, α = {alpha6}): AGF vs flow largest drop-time
 # checks: exact identities, float precision, no control), and the general algorithm reproduces the DLN
 # closed form. Against the dynamics (pass rates printed above): the *order* in which features are learned and
 # the *loss levels* are the robust part. The *jump times* of the flow converge to AGF's as $\alpha\to0$ at the rate
-# $O(1/\eta_\alpha)$ — for the diagonal network this is now graded as the limit it is (`fig3.drop-times`, a trend
-# over 60 decades of $\alpha$ on five draws) — with a constant that depends on the data and is often above the
-# $1/\eta_\alpha$ tolerance we fixed before the first run (`fig3.drop-times-finite` and, for both fully connected variants, the proved commuting one included, so the open part of
-# Conjecture 4.1 behaves like the proved part. An earlier version of this chapter compared GD at $h=0.05$ with
+# $O(1/\eta_\alpha)$ — graded as the limit it is, for the diagonal network (`fig3.drop-times`, a trend over 60 decades
+# of $\alpha$ on five draws) and for both fully connected variants (`fig4.times-*`, a trend over $\alpha=10^{-3}\ldots10^{-12}$,
+# as deep as float64 allows there) — with a constant that depends on the data and is often above the $1/\eta_\alpha$
+# tolerance an earlier revision fixed (our finite-$\alpha$ reading `fig3.drop-times-finite`); the open, non-commuting
+# part of Conjecture 4.1 behaves like the proved commuting part. An earlier version of this chapter compared GD at $h=0.05$ with
 # Conjecture 4.1 and attributed its lag to AGF; most of that lag was GD's step (GD at $h=0.05$ is off the flow by the
 # amount printed above), which is why Figures 3–4 are now graded on the integrated flow, and Figure 4's claims carry
 # the premise that GD at $h=2\cdot10^{-3}$ lands on it (printed above, and met or not per seed in the ledger). The
@@ -1055,10 +1069,10 @@ print(f"Figure 6 (integrated flow, α = {alpha6}): AGF vs flow largest drop-time
 # after the flow; compare the dashed staircase with the loss curves in Figure 6a.) Two earlier versions are recorded
 # in the claims' histories: the authors' momentum GD at their step (its drop times moved by 11–14 % when the step was
 # doubled, so the timing claims were *premise not met*) and the flow at $\alpha=0.1$ with an explicit integrator (AGF
-# within tolerance at a pass rate of 0.4). App. B.4, over five draws: for $\kappa=2$ the alignment fraction falls with $\alpha$ in every draw, but the
-# declared "1/16 within a factor 2" holds only in the draws printed above (the $1/\log(1/\alpha)$ law is asymptotic and
-# its constant depends on the draw); plain $\kappa=3$ does not speed up, while with the adaptive rate its fraction at
-# $\alpha=10^{-64}$ falls well below that at $10^{-4}$ (table above), within the declared factor in the draws printed above.
+# within tolerance at a pass rate of 0.4). App. B.4, over five draws and $\alpha$ down to $10^{-256}$: the
+# $\kappa=2$ alignment fraction and, with the adaptive rate, the $\kappa=3$ one fall like $1/\log(1/\alpha)$ towards 0 (pass
+# rates printed above; a draw fails where its fraction still rises between $10^{-4}$ and $10^{-8}$, before the asymptotic
+# regime, or shrinks by less than half the rate's factor), while the plain $\kappa=3$ fraction stays put (the control).
 # The cost step and the width (pass rates printed above, controls in the ledger): six aligned neurons minimising the
 # loss inside their harmonic reach $\ell^{(1)}$ and leave a new neuron Lemma F.2's utility without $\pm\xi$, four do not;
 # with $H=3p$ at the paper's $\alpha=10^{-2}$ the network learns both frequencies in order down to zero loss, with $H=6$ it
@@ -1094,6 +1108,29 @@ print(f"Figure 6 (integrated flow, α = {alpha6}): AGF vs flow largest drop-time
 # - `fig6.bounds` is a *consistency* check now: its control was the bound of an initialisation ten times smaller held
 #   against the $\alpha=10^{-2}$ runs — a perturbed prediction, not a run — and no run that meets the bound's premises can
 #   violate a proved bound. The perturbation is kept as a sensitivity (the margin divided by 10, shown apart).
+#
+# Second round, the linear-model rows (every claim of Figures 3, 4, 8 and App. B.4 is now measured by the ledger;
+# before/after in the table below):
+#
+# - **One control run without saddles for Figures 3, 4 and 8**: the plain linear model $\dot\beta=-\nabla\mathcal L(\beta)$
+#   from $\beta=0$ on the same data, read on the same clock $t/\eta_\alpha$ (closed form). It removes the saddle-to-saddle
+#   mechanism: every coordinate (direction) is learned at once, so drops come at accelerated time $\approx0$, there are no
+#   plateaus and no order. It replaces the fast-clock flows (`fig3.drop-times`, `fig3.drop-times-finite`, `fig3.levels`,
+#   `fig8.dormancy`, `fig8.drop-times`: the prediction rescaled, found by the referee), the swapped order (`fig3.order`)
+#   and the flow from $\alpha=0.1$ held to the small-$\alpha$ tolerances (`fig4.*`). The fast clock is now a declared
+#   *sensitivity* (drop-time or flip ratio × 1/1.2) of `fig3.drop-times-finite` and `fig8.*`, whose rules read the ratio
+#   $d_k/\tau_k$ of the worst drop (the same conditions as before); its two sweeps are no longer run.
+# - `fig3.levels` reads each plateau between the flow's own drops at $\alpha=10^{-64}$ (was: at the middle of AGF's
+#   predicted plateau at $10^{-4},10^{-8},10^{-16}$, which fell inside a transition where a plateau is short).
+# - `fig3.order` is graded per draw (five) and also asks that the first coordinate is learned no earlier than half of
+#   AGF's $\tau_1$: an order alone has no margin, and the linear model hits AGF's order by chance in some draws.
+# - `fig3.drop-times-finite`'s statement says it is our finite-$\alpha$ reading, not the paper's statement.
+# - `fig4.times-*` are graded as the limit $\alpha\to0$: a trend over $\alpha=10^{-3},10^{-6},10^{-9},10^{-12}$ with
+#   `fig3.drop-times`' rule (was: error $\le1/\eta_\alpha$ at $10^{-6}$ and $10^{-12}$, a constant the paper does not state).
+#   The sweep cannot go deeper in float64 (see the Figure 4 section). `fig4.levels-*`: the same rule and expectation.
+# - `B4.alignment` and `B4.adaptive-rate` are graded as the limit: a trend of the alignment fraction over
+#   $\alpha=10^{-4}\ldots10^{-256}$ with the same trend rule (was: the ratio of two fractions within a factor 2 of 1/16);
+#   their control is the plain $\kappa=3$ neuron's own run (was: the two neurons' roles swapped, and handed-in values).
 
 # %%
 from lrlib.ledger import headline
@@ -1104,11 +1141,13 @@ published = (load_aggregate() or {}).get("claims", {})
 
 def before(cid):
     c = published.get(f"agf.{cid}")
-    return headline([v for r in c["runs"] for v in r["verdicts"]]) + " (legacy)" if c else "(new claim)"
+    return f"{headline([v for r in c['runs'] for v in r['verdicts']])} ({c.get('tier', 'legacy')})" if c else "(new claim)"
 
 
 pd.DataFrame([{"claim": c, "before": before(c), "after": ch.rate(c), "tier now": ledger.results[c].tier()[0]}
-              for c in ("fig3.drop-times", "fig3.drop-times-finite", "fig3.levels", "fig8.dormancy", "fig8.drop-times",
+              for c in ("fig3.drop-times", "fig3.drop-times-finite", "fig3.levels", "fig3.order", "fig8.dormancy", "fig8.drop-times",
+                        "fig4.times-commuting", "fig4.times-non-commuting", "fig4.levels-commuting", "fig4.levels-non-commuting",
+                        "B4.alignment", "B4.adaptive-rate",
                         "thmF7.cost-step", "lemmaF6.utility-update", "H3p.all-frequencies", "fig6.bounds")])
 
 # %% [markdown]
@@ -1116,21 +1155,17 @@ pd.DataFrame([{"claim": c, "before": before(c), "after": ch.rate(c), "tier now":
 # A referee who saw only the paper, this chapter and its results read the ledger for rows that cannot fail and for
 # failures that are artefacts. What it found and this revision leaves open (the next revision works through it):
 #
-# - **The fast-clock control is the prediction rescaled.** Running the same flow on a clock 20 % fast gives drop times
-#   exactly 1/1.2 of the main ones, so whenever the main run passes the control must fail (`fig3.drop-times`,
-#   `fig3.drop-times-finite`, `fig3.levels`, `fig8.*`). A control that removes the saddle-to-saddle mechanism is a
-#   different model on the same clock: the plain linear model $\dot\beta=-\nabla L(\beta)$ from $\beta=0$, or the
-#   diagonal network from an unbalanced, lazy initialisation. Until then these rows' *quantitative* tier overstates
-#   them; the fast clock belongs among the sensitivities.
-# - **The legacy rows' controls are predictions swapped or perturbed** (`fig3.order`, `fig5.*`, `fig6.order`,
-#   `fig6.levels`, `fig6.agf-vs-gd`, `B4.alignment`), or the initial state (`thmF3.phase`, which holds for any network
-#   that fits the target); `fig4.*` hold an $\alpha=0.1$ run to the small-$\alpha$ tolerances.
-# - **Limits graded at finite $\alpha$ with a constant the paper does not state:** `fig4.times-*` (error $\times\eta_\alpha$
-#   falls 1.64 → 1.38 and 2.19 → 2.09, the paper's rate), `B4.*` ("1/16 within a factor 2"), and
-#   `fig3.drop-times-finite`, which is our accuracy reading, not the paper's statement.
-# - **`fig3.levels` is read inside the transition**: some predicted plateaus are shorter than the drop-time error
-#   (seed 1: $[\tau_3,\tau_4]$ spans a factor 1.08), so the midpoint falls in a drop; reading between the flow's own
-#   drops, at the deepest $\alpha$, would grade the level.
+# - **The legacy rows' controls are predictions swapped or perturbed** (`fig5.*`, `fig6.order`, `fig6.levels`,
+#   `fig6.agf-vs-gd`), or the initial state (`thmF3.phase`, which holds for any network that fits the target).
+# - Fixed in the second round, linear-model rows: the fast-clock control (the prediction rescaled), the swapped order of
+#   `fig3.order`, the $\alpha=0.1$ controls of `fig4.*`, the limits graded at finite $\alpha$ (`fig4.times-*`, `B4.*`),
+#   `fig3.levels` read inside a transition, and `fig3.drop-times-finite` stated as the paper's (see above). Left open
+#   there: the Figure 3, 4 and 8 claims have no `init=` run (their measurements read the drops of a time course, undefined
+#   at the initial state) and no `coarse=` run (the flows are integrated, not stepped; a coarse-step GD run of the same
+#   draws would be cheap — a few hundred steps — but needs an adapter from GD's records to the sweep's clock, not written
+#   in this round); `fig4.times-*`' trend spans only 0.6 decades of
+#   $1/\eta_\alpha$, the most float64 allows for a fully connected layer; Figure 4's data are one draw (its seeds are
+#   initialisations).
 # - **`fig6.bounds` is not the paper's bound**: eq. 9 uses the largest dormant norm at the previous jump, recursively;
 #   the chapter's non-recursive form does not follow from it, and it bounds AGF, not the flow.
 # - `B3.conserved-k3` is measured where nothing moves (from the converged network), `lemmaF6.utility-update` follows

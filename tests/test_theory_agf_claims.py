@@ -5,11 +5,12 @@ import math
 import numpy as np
 import pytest
 import torch
+from scipy.integrate import solve_ivp
 
 from lrlib.errors import ParameterError
 from lrlib.losses import half_mse
 from lrlib.models import forward
-from lrlib.theory.agf import claims, dln, modular
+from lrlib.theory.agf import claims, dln, linear, modular
 from lrlib.theory.agf import measure as ms
 from lrlib.theory.agf import models as agf_models
 from lrlib.train import train
@@ -39,20 +40,37 @@ def test_reduced_flow_rejects_a_bad_alpha():
         claims.dln_flow_reduced(X, y, 0.0, np.linspace(0, 1, 3))
 
 
-def test_trend_and_finite_errors_tell_the_flow_from_a_fast_clock():
+def test_trend_ratios_and_levels_tell_the_flow_from_the_linear_model():
     data = [dln.fig3_data(10)[:2]]
-    alphas = [1e-4, 1e-16, 1e-64]
+    alphas = [1e-4, 1e-8, 1e-16, 1e-64]
     sw = claims.dln_sweep(data, alphas, n_grid=401)
-    fast = claims.dln_sweep(data, alphas, time_scale=1.2, n_grid=401)
-    assert sw.loss.shape == (1, 3, sw.time.shape[1]) and sw.beta.shape[-1] == 5
-    tr, tf = claims.drop_time_trend(sw), claims.drop_time_trend(fast)
+    lin = claims.linear_model_sweep(data, alphas, n_grid=401)
+    assert sw.loss.shape == (1, 4, sw.time.shape[1]) and sw.beta.shape[-1] == 5
+    np.testing.assert_array_equal(lin.time, sw.time)
+    tr, tl = claims.drop_time_trend(sw), claims.drop_time_trend(lin)
     assert tr["mono"][0] == 1 and abs(tr["slope"][0] - 1) < 0.1 and tr["shrink"][0] > 10
-    assert abs(tf["slope"][0]) < 0.2 and tf["shrink"][0] < 2
+    assert tl["mono"][0] == 0 and abs(tl["slope"][0]) < 0.2 and tl["shrink"][0] < 1
     e, _ = claims.sweep_errors(sw)
     np.testing.assert_allclose(tr["c_deep"], e[:, -1] * sw.etas[-1])
-    fin = claims.finite_alpha_errors(sw)
-    assert set(fin) == {"e4", "e8", "e16", "l4", "l8", "l16", "eta4", "eta8", "eta16"}
-    assert fin["eta4"] == pytest.approx(dln.eta_alpha(1e-4)) and fin["e4"].shape == (1,)
+    r = claims.sweep_ratios(sw)
+    np.testing.assert_allclose(np.abs(r - 1), e, rtol=1e-12)                  # |ratio − 1| is the error
+    fin = claims.finite_alpha_ratios(sw)
+    assert set(fin) == {"r4", "r8", "r16", "eta4", "eta8", "eta16"} and fin["r4"].shape == (1,)
+    assert fin["eta4"] == pytest.approx(dln.eta_alpha(1e-4))
+    assert claims.finite_alpha_ratios(lin)["r16"][0] < 0.2                      # learned at once: drops far too early
+    lev, levl = claims.plateau_levels(sw), claims.plateau_levels(lin)
+    assert lev["lev"][0] < 1 / lev["eta"][0] < levl["lev"][0]
+    o, ol = claims.order_onset(sw), claims.order_onset(lin)
+    assert o["match"][0] == 1 and 0.9 < o["onset"][0] < 1.2 and ol["onset"][0] < 0.5
+
+
+def test_linear_model_sweep_is_the_closed_form_flow():
+    X, y, _ = dln.fig3_data(12)
+    lin = claims.linear_model_sweep([(X, y)], [1e-4], n_grid=51)
+    t = lin.time[0]
+    sol = solve_ivp(lambda _, b: -(X.T @ (X @ b - y)) / len(y), (0, t[-1]), np.zeros(5), t_eval=t, rtol=1e-10, atol=1e-12)
+    np.testing.assert_allclose(lin.beta[0, 0], sol.y.T, atol=1e-7 * np.abs(sol.y).max())
+    np.testing.assert_allclose(lin.loss[0, 0], 0.5 * np.mean((sol.y.T @ X.T - y) ** 2, axis=-1), rtol=1e-6, atol=1e-12)
 
 
 def test_fig8_data_defaults_are_the_paper_example():
@@ -64,23 +82,54 @@ def test_fig8_data_defaults_are_the_paper_example():
     assert not np.allclose(Xr, X)
 
 
-def test_dormancy_and_drop_errors_tell_the_flow_from_a_fast_clock():
+def test_dormancy_and_drop_ratios_tell_the_flow_from_the_linear_model():
     data = [dln.fig8_data()[:2]]
     sw = claims.dln_sweep(data, [1e-6], past=1.3, n_grid=801)
     fast = claims.dln_sweep(data, [1e-6], past=1.3, n_grid=801, time_scale=1.2)
-    d, df = claims.dormancy(sw), claims.dormancy(fast)
+    lin = claims.linear_model_sweep(data, [1e-6], past=1.3, n_grid=801)
+    d, df, dl = claims.dormancy_ratio(sw), claims.dormancy_ratio(fast), claims.dormancy_ratio(lin)
     eta = dln.eta_alpha(1e-6)
-    assert d["opposite"][0] == 1 and d["flip_err"][0] < 1 / eta and d["eta"][0] == pytest.approx(eta)
-    assert df["flip_err"][0] == pytest.approx(1 - 1 / 1.2, abs=0.02)          # the flip comes 1/1.2 as late
-    e, ef = claims.deep_drop_errors(sw), claims.deep_drop_errors(fast)
-    assert e["e"][0] < 1 / eta < ef["e"][0]
+    assert d["opposite"][0] == 1 and abs(d["flip"][0] - 1) < 1 / eta and d["eta"][0] == pytest.approx(eta)
+    assert df["flip"][0] == pytest.approx(d["flip"][0] / 1.2, rel=0.02)           # the fast clock: a factor 1/1.2
+    assert dl["flip"][0] < 0.5
+    r, rf, rl = (claims.deep_drop_ratio(s)["r"][0] for s in (sw, fast, lin))
+    assert abs(r - 1) < 1 / eta and rf == pytest.approx(r / 1.2, rel=0.02) and rl < 0.5
 
 
 def test_dormancy_without_a_flip_is_infinitely_far():
     data = [dln.fig8_data()[:2]]
     sw = claims.dln_sweep(data, [1e-6], past=1.3, n_grid=201)
     early = claims.DLNSweep(sw.X, sw.y, sw.alphas, sw.time[:, :50], sw.loss[:, :, :50], sw.beta[:, :, :50])
-    assert claims.dormancy(early)["flip_err"][0] == np.inf
+    assert claims.dormancy_ratio(early)["flip"][0] == np.inf
+
+
+def test_fc_trend_and_levels_read_a_staircase_and_reject_the_linear_model():
+    S, B = linear.fig4_setup(seed=0, commuting=True)
+    pred = linear.conjecture(S, B)
+    alphas = np.array([1e-3, 1e-6, 1e-12])
+    time = np.geomspace(1e-3, 1.2 * pred.tau[3] * 27.7, 4000)
+    # a staircase that drops exactly at τ_k(1 + 1/η_α): error × η_α = 1 at every α, the spectrum on the prediction
+    at = [time / eta / (1 + 1 / eta) for eta in -np.log(alphas)]
+    loss = np.repeat(np.stack([pred.loss_at(a) for a in at], axis=1)[:, :, None], 2, axis=2)          # (T, A, 2)
+    sv = np.repeat(np.stack([pred.sv_at(a) for a in at], axis=1)[:, :, None], 2, axis=2)              # (T, A, 2, r)
+    run = claims.FCSweep(time, loss, sv, alphas)
+    tr = claims.fc_time_trend(run, pred=pred, K=3)
+    assert tr["mono"].tolist() == [1, 1] and np.allclose(tr["slope"], 1, atol=0.05)
+    np.testing.assert_allclose(tr["c_deep"], 1, rtol=0.05)
+    lev = claims.fc_level_errors(run, pred=pred, K=3)
+    assert lev["eta12"] == pytest.approx(-math.log(1e-12)) and (lev["l12"] < 1 / lev["eta12"]).all()
+    lin = claims.fc_linear_model(S, B, time, alphas, 2)
+    assert lin.loss.shape == (len(time), 3, 2) and lin.loss[0, 0, 0] == pytest.approx(pred.levels[0], rel=1e-2)
+    assert (claims.fc_time_trend(lin, pred=pred, K=3)["mono"] == 0).all()
+    assert (claims.fc_level_errors(lin, pred=pred, K=3)["l6"] > 0.5).all()
+
+
+def test_align_trend_reads_a_one_over_log_law():
+    alphas = np.array([1e-4, 1e-16, 1e-64, 1e-256])
+    frac = np.stack([0.5 / np.log(1 / alphas), np.full(4, 0.9)], axis=1)          # (A, 2): a 1/log law, a constant
+    out = claims.align_trend(claims.AlignSweep(alphas, frac))
+    assert out["mono"].tolist() == [1, 1] and out["slope"][0] == pytest.approx(1) and abs(out["slope"][1]) < 1e-9
+    assert out["shrink"][0] == pytest.approx(64) and out["ratio"][1] == pytest.approx(1)
 
 
 # ---------------------------------------------------------------- modular addition

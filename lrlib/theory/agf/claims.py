@@ -33,8 +33,10 @@ from ...errors import ParameterError
 from ...ledger.trend import trend_stats
 from ...losses import half_mse
 from ...models import TwoLayer, forward
+from ...measure import drop_times, first_crossing, relative_error
 from . import dln, modular
-from .measure import dln_vs_agf, frequency_order, sign_flip_and_drops, utility_update_error
+from .measure import (activation_order, dln_vs_agf, frequency_order, plateau_between_drops, sign_flip_and_drops,
+                      staircase_errors, utility_update_error)
 
 
 def _beta(z: np.ndarray, log_a2: float) -> np.ndarray:
@@ -142,11 +144,7 @@ def dln_sweep(data, alphas, *, time_scale: float = 1.0, n_grid: int = 1001, past
     alphas = np.asarray(alphas, float)
     X = np.stack([np.asarray(d[0], float) for d in data])
     y = np.stack([np.asarray(d[1], float) for d in data])
-    taus = [dln.agf(Xs, ys, 1e-100).tau for Xs, ys in zip(X, y)]
-    end = past * max(t[-1] for t in taus)
-    first = min(t[1] for t in taus)
-    s = np.unique(np.concatenate([np.linspace(0.0, end, n_grid), np.geomspace(first / 20, end, n_grid)]))
-    time = np.stack([dln.eta_alpha(a) * s for a in alphas])
+    time = dln_grid(data, alphas, n_grid=n_grid, past=past)
     runs = [[dln_flow_reduced(Xs, ys, a, time[j], time_scale=time_scale) for j, a in enumerate(alphas)]
             for Xs, ys in zip(X, y)]
     beta = np.array([[r[0] for r in row] for row in runs])
@@ -195,74 +193,6 @@ def drop_time_trend(sw: DLNSweep) -> dict[str, np.ndarray]:
     out = trend_stats(1 / sw.etas, e, fit_last=3)
     out["c_deep"] = e[:, -1] * sw.etas[-1]
     return out
-
-
-def finite_alpha_errors(sw: DLNSweep) -> dict[str, np.ndarray]:
-    """Drop-time and level errors at the three shallowest ``α`` with their ``η_α`` (claims
-    ``fig3.drop-times-finite`` and ``fig3.levels``).
-
-    Parameters
-    ----------
-    sw : the sweep (module conventions); its first three ``α`` are read (1e-4, 1e-8, 1e-16 in the chapter).
-
-    Returns
-    -------
-    dict of str to np.ndarray
-        ``e4, e8, e16`` (largest relative drop-time errors), ``l4, l8, l16`` (largest relative
-        plateau-level errors), each ``(S,)``; ``eta4, eta8, eta16`` (scalars).
-    """
-    e, lv = sweep_errors(sw)
-    out = {}
-    for j, k in enumerate(("4", "8", "16")):
-        out["e" + k], out["l" + k], out["eta" + k] = e[:, j], lv[:, j], float(sw.etas[j])
-    return out
-
-
-def dormancy(sw: DLNSweep) -> dict[str, np.ndarray]:
-    """Return to dormancy (claim ``fig8.dormancy``): does ``β₀`` flip sign at AGF's midpoint?
-
-    Read at the sweep's deepest ``α``: ``β₀``'s last sign change in accelerated time ``t/η_α``
-    against AGF's ``(τ₂ + τ₃)/2`` at the same ``α``.
-
-    Parameters
-    ----------
-    sw : the sweep (module conventions), data with AGF's dormancy (≥ 3 jumps).
-
-    Returns
-    -------
-    dict of str to np.ndarray
-        ``opposite`` — 1 if ``β₀`` ends with the sign opposite to its first AGF value; ``flip_err`` —
-        ``|t_flip − mid|/mid`` (``inf`` when ``β₀`` never changes sign, ``nan`` when AGF predicts fewer
-        than three jumps); ``eta`` — ``η_α``; each ``(S,)``.
-    """
-    a, eta = sw.alphas[-1], sw.etas[-1]
-    opp, err = [], []
-    for i in range(sw.loss.shape[0]):
-        pred = dln.agf(sw.X[i], sw.y[i], a)
-        b0 = sw.beta[i, -1, :, 0]
-        nz = b0 != 0                                  # β₀ starts at exactly 0: that is no sign change
-        o, t_flip, _ = sign_flip_and_drops(sw.time[-1][nz], b0[nz], sw.time[-1], sw.loss[i, -1], pred, eta)
-        mid = 0.5 * (pred.tau[2] + pred.tau[3]) if len(pred.tau) > 3 else np.nan
-        opp.append(o)
-        err.append(np.inf if np.isnan(t_flip) and np.isfinite(mid) else abs(t_flip - mid) / mid)
-    return {"opposite": np.array(opp), "flip_err": np.array(err), "eta": np.full(len(opp), eta)}
-
-
-def deep_drop_errors(sw: DLNSweep) -> dict[str, np.ndarray]:
-    """The largest relative drop-time error against AGF at the sweep's deepest ``α`` (claim
-    ``fig8.drop-times``).
-
-    Parameters
-    ----------
-    sw : the sweep (module conventions).
-
-    Returns
-    -------
-    dict of str to np.ndarray
-        ``e`` ``(S,)`` and ``eta`` ``(S,)`` (``η_α``).
-    """
-    e, _ = sweep_errors(sw)
-    return {"e": e[:, -1], "eta": np.full(e.shape[0], sw.etas[-1])}
 
 
 # ---------------------------------------------------------------------------------------------
@@ -343,3 +273,337 @@ def width_orders(run, *, X: torch.Tensor, pred) -> list[list[int]]:
     p = X.shape[1] // 2
     power = modular.output_power(forward(run.params, X), p).numpy()                 # (T, S, p//2+1)
     return [frequency_order(run.steps, power[:, s], pred) for s in range(power.shape[1])]
+
+
+# ---------------------------------------------------------------------------------------------
+# control runs without saddle-to-saddle dynamics, plateaus between the flow's own drops, ratios
+# (diagonal and fully connected linear networks, App. B.4)
+
+def dln_grid(data, alphas, *, n_grid: int = 1001, past: float = 1.25) -> np.ndarray:
+    """The raw flow times of :func:`dln_sweep`'s records: ``η_α`` times one accelerated grid.
+
+    Parameters
+    ----------
+    data, alphas, n_grid, past : as for :func:`dln_sweep`.
+
+    Returns
+    -------
+    np.ndarray
+        ``(A, T)`` raw flow times per ``α``.
+    """
+    taus = [dln.agf(np.asarray(X, float), np.asarray(y, float), 1e-100).tau for X, y in data]
+    end = past * max(t[-1] for t in taus)
+    first = min(t[1] for t in taus)
+    s = np.unique(np.concatenate([np.linspace(0.0, end, n_grid), np.geomspace(first / 20, end, n_grid)]))
+    return np.stack([dln.eta_alpha(a) * s for a in np.asarray(alphas, float)])
+
+
+def linear_model_sweep(data, alphas, *, n_grid: int = 1001, past: float = 1.25) -> DLNSweep:
+    """The plain linear model ``β̇ = −∇L(β)`` from ``β = 0`` on the records of :func:`dln_sweep` (a control run).
+
+    ``L = ½ mean (Xβ − y)²``, so ``β(t) = Q diag((1 − e^{−λt})/λ) Qᵀ b`` with ``H = XᵀX/n = QΛQᵀ`` and
+    ``b = Xᵀy/n``: every coordinate is learned at once, on the time scale of ``H``, whatever ``α`` (which
+    only sets the accelerated clock ``t/η_α`` the measurements read it on). No plateaus, no order.
+
+    Parameters
+    ----------
+    data, alphas, n_grid, past : as for :func:`dln_sweep`.
+
+    Returns
+    -------
+    DLNSweep
+        ``beta (S, A, T, d)`` and ``loss (S, A, T)`` of the linear model; ``time_scale`` 1.
+    """
+    alphas = np.asarray(alphas, float)
+    X = np.stack([np.asarray(d[0], float) for d in data])
+    y = np.stack([np.asarray(d[1], float) for d in data])
+    time = dln_grid(data, alphas, n_grid=n_grid, past=past)
+    n = X.shape[1]
+    betas = []
+    for Xs, ys in zip(X, y):
+        lam, Q = np.linalg.eigh(Xs.T @ Xs / n)
+        c = Q.T @ (Xs.T @ ys / n)
+        lt = lam[None, None, :] * time[:, :, None]                                  # (A, T, d)
+        gain = np.where(lam > 1e-14, -np.expm1(-lt) / np.where(lam > 1e-14, lam, 1.0), time[:, :, None])
+        betas.append((gain * c) @ Q.T)
+    beta = np.array(betas)                                                           # (S, A, T, d)
+    loss = 0.5 * np.mean((np.einsum("satd,snd->satn", beta, X) - y[:, None, None, :]) ** 2, axis=-1)
+    return DLNSweep(X, y, alphas, time, loss, beta, 1.0)
+
+
+def _worst_ratio(drops: np.ndarray, tau: np.ndarray) -> float:
+    """The ratio ``d_k/τ_k`` of the drop farthest from its prediction (``nan`` if any drop is missing)."""
+    r = np.asarray(drops, float) / np.asarray(tau, float)
+    return float(r[np.argmax(np.abs(r - 1))]) if np.isfinite(r).all() else np.nan
+
+
+def sweep_ratios(sw: DLNSweep) -> np.ndarray:
+    """The ratio of the flow's drop time to AGF's, for the drop with the largest relative error.
+
+    ``|ratio − 1|`` is :func:`sweep_errors`' drop-time error; a clock sped up by ``c`` divides the ratio by ``c``
+    (so the fast clock is a declared sensitivity of a rule on the ratio, not a control run).
+
+    Parameters
+    ----------
+    sw : the sweep (module conventions).
+
+    Returns
+    -------
+    np.ndarray
+        ``(S, A)``; ``nan`` where a drop is missing.
+    """
+    out = np.full(sw.loss.shape[:2], np.nan)
+    for i in range(sw.loss.shape[0]):
+        for j, a in enumerate(sw.alphas):
+            pred = dln.agf(sw.X[i], sw.y[i], a)
+            out[i, j] = _worst_ratio(drop_times(sw.time[j] / dln.eta_alpha(a), sw.loss[i, j], pred.levels), pred.tau[1:])
+    return out
+
+
+def finite_alpha_ratios(sw: DLNSweep) -> dict[str, np.ndarray]:
+    """Drop-time ratios at the three shallowest ``α`` with their ``η_α`` (claim ``fig3.drop-times-finite``).
+
+    Parameters
+    ----------
+    sw : the sweep (module conventions); its first three ``α`` are read (1e-4, 1e-8, 1e-16 in the chapter).
+
+    Returns
+    -------
+    dict of str to np.ndarray
+        ``r4, r8, r16`` (:func:`sweep_ratios`), each ``(S,)``; ``eta4, eta8, eta16`` (scalars).
+    """
+    r = sweep_ratios(sw)
+    return {k: v for j, s in enumerate(("4", "8", "16")) for k, v in (("r" + s, r[:, j]), ("eta" + s, float(sw.etas[j])))}
+
+
+def deep_drop_ratio(sw: DLNSweep) -> dict[str, np.ndarray]:
+    """The worst drop-time ratio at the sweep's deepest ``α`` (claim ``fig8.drop-times``).
+
+    Parameters
+    ----------
+    sw : the sweep (module conventions).
+
+    Returns
+    -------
+    dict of str to np.ndarray
+        ``r`` (:func:`sweep_ratios`) and ``eta`` (``η_α``), each ``(S,)``.
+    """
+    r = sweep_ratios(sw)[:, -1]
+    return {"r": r, "eta": np.full(r.shape, sw.etas[-1])}
+
+
+def dormancy_ratio(sw: DLNSweep) -> dict[str, np.ndarray]:
+    """Return to dormancy (claim ``fig8.dormancy``): does ``β₀`` flip sign at AGF's midpoint?
+
+    Read at the sweep's deepest ``α``: ``β₀``'s last sign change in accelerated time ``t/η_α`` against
+    AGF's ``(τ₂ + τ₃)/2`` at the same ``α``.
+
+    Parameters
+    ----------
+    sw : the sweep (module conventions), data with AGF's dormancy (≥ 3 jumps).
+
+    Returns
+    -------
+    dict of str to np.ndarray
+        ``opposite`` — 1 if ``β₀`` ends with the sign opposite to its first AGF value; ``flip`` — ``t_flip/mid``
+        (``inf`` when ``β₀`` never changes sign, ``nan`` when AGF predicts fewer than three jumps); ``eta`` —
+        ``η_α``; each ``(S,)``.
+    """
+    a, eta = sw.alphas[-1], sw.etas[-1]
+    opp, flips = [], []
+    for i in range(sw.loss.shape[0]):
+        pred = dln.agf(sw.X[i], sw.y[i], a)
+        b0 = sw.beta[i, -1, :, 0]
+        nz = b0 != 0                                  # β₀ starts at exactly 0: that is no sign change
+        o, t_flip, _ = sign_flip_and_drops(sw.time[-1][nz], b0[nz], sw.time[-1], sw.loss[i, -1], pred, eta)
+        mid = 0.5 * (pred.tau[2] + pred.tau[3]) if len(pred.tau) > 3 else np.nan
+        opp.append(o)
+        flips.append(np.inf if np.isnan(t_flip) and np.isfinite(mid) else t_flip / mid)
+    return {"opposite": np.array(opp), "flip": np.array(flips), "eta": np.full(len(opp), eta)}
+
+
+def plateau_levels(sw: DLNSweep) -> dict[str, np.ndarray]:
+    """The flow's plateaus read between its own drops, at the sweep's deepest ``α`` (claim ``fig3.levels``).
+
+    Each plateau ``k`` is the loss at the geometric middle of the flow's own mid-level drops ``d_k, d_{k+1}``
+    (:func:`lrlib.theory.agf.measure.plateau_between_drops`), compared with AGF's ``ℓ_k`` at the same ``α``:
+    a reading that cannot fall inside a transition, however short the plateau.
+
+    Parameters
+    ----------
+    sw : the sweep (module conventions).
+
+    Returns
+    -------
+    dict of str to np.ndarray
+        ``lev`` — the largest relative level error (``nan`` if a drop is missing); ``eta`` — ``η_α``; each ``(S,)``.
+    """
+    a, eta = sw.alphas[-1], sw.etas[-1]
+    lev = []
+    for i in range(sw.loss.shape[0]):
+        pred = dln.agf(sw.X[i], sw.y[i], a)
+        t = sw.time[-1] / eta
+        d = drop_times(t, sw.loss[i, -1], pred.levels)
+        lev.append(float(np.max(relative_error(plateau_between_drops(t, sw.loss[i, -1], d), pred.levels[1:-1]))))
+    return {"lev": np.array(lev), "eta": np.full(len(lev), eta)}
+
+
+def order_onset(sw: DLNSweep, *, index: int = 2) -> dict[str, np.ndarray]:
+    """Are the coordinates learned one at a time in AGF's order (claim ``fig3.order``)?
+
+    Parameters
+    ----------
+    sw : the sweep (module conventions).
+    index : the ``α`` read (2: ``1e-16`` in the chapter).
+
+    Returns
+    -------
+    dict of str to np.ndarray
+        ``match`` — 1 if the order in which ``|β_i|`` first reach half their AGF final values equals AGF's
+        activation order; ``onset`` — the accelerated time at which the first coordinate reaches half its
+        final value over AGF's first jump time ``τ_1`` (≈ 1 for a flow that waits on the saddle, ≪ 1 for a
+        model that learns every coordinate at once); each ``(S,)``.
+    """
+    a, eta = sw.alphas[index], sw.etas[index]
+    match, onset = [], []
+    for i in range(sw.loss.shape[0]):
+        pred = dln.agf(sw.X[i], sw.y[i], a)
+        t = sw.time[index] / eta
+        order = activation_order(t, sw.beta[i, index], pred.betas[-1])
+        match.append(float(order == sum(pred.order, [])))
+        hits = [first_crossing(t, np.abs(sw.beta[i, index, :, k]), 0.5 * abs(b), below=False)
+                for k, b in enumerate(pred.betas[-1]) if abs(b) > 0]
+        onset.append(np.nanmin(hits) / pred.tau[1] if np.isfinite(hits).any() else np.inf)
+    return {"match": np.array(match), "onset": np.array(onset)}
+
+
+@dataclass(frozen=True)
+class FCSweep:
+    """Loss curves and spectra of fully connected linear networks over initialisation scales and seeds (Figure 4).
+
+    Parameters
+    ----------
+    time : ``(T,)`` raw flow time.
+    loss : ``(T, A, S)`` the loss.
+    sv : ``(T, A, S, r)`` singular values of the end-to-end map ``AW``.
+    alphas : ``(A,)`` the initialisation scales (``η_α = −log α``).
+    """
+
+    time: np.ndarray
+    loss: np.ndarray
+    sv: np.ndarray
+    alphas: np.ndarray
+
+    @property
+    def etas(self) -> np.ndarray:
+        """``η_α = −log α`` ``(A,)``."""
+        return -np.log(np.asarray(self.alphas, float))
+
+
+def fc_linear_model(Sxx: np.ndarray, B: np.ndarray, time: np.ndarray, alphas, n_seeds: int) -> FCSweep:
+    """The plain linear model ``β̇ = −∇L(β)`` from ``β = 0`` (population loss of Figure 4), as an :class:`FCSweep`.
+
+    ``L(β) = ½ tr((β − B)Σ_xx(β − B)ᵀ)``, so ``β(t) = B(I − e^{−Σ_xx t})``: every direction is learned at once,
+    on the time scale of ``Σ_xx``. The same curve is recorded for every ``α`` and seed (``α`` only sets the
+    clock ``t/η_α`` it is read on).
+
+    Parameters
+    ----------
+    Sxx : ``(d, d)`` input covariance.
+    B : ``(c, d)`` the target map.
+    time : ``(T,)`` raw flow times.
+    alphas : ``(A,)`` the scales whose clocks the measurements use.
+    n_seeds : ``S``.
+
+    Returns
+    -------
+    FCSweep
+    """
+    lam, Q = np.linalg.eigh(np.asarray(Sxx, float))
+    time = np.asarray(time, float)
+    E = np.einsum("ij,tj,kj->tik", Q, np.exp(-lam[None, :] * time[:, None]), Q)      # e^{−Σt} (T, d, d)
+    R = -np.asarray(B, float) @ E                                                       # β − B (T, c, d)
+    loss = 0.5 * np.einsum("tcd,de,tce->t", R, Sxx, R)
+    sv = np.linalg.svd(R + B, compute_uv=False)                                         # (T, r)
+    A = len(alphas)
+    return FCSweep(time, np.broadcast_to(loss[:, None, None], (len(time), A, n_seeds)).copy(),
+                   np.broadcast_to(sv[:, None, None, :], (len(time), A, n_seeds, sv.shape[-1])).copy(),
+                   np.asarray(alphas, float))
+
+
+def fc_time_trend(run: FCSweep, *, pred, K: int) -> dict[str, np.ndarray]:
+    """How Figure 4's drop-time error against Conjecture 4.1 shrinks as ``α → 0`` (claims ``fig4.times-*``).
+
+    Parameters
+    ----------
+    run : the sweep (one variant).
+    pred : the conjecture's prediction (:func:`lrlib.theory.agf.linear.conjecture`).
+    K : the drops graded (those predicted inside the integration window).
+
+    Returns
+    -------
+    dict of str to np.ndarray
+        :func:`lrlib.ledger.trend.trend_stats` of the largest relative drop-time error ``(S, A)`` against
+        ``1/η_α`` (``mono``, ``slope`` over all ``α``, ``shrink``, ``decades``) and ``c_deep``, the error × ``η_α``
+        at the deepest ``α`` (shown); each ``(S,)``.
+    """
+    et, _ = staircase_errors(run.time, run.loss, run.sv, run.etas, pred, K)          # (A, S)
+    out = trend_stats(1 / run.etas, et.T)
+    out["c_deep"] = et[np.argmax(run.etas)] * run.etas.max()
+    return out
+
+
+def fc_level_errors(run: FCSweep, *, pred, K: int) -> dict[str, np.ndarray]:
+    """Figure 4's plateau levels and spectra at ``α = 1e-6`` and ``1e-12`` (claims ``fig4.levels-*``).
+
+    Parameters
+    ----------
+    run : the sweep (one variant), containing ``α = 1e-6`` and ``1e-12``.
+    pred, K : as for :func:`fc_time_trend`.
+
+    Returns
+    -------
+    dict of str to np.ndarray
+        ``l6, l12`` — largest relative errors of level and spectrum at the predicted plateau middles
+        (:func:`lrlib.theory.agf.measure.staircase_errors`), each ``(S,)``; ``eta6, eta12`` (scalars).
+    """
+    _, el = staircase_errors(run.time, run.loss, run.sv, run.etas, pred, K)
+    out = {}
+    for a, k in ((1e-6, "6"), (1e-12, "12")):
+        j = int(np.argmin(np.abs(np.log(run.alphas) - math.log(a))))
+        out["l" + k], out["eta" + k] = el[j], float(run.etas[j])
+    return out
+
+
+@dataclass(frozen=True)
+class AlignSweep:
+    """App. B.4's alignment fractions (:func:`lrlib.theory.agf.measure.align_fractions`) over a sweep of ``α``.
+
+    Parameters
+    ----------
+    alphas : ``(A,)`` initial norms, shallow to deep.
+    frac : ``(A, S)`` the fraction of the time to norm 1 spent far from the final direction, per seed.
+    """
+
+    alphas: np.ndarray
+    frac: np.ndarray
+
+
+def align_trend(sw: AlignSweep) -> dict[str, np.ndarray]:
+    """Does alignment become instantaneous in accelerated time as ``α → 0`` (claims ``B4.*``)?
+
+    Parameters
+    ----------
+    sw : the sweep.
+
+    Returns
+    -------
+    dict of str to np.ndarray
+        :func:`lrlib.ledger.trend.trend_stats` of the fraction against ``1/log(1/α)`` (slope over the three
+        deepest ``α``): ``mono``, ``slope``, ``shrink``, ``decades``; ``ratio`` — the fraction at the deepest
+        ``α`` over that at the shallowest (shown); each ``(S,)``.
+    """
+    f = np.asarray(sw.frac, float)
+    out = trend_stats(1 / np.log(1 / np.asarray(sw.alphas, float)), f.T, fit_last=3)
+    out["ratio"] = f[-1] / f[0]
+    return out
