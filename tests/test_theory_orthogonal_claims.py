@@ -114,6 +114,7 @@ def test_lazy_regime_fast_convergence_and_realignment(testbed):
     assert lz["f1_ratio"][1] == pytest.approx(th.f1_cost(tr.final)[1].item() / 4.0)
     np.testing.assert_allclose(lz["mv"], th.movement(tr).numpy())
     assert lz["loss"].tolist() == tr.loss[-1].tolist()
+    assert np.isnan(lz["clusters"]).all()                                   # kinks need 1-D inputs with a bias
     init = claims.lazy_regime(claims.first_snapshots(tr), f1_ref=[1.0, 1.0])
     assert (init["mv"] == 0).all()                                          # nothing moved at t = 0
     it = tr.steps.astype(float)
@@ -185,6 +186,7 @@ def test_figure4_and_5_measures(toy):
                       loss=torch.ones(3, 2, dtype=torch.float64))
     assert claims.saddle_steps((flat, np.arange(3.0)))["speedup"].tolist() == [0.0, 0.0]   # no plateau: defined, 0
     assert claims.kink_count(tr)["clusters"].tolist() == [float(th.kink_clusters(tr.run(r).final)[0]) for r in range(2)]
+    assert claims.lazy_regime(tr, f1_ref=[1.0, 1.0])["clusters"].tolist() == claims.kink_count(tr)["clusters"].tolist()
     Z = torch.stack([torch.linspace(-1, 2, 5, dtype=torch.float64), torch.ones(5, dtype=torch.float64)], -1)
     h = torch.zeros(2, 5, dtype=torch.float64)
     np.testing.assert_allclose(claims.ntk_distance(tr, h, Z, y)["gap_ntk"], th.ntk_gap(tr.final, h, Z, y))

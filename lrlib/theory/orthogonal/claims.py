@@ -351,11 +351,14 @@ def lazy_regime(run: Trajectory, f1_ref) -> dict[str, np.ndarray]:
     Returns
     -------
     dict
-        ``mv`` (``‖θ_T − θ_0‖/‖θ_0‖``), ``f1_ratio`` (the final F1 cost over ``f1_ref``), ``loss`` (the
-        final loss), each ``(R,)``.
+        ``mv`` (``‖θ_T − θ_0‖/‖θ_0‖``), ``f1_ratio`` (the final F1 cost over ``f1_ref``), ``clusters``
+        (the number of kink clusters of the final function, as :func:`kink_count`: "not sparse"; nan unless
+        the inputs are 1-D with a bias coordinate), ``loss``
+        (the final loss), each ``(R,)``.
     """
     return {"mv": movement(run).numpy(), "f1_ratio": (f1_cost(run.final).numpy() / np.asarray(f1_ref, float)),
-            "loss": run.loss[-1].numpy()}
+            "clusters": (kink_count(run)["clusters"] if run.final.W1.shape[-1] == 2        # 1-D inputs + bias
+                         else np.full(run.loss.shape[1], np.nan)), "loss": run.loss[-1].numpy()}
 
 
 def fast_convergence(run: tuple[Trajectory, np.ndarray], it_ref, level: float = 1e-5) -> dict[str, np.ndarray]:
