@@ -1446,7 +1446,7 @@ run_big = (hd_big.dense_loss.reshape(hd_big.dense_loss.shape[0], -1), hd_big.fin
 for c, names in (("fig7.saddle", ("n_plateaus", "ratio")), ("fig7.pca", ("top2",)),
                  ("fig7.saddle-location", ("on_saddle",)), ("fig7.to-zero", ("drop",))):
     same = orth.same_verdict(ledger.decls[c], {k: m_hd[k] for k in names}, {k: m_hd2[k] for k in names})
-    ledger.measure(c, run_hd, controls={} if c == "fig7.to-zero" else {"large_init": run_big},
+    ledger.measure(c, run_hd, controls={"large_init": run_big} if ledger.decls[c].kind == "reproduction" else {},
                    premises=dict(step_gap=step_hd, same_verdict=same))
     print(f"{c}: {rate_of(c)}")
 print(f"first-saddle exit per seed: {m_hd['exit'].round(0)}; doubling the step moves it by {np.round(100 * step_hd, 2)} %")
@@ -1455,8 +1455,11 @@ print(f"first-saddle exit per seed: {m_hd['exit'].round(0)}; doubling the step m
 # Reading Figures 6–7: the printed exits and the first table above say how much doubling the step moves
 # each seed's first exit, and the premise records, claim by claim, that no verdict changed with it; the
 # second table adds seed 0 at half our step.
-# Where the loss sits near iteration 75 000 depends on the draw (ours are not the authors'), so
-# `fig7.saddle-location` is read as a pass rate over draws; `fig7.to-zero` is read at twice the
+# Where the loss sits near iteration 75 000 depends on the draw (ours are not the authors'; our seeds leave
+# their first saddle between about 43 000 and 93 000 iterations), so `fig7.saddle-location` tests the draw, not
+# the dynamics: since this revision it is a consistency check (a reproduction would predict each draw's own
+# saddle time from its data). `fig7.saddle` now reads its ratio at the run's end (400 000 iterations), where
+# `fig7.to-zero` reads the loss; it used to divide by the loss at 200 000, where slow seeds were still falling; `fig7.to-zero` is read at twice the
 # paper's horizon, and the draws that fail it are those still on a later plateau (Figure 7(a)).
 # In the previous revision the Figure 7 reproductions went through one measurement
 # (`orthogonal.claims.high_dim_figure`) applied to the main runs and to the large-initialisation
@@ -1607,6 +1610,8 @@ glue("orthogonal-exact-kinks", f"{int((sw.params.W1 @ X_tb.T == 0).sum())} of {(
 #   iterations, as `fig7.to-zero`), not the loss at 200 000; `fig5.lazy` reads "not sparse" as the kink count
 #   (more than 10 clusters; `f1_ratio > 10` followed from the initial scale); `fig4.saddles` is inconclusive,
 #   not failed, in a seed that never leaves its first saddle (no plateau and not converged).
+#   `fig7.saddle-location` is a consistency check: "around 75 000" is the time of the authors' own draw, and
+#   ours leave their first saddle between about 43 000 and 93 000 iterations.
 # - **Sentences corrected**: where Lemma 3 (i) and Lemma 4's bounds start to exclude something
 #   ($\lambda<6\times10^{-6}$; $10^{-270.7}$ and $10^{-234}$, within float64's range, not "never"), the
 #   alignment bound's threshold $1.9\times10^{-17}$, App. B.4's condition on $\varepsilon$ as *our reading* of
@@ -1631,6 +1636,7 @@ thm1.two-clusters | 5/5, quantitative
 saddle.passes-near | 5/5, quantitative
 saddle.plateau | 5/5, consistency (coarse step); control inconclusive
 fig7.saddle | 1/5, quantitative
+fig7.saddle-location | 2/5, quantitative
 fig4.saddles | 4/5, quantitative
 fig5.lazy | 5/5, quantitative""".splitlines())
 
