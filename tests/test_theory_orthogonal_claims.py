@@ -10,7 +10,7 @@ import pytest
 import torch
 
 from lrlib.losses import half_mse
-from lrlib.measure import first_crossing
+from lrlib.measure import cosine as th_cos, first_crossing
 from lrlib.models import balanced_init, generator, sweep_init
 from lrlib.theory import orthogonal as th
 from lrlib.theory.orthogonal import claims
@@ -126,6 +126,13 @@ def test_lazy_regime_fast_convergence_and_realignment(testbed):
     rl = claims.realignment((tr, [(0, len(tr) - 1), None]))
     assert rl["turn"][0] == pytest.approx(max_direction_change(tr.run(0).at(0), tr.run(0).final))
     assert math.isnan(rl["turn"][1])
+    mid = len(tr) // 2                                                       # rel: neurons large at the start
+    w0, w1 = tr.run(0).at(mid).incoming(), tr.run(0).final.incoming()
+    big = w0.norm(dim=-1) >= 0.01 * w1.norm(dim=-1).max()
+    assert big.any() and not big.all()
+    want = torch.rad2deg(torch.arccos((th_cos(w0[big], w1[big])).clamp(-1, 1))).max().item()
+    assert claims.realignment((tr, [(mid, len(tr) - 1), None]), rel=0.01)["turn"][0] == pytest.approx(want)
+    assert math.isnan(claims.realignment((tr, [(mid, len(tr) - 1), None]), rel=1e9)["turn"][0])   # no such neuron
 
 
 def test_every_claims_function_is_declared_by_the_chapter():
