@@ -84,7 +84,7 @@
 # | Fig. 6/7 step | $\eta=2\cdot10^{-2}$ instead of $10^{-3}$, same flow time | 20× faster, so 5 seeds fit the build; every seed rerun at $4\cdot10^{-2}$: same verdicts required; seed 0 also at $10^{-2}$ (context) |
 # | Fig. 6/7 horizon | 400 000 iterations (paper units), twice the paper's; figure claims read at 200 000 | "converges to 0" is a limit; some draws sit on a later saddle at 200 000 |
 # | Fig. 6/7 teacher | our own draws, one per seed | the authors' draw depends on their layer creation order |
-# | negative controls | runs: large initialisation, an Assumption-3-violating draw, non-orthogonal inputs, a start at $\lambda^2$ timed as $\lambda$ | a check must be able to fail; each control run is named in the claims file and goes through the claim's own measurement |
+# | negative controls | runs: large initialisation, an Assumption-3-violating draw, non-orthogonal inputs, a draw whose imbalance does not vanish with $\lambda$ | a check must be able to fail; each control run is named in the claims file and goes through the claim's own measurement |
 # | deep $\lambda$-sweep (limits) | $\lambda=10^{-4},10^{-8},\dots,10^{-24},10^{-27},10^{-30}$, each seed's draw, $t=400$ | a limit is graded as a trend; float64 reaches $10^{-30}$ for a few more $\ln(1/\lambda)$ of time |
 # | "larger $\lambda$" (§3.1) | $\lambda=0.1=0.71/\sqrt m$, plus $10^{-2}$ in the figure | large, yet below the lazy scale; the theorem's $\lambda^*$ is not given |
 # | "$\delta$ of order $\lambda$" | $\delta=\lambda=10^{-8}$, all pairwise inner products equal | the simplest nearly orthogonal inputs of the test bed |
@@ -293,12 +293,14 @@ pd.DataFrame({"max |h - h*| on the grid": gap_toy.numpy(), "|F1 - min F1|": f1_e
 # what it breaks:
 #
 # * *no negative neuron*: seed 0's draw with every sign $s_j=+1$, so $S_{-,1}=\emptyset$ and
-#   Assumption 3 fails (control of the zero-loss claim);
+#   Assumption 3 fails. It was the zero-loss claim's control until this revision; it cannot fit the
+#   negative labels for *any* parameters ($h\ge0$, so $L\ge0.1875$), so it never tested the rule, and
+#   `thm1.zero-loss` is now a consistency check (printed here for Lemma 9 only);
 # * *non-orthogonal inputs*: seed 0's draw trained on unit inputs $x_k=(e_k+\frac12e_{10})/\|\cdot\|$
 #   with pairwise inner products $0.2$, measured against the same formulas (control of the claims
-#   that need Assumption 1: the minimal norm, the limit function, the clusters, Lemmas 2 and 6);
-# * *large initialisation*: one draw at $\lambda=1$, the same in every column (control of the plateau
-#   and of the timing laws: nothing grows out of a small scale). Until this revision each column had its
+#   that need Assumption 1: Lemmas 2–4 at $\varepsilon=0.1$, printed);
+# * *large initialisation*: one draw at $\lambda=1$, the same in every column (printed beside the
+#   timing laws: nothing grows out of a small scale; no graded claim uses it as its control now). Until this revision each column had its
 #   own $\lambda=1$ draw; a draw that left $S_{+,1}$ empty made the control's times undefined.
 #
 # The same batch also trains each seed's draw from an *unbalanced* initialisation, and its control
@@ -446,7 +448,7 @@ sweep_tab = pd.DataFrame({"lambda": np.tile(lams.numpy(), N_SEEDS), "seed": np.r
 sweep_tab.groupby("lambda").agg(["min", "max"]).drop(columns="seed")
 
 # %%
-ledger.measure("thm1.zero-loss", sweep, controls={"no_negative_neuron": sweep_pos}, init=sweep.start(),
+ledger.measure("thm1.zero-loss", sweep, init=sweep.start(),
                premises=sweep_premises)
 print(f"thm1.zero-loss: {rate_of('thm1.zero-loss')}")
 print("share of ‖θ‖² outside the two clusters, per seed (columns: λ = 1e-4 … 1e-12):")
@@ -471,12 +473,16 @@ print(np.array2string(outside.numpy(), precision=4))
 # deeper runs add alignment time only), and each deviation from the limit is graded as a **trend**
 # (`lrlib.ledger.trend.trend_stats`): it must never grow as $\lambda$ decreases and shrink at least
 # $10\times$ (`mono == 1 and shrink >= 10`); that the sweep spans at least ten decades, and that every
-# run of it has converged, are premises. One more row trains in the same batch as the **control** of
-# all four: seed 0's draw on the non-orthogonal inputs (pairwise inner products $0.2$; it removes the
-# orthogonality the limit, the two directions and the saddle $\theta_S$ are built from), measured with
-# the same formulas on its inputs. (Until this revision `saddle.passes-near`'s control was a $\lambda=1$
-# draw copied into every column: its distance cannot depend on the nominal $\lambda$, so it could never
-# shrink.) The initial state of the sweep is graded too (a deviation that already "shrank" at $t=0$ would
+# run of it has converged, are premises. The **control** of all four trains in the same batch: seed 0's
+# draw with the output layer drawn at the common scale, $a_j^0=s_j|b_j|/\sqrt m\sim\mathcal N(0,1/m)$ at every
+# $\lambda$, and $w_j^0=\lambda g_j$, on the same orthogonal inputs (the control of `unbalanced.thm1`, see below).
+# It removes the vanishing of the initial scale that the limit rests on: by Lemma 1 every neuron keeps
+# $a_j^2\ge a_j^{0\,2}-\lambda^2\|g_j\|^2$, so the neurons the fit does not use keep their output weights; and
+# because its inputs are the test bed's, the formulas ($2(\|y_+\|+\|y_-\|)$, $h^*$, the two directions,
+# $\theta_S$) apply to it. (Until this revision the control was the non-orthogonal row, measured against the
+# orthogonal formulas that do not apply to its inputs, so it failed for any dynamics: share outside the
+# clusters $\equiv1$, function gap flat at $0.98$, distance to $\theta_S$ shrinking $1.003\times$; the row still
+# trains, for `lemma12.convergence-time`.) The initial state of the sweep is graded too (a deviation that already "shrank" at $t=0$ would
 # not test the dynamics). These are end-point (implicit-bias) claims: a GD with a step far too large for
 # the flow may share the end point, so the coarse step is not measured for them.
 
@@ -484,23 +490,23 @@ print(np.array2string(outside.numpy(), precision=4))
 lams_deep = torch.tensor([10.0 ** -k for k in (4, 8, 12, 16, 20, 24, 27, 30)], dtype=torch.float64)   # 1e-4 … 1e-30
 T_deep = 400.0
 p_deep = sweep_init(50, 10, lams_deep, seeds=N_SEEDS, seed=seed)                # the same draws as the sweep
-p_deep_big = p_big.map(lambda t: t[:, :1].expand(-1, len(lams_deep), -1, -1).clone())   # the sweep's λ = 1 draw
+p_deep_nv = orth.unbalanced_sweep_init(50, 10, lams_deep, N_SEEDS, seed, out_std=50 ** -0.5).map(lambda t: t[:1])  # control
 X_deep = X_tb.expand(N_SEEDS + 2, len(lams_deep), *X_tb.shape).clone()
 X_deep[N_SEEDS] = X_co                                                         # the non-orthogonal row
 deep_coarse = Sweep(train(p_deep, X_tb, y_tb, loss=half_mse(), lr=DT_COARSE, steps=int(T_deep / DT_COARSE),
                           record=linear_schedule(int(T_deep / DT_COARSE), 1)), X_tb, y_tb, lams_deep)   # for lemma12
-deep_all = train(orth.cat_runs(p_deep, p_deep.map(lambda t: t[:1]), p_deep_big), X_deep, y_tb, loss=half_mse(),
+deep_all = train(orth.cat_runs(p_deep, p_deep.map(lambda t: t[:1]), p_deep_nv), X_deep, y_tb, loss=half_mse(),
                  lr=dt, steps=int(T_deep / dt), record=linear_schedule(int(T_deep / dt), 100))
 
 # %%
 deep = Sweep(orth.sub_runs(deep_all, slice(0, N_SEEDS)), X_tb, y_tb, lams_deep)
 deep_co = Sweep(orth.sub_runs(deep_all, slice(N_SEEDS, N_SEEDS + 1)), X_co, y_tb, lams_deep)
-deep_big = Sweep(orth.sub_runs(deep_all, slice(N_SEEDS + 1, None)), X_tb, y_tb, lams_deep)
+deep_nv = Sweep(orth.sub_runs(deep_all, slice(N_SEEDS + 1, None)), X_tb, y_tb, lams_deep)   # a_j⁰ ~ N(0, 1/m)
 deep_premises = dict(sweep_premises, conv_loss=deep.traj.loss[-1].amax(-1))
-for c, ctrl, ctx in (("thm1.min-norm", {"nonorthogonal": deep_co}, {}),
-                     ("thm1.function-limit", {"nonorthogonal": deep_co}, {"Z": Zr}),
-                     ("thm1.two-clusters", {"nonorthogonal": deep_co}, {}),
-                     ("saddle.passes-near", {"nonorthogonal": deep_co}, {})):
+for c, ctrl, ctx in (("thm1.min-norm", {"nonvanishing_imbalance": deep_nv}, {}),
+                     ("thm1.function-limit", {"nonvanishing_imbalance": deep_nv}, {"Z": Zr}),
+                     ("thm1.two-clusters", {"nonvanishing_imbalance": deep_nv}, {}),
+                     ("saddle.passes-near", {"nonvanishing_imbalance": deep_nv}, {})):
     res = ledger.measure(c, deep, controls=ctrl, init=deep.start(), premises=deep_premises, **ctx)
     print(f"{c}: {rate_of(c)}, tier {res.tier()[0]} ({res.tier()[1] or 'a run of the flow'}); "
           f"deviation at λ = 1e-30 per seed {np.round(res.values['dev_last'], 6).tolist()}")
@@ -637,13 +643,18 @@ print(f"Lemma 6 violations per seed: {violations} (control, non-orthogonal input
 # correlated inputs. We therefore grade the whole statement of the lemma, including the
 # deactivation, which the correlated inputs do not give; the claims file records this change.
 # **These rows are illustrations, not the lemma:** $\varepsilon=0.1$ is outside the paper's condition on
-# $\varepsilon$ (App. B.4 admits $\varepsilon\le0.0182$ here); the lemma itself is graded at $\varepsilon=0.018$ in
-# "Lemmas 2–4 at an $\varepsilon$ the paper admits" below.
+# $\varepsilon$ (the condition quoted in App. B.4, with our reading of $\alpha$, admits $\varepsilon\le0.0182$ here);
+# the lemma is measured at $\varepsilon=0.018$ in "Lemmas 2–4 at an $\varepsilon$ the paper admits" below. Since
+# this revision both are **consistency checks** without a control (referee findings 3.1, 1.2): the
+# non-orthogonal row passes the two inequalities, and it fails the deactivation because with inner products
+# $0.2$ every negative input has $\langle D_+,x_k\rangle=0.15>0$, a property of that correlation rather than a
+# removal of the lemma's mechanism; it is printed below, not graded.
 
 # %%
-l2 = ledger.measure("lemma2.alignment", sweep, controls={"nonorthogonal": sweep_co}, premises=sweep_premises, dt=dt)
+l2 = ledger.measure("lemma2.alignment", sweep, premises=sweep_premises, dt=dt)
+l2_co = orth.claims.alignment_end(sweep_co, dt=dt)                          # the non-orthogonal row, printed
 print(f"Lemma 2 per seed: bounds {l2.values['bounds']}, deactivation {l2.values['deactivated']} "
-      f"(control: {l2.control_values['bounds']}, {l2.control_values['deactivated']}) → {rate_of('lemma2.alignment')}")
+      f"(non-orthogonal row: {l2_co['bounds']}, {l2_co['deactivated']}) → {rate_of('lemma2.alignment')}")
 
 # %% [markdown]
 # The deactivation (iii) is also graded on its own, and so is App. Lemma 9, which the proofs of
@@ -658,7 +669,7 @@ print(f"Lemma 2 per seed: bounds {l2.values['bounds']}, deactivation {l2.values[
 # **consistency check** now, graded on the sweep and on its initial state.
 
 # %%
-ledger.measure("lemma2.deactivation", sweep, controls={"nonorthogonal": sweep_co}, premises=sweep_premises, dt=dt)
+ledger.measure("lemma2.deactivation", sweep, premises=sweep_premises, dt=dt)
 l9 = ledger.measure("lemma9.no-collapse", sweep, init=sweep.start(), premises=sweep_premises)
 print(f"Lemma 9 margin per seed: {np.round(l9.values['margin'], 3).tolist()}; on the other rows (not graded): "
       + ", ".join(f"{k} {orth.claims.no_collapse(v)['margin'].round(3).tolist()}"
@@ -734,11 +745,12 @@ pd.DataFrame({"slope t2 × |D+|": hs["slope2"], "slope t3 × |D-|": hs["slope3"]
 # the first times the masses reach those levels and divide by the bounds ($\varepsilon=0.1$,
 # $\lambda\le10^{-8}$). **This is a consistency check, not a reproduction of Lemmas 3–4.** The paper's
 # condition on $\varepsilon$ (App. B.4: $(1+3\varepsilon)\max((1-\alpha)\|D_+\|,\|D_-\|)/\|D_+\|\le1-\varepsilon$),
-# with $\alpha=\min_{y_k>0}y_k^2/(2n^2\|D_+\|^2)=1/14.5$ on this test bed (our reading of $\alpha$),
-# allows only $\varepsilon\le0.0182$; $\varepsilon=0.1$ is outside it. At these $\lambda$ the levels are also
+# with $\alpha=\min_{y_k>0}y_k^2/(2n^2\|D_+\|^2)=1/14.5$ on this test bed (*our* reading of $\alpha$: we
+# inserted the factor $n^2$; as printed, $\alpha=2.48$ and the condition admits $\varepsilon\le0.166$, so
+# $\varepsilon=0.1$ would be admissible), allows only $\varepsilon\le0.0182$; $\varepsilon=0.1$ is outside it. At these $\lambda$ the levels are also
 # near-vacuous: the phase-3 level $n\|D_-\|-\lambda^{\varepsilon/29}$ is 37–39 % of the final mass. At an
 # admissible $\varepsilon=0.018$ the alignment bound $1-2\lambda^\varepsilon$ of Lemma 2 is negative
-# (vacuous) for every $\lambda\gtrsim2.8\times10^{-17}$, so the lemmas at their own $\varepsilon$ speak only
+# (vacuous) for every $\lambda\ge1.9\times10^{-17}$ ($=2^{-1/\varepsilon}$), so the lemmas at their own $\varepsilon$ speak only
 # below that; they are graded there in the next section, and this row (like `lemma2.alignment` and
 # `lemma2.deactivation` at $\varepsilon=0.1$) is an **illustration, not the lemma**. Until the previous revision
 # the row was a reproduction whose control, a start at $\lambda^2$, only rescaled the prediction by 2
@@ -747,31 +759,36 @@ pd.DataFrame({"slope t2 × |D+|": hs["slope2"], "slope t3 × |D-|": hs["slope3"]
 # claim (`saddle.passes-near`) is graded as a trend on the deep sweep above.
 
 # %%
-sq = [int(np.argmin(np.abs(np.log(lams_deep.numpy()) - 2 * math.log(v)))) for v in lams[fit].tolist()]
-sweep_sq = Sweep(orth.sub_runs(deep.traj, (slice(None), sq)), X_tb, y_tb, lams[fit])   # started at λ², timed as λ
 lb = ledger.measure("lemma34.time-bounds", sweep, coarse=sweep_coarse, premises=sweep_premises, kv=kv)
 print(f"t2 / bound, t3 / bound (λ ≤ 1e-8, max per seed): {np.round(lb.values['ratio2'], 3).tolist()}, "
       f"{np.round(lb.values['ratio3'], 3).tolist()}")
 
 # %% [markdown]
 # ### Lemmas 2–4 at an $\varepsilon$ the paper admits
-# App. B.4 admits only $\varepsilon\le0.0182$ on this test bed; we take $\varepsilon=0.018$. The lemmas'
+# The condition quoted in App. B.4, with our reading of $\alpha$ (above), admits only $\varepsilon\le0.0182$ on this
+# test bed; we take $\varepsilon=0.018$. The lemmas'
 # bounds are powers $\lambda^{\varepsilon/k}$, so they bite only at very small $\lambda$: Lemma 2's alignment
-# bound $1-2\lambda^\varepsilon$ is positive only below $2.8\times10^{-17}$; Lemma 3 (i),
-# $\langle\bar w_j,D_+\rangle\ge\|D_+\|-\lambda^{\varepsilon/2}$, excludes anything (a cosine below $-0.2$)
-# only below $10^{-38.6}$, where $\lambda^{\varepsilon/2}<\|D_+\|=0.449$. Float64 reaches that cheaply
+# bound $1-2\lambda^\varepsilon$ is positive only below $1.9\times10^{-17}$; Lemma 3 (i),
+# $\langle\bar w_j,D_+\rangle\ge\|D_+\|-\lambda^{\varepsilon/2}$, excludes cosines below $1-\lambda^{\varepsilon/2}/\|D_+\|$,
+# i.e. something at every $\lambda<6\times10^{-6}$ ($\cos\ge-0.47$ at $10^{-20}$), and requires $\cos\ge0$ below
+# $10^{-38.6}$, where $\lambda^{\varepsilon/2}<\|D_+\|=0.449$. Float64 reaches that cheaply
 # (the time to fit grows like $\ln(1/\lambda)$), so each seed's draw is run at
 # $\lambda=10^{-20},10^{-30},\dots,10^{-70}$ to $t=750$ (GD, $dt=10^{-2}$; snapshots every $\Delta t=0.05$
 # up to $t=20$, where $t_{\pm1}$ lie, then every $\Delta t=1$), past the bound
 # $(1+3r\varepsilon)\ln(1/\lambda)/\|D_-\|=707$ of the deepest run. Lemma 4's alignment
 # $\langle\bar w_j,-D_-\rangle\ge\|D_-\|-\lambda^{\varepsilon/14}$ and its $\|D_+^{t_3}\|<\lambda^{\varepsilon/14}$ are
-# vacuous at every $\lambda$ float64 can hold ($\lambda^{\varepsilon/14}<\|D_-\|=0.25$ needs $\lambda<10^{-468}$;
-# the smallest normal float64 is $2\times10^{-308}$, and $\lambda^2$ must stay representable): they are
-# measured and printed, not graded. Each claim's control is seed 0's draw at the same $\lambda$ on the
-# non-orthogonal inputs (pairwise inner products $0.2$; its $D_\pm$, $r$ and $S_{\pm,1}$ read on its own
-# inputs), which removes the orthogonality the lemmas' proofs rest on; the same draws trained with the
-# coarse step $dt=1$ are measured too (a rule that holds there does not single out the flow), and
-# Lemma 2 also on the initial state. Where a mass level is never reached within the run, which outlasts
+# not graded: $\|D_+^{t_3}\|<\lambda^{\varepsilon/14}$ excludes the unfitted state ($\|D_+\|=0.449$) only below
+# $10^{-270.7}$, and the alignment excludes some cosines only below $10^{-234}$ (it requires $\cos\ge0$ only below
+# $10^{-468}$); the smallest normal float64 is $2\times10^{-308}$ and $\lambda^2$ must stay representable, so a
+# column at $\sim10^{-290}$ ($t\approx2930$, about four times this batch) would test them; it is not run in this
+# revision. **All three rows are consistency checks** (this revision, referee findings 1.2–1.4): Lemma 2's two
+# inequalities hold on the non-orthogonal row too (its `small` is a Grönwall bound any small start meets) and
+# only its deactivation, read where it holds, separates it; Lemma 3's (i) and (iii) hold with factors $10^8$
+# and $10^2$ to spare (loose bounds), and its time ratio restates `lemma3.t2-scaling`; Lemma 4's mass level is
+# $35$–$40\,\%$ below the final mass (the near-vacuity for which `lemma34.time-bounds` is a consistency check)
+# and the non-orthogonal row met its stillness only because it never reached $t_2$. The non-orthogonal row
+# still trains in this batch and is printed below; the same draws trained with the coarse step $dt=1$ are
+# measured too, and Lemma 2 also on the initial state. Where a mass level is never reached within the run, which outlasts
 # the bound, the lemma's "for some $t\le$ bound" fails there: the time ratio is the run's end over the
 # bound. The three rows: `lemma2.admissible-eps` {glue:text}`orthogonal-adm-l2`,
 # `lemma3.admissible-eps` {glue:text}`orthogonal-adm-l3`, `lemma4.admissible-eps` {glue:text}`orthogonal-adm-l4`.
@@ -797,10 +814,12 @@ adm_coarse = Sweep(train(p_adm, X_tb, y_tb, loss=half_mse(), lr=DT_COARSE, steps
 
 # %%
 for c in ("lemma2.admissible-eps", "lemma3.admissible-eps", "lemma4.admissible-eps"):
-    res = ledger.measure(c, adm, controls={"nonorthogonal": adm_co}, coarse=adm_coarse,
+    res = ledger.measure(c, adm, coarse=adm_coarse,
                          init=adm.start() if c.startswith("lemma2") else None, premises=sweep_premises)
     glue(f"orthogonal-adm-l{c[5]}", f"{rate_of(c)}, tier {res.tier()[0]}", display=False)
     print(f"{c}: {rate_of(c)}, tier {res.tier()[0]}")
+print("non-orthogonal row (printed, not a control):", {k: np.round(np.asarray(v, dtype=float), 3).tolist()
+      for k, v in {**orth.claims.lemma2_margins(adm_co), **orth.claims.lemma34_margins(adm_co)}.items()})
 adm_tab = {f"λ={v:.0e}": {**{k: v_.round(3) for k, v_ in orth.claims.lemma34_margins(adm.columns([i])).items()},
                            "n_active": orth.claims.lemma2_margins(adm.columns([i]), lam_max=1.0)["n_active"]}
            for i, v in enumerate(lams_adm.tolist())}
@@ -834,7 +853,7 @@ extra = train(p_extra, X_extra, y_tb, loss=half_mse(), lr=dt, steps=int(T_sweep 
 sw_up, near = orth.sub_runs(extra, (slice(None), slice(0, 2))), orth.sub_runs(extra, (slice(None), 2))
 dwell = orth.dwell_time(sw.time, sw.loss, orth.plateau_loss(y_tb)) * kv.norm_minus              # (seeds, lams)
 dwell_up = orth.dwell_time(sw_up.time, sw_up.loss, orth.plateau_loss(y_tb)) * kv.norm_minus
-ledger.measure("saddle.plateau", sweep, controls={"moderate_lambda": Sweep(sw_up, X_tb, y_tb, lams_up).columns([1])},
+ledger.measure("saddle.plateau", sweep, controls={"moderate_lambda": Sweep(sw_up, X_tb, y_tb, lams_up).columns([0])},
                coarse=sweep_coarse, premises=sweep_premises)
 ledger.measure("lambda.no-separation", Sweep(sw_up, X_tb, y_tb, lams_up).columns([1]),            # λ = 0.1
                controls={"small_lambda": sweep.columns([len(lams) - 1])}, premises=dict(flow_gap=flow_gap), kv=kv)   # λ = 1e-12
@@ -1036,10 +1055,13 @@ pd.DataFrame({k: st[k] for k in ("match", "n_stuck")}, index=[f"seed {s}" for s 
 # The paper's necessity, for Theorem 1's whole conclusion, is graded on the same draws by
 # `assumption3.min-norm` ({glue:text}`orthogonal-a3-min-norm`): among the violating draws that *do* reach zero
 # loss, the smallest relative excess of the final $\|\theta\|^2$ over the minimal interpolating norm must be
-# at least $0.05$, half of $0.099$, the least excess an interpolator pays on this test bed when one label sign
-# is fitted by two neurons instead of one ($\{-1,-1\},\{-0.5\}$: $2(\sqrt2+0.5)$ against $2\cdot1.5$). Its
-# control is the same seed's satisfying draws through the same measurement: they remove the violation
-# and should end at the minimal norm, up to the finite-$\lambda$ residue.
+# at least $0.05$. **This is a consistency check** (this revision, referee finding 1.1): on $x_k=e_k$ Lemma 6
+# freezes the activation sets, and with $\|\theta\|^2\ge2\sum_j|a_j|\|w_j\|$ every converged violating draw pays
+# at least $0.064$ on this test bed (three negative neurons; two neurons on the supports $\{1,2\},\{2,3\}$: $0.072$;
+# positive side: $0.117$), whatever the dynamics; the earlier text's "least excess $0.099$" was wrong (seed 0's
+# draw ends at $0.0904$). The row therefore restates a corollary of Lemma 6; it has no control. A reproduction
+# would grade whether each converged violating draw reaches the minimal norm *for its own frozen activation
+# sets* (a small convex problem per draw); not done in this revision. The satisfying draws are printed beside it.
 
 # %%
 # (trained in one batch with the draws above)
@@ -1047,14 +1069,14 @@ Smc_p, Smc_m = orth.s_sets(p_mc, X_tb, y_tb)
 ok_mc = (Smc_p.any(-1) & Smc_m.any(-1)).numpy()                              # (seeds, draws)
 conv_mc = (L_mc < 1e-10).numpy()
 frac = lambda sel: np.array([conv_mc[s][sel[s]].mean() if sel[s].any() else np.nan for s in range(N_SEEDS)])  # noqa: E731
-ledger.measure("assumption3.necessary", (L_mc.numpy(), ~ok_mc), controls={"satisfying_draws": (L_mc.numpy(), ok_mc)},
+ledger.measure("assumption3.necessary", (L_mc.numpy(), ~ok_mc),
                premises=dict(flow_gap=flow_gap))
 fin_mc = narrow.final.map(lambda t: t[N_SEEDS * n_per:-N_SEEDS * n_per].reshape(N_SEEDS, n_mc, *t.shape[1:]))
-a3n = ledger.measure("assumption3.min-norm", (fin_mc, L_mc, ~ok_mc), controls={"satisfying_draws": (fin_mc, L_mc, ok_mc)},
+a3n = ledger.measure("assumption3.min-norm", (fin_mc, L_mc, ~ok_mc),
                      premises=dict(n_conv_viol=(conv_mc & ~ok_mc).sum(-1), flow_gap=flow_gap), X=X_tb, y=y_tb)
 glue("orthogonal-a3-min-norm", f"{rate_of('assumption3.min-norm')}, tier {a3n.tier()[0]}", display=False)
 print(f"assumption3.min-norm: smallest excess of a converged violating draw per seed {np.round(a3n.values['excess_min'], 4).tolist()}; "
-      f"satisfying draws (control) {np.round(np.array(a3n.control_values['excess_min'], dtype=float), 4).tolist()}")
+      f"satisfying draws {np.round(np.array(orth.claims.violating_excess((fin_mc, L_mc, ok_mc), X=X_tb, y=y_tb)['excess_min'], dtype=float), 4).tolist()}")
 
 # %%
 print(f"over all seeds {int(conv_mc[~ok_mc].sum())} of {int((~ok_mc).sum())} violating draws converged; "
@@ -1223,9 +1245,10 @@ win_no = [(w["i_b"], w["main"][0] + 1) if w["main"] else None for w in walk_no] 
 win_toy = [(i[1], i[2]) for i in idx_toy]                                       # the toy's own window (Figure 2)
 ledger.measure("fig4.realign", (no, win_no), controls={"orthogonal_toy": (toy, win_toy)},
                premises=dict(step_gap=step_no))
-win_exit = [(w["main"][1], len(no) - 1) if w["main"] else None for w in walk_no]   # plateau end → end (Fig. 4(d))
+win_exit = [(w["main"][1], fig4_snapshots(r)[0][3]) if w["main"] else None         # plateau end → panel (d)
+            for r, w in enumerate(walk_no)]
 _ = ledger.measure("fig4.realign-exit", (no, win_exit), controls={"orthogonal_toy": (toy, [(i[2], i[3]) for i in idx_toy])},
-                   premises=dict(step_gap=step_no))
+                   premises=dict(step_gap=step_no), rel=0.01)                  # neurons ≥ 1 % of the largest norm
 
 # %%
 ledger.measure("fig4.sparse", no, controls={"large_init": lazy}, premises=dict(step_gap=step_no),
@@ -1424,7 +1447,7 @@ run_big = (hd_big.dense_loss.reshape(hd_big.dense_loss.shape[0], -1), hd_big.fin
 for c, names in (("fig7.saddle", ("n_plateaus", "ratio")), ("fig7.pca", ("top2",)),
                  ("fig7.saddle-location", ("on_saddle",)), ("fig7.to-zero", ("drop",))):
     same = orth.same_verdict(ledger.decls[c], {k: m_hd[k] for k in names}, {k: m_hd2[k] for k in names})
-    ledger.measure(c, run_hd, controls={} if c == "fig7.to-zero" else {"large_init": run_big},
+    ledger.measure(c, run_hd, controls={"large_init": run_big} if ledger.decls[c].kind == "reproduction" else {},
                    premises=dict(step_gap=step_hd, same_verdict=same))
     print(f"{c}: {rate_of(c)}")
 print(f"first-saddle exit per seed: {m_hd['exit'].round(0)}; doubling the step moves it by {np.round(100 * step_hd, 2)} %")
@@ -1433,10 +1456,13 @@ print(f"first-saddle exit per seed: {m_hd['exit'].round(0)}; doubling the step m
 # Reading Figures 6–7: the printed exits and the first table above say how much doubling the step moves
 # each seed's first exit, and the premise records, claim by claim, that no verdict changed with it; the
 # second table adds seed 0 at half our step.
-# Where the loss sits near iteration 75 000 depends on the draw (ours are not the authors'), so
-# `fig7.saddle-location` is read as a pass rate over draws; `fig7.to-zero` is read at twice the
+# Where the loss sits near iteration 75 000 depends on the draw (ours are not the authors'; our seeds leave
+# their first saddle between about 43 000 and 93 000 iterations), so `fig7.saddle-location` tests the draw, not
+# the dynamics: since this revision it is a consistency check (a reproduction would predict each draw's own
+# saddle time from its data). `fig7.saddle` now reads its ratio at the run's end (400 000 iterations), where
+# `fig7.to-zero` reads the loss; it used to divide by the loss at 200 000, where slow seeds were still falling; `fig7.to-zero` is read at twice the
 # paper's horizon, and the draws that fail it are those still on a later plateau (Figure 7(a)).
-# In this revision the three Figure 7 reproductions go through one measurement
+# In the previous revision the Figure 7 reproductions went through one measurement
 # (`orthogonal.claims.high_dim_figure`) applied to the main runs and to the large-initialisation
 # control, the latter at its own horizon (paper time 40). `fig7.to-zero` is a consistency check: its
 # control, the same runs read at 20 000 iterations (before the first exit of a $\lambda=10^{-20}$ start),
@@ -1448,31 +1474,67 @@ print(f"first-saddle exit per seed: {m_hd['exit'].round(0)}; doubling the step m
 # Costs are estimated from this chapter's own batches: on 2 cores, the λ-sweep batch ({glue:text}`orthogonal-throughput`)
 # is the unit; the chapter's whole full run must stay within about 200 s.
 #
-# * **Appendix D (only $\sigma'(0)=0$ gives a global solution).** A statement about the existence of solutions
-#   of the differential inclusion, not about a trajectory: the flow with another subgradient fails to exist
-#   once a pre-activation sits exactly at $0$. Our GD iterates never sit there: over every snapshot of the
-#   λ-sweep, {glue:text}`orthogonal-exact-kinks` pre-activations $\langle w_j,x_k\rangle$ are exactly $0$, so a run
-#   with $\sigma'(0)=1$ would follow the same iterates and could not fail. No run can grade it.
+# * **Appendix D (only $\sigma'(0)=0$ gives a global solution).** An existence statement about the differential
+#   inclusion, which GD cannot test: Lemma 7 (iii) has the flow reach $\langle w_j,x_k\rangle=0$ *exactly* and stay
+#   there, while GD overshoots the kink. Over the λ-sweep's snapshots (not every step)
+#   {glue:text}`orthogonal-exact-kinks` pre-activations are exactly $0$; a run with $\sigma'(0)=1$ would follow the
+#   same iterates. No run can grade it.
 # * **§3.2's threshold $\lambda^*\propto e^{-\Theta(n)}/\sqrt m$**, as the largest λ that still gives the sparse
 #   limit while $n$ and $m$ vary: a grid of, say, $n\in\{6,12,24\}$, $m\in\{50,200,800\}$ and ten values of
 #   λ per pair, 5 seeds each, run to convergence ($t\approx\ln(1/\lambda)/\|D_-\|$, longer as $\|D_-\|$
 #   shrinks with $n$; about $3\times10^4$ GD steps at $dt=10^{-2}$). Measured with a 300-step probe of such
 #   batches (50 runs each, one thread, on this 2-core machine while it was shared): 6000 steps/s at
 #   $(n,m)=(6,50)$, 600 at $(12,200)$, 39 at $(24,800)$, so the largest batch alone would take about
-#   13 minutes and the grid well over 15, against the chapter's 200 s. Not run.
-# * **The minimal-norm half of "larger λ" (§3.1).** At $\lambda=0.1$ the initial $\|\theta\|^2$ alone,
-#   $2\lambda^2\sum_j\|g_j\|^2\approx10$, exceeds the minimal interpolating norm $8.385$ of the test bed, so the
-#   statement cannot hold there as written; the relative excess at $\lambda=10^{-2}$ and $10^{-1}$ is printed
-#   in the "Larger λ" section. The paper gives no $\lambda$ at which to grade it; no row.
-# * **Figure 4(c), the two groups.** Counting groups needs a clustering threshold we would set after
-#   seeing the figure; the figure shows them per seed, and the realignment around them is graded
-#   (`fig4.realign`, `fig4.realign-exit`).
-# * **Appendix A.1's variants of the toy (unbalanced and orthogonal).** The unbalanced start is graded on the
-#   test bed (`unbalanced.thm1`), where its limit can be compared with the minimal norm; on the toy it would
-#   be one more batch of 20 000 iterations, a figure without a row of its own.
+#   13 minutes. The deeper reason it is not graded: the paper's $\lambda^*$ is a *sufficient* scale from its
+#   analysis, with unspecified constants; "the largest λ with a sparse limit" is not the paper's quantity,
+#   so no measurement of it could contradict the paper. Not falsifiable as stated; not run.
+# * **The minimal-norm half of "larger λ" (§3.1).** A large initial $\|\theta\|^2$ alone would not prevent the
+#   run from ending below it (an earlier text said so; wrong). The obstruction is the frozen coordinates: the
+#   4 dimensions outside the data span ($d=10>n=6$) and the coordinates on which a neuron is inactive never
+#   move, and keep about $2\lambda^2m(d-n/2)$ of norm, $\approx7$ at $\lambda=0.1$ and $\approx0.07$ ($0.8\,\%$) at
+#   $10^{-2}$. The relative excess at $10^{-2}$ and $10^{-1}$ is printed in the "Larger λ" section; grading it
+#   (the excess at $10^{-2}$ less the frozen part, within a declared tolerance) needs a rule written after
+#   seeing those numbers; left for the next revision.
+# * **Figure 4(c), the two groups.** `fig4.sparse` already declares a cluster threshold (kinks within $0.05$),
+#   so "at least 2 kink clusters among neurons above 1 % of the largest norm at panel (c), the orthogonal toy
+#   (one group) as control" is a cheap row (the runs exist); not added in this revision for lack of time.
+# * **Figure 6 / App. A.2, "a first cluster grows in norm while keeping a fixed direction".** Gradable with
+#   `max_direction_change` on the stored high-dimensional snapshots (as `fig4.realign`); not added in this
+#   revision.
+# * **Appendix A.1's "similar results for large initialisations, with unbalanced initialisation or orthogonal
+#   data".** An earlier text read this as a statement about small unbalanced starts; it is a *lazy-regime*
+#   statement (Figure 5's at a large scale). Grading it means applying `fig5.lazy`, `fig5.ntk` and
+#   `fig5.faster` to an unbalanced run at $\lambda=10/\sqrt m$ and to the orthogonal toy at $10/\sqrt m$ (seconds
+#   each); not done in this revision.
 # * **Appendix A.2, similar final states at larger λ** (Figures 6–7 at a larger scale): one more batch of the
-#   high-dimensional runs, the most expensive part of the chapter (the section timings of the rerun
-#   log), which would double that section's cost; not run.
+#   high-dimensional runs. At $\lambda\approx10^{-5}/\sqrt{md}$, $\ln(1/\lambda)\approx16.7$ against $51.2$, so about
+#   a third of the horizon (an earlier text said it would double the section's cost: overstated); graded with
+#   `fig7.pca`'s rule it is a cheap row, not added in this revision.
+# * **Referee findings answered, not fixed, in this revision.** `lemma5.local-rate` (1/5) reads the rate at
+#   finite λ with the horizon $t=400$ and snapshots every 4 (a deep sweep to $t\approx600$ with $dt\le0.25$ in
+#   the fit window, graded at $\lambda\le10^{-20}$, would fix it); `fig5.ntk` (0/5) uses a tolerance of ours
+#   (10 % of $\max|y|$) over $[-2.5,3]$, beyond the data range, although the linearisation error expected at
+#   $mv\approx0.1$ is of order $\max|y|$ (restricting to the data range and normalising by $\sup|h_{NTK}-h_0|$ would
+#   fix it, but does not separate: an exploratory probe of the same runs (12 s) measured the gap over the
+#   NTK interpolator's own movement on $[-1.5,2]$ at $0.04$–$0.14$ for the large initialisation and $0.05$–$0.28$
+#   for the small-initialisation control, $0.037$ against $0.046$ in one seed: with the function moved by
+#   $22$–$109\max|y|$, both runs are "close" on that scale, so no tolerance tells them apart and the row stays as
+#   it is, 0/5 on our 10 %-of-labels reading).
+# * `lemma4.t3-scaling` (inconclusive) could take a control with the $S_{-,1}$ signs flipped in the same batch.
+#   `nearly-orthogonal.delta-lambda` (no control): an exploratory probe of the $\delta$ batch at $\lambda=10^{-8}$
+#   (5 seeds, about 1 s of training) measured the gap to the orthogonal run at $0.3$–$0.9\,\%$ for
+#   $\delta=10^{-6}$, $0.5$–$5.4\,\%$ for $10^{-4}$ and $1.4$–$2.4\,\%$ for $10^{-2}$ (undefined in two seeds): the
+#   1 % tolerance does not separate $\delta=\lambda$ from $\delta=100\lambda$, so no such control would be clearly
+#   rejected, and the paper's "$\delta\gg\lambda$ drastically different" is not visible at this $\lambda$ within
+#   $t=220$; the row stays a consistency check. The flow premise is measured at $10^{-4}$–$10^{-12}$ only and
+#   applied down to $10^{-70}$: an adaptive-solver run to $t=750$ costs $0.6$ s at $10^{-20}$, but at $10^{-70}$
+#   the solver's absolute tolerance ($10^{-14}$) swallows the whole early phase (62 gradient evaluations), so the
+#   check needs a tolerance scaled with $\lambda$ first. Measured costs of the rest (probes on this machine,
+#   2 threads): `lemma5.local-rate`'s deep sweep to $t=600$ with snapshots every $0.25$, 7.6 s of training;
+#   Fig. 4(c)'s groups and Fig. 6's fixed-direction growth, no training (the runs exist), a measurement and its
+#   test each; A.2 at a larger λ, about a third of the high-dimensional section (47 s in the last full run),
+#   so about 16 s. Each is a rule, measurement or control change that needs its own result before it is
+#   committed; not in this revision's time.
 # * **Lemma 5's constant**: see "Lemma 5 as the inequality it states" above.
 
 # %%
@@ -1496,14 +1558,15 @@ glue("orthogonal-exact-kinks", f"{int((sw.params.W1 @ X_tb.T == 0).sum())} of {(
 # a claim about the flow's time course, with a step far too large for the flow), *inconclusive* (a
 # control whose measurement is undefined), or *legacy* (graded on values handed in by the notebook;
 # only consistency checks remain in that form). Every
-# expectation (`expect`) in the claims file but one is labelled `expect_basis: observed`: it was copied from
-# an earlier result and is a regression guard, not a prediction. The one prediction is `fig4.realign-exit`,
-# whose claims entry (rule, control, expected pass range) was committed on its own before any run graded it.
-# The other rows new in this revision (`lemma2.admissible-eps`, `lemma3.admissible-eps`,
+# expectation (`expect`) in the claims file is labelled `expect_basis: observed`: it was copied from an
+# earlier result and is a regression guard, not a prediction. The one prediction of the previous revision,
+# `fig4.realign-exit` (committed on its own before any run graded it), became observed in this revision: its
+# window and neuron selection were changed after an exploratory probe had measured the new turn.
+# The rows new in the previous revision (`lemma2.admissible-eps`, `lemma3.admissible-eps`,
 # `lemma4.admissible-eps`, `assumption3.min-norm`) were written after an exploratory run of the same draws
-# had printed their measurements (their `history` says so): their rules are the paper's bounds, but the
-# choices around them (reading Lemma 2's deactivation at the smallest λ, the $0.05$ threshold of
-# `assumption3.min-norm`) were made with those numbers in view.
+# had printed their measurements (their `history` says so), and are consistency checks since this revision.
+# The expectations changed in this revision (`fig7.saddle` 0–0.4 → 0.6–1, `fig4.saddles` 0.6–0.8 → 0.8–1)
+# were set from the published full-size run's measurements, after seeing them: observed.
 #
 # **Rules set after results were seen.** Most rules were written before the first run. These were
 # not, and the claims file says so in each one's `history` or `tolerance` field:
@@ -1540,7 +1603,77 @@ glue("orthogonal-exact-kinks", f"{int((sw.params.W1 @ X_tb.T == 0).sum())} of {(
 
 # %% [markdown]
 # ### What changed in this revision
-# This revision (issue 25: every statement of the paper, in the regime the paper proves it):
+# A referee who saw only the paper, this chapter and its results (the full run at `f50208f`) found rows that
+# could not fail, controls measured against formulas that do not apply to them, and sentences that were wrong.
+# This revision:
+# - **Rows that could not fail are consistency checks now** (each with a `reason` and a history entry):
+#   `thm1.zero-loss` (its control, every sign $+1$, cannot represent a negative output, so $L\ge0.1875$ for any
+#   parameters; a mixed-sign network with $S_{-,1}$ emptied can still fit with partial neurons);
+#   `assumption3.min-norm` (a corollary of Lemma 6: every converged violating draw pays at least $0.064$ on this
+#   test bed, whatever the dynamics; the text's "least excess $0.099$" was wrong); `lemma2.admissible-eps`,
+#   `lemma3.admissible-eps`, `lemma4.admissible-eps` (a Grönwall bound any small start meets, slacks $10^8$ and
+#   $10^2$, a mass level $35$–$40\,\%$ below the final mass); the $\varepsilon=0.1$ illustrations
+#   `lemma2.alignment`, `lemma2.deactivation`; and `assumption3.necessary` (our reading, not the paper's).
+#   "What holds" therefore counts no illustration as a quantitative reproduction.
+# - **Controls that fail for any dynamics are replaced.** `thm1.min-norm`, `thm1.function-limit`,
+#   `thm1.two-clusters` and `saddle.passes-near` were controlled by the non-orthogonal row, measured against
+#   the orthogonal formulas that do not hold for its inputs. Their control is now seed 0's draw with a
+#   non-vanishing output scale ($a_j^0\sim\mathcal N(0,1/m)$) on the same inputs, trained in the deep batch in
+#   place of an unused $\lambda=1$ row (no extra cost). `saddle.plateau`'s control moves from $\lambda=0.1$
+#   (undefined in four of five seeds) to $\lambda=10^{-2}$.
+# - **Measurements that read the wrong thing.** `fig7.saddle`'s ratio divides by the run's final loss (400 000
+#   iterations, as `fig7.to-zero`), not the loss at 200 000; `fig5.lazy` reads "not sparse" as the kink count
+#   (more than 10 clusters; `f1_ratio > 10` followed from the initial scale); `fig4.saddles` is inconclusive,
+#   not failed, in a seed that never leaves its first saddle (no plateau and not converged).
+#   `fig4.realign-exit` reads the turn between the end of the plateau and panel (d), over the neurons that
+#   already hold 1 % of the largest norm at the window's start (it counted the 10 largest at the run's end,
+#   so tiny neurons' alignment could count; two seeds measured the same 22.35°); the probe that measured the
+#   new turn (97–98°, toy 0°) ran before the change was committed, so its expectation is now observed.
+#   `fig7.saddle-location` is a consistency check: "around 75 000" is the time of the authors' own draw, and
+#   ours leave their first saddle between about 43 000 and 93 000 iterations.
+# - **Sentences corrected**: where Lemma 3 (i) and Lemma 4's bounds start to exclude something
+#   ($\lambda<6\times10^{-6}$; $10^{-270.7}$ and $10^{-234}$, within float64's range, not "never"), the
+#   alignment bound's threshold $1.9\times10^{-17}$, App. B.4's condition on $\varepsilon$ as *our reading* of
+#   $\alpha$ (as printed it admits $\varepsilon=0.1$), the introduction's control list.
+#
+# Each claim whose control, measurement, verdict, tier or kind changed in this revision, before (the published
+# full-size sweep, seeds 0–4, where it had the row; the four rows new at `f50208f` by the referee's report) and now:
+
+# %%
+BEFORE_REF = dict(line.split(" | ") for line in """\
+thm1.zero-loss | 5/5, quantitative
+lemma2.alignment | 5/5, quantitative
+lemma2.deactivation | 5/5, quantitative
+assumption3.necessary | 0/5, quantitative
+assumption3.min-norm | reproduction (f50208f)
+lemma2.admissible-eps | reproduction, consistency tier (coarse step)
+lemma3.admissible-eps | reproduction (f50208f)
+lemma4.admissible-eps | reproduction (f50208f)
+thm1.min-norm | 5/5, quantitative
+thm1.function-limit | 5/5, quantitative
+thm1.two-clusters | 5/5, quantitative
+saddle.passes-near | 5/5, quantitative
+saddle.plateau | 5/5, consistency (coarse step); control inconclusive
+fig7.saddle | 1/5, quantitative
+fig7.saddle-location | 2/5, quantitative
+fig4.saddles | 4/5, quantitative
+fig4.realign-exit | 4/4, quantitative (predicted)
+fig5.lazy | 5/5, quantitative""".splitlines())
+
+
+def before_now(before: dict, label: str) -> pd.DataFrame:
+    """A 'before → now' table of claims: the given earlier verdicts beside this run's ledger."""
+    return pd.DataFrame([{"claim": c, label: b, "now": rate_of(c), "tier now": ledger.results[c].tier()[0],
+                          "kind now": ledger.decls[c].kind,
+                          "control run now": ledger.decls[c].control.run if ledger.decls[c].control else "—"}
+                         for c, b in before.items()]).set_index("claim")
+
+
+before_now(BEFORE_REF, "before")
+
+# %% [markdown]
+# ### The previous revision (issue 25)
+# That revision (issue 25: every statement of the paper, in the regime the paper proves it):
 # - **"What holds"** opens the chapter: the paper's main statements, each with its claims' pass rates,
 #   kinds and tiers, glued from this run's ledger.
 # - **Lemmas 2–4 at an $\varepsilon$ the paper admits.** App. B.4's condition allows only
@@ -1567,7 +1700,8 @@ glue("orthogonal-exact-kinks", f"{int((sw.params.W1 @ X_tb.T == 0).sum())} of {(
 NEW_ROWS = ["lemma2.admissible-eps", "lemma3.admissible-eps", "lemma4.admissible-eps", "assumption3.min-norm",
             "fig4.realign-exit"]
 pd.DataFrame([{"claim": c, "before": "not graded", "now": rate_of(c), "tier now": ledger.results[c].tier()[0],
-               "kind": ledger.decls[c].kind, "control run": ledger.decls[c].control.run} for c in NEW_ROWS]).set_index("claim")
+               "kind": ledger.decls[c].kind, "control run": ledger.decls[c].control.run if ledger.decls[c].control else "—"}
+              for c in NEW_ROWS]).set_index("claim")
 
 # %% [markdown]
 # ### The previous revision (referee findings)
@@ -1620,10 +1754,7 @@ BEFORE = {"fig3.timings": "5/5, quantitative", "thm1.toy-limit": "5/5, quantitat
           "nearly-orthogonal.delta-lambda": "5/5, legacy", "assumption3.necessary": "0/5, legacy",
           "fig7.saddle": "1/5, legacy", "fig7.pca": "4/5, legacy", "fig7.saddle-location": "2/5, legacy",
           "fig7.to-zero": "3/5, legacy"}
-pd.DataFrame([{"claim": c, "before (previous revision)": b, "now": rate_of(c), "tier now": ledger.results[c].tier()[0],
-               "kind now": ledger.decls[c].kind,
-               "control run now": ledger.decls[c].control.run if ledger.decls[c].control else "—"}
-              for c, b in BEFORE.items()]).set_index("claim")
+before_now(BEFORE, "before (previous revision)")
 
 # %% [markdown]
 # ### The previous revision (first migration)

@@ -501,6 +501,8 @@ def test_hd_measures_and_same_verdict():
     assert m["exit"][0] == pytest.approx(50_000, abs=100) and m["n_plateaus"][0] >= 1 and m["n_plateaus"][1] == 0
     assert m["on_saddle"].tolist() == [1.0, 0.0] and m["top2"] == pytest.approx([1.0, 1.0])
     assert m["drop"][0] < 1e-10 and m["drop_short"][0] == 1.0
+    start = L[m["grid"][m["plateaus"][0][0][0]], 0].item()                   # the run (400 000) outlasts the horizon
+    assert m["ratio"][0] == pytest.approx(start / L[-1, 0].item())            # over the run's final loss
     with pytest.raises(ParameterError):
         th.hd_measures(L[:5000], W, eta)
     decl = declaration_from_dict(dict(id="x", kind="consistency", ref="r", statement="s", quantity="q",

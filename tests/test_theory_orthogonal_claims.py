@@ -10,7 +10,7 @@ import pytest
 import torch
 
 from lrlib.losses import half_mse
-from lrlib.measure import first_crossing
+from lrlib.measure import cosine as th_cos, first_crossing
 from lrlib.models import balanced_init, generator, sweep_init
 from lrlib.theory import orthogonal as th
 from lrlib.theory.orthogonal import claims
@@ -114,6 +114,7 @@ def test_lazy_regime_fast_convergence_and_realignment(testbed):
     assert lz["f1_ratio"][1] == pytest.approx(th.f1_cost(tr.final)[1].item() / 4.0)
     np.testing.assert_allclose(lz["mv"], th.movement(tr).numpy())
     assert lz["loss"].tolist() == tr.loss[-1].tolist()
+    assert np.isnan(lz["clusters"]).all()                                   # kinks need 1-D inputs with a bias
     init = claims.lazy_regime(claims.first_snapshots(tr), f1_ref=[1.0, 1.0])
     assert (init["mv"] == 0).all()                                          # nothing moved at t = 0
     it = tr.steps.astype(float)
@@ -125,6 +126,13 @@ def test_lazy_regime_fast_convergence_and_realignment(testbed):
     rl = claims.realignment((tr, [(0, len(tr) - 1), None]))
     assert rl["turn"][0] == pytest.approx(max_direction_change(tr.run(0).at(0), tr.run(0).final))
     assert math.isnan(rl["turn"][1])
+    mid = len(tr) // 2                                                       # rel: neurons large at the start
+    w0, w1 = tr.run(0).at(mid).incoming(), tr.run(0).final.incoming()
+    big = w0.norm(dim=-1) >= 0.01 * w1.norm(dim=-1).max()
+    assert big.any() and not big.all()
+    want = torch.rad2deg(torch.arccos((th_cos(w0[big], w1[big])).clamp(-1, 1))).max().item()
+    assert claims.realignment((tr, [(mid, len(tr) - 1), None]), rel=0.01)["turn"][0] == pytest.approx(want)
+    assert math.isnan(claims.realignment((tr, [(mid, len(tr) - 1), None]), rel=1e9)["turn"][0])   # no such neuron
 
 
 def test_every_claims_function_is_declared_by_the_chapter():
@@ -185,6 +193,7 @@ def test_figure4_and_5_measures(toy):
                       loss=torch.ones(3, 2, dtype=torch.float64))
     assert claims.saddle_steps((flat, np.arange(3.0)))["speedup"].tolist() == [0.0, 0.0]   # no plateau: defined, 0
     assert claims.kink_count(tr)["clusters"].tolist() == [float(th.kink_clusters(tr.run(r).final)[0]) for r in range(2)]
+    assert claims.lazy_regime(tr, f1_ref=[1.0, 1.0])["clusters"].tolist() == claims.kink_count(tr)["clusters"].tolist()
     Z = torch.stack([torch.linspace(-1, 2, 5, dtype=torch.float64), torch.ones(5, dtype=torch.float64)], -1)
     h = torch.zeros(2, 5, dtype=torch.float64)
     np.testing.assert_allclose(claims.ntk_distance(tr, h, Z, y)["gap_ntk"], th.ntk_gap(tr.final, h, Z, y))

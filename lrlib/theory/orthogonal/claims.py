@@ -24,7 +24,7 @@ import numpy as np
 import torch
 
 from ...ledger.trend import trend_stats
-from ...measure import first_crossing
+from ...measure import cosine, first_crossing
 from ...track import max_direction_change
 from ...trajectory import Trajectory
 from ...models import TwoLayer, forward
@@ -351,11 +351,14 @@ def lazy_regime(run: Trajectory, f1_ref) -> dict[str, np.ndarray]:
     Returns
     -------
     dict
-        ``mv`` (``‖θ_T − θ_0‖/‖θ_0‖``), ``f1_ratio`` (the final F1 cost over ``f1_ref``), ``loss`` (the
-        final loss), each ``(R,)``.
+        ``mv`` (``‖θ_T − θ_0‖/‖θ_0‖``), ``f1_ratio`` (the final F1 cost over ``f1_ref``), ``clusters``
+        (the number of kink clusters of the final function, as :func:`kink_count`: "not sparse"; nan unless
+        the inputs are 1-D with a bias coordinate), ``loss``
+        (the final loss), each ``(R,)``.
     """
     return {"mv": movement(run).numpy(), "f1_ratio": (f1_cost(run.final).numpy() / np.asarray(f1_ref, float)),
-            "loss": run.loss[-1].numpy()}
+            "clusters": (kink_count(run)["clusters"] if run.final.W1.shape[-1] == 2        # 1-D inputs + bias
+                         else np.full(run.loss.shape[1], np.nan)), "loss": run.loss[-1].numpy()}
 
 
 def fast_convergence(run: tuple[Trajectory, np.ndarray], it_ref, level: float = 1e-5) -> dict[str, np.ndarray]:
@@ -382,14 +385,18 @@ def fast_convergence(run: tuple[Trajectory, np.ndarray], it_ref, level: float = 
     return {"it_ratio": first / np.asarray(it_ref, float), "saddles": count_saddles(traj.loss, it, walks)}
 
 
-def realignment(run: tuple[Trajectory, list]) -> dict[str, np.ndarray]:
-    """Figure 4(c–d): the largest direction change (degrees) of the 10 largest neurons over a window.
+def realignment(run: tuple[Trajectory, list], rel: float | None = None) -> dict[str, np.ndarray]:
+    """Figure 4(c–d): the largest direction change (degrees) of the large neurons over a window.
 
     Parameters
     ----------
     run : tuple of (Trajectory, list of (int, int) or None)
         Runs ``(R,)`` and, per run, the snapshot indices where the window starts and ends (the end of
         alignment and the start of the plateau), or ``None`` where there is no window (turn: nan).
+    rel : float or None
+        ``None``: the 10 largest neurons at the window's end
+        (:func:`~lrlib.track.max_direction_change`); a number: every neuron whose norm at the window's
+        start is at least ``rel`` times the largest norm at its end (nan if none).
 
     Returns
     -------
@@ -397,7 +404,17 @@ def realignment(run: tuple[Trajectory, list]) -> dict[str, np.ndarray]:
         ``turn`` ``(R,)`` degrees.
     """
     traj, windows = run
-    return {"turn": np.array([float("nan") if w is None else max_direction_change(traj.run(r).at(w[0]), traj.run(r).at(w[1]))
+
+    def turn(p0: TwoLayer, p1: TwoLayer) -> float:
+        if rel is None:
+            return max_direction_change(p0, p1)
+        w0, w1 = p0.incoming(), p1.incoming()
+        big = w0.norm(dim=-1) >= rel * w1.norm(dim=-1).max()
+        if not bool(big.any()):
+            return float("nan")
+        return float(torch.rad2deg(torch.arccos(cosine(w0[big], w1[big]).clamp(-1, 1))).max())
+
+    return {"turn": np.array([float("nan") if w is None else turn(traj.run(r).at(w[0]), traj.run(r).at(w[1]))
                               for r, w in enumerate(windows)])}
 
 

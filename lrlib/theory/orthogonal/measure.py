@@ -867,8 +867,8 @@ def hd_measures(dense_loss: Tensor, W_paper: Tensor, eta: float, horizon: int = 
     -------
     dict
         Arrays ``(R,)``: ``exit`` (first iteration with ``L < 0.99 L(0)``), ``n_plateaus`` and ``ratio``
-        (:func:`intermediate_plateaus` with ``above=10``; the loss at the start of the first one over the
-        loss at the horizon), ``on_saddle`` (a plateau overlaps ``window``), ``top2``
+        (:func:`intermediate_plateaus` with ``above=10``, on the paper's horizon; the loss at the start of
+        the first one over the run's final loss, as ``drop`` reads it), ``on_saddle`` (a plateau overlaps ``window``), ``top2``
         (:func:`top2_explained` of ``W_paper``), ``drop`` (the last loss over ``L(0)``), ``drop_short``
         (the loss at ``short`` iterations over ``L(0)``); and ``plateaus`` (list per run), ``grid`` (step
         indices) and ``it`` (their iterations).
@@ -891,7 +891,7 @@ def hd_measures(dense_loss: Tensor, W_paper: Tensor, eta: float, horizon: int = 
     return dict(
         exit=drop_iteration(dense_loss[:h + 1], 0.99, scale),
         n_plateaus=np.array([len(p) for p in pls]),
-        ratio=np.array([L[p[0][0], r] / L[-1, r] if p else np.nan for r, p in enumerate(pls)]),
+        ratio=np.array([L[p[0][0], r] / D[-1, r] if p else np.nan for r, p in enumerate(pls)]),
         on_saddle=np.array([any(it[a] <= window[1] and it[b] >= window[0] for a, b in p) for p in pls], dtype=float),
         top2=top2_explained(W_paper).numpy(), drop=D[-1] / D[0], drop_short=D[int(round(short / scale))] / D[0],
         plateaus=pls, grid=grid, it=it)
