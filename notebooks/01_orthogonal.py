@@ -1660,6 +1660,8 @@ fig4.saddles | 4/5, quantitative
 fig4.realign-exit | 4/4, quantitative (predicted)
 fig5.lazy | 5/5, quantitative""".splitlines())
 
+# %%
+
 
 def before_now(before: dict, label: str) -> pd.DataFrame:
     """A 'before → now' table of claims: the given earlier verdicts beside this run's ledger."""
@@ -1801,33 +1803,7 @@ pd.DataFrame([{"claim": r.decl.id, "before (published sweep)": MIGRATED_BEFORE.g
               for r in ledger.results.values() if not r.decl.legacy]).set_index("claim")
 
 # %%
-_ = glue_what_holds("orthogonal", ledger, [
-    ("Theorem 1: from a small balanced initialisation on orthogonal inputs (Assumption 3 met), gradient flow "
-     "reaches zero loss", ["thm1.zero-loss", "fig3.timings"]),
-    ("Theorem 1: as λ → 0 the limit is a minimal-norm interpolator h*, two clusters of neurons",
-     ["thm1.min-norm", "thm1.function-limit", "thm1.two-clusters", "thm1.toy-limit"]),
-    ("Lemma 2: alignment with D₊ and −D₋ while the norms stay small (ε = 0.018; ε = 0.1: illustrations)",
-     ["lemma2.admissible-eps", "lemma2.alignment", "lemma2.deactivation"]),
-    ("Lemmas 3–4: the growth phases end by (1+3ε) ln(1/λ)/‖D₊‖ and (1+3rε) ln(1/λ)/‖D₋‖, fitted neurons "
-     "aligned and still, the others small (ε = 0.018); their ln(1/λ)/‖D±‖ scaling",
-     ["lemma3.admissible-eps", "lemma4.admissible-eps", "lemma3.t2-scaling", "lemma4.t3-scaling", "lemma34.time-bounds"]),
-    ("Lemmas 1, 6 and App. Lemma 9: balancedness conserved, inactive neurons frozen, aligning neurons not "
-     "collapsing", ["lemma1.balancedness", "lemma6.inactive", "lemma9.no-collapse"]),
-    ("Between the phases: a plateau at a strict saddle θ_S, passed near as λ → 0",
-     ["saddle.plateau", "saddle.passes-near", "saddle.strict"]),
-    ("§4: exponential convergence at rate ‖D₋‖, after a time −ln λ/‖D₋‖",
-     ["lemma5.local-rate", "lemma12.convergence-time"]),
-    ("Assumption 3 is what the width must give: without it the flow can get stuck, and cannot reach the "
-     "minimal norm", ["assumption3.stuck", "assumption3.min-norm", "assumption3.necessary"]),
-    ("§3: larger λ (no separation), unbalanced and nearly orthogonal starts",
-     ["lambda.no-separation", "unbalanced.thm1", "nearly-orthogonal.delta-lambda"]),
-    ("Non-orthogonal data (Fig. 4): saddle to saddle, neurons realign while growing and leaving the saddle, "
-     "few kinks", ["fig4.saddles", "fig4.realign", "fig4.realign-exit", "fig4.sparse"]),
-    ("Large initialisation (Fig. 5): lazy, close to the NTK interpolator, faster",
-     ["fig5.lazy", "fig5.ntk", "fig5.faster"]),
-    ("High-dimensional data (Figs. 6–7): saddles, low-rank weights, convergence",
-     ["fig7.saddle", "fig7.pca", "fig7.saddle-location", "fig7.to-zero"]),
-])
+_ = glue_what_holds("orthogonal", ledger, orth.claims.WHAT_HOLDS)
 
 # %%
 ch.finish()

@@ -269,3 +269,13 @@ def test_violating_excess_takes_the_smallest_converged_selected_draw():
     out = claims.violating_excess((p, L, sel), X, y)
     assert out["excess_min"][0] == pytest.approx(min(ex[0, 0], ex[0, 2])) and np.isnan(out["excess_min"][1])
     np.testing.assert_array_equal(out["n_conv"], [2.0, 0.0])
+
+
+def test_what_holds_names_only_declared_claims_and_each_once():
+    from lrlib.ledger import load_declarations
+    from lrlib.ledger.provenance import chapter_paths
+    from lrlib.theory.orthogonal.claims import WHAT_HOLDS
+
+    declared = {d.id for d in load_declarations(chapter_paths("orthogonal")[1])}
+    named = [i for _, ids in WHAT_HOLDS for i in ids]
+    assert set(named) <= declared and len(named) == len(set(named))
