@@ -306,7 +306,7 @@ lazy = [rc.lazy_scores(xor4.final.map(lambda t: t[4 * g_:4 * g_ + 4]), cen_dir) 
 score = torch.stack([sc for sc, _ in lazy]).numpy()                             # (N_SEEDS + 1, 4)
 s_of = lambda sc: dict(s1=sc[..., 0], s2=sc[..., 1], s3=sc[..., 2], s4=sc[..., 3])  # noqa: E731
 n4 = 4 * N_SEEDS
-ledger.measure("fig4.lazy", xor4.final.map(lambda t: t[:n4]), controls={"all_small": xor4.final.map(lambda t: t[n4:])},
+ledger.measure("fig4.lazy", xor4.final.map(lambda t: t[:n4]),                 # consistency: the all-1e-4 row is context
                init=xor4.at(0).map(lambda t: t[:n4]), centroids=cen_dir)
 print(pd.DataFrame(score, columns=[f"std {s:g}" for s in STD4],
                    index=[f"seed {seed + r}" for r in range(N_SEEDS)] + ["control (all 1e-4)"]).round(4).to_string())
@@ -571,10 +571,10 @@ print(f"merged to at most 150 neurons: ΔL/L setting 1 {[f'{v:+.2%}' for v in mm
 for k in SETTINGS:
     X_, y_, tr_ = runs[k]
     a_k = rc.total_norm(tr_.final)
-    pr = ledger.measure(f"prune.setting{k}", (tr_.final, X_, y_, a_k),
-                        controls={"random_order": (tr_.final, X_, y_, torch.rand(a_k.shape, generator=gen(10 + k)))})
+    pr = ledger.measure(f"prune.setting{k}", (tr_.final, X_, y_, a_k))               # consistency: random order is context
+    rnd = rc.claims.prune_loss((tr_.final, X_, y_, torch.rand(a_k.shape, generator=gen(10 + k))))
     print(f"setting {k}: lowest-a half removed: ΔL/L {[f'{v:+.2%}' for v in pr.values['dl']]}, prunable at ≤ 1 %: "
-          f"{rl(pr.values['frac'])} -> {rate(f'prune.setting{k}')}; random half: {[f'{v:+.2%}' for v in pr.control_values['dl']]}")
+          f"{rl(pr.values['frac'])} -> {rate(f'prune.setting{k}')}; random half: {[f'{v:+.2%}' for v in rnd['dl']]}")
 early = rc.claims.prune_loss((tr1.final, X1, y1, rc.total_norm(tr1.at(tr1.index_of_step(500)))))
 print(f"early pruning (order of a at t = 500), setting 1: ΔL/L {[f'{v:+.2%}' for v in early['dl']]}, prunable at ≤ 1 %: {rl(early['frac'])}")
 
@@ -620,9 +620,9 @@ shuf_of = {k: (c0, c5, a_shuf[k]) for k, (c0, c5, _) in race_of.items()}
 init_of = {k: (c0, c5, stats[k]["a"][0]) for k, (c0, c5, _) in race_of.items()}             # "final" a read at t = 0
 for cid, k in (("predict.setting1.t0", 1), ("predict.setting1.t500", 1), ("predict.setting2", 2), ("predict.setting3", 3)):
     ab = (lambda v: (v[0].abs(),) + tuple(v[1:])) if cid == "predict.setting1.t0" else (lambda v: v)   # noqa: E731
-    ledger.measure(cid, ab(race_of[k]), controls={"shuffled": ab(shuf_of[k])}, init=ab(init_of[k]))
-ledger.measure("predict.sharper", [race_of[k][1:] for k in SETTINGS],
-               controls={"shuffled1": [shuf_of[1][1:]] + [race_of[k][1:] for k in (2, 3)]})
+    ledger.measure(cid, ab(race_of[k]), init=ab(init_of[k]),                   # consistency: shuffled pairing is context
+                   note=f"shuffled pairing (context): {({n: rl(v, 3) for n, v in rc.claims.rank_prediction(ab(shuf_of[k])).items()})}")
+ledger.measure("predict.sharper", [race_of[k][1:] for k in SETTINGS])
 for cid in ("predict.setting1.t0", "predict.setting1.t500", "predict.setting2", "predict.setting3", "predict.sharper"):
     print(f"{cid}: {rate(cid)}")
 glue("race-rate-t0", rate("predict.setting1.t0"), display=False)
@@ -655,8 +655,7 @@ fits = pd.DataFrame([dict(seed=seed + r, **rc.growth_form_fits(S1["cd"][i500, r]
                      for r in range(N_SEEDS)])
 fits_ctl = pd.DataFrame([rc.growth_form_fits(S1["cd"][i500, r], rc.power_law_like(S1["cd"][i500, r], S1["a"][i500, r]))
                          for r in range(N_SEEDS)])
-a_pow = np.stack([rc.power_law_like(S1["cd"][i500, r], S1["a"][i500, r]) for r in range(N_SEEDS)])
-ledger.measure("unlock.exp-fit", (S1["cd"][i500], S1["a"][i500]), controls={"power_law": (S1["cd"][i500], a_pow)},
+ledger.measure("unlock.exp-fit", (S1["cd"][i500], S1["a"][i500]),                # consistency: the power law is context
                init=(S1["cd"][0], S1["a"][0]),
              note="R² of the frozen-gating form: " + str(rl(fits.r2_frozen, 3)))
 print(f"exponential form: {rate('unlock.exp-fit')}; R² exponential {rl(fits.r2_exp, 3)}, power law {rl(fits.r2_pow, 3)}; "
@@ -1049,7 +1048,7 @@ glue("race-fig8", rc_plots.scatter_grid(rows8, "Figure 8 — early $\\cos\\delta
 # (graded as the initial state), and a counterfactual run without the larger data set is setting 2 itself.
 
 # %%
-ledger.measure("plateau.setting2", (tr1, runs[2][2]), controls={"setting1": (tr1, tr1)})
+ledger.measure("plateau.setting2", (tr1, runs[2][2]))                          # consistency: setting 1 is context
 al = ledger.measure("align.s3-vs-s2", (runs[2][2].final, runs[3][2].final), init=(runs[2][2].at(0), runs[3][2].at(0)),
              note=f"converged at the end of the run: setting 2 {conv[2].astype(int).tolist()}, setting 3 {conv[3].astype(int).tolist()}")
 print(f"loss at t = 500 / ln 2: setting 1 {rl(L500[1], 3)}, setting 2 {rl(L500[2], 3)} -> {rate('plateau.setting2')}")
