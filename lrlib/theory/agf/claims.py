@@ -544,11 +544,11 @@ def fc_time_trend(run: FCSweep, *, pred, K: int) -> dict[str, np.ndarray]:
     -------
     dict of str to np.ndarray
         :func:`lrlib.ledger.trend.trend_stats` of the largest relative drop-time error ``(S, A)`` against
-        ``1/η_α`` (``mono``, ``slope`` over all ``α``, ``shrink``, ``decades``) and ``c_deep``, the error × ``η_α``
+        ``1/η_α`` (``mono``, ``slope`` over the three deepest ``α``, ``shrink``, ``decades``) and ``c_deep``, the error × ``η_α``
         at the deepest ``α`` (shown); each ``(S,)``.
     """
     et, _ = staircase_errors(run.time, run.loss, run.sv, run.etas, pred, K)          # (A, S)
-    out = trend_stats(1 / run.etas, et.T)
+    out = trend_stats(1 / run.etas, et.T, fit_last=3)
     out["c_deep"] = et[np.argmax(run.etas)] * run.etas.max()
     return out
 
