@@ -208,15 +208,15 @@ flow3.round(4)
 # %%
 ledger.measure("fig3.drop-times", sw3, controls={"linear_model": lin3},
                note="error × η_α at the deepest α per seed: the rate's constant")
-ledger.measure("fig3.drop-times-finite", sw3, controls={"linear_model": lin3},
+ledger.measure("fig3.drop-times-finite", sw3,
                note="GD (h = 2e-3), paper's data: " + ", ".join(f"{np.nanmax(rows3[a][2]):.3f}" for a in (1e-4, 1e-8, 1e-16)))
 
 # %%
-ledger.measure("fig3.levels", sw3, controls={"linear_model": lin3})
+ledger.measure("fig3.levels", sw3)
 agf_s0 = dln.agf(*data3[0], 1e-100)                                                     # seed 0's data
-order_flow = agf_measure.activation_order(sw3.time[2], sw3.beta[0, 2], agf_s0.betas[-1])     # seed 0, α = 1e-16
-ledger.measure("fig3.order", sw3, controls={"linear_model": lin3},
-               note=f"seed 0, flow at α = 1e-16: {order_flow}; AGF: {sum(agf_s0.order, [])}")
+order_flow = agf_measure.activation_order(sw3.time[4], sw3.beta[0, 4], agf_s0.betas[-1])     # seed 0, α = 1e-64
+ledger.measure("fig3.order", sw3, controls={"linear_model": lin3}, index=4,
+               note=f"seed 0, flow at α = 1e-64: {order_flow}; AGF: {sum(agf_s0.order, [])}")
 print("; ".join(f"{c}: {ch.rate(c)}" for c in ("fig3.drop-times", "fig3.drop-times-finite", "fig3.levels", "fig3.order")))
 
 # %% [markdown]
@@ -362,16 +362,15 @@ draws8 = [(150.0, (-0.2, 2.0)) if seed == 0 and i == 0 else
           for i in range(N_SEEDS)]
 data8 = [dln.fig8_data(a, b)[:2] for a, b in draws8]
 sw8 = agf_claims.dln_sweep(data8, [1e-6], past=1.3)
-lin8 = agf_claims.linear_model_sweep(data8, [1e-6], past=1.3)               # control: the plain linear model, same clock
 print("AGF order per draw:", [dln.agf(Xd, yd, 1e-6).order for Xd, yd in data8])
 
 # %%
 r6 = int(np.flatnonzero(alphas8 == 1e-6)[0])
 _, t_flip_gd, drops8 = agf_measure.sign_flip_and_drops(run8.time, beta8[:, r6, 0], np.arange(steps8 + 1) * h8,
                                                       run8.dense_loss[:, r6].numpy(), agf8, dln.eta_alpha(1e-6))
-ledger.measure("fig8.dormancy", sw8, controls={"linear_model": lin8},
+ledger.measure("fig8.dormancy", sw8,
                note=f"paper's draw: AGF τ₂ = {agf8.tau[2]:.3f}, τ₃ = {agf8.tau[3]:.3f}; GD (h = 2e-3) flips at {t_flip_gd:.3f}")
-ledger.measure("fig8.drop-times", sw8, controls={"linear_model": lin8},
+ledger.measure("fig8.drop-times", sw8,
                note=f"paper's draw, GD (h = 2e-3): drops {np.round(drops8, 3)} vs AGF {np.round(agf8.tau[1:], 3)}")
 print("; ".join(f"{c}: {ch.rate(c)}" for c in ("fig8.dormancy", "fig8.drop-times", "protocol.step-size")))
 
@@ -699,7 +698,7 @@ run5_big = train(agf_models.heads_params(*(a * 0.3 / alpha5 for a in (V5, K5, Q5
                  steps=5000, record=log_schedule(5000, 200), grad_fn=agf_models.heads_grad_population(torch.tensor(Sig5), 32),
                  dense_loss=True, progress=False)                                   # α = 0.3, the same directions
 hr5_big = heads_run(run5_big)
-ledger.measure("fig5.levels", hr5, controls={"heads_large_init": hr5_big}, premises=dict(step_gap=step_gap5), pred=pred5)
+ledger.measure("fig5.levels", hr5, premises=dict(step_gap=step_gap5), pred=pred5)
 ledger.measure("fig5.jump-bound", hr5, premises=dict(step_gap=step_gap5), pred=pred5,
                note=f"seed 0: drops {np.round(drops5[0]).astype(int).tolist()} vs bounds {np.round(bounds5[0]).astype(int).tolist()} (steps)")
 ledger.measure("fig5.order", hr5, controls={"heads_large_init": hr5_big}, premises=dict(step_gap=step_gap5), pred=pred5)
