@@ -176,14 +176,18 @@ glue("agf-fig3", fig, display=False)
 # reach deep into the limit cheaply: $\alpha=10^{-4},10^{-8},10^{-16},10^{-32},10^{-64}$, each seed with its own
 # data (Figure 3's recipe, the authors' draw for seed 0). AGF's corrections are $O(1/\eta_\alpha)$, so
 # the claim `fig3.drop-times` is a **trend**: the largest drop-time error must shrink at every step
-# towards the limit, with log–log slope 1 against $1/\eta_\alpha$ and by at least half the factor that
-# rate gives over the sweep. Its control is the **plain linear model** $\dot\beta=-\nabla\mathcal L(\beta)$ from
-# $\beta=0$ on the same data, read on the same clock $t/\eta_\alpha$ (closed form, `agf_claims.linear_model_sweep`): it
-# removes the saddle-to-saddle mechanism — every coordinate is learned at once, on the time scale of $X^\top X/n$ — so
-# its drops come at accelerated time $\approx0$ and its error tends to 1 instead of 0. The same run is the control of
-# every Figure 3 and Figure 8 claim. The old rule, error $\le1/\eta_\alpha$ at $\alpha=10^{-4},10^{-8},10^{-16}$, asked for a constant
-# $\le1$ that the paper never states; it stays as the secondary claim `fig3.drop-times-finite`
-# (finite-$\alpha$ accuracy), and GD's errors are shown beside the flow's for the paper's data.
+# towards the limit, with log–log slope at least 0.75 against $1/\eta_\alpha$ (the paper's $O(1/\eta_\alpha)$ is an
+# upper bound: faster is allowed) and by at least half the factor that rate gives over the sweep. Its control is the
+# **plain linear model** $\dot\beta=-\nabla\mathcal L(\beta)$ from $\beta=0$ on the same data (closed form,
+# `agf_claims.linear_model_sweep`), read on the same clock $t/\eta_\alpha$. Be clear about what it removes: **the slow
+# clock itself**. Its time course does not depend on $\alpha$, so every time it has is $t_\text{raw}/\eta_\alpha\to0$
+# and it fails any timing rule by construction; it certifies that the flow runs on the $\eta_\alpha$ clock, not AGF's
+# timing law beyond it — that evidence is the main run's trend alone. (A run that shares the slow clock but lacks the
+# mechanism — coarse-step GD of the same draws, or a $\kappa=3$ network whose jumps come at $\propto\alpha^{-1}$ — is
+# what the referee suggested; it did not fit this revision.) The same run is a real control of `fig3.order`, whose
+# `overlap` is read on the run's own crossing times: it learns every coordinate at once. The old rule, error
+# $\le1/\eta_\alpha$ at $\alpha=10^{-4},10^{-8},10^{-16}$, asked for a constant $\le1$ that the paper never states; it stays,
+# shown as a consistency check, as `fig3.drop-times-finite`, and GD's errors are shown beside the flow's for the paper's data.
 
 # %%
 rows3 = {}
@@ -208,15 +212,15 @@ flow3.round(4)
 # %%
 ledger.measure("fig3.drop-times", sw3, controls={"linear_model": lin3},
                note="error × η_α at the deepest α per seed: the rate's constant")
-ledger.measure("fig3.drop-times-finite", sw3, controls={"linear_model": lin3},
+ledger.measure("fig3.drop-times-finite", sw3,
                note="GD (h = 2e-3), paper's data: " + ", ".join(f"{np.nanmax(rows3[a][2]):.3f}" for a in (1e-4, 1e-8, 1e-16)))
 
 # %%
-ledger.measure("fig3.levels", sw3, controls={"linear_model": lin3})
+ledger.measure("fig3.levels", sw3)
 agf_s0 = dln.agf(*data3[0], 1e-100)                                                     # seed 0's data
-order_flow = agf_measure.activation_order(sw3.time[2], sw3.beta[0, 2], agf_s0.betas[-1])     # seed 0, α = 1e-16
-ledger.measure("fig3.order", sw3, controls={"linear_model": lin3},
-               note=f"seed 0, flow at α = 1e-16: {order_flow}; AGF: {sum(agf_s0.order, [])}")
+order_flow = agf_measure.activation_order(sw3.time[4], sw3.beta[0, 4], agf_s0.betas[-1])     # seed 0, α = 1e-64
+ledger.measure("fig3.order", sw3, controls={"linear_model": lin3}, index=4,
+               note=f"seed 0, flow at α = 1e-64: {order_flow}; AGF: {sum(agf_s0.order, [])}")
 print("; ".join(f"{c}: {ch.rate(c)}" for c in ("fig3.drop-times", "fig3.drop-times-finite", "fig3.levels", "fig3.order")))
 
 # %% [markdown]
@@ -226,10 +230,12 @@ print("; ".join(f"{c}: {ch.rate(c)}" for c in ("fig3.drop-times", "fig3.drop-tim
 # draws whose constant is below 1 (the ledger also shows, as a *sensitivity*, the same rule with every drop-time ratio
 # divided by 1.2: the flow on a clock 20 % fast, which an earlier revision used as the control although it is the
 # prediction rescaled). The linear model's error grows towards 1 along the sweep (its values are in the ledger). The
-# plateaus (`fig3.levels`) are read between the flow's own drops at $\alpha=10^{-64}$, so that a short plateau is not read
-# inside a transition; the order (`fig3.order`) is read per draw at $\alpha=10^{-16}$, together with the time at which
-# the first coordinate is learned (no earlier than half of AGF's $\tau_1$: a model that learns everything at once may
-# hit AGF's order by chance, as the linear model does in some draws). The mid-level crossing comes $O(1)$
+# plateaus (`fig3.levels`, a consistency check) are read between the flow's own drops at $\alpha=10^{-64}$: a plateau
+# is a critical point of the restricted least-squares problem AGF solves with the same algebra, so the level matches
+# to round-off wherever a plateau is resolved — the rule tells whether it is, not whether AGF holds. The order
+# (`fig3.order`) is read per draw at $\alpha=10^{-64}$; `overlap` carries the test (the next coordinate must be below a
+# tenth of its final value when the previous one reaches half: one at a time), `match` is a discrete check that a
+# model learning everything at once can pass by chance, and the onset time is shown only. The mid-level crossing comes $O(1)$
 # gradient-flow time after the jump (the neuron still has to grow from norm 1 to its final size), which AGF's
 # instantaneous cost step ignores: that is the constant. GD's errors (paper's data) are larger than the flow's —
 # that part is our step, not AGF. (A first version of this chapter added a *partial* tier after seeing the
@@ -332,10 +338,11 @@ glue("agf-fig8", fig, display=False)
 # flow itself (the reduced flow of Figure 3, exact up to the integrator), at $\alpha=10^{-6}$, on five draws:
 # seed 0 is the paper's example, the others rotate it by $150°\pm10°$ and scale $\beta^*$ by $1\pm0.25$ (first
 # coordinate) and $1\pm0.1$ (second), which keeps AGF's activate–return–reactivate sequence (AGF's order is
-# printed below for each draw). The control of both claims is the plain linear model on the same clock, as for
-# Figure 3: without saddles its $\beta_0$ changes sign at once (about a tenth of AGF's midpoint), not after a return
-# to dormancy, and its drops come at accelerated time $\approx0$. The flow on a clock 20 % fast (flip and drops
-# $1/1.2$ as late) is shown as a sensitivity of the same rules, not as a control. GD, drawn
+# printed below for each draw). Both claims are **consistency checks**: they are graded at one $\alpha$ with the
+# constant 1 of $|r-1|\le1/\eta_\alpha$ ours, and the only control on this clock, the linear model, fails them by
+# construction (its flip and drops are $t_\text{raw}/\eta_\alpha\to0$); `opposite` is a property of the least-squares
+# end point. AGF's timing as a limit is graded by `fig3.drop-times`. The flow on a clock 20 % fast (flip and drops
+# $1/1.2$ as late) is shown as a sensitivity of the same rules. GD, drawn
 # in the figure, is checked against a 4× smaller step (`protocol.step-size`: GD at the figure's step
 # $h=2\cdot10^{-3}$ moves the drops by less than 1 %). (GD does not conserve $u_i^2-v_i^2$ exactly: each
 # step multiplies it by $1-h^2g_i^2$, an effective shrinking of $\alpha$ — the reason not to take $h$ much larger.)
@@ -362,16 +369,15 @@ draws8 = [(150.0, (-0.2, 2.0)) if seed == 0 and i == 0 else
           for i in range(N_SEEDS)]
 data8 = [dln.fig8_data(a, b)[:2] for a, b in draws8]
 sw8 = agf_claims.dln_sweep(data8, [1e-6], past=1.3)
-lin8 = agf_claims.linear_model_sweep(data8, [1e-6], past=1.3)               # control: the plain linear model, same clock
 print("AGF order per draw:", [dln.agf(Xd, yd, 1e-6).order for Xd, yd in data8])
 
 # %%
 r6 = int(np.flatnonzero(alphas8 == 1e-6)[0])
 _, t_flip_gd, drops8 = agf_measure.sign_flip_and_drops(run8.time, beta8[:, r6, 0], np.arange(steps8 + 1) * h8,
                                                       run8.dense_loss[:, r6].numpy(), agf8, dln.eta_alpha(1e-6))
-ledger.measure("fig8.dormancy", sw8, controls={"linear_model": lin8},
+ledger.measure("fig8.dormancy", sw8,
                note=f"paper's draw: AGF τ₂ = {agf8.tau[2]:.3f}, τ₃ = {agf8.tau[3]:.3f}; GD (h = 2e-3) flips at {t_flip_gd:.3f}")
-ledger.measure("fig8.drop-times", sw8, controls={"linear_model": lin8},
+ledger.measure("fig8.drop-times", sw8,
                note=f"paper's draw, GD (h = 2e-3): drops {np.round(drops8, 3)} vs AGF {np.round(agf8.tau[1:], 3)}")
 print("; ".join(f"{c}: {ch.rate(c)}" for c in ("fig8.dormancy", "fig8.drop-times", "protocol.step-size")))
 
@@ -435,7 +441,7 @@ ledger.grade("thm.B2-scaling", b2=max(b2_err.values()), note=f"κ = 2: {fmt(b2_e
 # of the time to reach norm 1 during which its direction is more than 0.1 rad from the direction it has
 # then: for $\kappa=2$ it should fall like $1/\log(1/\alpha)$, for $\kappa=3$ stay put. "Instantaneous" is a limit, so
 # `B4.alignment` is graded as one (a **trend**): along $\alpha=10^{-4},10^{-8},\ldots,10^{-256}$ the fraction must never grow,
-# fall with log–log slope $1\pm0.25$ against $1/\log(1/\alpha)$ and shrink by at least half the factor 64 that rate gives
+# fall with log–log slope at least 0.75 against $1/\log(1/\alpha)$ and shrink by at least half the factor 64 that rate gives
 # (the rule of `fig3.drop-times`). The earlier criterion, "the fraction at $10^{-64}$ is $1/16$ of that at $10^{-4}$ within a
 # factor 2", asked for a constant the paper does not state. Each seed draws its own data, residual and direction; the five
 # neurons of one $\alpha$ are integrated together (direction and log-norm, so that $\alpha=10^{-256}$ is as easy as
@@ -543,13 +549,15 @@ pd.DataFrame({f"{name}: GD h = {h_:g} vs flow": gap4[h_][j] for h_ in gap4 for j
 # %% [markdown]
 # Drop times and plateaus against the conjecture, for each seed. The drop times are graded as the limit they are
 # (`fig4.times-*`, a **trend** over the four $\alpha$ with the rule of `fig3.drop-times`: the error never grows towards
-# the limit, falls with slope $1\pm0.25$ against $1/\eta_\alpha$ and shrinks by at least half the factor 4 that rate
-# gives); the plateaus keep the tolerance $1/\eta_\alpha$ at $\alpha=10^{-6}$ and $10^{-12}$, fixed before the first run.
+# the limit, falls with slope at least 0.75 against $1/\eta_\alpha$ over the three deepest $\alpha$ and shrinks by at
+# least half the factor 4 that rate gives); the plateaus keep the tolerance $1/\eta_\alpha$ at $\alpha=10^{-6}$ and $10^{-12}$, fixed before the first run.
 # The non-commuting plateaus are slow to converge to the reduced-rank solutions ($\Sigma_{xx}$'s eigenvalues go down to
 # $10^{-2}$, so the cost minimisation is not instantaneous on the accelerated clock). The control of all four claims is
 # the plain linear model $\dot\beta=-(\beta-B)\Sigma_{xx}$ from $\beta=0$ ($\beta$ standing for $AW$; closed form,
-# `agf_claims.fc_linear_model`) read on the same clocks: it learns every direction at once, without saddles. (An
-# earlier revision held the flow from $\alpha=0.1$ to the tolerances of the graded $\alpha$.)
+# `agf_claims.fc_linear_model`) read on the same clocks: as in Figure 3 it removes the slow clock itself (its times are
+# $t_\text{raw}/\eta_\alpha$, so the timing rows fail it by construction), and it is one deterministic curve shared by
+# every seed (Figure 4's data are one draw; the seeds are initialisations). (An earlier revision held the flow from
+# $\alpha=0.1$ to the tolerances of the graded $\alpha$.)
 
 # %%
 for j, (name, pr) in enumerate(preds4.items()):
@@ -686,8 +694,8 @@ print("simulated AGF's jumps against GD's drops, largest relative difference per
 #
 # **The control run.** The same heads, from the same directions, at $\alpha=0.3$ instead of $10^{-3}$ (5000 steps):
 # the head norms start near 1, so there is no dormant phase and no saddle to rest at. It removes the mechanism of all
-# three claims below: its loss falls through Eq. 7's levels without resting on them (`fig5.levels`; its end point is
-# the same $\Gamma^*$), and it learns the eigenvectors together (`fig5.order`). Larger eigenvalues are still learned
+# claims below: its loss falls through Eq. 7's levels without resting on them (drawn; `fig5.levels` is a consistency
+# check: a plateau matches Eq. 7 by the same algebra wherever it is resolved, and its end point is the same $\Gamma^*$), and it learns the eigenvectors together (`fig5.order`). Larger eigenvalues are still learned
 # first by any gradient method, this run included, so `fig5.order` grades the order *and* that the heads come one at a
 # time: when $v_k^\top\Gamma v_k$ reaches $A_k/2$ the next one must still be below a tenth of $A_{k+1}$ (`overlap`). The
 # jump bound is the paper's proved inequality: no run that meets its premise (dormant heads) can violate it, and the
@@ -699,7 +707,7 @@ run5_big = train(agf_models.heads_params(*(a * 0.3 / alpha5 for a in (V5, K5, Q5
                  steps=5000, record=log_schedule(5000, 200), grad_fn=agf_models.heads_grad_population(torch.tensor(Sig5), 32),
                  dense_loss=True, progress=False)                                   # α = 0.3, the same directions
 hr5_big = heads_run(run5_big)
-ledger.measure("fig5.levels", hr5, controls={"heads_large_init": hr5_big}, premises=dict(step_gap=step_gap5), pred=pred5)
+ledger.measure("fig5.levels", hr5, premises=dict(step_gap=step_gap5), pred=pred5)
 ledger.measure("fig5.jump-bound", hr5, premises=dict(step_gap=step_gap5), pred=pred5,
                note=f"seed 0: drops {np.round(drops5[0]).astype(int).tolist()} vs bounds {np.round(bounds5[0]).astype(int).tolist()} (steps)")
 ledger.measure("fig5.order", hr5, controls={"heads_large_init": hr5_big}, premises=dict(step_gap=step_gap5), pred=pred5)
@@ -1052,7 +1060,7 @@ print(f"Figure 6 (integrated flow, α = {alpha6}): AGF vs flow largest drop-time
 # the *loss levels* are the robust part. The *jump times* of the flow converge to AGF's as $\alpha\to0$ at the rate
 # $O(1/\eta_\alpha)$ — graded as the limit it is, for the diagonal network (`fig3.drop-times`, a trend over 60 decades
 # of $\alpha$ on five draws) and for both fully connected variants (`fig4.times-*`, a trend over $\alpha=10^{-3}\ldots10^{-12}$,
-# as deep as float64 allows there) — with a constant that depends on the data and is often above the $1/\eta_\alpha$
+# as deep as float64 allows there; their control, the linear model, certifies the slow clock only) — with a constant that depends on the data and is often above the $1/\eta_\alpha$
 # tolerance an earlier revision fixed (our finite-$\alpha$ reading `fig3.drop-times-finite`); the open, non-commuting
 # part of Conjecture 4.1 behaves like the proved commuting part. An earlier version of this chapter compared GD at $h=0.05$ with
 # Conjecture 4.1 and attributed its lag to AGF; most of that lag was GD's step (GD at $h=0.05$ is off the flow by the
@@ -1090,53 +1098,43 @@ print(f"Figure 6 (integrated flow, α = {alpha6}): AGF vs flow largest drop-time
 # The ledger now applies every claim's measurement function to the main runs and to a control *run*
 # (house rules of the issue "Verdicts that measure agreement"); no claim is graded on handed-in values any more
 # (tier *legacy*). Every expectation is labelled `observed` (copied from a result); the old
-# `rule_change` notes are the claims' `history`. Per claim whose verdict or tier changed (before: the published
-# full-size sweep of the previous revision; after: this run):
+# `rule_change` notes are the claims' `history`. The table below gives, per claim whose verdict or tier changed, the
+# published full-size sweep of the previous revision (*before*), the sweep a referee read after the first rounds
+# (*referee*), and this run (*after*). What each claim is now, read from `notebooks/04_agf.claims.yaml`:
 #
-# - `fig3.drop-times` is graded as the limit $\alpha\to0$: a trend of the drop-time error against $1/\eta_\alpha$ over
-#   $\alpha=10^{-4}\ldots10^{-64}$, five draws of the data instead of one. Its control is a run: the same flows on a
-#   clock 20 % fast, which removes AGF's time scale (its error tends to 0.2 instead of 0). The old control (GD from
-#   $\alpha=0.1$ held to the small-$\alpha$ tolerances) is gone.
-# - `fig3.drop-times-finite` (new) keeps the old rule error $\le1/\eta_\alpha$ as a finite-$\alpha$ accuracy check, per draw.
-# - `fig3.levels`: same rule, per draw; control: the fast-clock flows read at AGF's plateau middles.
-# - `fig8.dormancy` and `fig8.drop-times`: graded on the flow (was GD at $h=2\cdot10^{-3}$ with a step premise) on five
-#   draws (was the paper's one example); control: the fast-clock flows, instead of the flip held against $\tau_2$
-#   (a perturbed prediction) and GD from $\alpha=0.1$ held to the $\alpha=10^{-6}$ tolerance.
-# - `thmF7.cost-step`, `lemmaF6.utility-update`, `H3p.all-frequencies`: the same runs and rules, now measured by the
-#   ledger: the control runs ($N=4$ neurons, width $H=6$: the theorem's hypothesis removed) and, for the first two,
-#   the groups at the start of their descent (`init`) go through the same measurement. Their tier leaves *legacy*.
-# - `fig6.bounds` is a *consistency* check now: its control was the bound of an initialisation ten times smaller held
-#   against the $\alpha=10^{-2}$ runs — a perturbed prediction, not a run — and no run that meets the bound's premises can
-#   violate a proved bound. The perturbation is kept as a sensitivity (the margin divided by 10, shown apart).
+# - `fig3.drop-times`: the limit $\alpha\to0$, a trend of the drop-time error against $1/\eta_\alpha$ over
+#   $\alpha=10^{-4}\ldots10^{-64}$ on five draws (was one draw, three $\alpha$): never growing, slope $\ge0.75$ over the
+#   three deepest $\alpha$, shrink $\ge8$. Control: the plain linear model read on $t/\eta_\alpha$, which **removes the
+#   slow clock itself** and fails by construction (see the Figure 3 section). The earlier controls — GD from
+#   $\alpha=0.1$, then the same flows on a clock 20 % fast (the prediction rescaled) — are gone.
+# - `fig3.drop-times-finite` (split off): the old rule $|r-1|\le1/\eta_\alpha$ at $10^{-4},10^{-8},10^{-16}$, per draw, a
+#   **consistency check** (our constant, not the paper's); the fast clock is a declared sensitivity ($r\times1/1.2$).
+# - `fig3.levels`: read between the flow's own drops at $\alpha=10^{-64}$ (was: at AGF's predicted plateau middles,
+#   inside a transition where a plateau is short); a **consistency check** (a plateau matches $\ell_k$ by the same
+#   algebra wherever it is resolved).
+# - `fig3.order`: per draw at $\alpha=10^{-64}$, `match == 1 and overlap <= 0.1` (was: seed 0's order against a
+#   swapped prediction, then `onset >= 0.5`, a timing quantity); control: the linear model, which learns every
+#   coordinate at once (overlap 0.4–4.7 in a probe).
+# - `fig8.dormancy`, `fig8.drop-times`: graded on the flow on five draws (was GD on the paper's one example);
+#   **consistency checks** (one $\alpha$, our constant, no control on this clock but the linear model, which fails by
+#   construction); the fast clock is a declared sensitivity.
+# - `fig4.times-*`: the limit, a trend over $\alpha=10^{-3}\ldots10^{-12}$, slope $\ge0.75$ over the three deepest
+#   $\alpha$ (was: error $\le1/\eta_\alpha$ at two $\alpha$, then slope $1\pm0.25$ over all four); `fig4.levels-*`: the
+#   same tolerance. Control of all four: the plain linear model (slow clock removed; one deterministic curve shared
+#   by every seed).
+# - `B4.alignment`, `B4.adaptive-rate`: the limit, a trend over $\alpha=10^{-4}\ldots10^{-256}$ with slope $\ge0.75$
+#   (was: a ratio of two fractions within a factor 2 of 1/16); control: the plain $\kappa=3$ neuron's own run (was:
+#   the two neurons' roles swapped, handed-in values).
+# - `thmF7.cost-step`: `abs(frac) <= 1e-3` (was one-sided: an overshoot below $\ell^{(1)}$ passed);
+#   `lemmaF6.utility-update`, `H3p.all-frequencies`: the same runs and rules, measured by the ledger, with control
+#   runs ($N=4$ neurons, width $H=6$) and `init` through the same measurement.
+# - `fig6.bounds` is a *consistency* check: its control was the bound of a smaller initialisation held against the
+#   runs (a perturbed prediction), and no run that meets the bound's premises can violate a proved bound.
 #
-# Second round, the linear-model rows (every claim of Figures 3, 4, 8 and App. B.4 is now measured by the ledger;
-# before/after in the table below):
+# The transformer and modular-addition rows (Figures 5 and 6, App. F):
 #
-# - **One control run without saddles for Figures 3, 4 and 8**: the plain linear model $\dot\beta=-\nabla\mathcal L(\beta)$
-#   from $\beta=0$ on the same data, read on the same clock $t/\eta_\alpha$ (closed form). It removes the saddle-to-saddle
-#   mechanism: every coordinate (direction) is learned at once, so drops come at accelerated time $\approx0$, there are no
-#   plateaus and no order. It replaces the fast-clock flows (`fig3.drop-times`, `fig3.drop-times-finite`, `fig3.levels`,
-#   `fig8.dormancy`, `fig8.drop-times`: the prediction rescaled, found by the referee), the swapped order (`fig3.order`)
-#   and the flow from $\alpha=0.1$ held to the small-$\alpha$ tolerances (`fig4.*`). The fast clock is now a declared
-#   *sensitivity* (drop-time or flip ratio × 1/1.2) of `fig3.drop-times-finite` and `fig8.*`, whose rules read the ratio
-#   $d_k/\tau_k$ of the worst drop (the same conditions as before); its two sweeps are no longer run.
-# - `fig3.levels` reads each plateau between the flow's own drops at $\alpha=10^{-64}$ (was: at the middle of AGF's
-#   predicted plateau at $10^{-4},10^{-8},10^{-16}$, which fell inside a transition where a plateau is short).
-# - `fig3.order` is graded per draw (five) and also asks that the first coordinate is learned no earlier than half of
-#   AGF's $\tau_1$: an order alone has no margin, and the linear model hits AGF's order by chance in some draws.
-# - `fig3.drop-times-finite`'s statement says it is our finite-$\alpha$ reading, not the paper's statement.
-# - `fig4.times-*` are graded as the limit $\alpha\to0$: a trend over $\alpha=10^{-3},10^{-6},10^{-9},10^{-12}$ with
-#   `fig3.drop-times`' rule (was: error $\le1/\eta_\alpha$ at $10^{-6}$ and $10^{-12}$, a constant the paper does not state).
-#   The sweep cannot go deeper in float64 (see the Figure 4 section). `fig4.levels-*`: the same rule and expectation.
-# - `B4.alignment` and `B4.adaptive-rate` are graded as the limit: a trend of the alignment fraction over
-#   $\alpha=10^{-4}\ldots10^{-256}$ with the same trend rule (was: the ratio of two fractions within a factor 2 of 1/16);
-#   their control is the plain $\kappa=3$ neuron's own run (was: the two neurons' roles swapped, and handed-in values).
-#
-# Second round, the transformer and modular-addition rows (every claim of Figures 5 and 6 and App. F is now measured
-# by the ledger):
-#
-# - `fig5.levels`: the control is a run, the same heads from $\alpha=0.3$ (no dormant phase; its plateau values miss
-#   Eq. 7 by 7–15 %), instead of Eq. 7 for an isotropic $\Sigma$ (a perturbed prediction). Rule unchanged.
+# - `fig5.levels`: a **consistency check** now (margins 186–3573 in the referee's sweep; `fin` and `gam` pass on any
+#   converged run); the heads from $\alpha=0.3$ are drawn, not graded.
 # - `fig5.order`, `fig6.order`: the rule also grades that features come *one at a time* (`overlap` ≤ 0.1: the next
 #   eigenvector/frequency below a tenth of its target when the previous one reaches half), since other initialisations
 #   also learn the larger eigenvalues/amplitudes first; controls: the same heads from $\alpha=0.3$, the same flow from
@@ -1162,28 +1160,48 @@ BEFORE = {  # the published full-size sweep of the previous revision (base seed 
     "thmF3.phase": "5/5 (legacy)", "thmF7.cost-step": "5/5 (quantitative)",
     "lemmaF6.utility-update": "5/5 (quantitative)", "H3p.all-frequencies": "5/5 (quantitative)",
     "fig6.bounds": "5/5 (consistency)"}
-pd.DataFrame([{"claim": c, "before": b, "after": ch.rate(c), "tier now": ledger.results[c].tier()[0]}
-              for c, b in BEFORE.items()])
+REFEREE = {  # the sweep the referee read (base seed 0, 5 seeds), for the claims this round changed
+    "fig3.drop-times-finite": "2/5 (quantitative)", "fig3.levels": "4/5 (quantitative)",
+    "fig3.order": "5/5 (quantitative)", "fig8.dormancy": "5/5 (quantitative)", "fig8.drop-times": "5/5 (quantitative)",
+    "fig4.times-commuting": "4/5 (quantitative)", "fig4.times-non-commuting": "4/5 (quantitative)",
+    "fig5.levels": "5/5 (quantitative)", "thmF7.cost-step": "5/5 (quantitative)"}
+pd.DataFrame([{"claim": c, "before": b, "referee": REFEREE.get(c, "as before"), "after": ch.rate(c),
+               "tier now": ledger.results[c].tier()[0]} for c, b in BEFORE.items()])
 
 # %% [markdown]
 # ## What a referee found that this revision leaves open
 # A referee who saw only the paper, this chapter and its results read the ledger for rows that cannot fail and for
-# failures that are artefacts. This revision fixes the controls that were predictions rescaled, swapped or perturbed
-# (every reproduction's control is now a run), the limits graded at finite $\alpha$ (`fig4.times-*`, `B4.*` are
-# trends), `fig3.levels` read inside a transition, `thmF3.phase` and `lemmaF6.utility-update` (consistency checks now),
-# and says which Figure 6 rows reproduce the figure and which the theorem. Left open:
+# failures that are artefacts. Fixed in this revision: the summary above now matches the claims file (3.1); the
+# linear-model control is labelled as removing the slow clock, not the mechanism, and the rows it could only
+# certify on that clock are consistency checks (1.1, 2.4, 2.5); trend rules are one-sided, `slope >= 0.75`, over the
+# same three deepest points everywhere (2.1); `fig3.levels` and `fig5.levels` are consistency checks (1.4);
+# `thmF7.cost-step` reads `abs(frac)` (1.6); `fig3.order` grades `overlap` (1.2). Left open, one sentence each:
 #
-# - The Figure 3, 4 and 8 claims have no `init=` run (their measurements read the drops of a time course, undefined at
-#   the initial state) and no `coarse=` run (the flows are integrated, not stepped; a coarse-step GD run of the same
-#   draws would be cheap — a few hundred steps — but needs an adapter from GD's records to the sweep's clock).
-# - `fig4.times-*`' trend spans only 0.6 decades of $1/\eta_\alpha$, the most float64 allows for a fully connected
-#   layer (an exploratory run at $\alpha=10^{-24}$ and $10^{-48}$ gave error $\times\eta_\alpha$ of 18 and 72: the
-#   dormant directions are lost to round-off); Figure 4's data are one draw (its seeds are initialisations).
-# - **`fig6.bounds` is not the paper's bound**: eq. 9 uses the largest dormant norm at the previous jump, recursively;
-#   the chapter's non-recursive form does not follow from it, and it bounds AGF, not the flow (a consistency check).
-#   Grading eq. 9 needs a definition of the dormant set when a whole group of neurons learns one frequency.
-# - `B3.conserved-k3` is measured where nothing moves (from the converged network), and `H3p.all-frequencies`' control
-#   ($H=6$) does not probe the threshold $H\ge3p$ on a template with all $(p-1)/2$ frequencies.
+# - 1.1 (rest): no run that shares the slow clock but lacks the mechanism (coarse-step GD of the same draws, the
+#   missing `coarse=`; a $\kappa=3$ network whose jumps come at $\propto\alpha^{-1}$) is built yet, so the timing trends
+#   of Figures 3 and 4 are reproductions whose control certifies the clock only.
+# - 1.2 (rest): in `fig5.order` and `fig6.order` the conjunct that carries the test is `overlap`; `match` is passed
+#   by their controls in some seeds and is kept as a discrete check.
+# - 1.3: `fig6.levels`' control (the flow from $\alpha=1$) stops at $t\le20$–50 before its third drop, so it fails on
+#   its horizon (`lev = inf`), not on a level; integrating it until the loss reaches $\ell_K$ is the fix.
+# - 1.5: `B3.conserved-k3` is measured from the converged network, where nothing moves, and `erratum.C2-2alpha`
+#   grades the same number as `lemma.C1-C3-C5`; both are consistency checks and remain so.
+# - 2.2: `B4.*` read `mono` and `shrink` over the pre-asymptotic point $\alpha=10^{-4}$, where the fraction is capped
+#   near 1; reading them where the fraction is below 0.3 needs a re-declared expectation before a rerun.
+# - 2.3: `fig4.levels-non-commuting` still reads at the conjecture's predicted plateau middles and maxes a loss error
+#   with a spectrum error; reading between the flow's own drops, levels and spectra apart, is the fix.
+# - 2.6: `fig3.levels` fails in seed 1 at one plateau that spans a factor 1.08 in time; the claim is now a
+#   consistency check, and a plateau-length premise is not yet declared.
+# - 2.7: `fig4.times-*`' trend spans 0.6 decades of $1/\eta_\alpha$ (float64 loses the dormant directions beyond
+#   $\alpha=10^{-12}$: error × $\eta_\alpha$ 18 and 72 at $10^{-24},10^{-48}$); extended precision is not built.
+# - 2.8: `fig6.agf-vs-gd`'s errors 0.50 and 1.63 in two seeds are probably a group-activation artefact of the
+#   mid-level crossing; per-drop errors are not yet in the ledger.
+# - 3.2: `fig6.bounds` is the chapter's non-recursive corollary, not the paper's eq. 9 (which uses the largest
+#   dormant norm at the previous jump); it bounds AGF, not the flow.
+# - 3.3: `H3p.all-frequencies` uses a template with 2 of the $(p-1)/2=5$ frequencies, and its control $H=6$ is below
+#   the capacity Theorem F.7 needs for two frequencies, not just below $3p$.
+# - 3.4: Figure 4's seeds are initialisations of one data draw, and its control is one deterministic curve (now said
+#   in the rows' control text); drawing $\Sigma_{xx}$ and $B$ per seed is not done.
 
 # %% [markdown]
 # ## Claims ledger

@@ -62,6 +62,7 @@ def test_trend_ratios_and_levels_tell_the_flow_from_the_linear_model():
     assert lev["lev"][0] < 1 / lev["eta"][0] < levl["lev"][0]
     o, ol = claims.order_onset(sw), claims.order_onset(lin)
     assert o["match"][0] == 1 and 0.9 < o["onset"][0] < 1.2 and ol["onset"][0] < 0.5
+    assert o["overlap"][0] <= 0.1 < ol["overlap"][0]                            # one at a time vs. all at once
 
 
 def test_linear_model_sweep_is_the_closed_form_flow():

@@ -35,6 +35,7 @@ from ...losses import half_mse
 from ...models import TwoLayer, forward
 from ...measure import drop_times, first_crossing, relative_error
 from . import dln, modular
+from .claims_modular import sequential_order
 from .measure import (activation_order, dln_vs_agf, frequency_order, plateau_between_drops, sign_flip_and_drops,
                       staircase_errors, utility_update_error)
 
@@ -462,10 +463,13 @@ def order_onset(sw: DLNSweep, *, index: int = 2) -> dict[str, np.ndarray]:
         ``match`` — 1 if the order in which ``|β_i|`` first reach half their AGF final values equals AGF's
         activation order; ``onset`` — the accelerated time at which the first coordinate reaches half its
         final value over AGF's first jump time ``τ_1`` (≈ 1 for a flow that waits on the saddle, ≪ 1 for a
-        model that learns every coordinate at once); each ``(S,)``.
+        model that learns every coordinate at once); ``overlap`` — how far the next coordinate in AGF's order
+        has got (``|β|`` over its AGF final value) when the previous one reaches half its final value, the
+        largest over the sequence (:func:`~lrlib.theory.agf.claims_modular.sequential_order`; 0 for
+        one-at-a-time learning, ``inf`` if undefined); each ``(S,)``.
     """
     a, eta = sw.alphas[index], sw.etas[index]
-    match, onset = [], []
+    match, onset, overlap = [], [], []
     for i in range(sw.loss.shape[0]):
         pred = dln.agf(sw.X[i], sw.y[i], a)
         t = sw.time[index] / eta
@@ -474,7 +478,10 @@ def order_onset(sw: DLNSweep, *, index: int = 2) -> dict[str, np.ndarray]:
         hits = [first_crossing(t, np.abs(sw.beta[i, index, :, k]), 0.5 * abs(b), below=False)
                 for k, b in enumerate(pred.betas[-1]) if abs(b) > 0]
         onset.append(np.nanmin(hits) / pred.tau[1] if np.isfinite(hits).any() else np.inf)
-    return {"match": np.array(match), "onset": np.array(onset)}
+        seq = [k for k in dict.fromkeys(sum(pred.order, [])) if abs(pred.betas[-1][k]) > 0]
+        ov = sequential_order(t, sw.beta[i, index][:, seq], pred.betas[-1][seq])[1]
+        overlap.append(ov if np.isfinite(ov) else np.inf)
+    return {"match": np.array(match), "onset": np.array(onset), "overlap": np.array(overlap)}
 
 
 @dataclass(frozen=True)
@@ -544,11 +551,11 @@ def fc_time_trend(run: FCSweep, *, pred, K: int) -> dict[str, np.ndarray]:
     -------
     dict of str to np.ndarray
         :func:`lrlib.ledger.trend.trend_stats` of the largest relative drop-time error ``(S, A)`` against
-        ``1/η_α`` (``mono``, ``slope`` over all ``α``, ``shrink``, ``decades``) and ``c_deep``, the error × ``η_α``
+        ``1/η_α`` (``mono``, ``slope`` over the three deepest ``α``, ``shrink``, ``decades``) and ``c_deep``, the error × ``η_α``
         at the deepest ``α`` (shown); each ``(S,)``.
     """
     et, _ = staircase_errors(run.time, run.loss, run.sv, run.etas, pred, K)          # (A, S)
-    out = trend_stats(1 / run.etas, et.T)
+    out = trend_stats(1 / run.etas, et.T, fit_last=3)
     out["c_deep"] = et[np.argmax(run.etas)] * run.etas.max()
     return out
 
