@@ -1075,7 +1075,7 @@ fin_mc = narrow.final.map(lambda t: t[N_SEEDS * n_per:-N_SEEDS * n_per].reshape(
 a3n = ledger.measure("assumption3.min-norm", (fin_mc, L_mc, ~ok_mc),
                      premises=dict(n_conv_viol=(conv_mc & ~ok_mc).sum(-1), flow_gap=flow_gap), X=X_tb, y=y_tb)
 glue("orthogonal-a3-min-norm", f"{rate_of('assumption3.min-norm')}, tier {a3n.tier()[0]}", display=False)
-print(f"assumption3.min-norm: smallest excess of a converged violating draw per seed {np.round(a3n.values['excess_min'], 4).tolist()}; "
+print(f"assumption3.min-norm: smallest excess of a converged violating draw per seed {np.round(np.array(a3n.values['excess_min'], dtype=float), 4).tolist()}; "
       f"satisfying draws {np.round(np.array(orth.claims.violating_excess((fin_mc, L_mc, ok_mc), X=X_tb, y=y_tb)['excess_min'], dtype=float), 4).tolist()}")
 
 # %%
