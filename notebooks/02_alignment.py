@@ -214,9 +214,6 @@ def fig6(r):
     ctrl = toy_all.loss[:, N_SEEDS + r].numpy()
     return al_plots.toy_panels(toy, X_fam[r], y_toy, i_al, ctrl, sr_t.numpy(), s2_t.numpy()), int(toy.steps[i_al])
 
-
-figs6 = [fig6(r) for r in range(N_SEEDS)]
-
 # %% [markdown]
 # ```{glue:figure} alignment-fig6
 # :name: alignment-fig6
@@ -236,6 +233,7 @@ fin_ratio = L_all[-1] / L_all[0]
 print("drops per seed:", n_drops[:N_SEEDS], "| control (mirrored negatives):", n_drops[N_SEEDS:])
 print("mu per draw:", [round(al.mu(X, y_toy), 3) for X in X_fam])
 ledger.measure("fig6.two-drops", toy_all.run(slice(0, N_SEEDS)), controls={"mirrored": toy_all.run(slice(N_SEEDS, 2 * N_SEEDS))})
+figs6 = [fig6(r) for r in range(N_SEEDS)]                 # drawn and closed in this cell (no stray output)
 glue_seeds("alignment-fig6", [f for f, _ in figs6],
            [f"draw {r}: alignment ends at iteration {it:,}; {n_drops[r]} drop(s) (its mirrored control: "
             f"{n_drops[N_SEEDS + r]})" for r, (_, it) in enumerate(figs6)], labels=[f"draw {r}" for r in range(N_SEEDS)])
