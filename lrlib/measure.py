@@ -7,6 +7,8 @@ One function per idea, each with one convention:
   run ``(T, R...)``.
 - :func:`drop_times` — the first crossing of the mid-level between consecutive loss levels.
 - :func:`plateaus`, :func:`drops` — flat stretches and separate sharp decreases of a positive series.
+- :func:`plateau_between` — **the** reading of a loss plateau between two known drops: the median,
+  lowest and highest loss over the middle half of the interval (every chapter reads plateaus so).
 - :func:`relative_error` — ``|value − reference| / |reference|``: the reference (theory, or the
   converged value) is always the second argument and the denominator.
 - :func:`line_fit` — least-squares line ``y ≈ slope·x + intercept`` with its R²; ``nan`` when a
@@ -180,6 +182,63 @@ def drops(steps, values, rel: float = 0.1) -> list[int]:
             continue
         peaks.append(i)
     return peaks
+
+
+class Plateau(NamedTuple):
+    """A loss curve read over the middle half of each interval between consecutive drops.
+
+    Parameters
+    ----------
+    level : np.ndarray
+        ``(K−1,)`` the median loss over the window (``nan`` where a drop is missing).
+    low, high : np.ndarray
+        ``(K−1,)`` the lowest and highest loss over the window: the largest relative deviation of the
+        curve from a predicted level ``ℓ`` there is ``max(|high − ℓ|, |low − ℓ|) / |ℓ|``.
+    """
+
+    level: np.ndarray
+    low: np.ndarray
+    high: np.ndarray
+
+
+def plateau_between(time, loss, drops) -> Plateau:
+    """The plateaus of a loss curve between its consecutive drops, read in one declared way.
+
+    The plateau between drops ``d_k < d_{k+1}`` is the window ``[d_k + Δ/4, d_{k+1} − Δ/4]``,
+    ``Δ = d_{k+1} − d_k`` (the middle half, in the clock of ``time``): away from both drops, where a
+    plateau is flat and a smooth decay through a level is not. The curve is interpolated linearly at
+    both ends of the window and taken at every snapshot inside it.
+
+    Parameters
+    ----------
+    time : array-like
+        ``(T,)`` increasing snapshot times (any clock).
+    loss : array-like
+        ``(T,)`` one loss curve.
+    drops : array-like
+        ``(K,)`` drop times in the clock of ``time``, ``K ≥ 2``; ``nan`` for a missing drop.
+
+    Returns
+    -------
+    Plateau
+        ``level``, ``low``, ``high``, each ``(K−1,)``.
+
+    Raises
+    ------
+    ParameterError
+        When fewer than two drop times are given.
+    """
+    t, L, d = (_np(a).astype(float) for a in (time, loss, drops))
+    if d.ndim != 1 or d.size < 2:
+        raise ParameterError(f"plateau_between needs at least two drop times, got shape {d.shape}")
+    out = np.full((3, d.size - 1), np.nan)
+    for k in range(d.size - 1):
+        if not (np.isfinite(d[k]) and np.isfinite(d[k + 1]) and d[k + 1] > d[k]):
+            continue
+        a, b = d[k] + 0.25 * (d[k + 1] - d[k]), d[k + 1] - 0.25 * (d[k + 1] - d[k])
+        w = np.r_[np.interp([a, b], t, L), L[(t > a) & (t < b)]]
+        out[:, k] = np.median(w), w.min(), w.max()
+    return Plateau(*out)
 
 
 def relative_error(value, reference):

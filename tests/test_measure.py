@@ -9,7 +9,8 @@ import pytest
 import torch
 
 from lrlib.errors import ParameterError
-from lrlib.measure import active, cosine, drop_times, drops, first_crossing, line_fit, plateaus, relative_error
+from lrlib.measure import (active, cosine, drop_times, drops, first_crossing, line_fit, plateau_between, plateaus,
+                           relative_error)
 from lrlib.models import gaussian_init, generator, preactivations
 
 F64 = torch.float64
@@ -116,3 +117,17 @@ def test_active_from_network_and_from_weights():
     assert torch.equal(active(W, X), (torch.einsum("rmd,nd->rmn", W, X) > 0))
     zero = torch.zeros(1, 3, dtype=F64)
     assert not active(zero, X).any()          # pre-activation 0 is inactive
+
+
+def test_plateau_between_reads_the_middle_half_of_each_interval():
+    """A staircase with a linear decay through each drop: the middle half sees only the flat level."""
+    t = np.linspace(0.0, 30.0, 3001)
+    L = np.interp(t, [0, 9, 11, 19, 21, 30], [3.0, 3.0, 2.0, 2.0, 1.0, 1.0])
+    p = plateau_between(t, L, [10.0, 20.0, np.nan])
+    assert p.level[0] == pytest.approx(2.0) and p.low[0] == pytest.approx(2.0) and p.high[0] == pytest.approx(2.0)
+    assert np.isnan(p.level[1]) and np.isnan(p.high[1])
+    # a smooth decay through the level is not a plateau: the window spans a wide range
+    q = plateau_between(t, 3.0 - t / 10.0, [10.0, 20.0])
+    assert q.level[0] == pytest.approx(1.5) and q.high[0] - q.low[0] == pytest.approx(0.5)
+    with pytest.raises(ParameterError):
+        plateau_between(t, L, [10.0])
