@@ -1372,64 +1372,75 @@ if not quick:                                                                # G
 step_tab
 
 # %%
-W_paper = hd.at(hd.index_of_step(steps_hd)).W1[0]                            # seed 0 at the paper's horizon
-V = torch.linalg.svd(W_paper, full_matrices=False).Vh[:2]                    # (2, d), uncentred PCA
-i_b6 = max(int(np.argmax(L_hd[:, 0] < 0.99 * L_hd[0, 0])) - 1, 1)
-i_c6 = pl_hd[0][0][0] if pl_hd[0] else len(grid_hd) // 2
-idx_hd = [hd.index_of_step(int(grid_hd[i])) for i in (0, i_b6, i_c6, len(grid_hd) - 1)]   # the panels' snapshots
-ev = (torch.linalg.svdvals(W_paper) ** 2).numpy()
-ev = ev / ev.sum()                                                           # explained variance ratios (Fig. 7(b))
+W_end = hd.at(hd.index_of_step(steps_hd)).W1                                 # (R, m, d) at the paper's horizon
+V_hd = torch.linalg.svd(W_end, full_matrices=False).Vh[:, :2]                 # (R, 2, d), uncentred PCA per seed
+ev_hd = (torch.linalg.svdvals(W_end) ** 2).numpy()
+ev_hd = ev_hd / ev_hd.sum(-1, keepdims=True)                                  # explained variance ratios (Fig. 7(b))
+
+
+def panel_steps(r):
+    """Seed r's four Figure 6 snapshots: start, alignment, its first plateau, the paper's horizon."""
+    i_b = max(int(np.argmax(L_hd[:, r] < 0.99 * L_hd[0, r])) - 1, 1)
+    i_c = pl_hd[r][0][0] if pl_hd[r] else len(grid_hd) // 2
+    return [hd.index_of_step(int(grid_hd[i])) for i in (0, i_b, i_c, len(grid_hd) - 1)]
+
+
+def hd_note(r):
+    """The numbers under seed r's Figures 6 and 7."""
+    return (f"seed {r}: {m_hd['n_plateaus'][r]:.0f} intermediate plateau(s), loss first 1 % down at "
+            f"iteration {m_hd['exit'][r]:,.0f}, top-2 explained variance {m_hd['top2'][r]:.2f}")
+
 
 # %% tags=["hide-input"]
-fig = plt.figure(figsize=(13, 3.6), constrained_layout=True)
-for k, i in enumerate(idx_hd):
-    ax = fig.add_subplot(1, 4, k + 1, projection="polar")
-    P = (hd.at(i).W1[0] @ V.T).numpy()
-    sgn = np.sign(hd.at(i).a[0].numpy())
-    ax.scatter(np.arctan2(P[:, 1], P[:, 0]), np.hypot(P[:, 0], P[:, 1]), s=10,
-               c=[POS if v > 0 else NEG for v in sgn])
-    ax.set_title(f"({'abcd'[k]}) iteration {hd.steps[i] * eta_hd / 1e-3:,.0f}", fontsize="medium")
-    ax.tick_params(labelsize="x-small")
-fig.suptitle("Figure 6 — seed 0's neurons projected on the top-2 principal components of its W at 200 000 iterations (blue: $a_j>0$, red: $a_j<0$)")
-glue("orthogonal-fig6", fig, display=False)
+def fig6(r):
+    idx = panel_steps(r)
+    P = np.stack([(hd.at(i).W1[r] @ V_hd[r].T).numpy() for i in idx])
+    a = np.stack([hd.at(i).a[r].numpy() for i in idx])
+    return orth_plots.polar_snapshots(P, a, [f"iteration {hd.steps[i] * eta_hd / 1e-3:,.0f}" for i in idx],
+                                      f"Figure 6 — seed {r}'s neurons on the top-2 principal components of "
+                                      "its W at 200 000 iterations (blue: $a_j>0$, red: $a_j<0$)")
+
+
+glue_seeds("orthogonal-fig6", [fig6(r) for r in range(N_SEEDS)], [hd_note(r) for r in range(N_SEEDS)])
 fr7 = np.linspace(0, hd.index_of_step(steps_hd), 4 if quick else 30).round().astype(int)
 orth_plots.glue_html("orthogonal-anim7", orth_plots.neuron_animation(
-    (hd.params.W1[fr7, 0] @ V.T).numpy(), hd.params.a[fr7, 0].numpy(),
+    (hd.params.W1[fr7, 0] @ V_hd[0].T).numpy(), hd.params.a[fr7, 0].numpy(),
     [f"iteration {hd.steps[i] * eta_hd / 1e-3:,.0f}" for i in fr7]))
 
+
 # %% tags=["hide-input"]
-it_all = np.arange(hd.dense_loss.shape[0])[::20] * eta_hd / 1e-3
-fig, axes = panel_grid(2, width=4.4)
-axes[0].semilogy(it_all, hd.dense_loss[::20, 1:].numpy(), color="0.75", lw=0.8)
-axes[0].semilogy(it_all, hd.dense_loss[::20, 0].numpy(), color="k", label=f"seed 0, $\\eta={eta_hd:g}$")
-if hd2 is not None:
-    axes[0].semilogy(np.arange(hd2.dense_loss.shape[0])[::10] * 2 * eta_hd / 1e-3, hd2.dense_loss[::10, 0].numpy(),
-                     color=THEORY, ls="--", lw=1, label=f"seed 0, $\\eta={2 * eta_hd:g}$")
-axes[0].semilogy(it_hd[in_big], L_big, color=NEG, ls=":", label="control: large init")
-for a_, b_ in pl_hd[0]:
-    axes[0].axvspan(it_hd[a_], it_hd[b_], color="#f7e1e4")
-axes[0].axvline(75_000, color=THEORY, ls=":", lw=1)
-axes[0].axvline(200_000, color="0.5", ls="-", lw=0.6)
-axes[0].set(xlabel="iteration ($\\eta=10^{-3}$ equivalent)", ylabel="mean-MSE loss", title="training loss (grey: other seeds)")
-axes[0].legend(fontsize="x-small")
-axes[1].bar(np.arange(1, 11), ev[:10], color=POS)
-axes[1].set(xlabel="principal component", ylabel="explained variance ratio", title=f"seed 0, top-2: {ev[:2].sum():.2f}")
-label_panels(axes)
-fig.suptitle("Figure 7 — high-dimensional data")
-glue("orthogonal-fig7", fig, display=False)
+def fig7_extra(r):
+    """Figure 7's further curves for seed r: the large-init control and the doubled-step rerun."""
+    out = [(it_hd[in_big], L_big, dict(color=NEG, ls=":", label="control: large init (seed 0's draw)"))]
+    if hd2 is not None:
+        out.append((np.arange(hd2.dense_loss.shape[0])[::10] * 2 * eta_hd / 1e-3, hd2.dense_loss[::10, r].numpy(),
+                    dict(color=THEORY, ls="--", lw=1, label=f"seed {r}, $\\eta={2 * eta_hd:g}$")))
+    return out
+
+
+def fig7(r):
+    order = [r] + [s for s in range(N_SEEDS) if s != r]
+    return orth_plots.loss_and_spectrum(
+        np.arange(hd.dense_loss.shape[0])[::20] * eta_hd / 1e-3, hd.dense_loss[::20, order].numpy(), ev_hd[r],
+        plateaus=[(it_hd[a_], it_hd[b_]) for a_, b_ in pl_hd[r]], extra=fig7_extra(r),
+        marks=[(75_000, dict(color=THEORY, ls=":", lw=1)), (200_000, dict(color="0.5", lw=0.6))],
+        title=f"Figure 7 — high-dimensional data, seed {r}")
+
+
+glue_seeds("orthogonal-fig7", [fig7(r) for r in range(N_SEEDS)], [hd_note(r) for r in range(N_SEEDS)])
 
 # %% [markdown]
 # ```{glue:figure} orthogonal-fig6
 # :name: orthogonal-fig6
 #
-# **Figure 6 of the paper.** Seed 0's neurons in polar coordinates on the top two principal components of its first layer at 200 000 iterations (blue $a_j>0$, red $a_j<0$): (a) initialisation, (b) alignment, (c) the plateau, (d) the paper's horizon. Compare: two directions emerge, and at the end the neurons are near, not exactly on, them.
+# **Figure 6 of the paper.** One seed's neurons (switch seeds above the figure) in polar coordinates on the top two principal components of its first layer at 200 000 iterations (blue $a_j>0$, red $a_j<0$): (a) initialisation, (b) alignment, (c) the plateau, (d) the paper's horizon. Compare: two directions emerge, and at the end the neurons are near, not exactly on, them.
 # ```
 
 # %% [markdown]
 # ```{glue:figure} orthogonal-fig7
 # :name: orthogonal-fig7
 #
-# **Figure 7 of the paper.** (a) Mean-MSE loss against the iteration ($\eta=10^{-3}$ units): seed 0 (black), its rerun with the doubled step (dashed), other seeds (grey), the large-initialisation control (dotted); pink: seed 0's plateaus; vertical lines at 75 000 (the paper's saddle; paper time $t=2\eta k=150$) and 200 000 (the paper's horizon, $t=400$). (b) Explained variance ratios. Compare: whether a plateau of seed 0 (and of the grey seeds) covers the dotted line, and the top-2 ratio in (b)'s title with the paper's "about 80 %".
+# **Figure 7 of the paper.** (a) Mean-MSE loss against the iteration ($\eta=10^{-3}$ units): the seed shown (black; switch seeds above the figure), its rerun with the doubled step (dashed), other seeds (grey), the large-initialisation control on seed 0's draw (dotted); pink: the shown seed's plateaus; vertical lines at 75 000 (the paper's saddle; paper time $t=2\eta k=150$) and 200 000 (the paper's horizon, $t=400$). (b) Explained variance ratios. Compare: whether a plateau of the shown seed (and of the grey seeds) covers the dotted line, and the top-2 ratio in (b)'s title with the paper's "about 80 %".
 # ```
 
 # %% [markdown]

@@ -69,3 +69,24 @@ def test_saddle_panels_draws_five_snapshots_and_every_seeds_loss():
     loss_ax = [a for a in fig.axes if "loss" in a.get_title(loc="left")]
     assert len(loss_ax) == 1 and len(loss_ax[0].lines) == 3 + 5 and len(loss_ax[0].patches) == 1
     plt.close(fig)
+
+
+def test_polar_snapshots_draws_one_polar_panel_per_snapshot_coloured_by_sign():
+    P = np.random.default_rng(0).normal(size=(4, 6, 2))
+    a = np.tile([1.0, -1.0, 1.0, -1.0, 1.0, 1.0], (4, 1))
+    fig = oplot.polar_snapshots(P, a, ["a", "b", "c", "d"], "t")
+    assert len(fig.axes) == 4 and all(ax.name == "polar" for ax in fig.axes)
+    assert fig.axes[0].collections[0].get_offsets().shape == (6, 2) and fig.axes[2].get_title() == "(c) c"
+    plt.close(fig)
+
+
+def test_loss_and_spectrum_draws_every_seed_the_extras_and_the_top2_ratio():
+    it = np.arange(1.0, 11.0)
+    loss = np.exp(-np.outer(it, [1.0, 2.0, 3.0]))
+    fig = oplot.loss_and_spectrum(it, loss, np.array([0.6, 0.3, 0.1]), plateaus=[(2.0, 4.0)],
+                                  extra=[(it, loss[:, 0] * 2, dict(ls="--", label="rerun"))],
+                                  marks=[(5.0, dict(color="0.5"))], title="t")
+    ax0, ax1 = fig.axes
+    assert len(ax0.lines) == 3 + 1 + 1 and len(ax0.patches) == 1 and len(ax1.patches) == 3
+    assert "top-2: 0.90" in ax1.get_title(loc="left") + ax1.get_title()
+    plt.close(fig)

@@ -327,3 +327,77 @@ def saddle_panels(nets, X, y, grid, it: np.ndarray, loss: np.ndarray, idx: list,
     label_panels(axes)
     fig.suptitle(title)
     return fig
+
+
+def polar_snapshots(P: np.ndarray, a: np.ndarray, titles: list[str], title: str):
+    """Figure 6: the neurons of one run projected on two principal directions, in polar coordinates.
+
+    Parameters
+    ----------
+    P : np.ndarray
+        ``(K, m, 2)`` the projections of the ``m`` neurons at ``K`` snapshots.
+    a : np.ndarray
+        ``(K, m)`` the output weights (colour: blue ``a_j > 0``, red ``a_j < 0``).
+    titles : list of str
+        One panel title per snapshot.
+    title : str
+        The figure's title.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+    """
+    fig = plt.figure(figsize=(3.25 * len(titles), 3.6), constrained_layout=True)
+    for k, (Pk, ak) in enumerate(zip(P, a)):
+        ax = fig.add_subplot(1, len(titles), k + 1, projection="polar")
+        ax.scatter(np.arctan2(Pk[:, 1], Pk[:, 0]), np.hypot(Pk[:, 0], Pk[:, 1]), s=10,
+                   c=[POS if v > 0 else NEG for v in ak])
+        ax.set_title(f"({'abcdefgh'[k]}) {titles[k]}", fontsize="medium")
+        ax.tick_params(labelsize="x-small")
+    fig.suptitle(title)
+    return fig
+
+
+def loss_and_spectrum(it: np.ndarray, loss: np.ndarray, ev: np.ndarray, *, plateaus=(), extra=(),
+                      marks=(), title: str = ""):
+    """Figure 7: every seed's loss (the seed shown in black, first column) and its explained variances.
+
+    Parameters
+    ----------
+    it : np.ndarray
+        ``(T,)`` iterations.
+    loss : np.ndarray
+        ``(T, R)`` every seed's loss, the seed shown first.
+    ev : np.ndarray
+        ``(k,)`` the shown seed's explained variance ratios, largest first.
+    plateaus : sequence of (float, float)
+        Iteration ranges shaded as the seed's plateaus.
+    extra : sequence of (np.ndarray, np.ndarray, dict)
+        Further curves ``(it, loss, plot kwargs)`` (a rerun, a control), drawn with a label.
+    marks : sequence of (float, dict)
+        Vertical lines ``(iteration, axvline kwargs)``.
+    title : str
+        The figure's title.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+    """
+    fig, axes = panel_grid(2, width=4.4)
+    axes[0].semilogy(it, loss[:, 1:], color="0.75", lw=0.8)
+    axes[0].semilogy(it, loss[:, 0], color="k", label="seed shown")
+    for x, y, kw in extra:
+        axes[0].semilogy(x, y, **kw)
+    for a_, b_ in plateaus:
+        axes[0].axvspan(a_, b_, color="#f7e1e4")
+    for x, kw in marks:
+        axes[0].axvline(x, **kw)
+    axes[0].set(xlabel="iteration ($\\eta=10^{-3}$ equivalent)", ylabel="mean-MSE loss",
+                title="training loss (grey: other seeds)")
+    axes[0].legend(fontsize="x-small")
+    n = min(10, len(ev))
+    axes[1].bar(np.arange(1, n + 1), ev[:n], color=POS)
+    axes[1].set(xlabel="principal component", ylabel="explained variance ratio", title=f"top-2: {ev[:2].sum():.2f}")
+    label_panels(axes)
+    fig.suptitle(title)
+    return fig
