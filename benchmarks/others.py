@@ -17,9 +17,10 @@ import torch
 
 from benchmarks import problems as pb
 from lrlib.models import TwoLayer
+from lrlib.paths import REPO_ROOT as ROOT
+from lrlib.paths import chapters
 from lrlib.train import train
 
-ROOT = Path(__file__).resolve().parent.parent
 
 
 # --------------------------------------------------------------------------- integrator
@@ -89,7 +90,7 @@ def seeds(K: int = 8, steps: int = 2000, repeat: int = 3) -> dict:
 
 def chapter_notebooks(select: list[str] | None = None) -> list[Path]:
     """``notebooks/NN_*.ipynb``, optionally only those whose NN or key is in ``select``."""
-    nbs = sorted(p for p in (ROOT / "notebooks").glob("[0-9][0-9]_*.ipynb"))
+    nbs = list(chapters().values())
     if select:
         nbs = [p for p in nbs if p.stem[:2] in select or p.stem[3:] in select or p.stem in select]
     return nbs

@@ -10,7 +10,8 @@ import math
 import sys
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
+from lrlib.paths import REPO_ROOT as ROOT
+from lrlib.paths import chapters
 RESULTS = ROOT / "benchmarks" / "results.json"
 PAGE = ROOT / "book" / "performance.md"
 INTRO = ROOT / "book" / "intro.md"
@@ -112,7 +113,7 @@ def chapters_table(sec: dict) -> str:
                    f"{r['load_before'][0]:.1f} → {r['load_after'][0]:.1f} | "
                    f"≤ {T_CHAPTER:.0f} s: {_verdict(r['wall_s'] <= T_CHAPTER)} |")
     timed = {r["chapter"] for r in sec["rows"]}
-    missing = sorted(p.stem for p in (ROOT / "notebooks").glob("[0-9][0-9]_*.ipynb") if p.stem not in timed)
+    missing = sorted(p.stem for p in chapters().values() if p.stem not in timed)
     out.append(f"| **sum{' (incomplete)' if missing else ''}** | **{sec['total_s']:.0f}** | | | |")
     if missing:
         out += ["", f"Not timed in this run: {', '.join(missing)}."]

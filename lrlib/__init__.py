@@ -17,7 +17,9 @@ One direction of flow::
 
 Around the chapters: lrlib.sweep runs chapters over seeds (papermill, local or Dask) and
 aggregates their ledgers; lrlib.ledger_page renders the book's ledger and errata pages.
-Support: lrlib.checks (argument checks), lrlib.errors, lrlib.nbparams (papermill parameters).
+Support, importable from anywhere (no lrlib import above them): lrlib.paths (the repository's
+folders and the chapter list), lrlib.schedules (when runs record snapshots), lrlib.checks
+(argument checks), lrlib.errors, lrlib.nbparams (papermill parameters).
 """
 
 __version__ = "0.1.0"

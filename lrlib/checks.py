@@ -191,30 +191,3 @@ def run_arguments(p0, X: Tensor, y: Tensor, *, lr: float, steps: int, momentum: 
             raise ParameterError(f"dtype mismatch: {name} is {t.dtype} but X is {X.dtype}")
 
 
-def record_steps(record, steps: int) -> np.ndarray:
-    """The steps at which a run records snapshots.
-
-    Parameters
-    ----------
-    record : int or sequence of int
-        An int: that many snapshots, log-spaced over ``[0, steps]`` (:func:`lrlib.trajectory.log_schedule`);
-        a sequence: these steps, sorted and made unique.
-    steps : int
-        The run's number of steps.
-
-    Returns
-    -------
-    np.ndarray
-        Sorted unique steps ``(T,)``, int64, all within ``[0, steps]``.
-
-    Raises
-    ------
-    ParameterError
-        When no step is given or a step lies outside ``[0, steps]``.
-    """
-    from .trajectory import log_schedule
-
-    sched = log_schedule(steps, int(record)) if np.isscalar(record) else np.unique(np.asarray(record, dtype=np.int64))
-    if sched.size == 0 or sched.min() < 0 or sched.max() > steps:
-        raise ParameterError(f"record steps must lie in [0, {steps}]")
-    return sched

@@ -54,7 +54,8 @@ import torch
 
 from . import grads as closed_forms
 from .errors import DivergenceError, ParameterError
-from .checks import PARAM_NAMES, positive_number, record_steps, run_arguments
+from .checks import PARAM_NAMES, positive_number, run_arguments
+from .schedules import record_steps
 from .losses import Loss
 from .models import TwoLayer, forward
 from .trajectory import Trajectory

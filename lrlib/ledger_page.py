@@ -15,11 +15,10 @@ import os
 import subprocess
 from pathlib import Path
 
-from .ledger import REPO_ROOT, code_hash, headline, load_declarations
+from .ledger import code_hash, headline, load_declarations
 from .ledger.verdicts import COLOURS, MARKS
 from .ledger.view import legend_html, margin_marks, table_html
-
-PUBLISH_DIR = REPO_ROOT / "book" / "ledger_data"
+from .paths import PUBLISH_DIR, REPO_ROOT, claims_file
 
 
 def _h(text) -> str:
@@ -32,12 +31,6 @@ def _git(*args: str, cwd: Path = REPO_ROOT) -> str | None:
                               timeout=60).stdout
     except Exception:  # noqa: BLE001 - not a git checkout, or git missing
         return None
-
-
-def discover() -> dict[str, Path]:
-    """The book's chapters, ``{key: notebook}`` (:func:`lrlib.sweep.discover` on ``notebooks/``)."""
-    from .sweep import discover as _discover
-    return _discover()
 
 
 def load_published(folder: str | Path = PUBLISH_DIR) -> list[dict]:
@@ -215,7 +208,7 @@ def ledger_rows(chapters: dict[str, Path], aggs: list[dict]) -> list[dict]:
     """
     rows = []
     for key, nb in chapters.items():
-        yml = Path(nb).with_name(Path(nb).stem + ".claims.yaml")
+        yml = claims_file(nb)
         if not yml.is_file():   # a chapter without a claims file has no rows
             continue
         decls = load_declarations(yml)

@@ -55,11 +55,9 @@ from typing import Any, Iterable
 
 from .ledger.aggregate import SCHEMA, SWEEP_ENV
 from .ledger.verdicts import VERDICTS, pass_rate
+from . import paths
+from .paths import NOTEBOOKS_DIR, PUBLISH_DIR, REPO_ROOT
 
-REPO_ROOT = Path(__file__).resolve().parent.parent
-NOTEBOOKS_DIR = REPO_ROOT / "notebooks"
-PUBLISH_DIR = REPO_ROOT / "book" / "ledger_data"
-CHAPTER_RE = re.compile(r"^(\d\d)_([A-Za-z0-9_]+)\.ipynb$")
 SCHEMA = 2
 ERROR_TAIL = 2000  # characters of a failed run's error kept in the aggregate
 _ANSI = re.compile(r"\x1b\[[0-9;]*[A-Za-z]")
@@ -73,34 +71,13 @@ _RUN_LOCK = threading.Lock()
 # ---------------------------------------------------------------------------------
 # chapters
 
-def discover(notebooks_dir: str | Path = NOTEBOOKS_DIR) -> dict[str, Path]:
-    """The chapters in a folder.
-
-    Parameters
-    ----------
-    notebooks_dir : str or Path
-        The folder of the notebooks.
-
-    Returns
-    -------
-    dict of str to Path
-        ``{key: path}`` for every ``NN_<key>.ipynb``, in reading order (NN).
-    """
-    found = []
-    for p in Path(notebooks_dir).glob("*.ipynb"):
-        m = CHAPTER_RE.match(p.name)
-        if m:
-            found.append((m.group(1), m.group(2), p))
-    return {key: p for _, key, p in sorted(found)}
-
-
 def select(chapters: dict[str, Path], wanted: Iterable[str] | None) -> dict[str, Path]:
     """The chapters named in ``wanted``.
 
     Parameters
     ----------
     chapters : dict of str to Path
-        All chapters (:func:`discover`).
+        All chapters (:func:`lrlib.paths.chapters`).
     wanted : iterable of str or None
         Keys such as ``orthogonal`` or stems such as ``01_orthogonal``; empty or ``None``: all.
 
@@ -700,7 +677,7 @@ def main(argv: list[str] | None = None) -> int:
     a = ap.parse_args(argv)
     if a.workers is not None and a.workers < 1:
         ap.error("--workers must be ≥ 1")
-    chapters = select(discover(a.notebooks), a.chapters)
+    chapters = select(paths.chapters(a.notebooks), a.chapters)
     agg = sweep(chapters, a.seeds, a.out, quick=a.quick, workers=a.workers, scheduler=a.scheduler,
                 timeout=a.timeout)
     if a.publish:

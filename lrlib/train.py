@@ -35,8 +35,9 @@ import torch
 from . import grads, small_step
 from .errors import DivergenceError, ParameterError
 from .losses import Loss
-from .checks import PARAM_NAMES, point_axis, record_steps, run_arguments
+from .checks import PARAM_NAMES, point_axis, run_arguments
 from .models import TwoLayer, forward, generator
+from .schedules import record_steps
 from .trajectory import Trajectory
 
 Tensor = torch.Tensor

@@ -1,4 +1,4 @@
-"""Trajectory: what a run records, and the record schedules.
+"""Trajectory: what a run records (the record schedules are in :mod:`lrlib.schedules`).
 
 A :class:`Trajectory` holds ``T`` snapshots of a :class:`~lrlib.models.TwoLayer`
 stacked along a leading time axis (so ``params.W1`` is ``(T, R..., m, d)``), the
@@ -17,62 +17,9 @@ import torch
 
 from .errors import ParameterError
 from .models import TwoLayer
+from .schedules import linear_schedule, log_schedule  # noqa: F401  (old home; lrlib.schedules is theirs)
 
 Tensor = torch.Tensor
-
-
-def log_schedule(steps: int, num: int = 200) -> np.ndarray:
-    """About ``num`` log-spaced step indices in ``[0, steps]``, always with 0 and ``steps``.
-
-    Dense at the start (every step up to ~num/10) and geometric afterwards.
-
-    Parameters
-    ----------
-    steps : int
-        The last step, ≥ 0.
-    num : int
-        About how many indices, ≥ 2 (rounding merges some).
-
-    Returns
-    -------
-    np.ndarray
-        Steps ``(T,)``, sorted, unique, ``int64``, ``T ≤ num + 1``.
-
-    Raises
-    ------
-    ParameterError
-        When ``steps < 0`` or ``num < 2``.
-    """
-    if steps < 0 or num < 2:
-        raise ParameterError(f"log_schedule needs steps ≥ 0 and num ≥ 2 (got {steps}, {num})")
-    geo = np.geomspace(1, max(steps, 1), num=num)
-    pts = np.unique(np.concatenate([[0, steps], np.round(geo).astype(np.int64)]))
-    return pts[pts <= steps]
-
-
-def linear_schedule(steps: int, every: int) -> np.ndarray:
-    """Every ``every``-th step, plus 0 and ``steps``.
-
-    Parameters
-    ----------
-    steps : int
-        The last step.
-    every : int
-        The spacing in steps, ≥ 1.
-
-    Returns
-    -------
-    np.ndarray
-        Sorted unique steps ``(T,)``.
-
-    Raises
-    ------
-    ParameterError
-        When ``every < 1``.
-    """
-    if every < 1:
-        raise ParameterError(f"linear_schedule needs every ≥ 1, got {every}")
-    return np.unique(np.concatenate([np.arange(0, steps + 1, every), [steps]]))
 
 
 @dataclass

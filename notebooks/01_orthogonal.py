@@ -109,6 +109,7 @@ import torch
 
 from lrlib import chapter
 from lrlib.ledger import fmt
+from lrlib.ledger.grading import same_verdict, verdicts_by_variant
 from lrlib.ledger.summary import glue_what_holds
 from lrlib.integrate import flow
 from lrlib.losses import Loss, half_mse
@@ -121,7 +122,7 @@ from lrlib.theory.orthogonal.data import (correlated_testbed, nonorthogonal_1d, 
 from lrlib.theory import orthogonal as orth
 from lrlib.track import balancedness_drift, max_direction_change
 from lrlib.train import train
-from lrlib.trajectory import linear_schedule, log_schedule
+from lrlib.schedules import linear_schedule, log_schedule
 
 # %%
 ch = chapter.start("orthogonal", seed, quick, ledger_path)
@@ -1364,7 +1365,7 @@ hd_half = None if quick else train(p_hd.map(lambda t: t[:1]), X_hd[:1], y_hd[:1]
                                    steps=2 * steps_hd, record=[0, 2 * steps_hd], time_scale=2.0, dense_loss=True)
 by_step = {f"η={eta_hd:g}": m_hd} if quick else {f"η={eta_hd / 2:g}": orth.hd_measures(
     hd_half.dense_loss, hd_half.final.W1, eta_hd / 2), f"η={eta_hd:g}": m_hd, f"η={2 * eta_hd:g}": m_hd2}
-step_tab = orth.step_table(ledger.decls, FIG7_NAMES, by_step)
+step_tab = orth.step_table(by_step, verdicts_by_variant(ledger.decls, FIG7_NAMES, by_step))
 if not quick:                                                                # GD's error is first order in η
     t_exit = step_tab["exit (paper time t)"].astype(float).to_numpy()
     print(f"seed 0's first exit, linearly extrapolated from η = 1e-2 and 2e-2 to the paper's 1e-3: paper time "
@@ -1457,7 +1458,7 @@ run_hd = (hd.dense_loss, hd.at(hd.index_of_step(steps_hd)).W1, eta_hd, 200_000)
 run_big = (hd_big.dense_loss.reshape(hd_big.dense_loss.shape[0], -1), hd_big.final.W1.reshape(1, 200, 150), 2e-2, 40_000)            # the control's own horizon (paper time 40)
 for c, names in (("fig7.saddle", ("n_plateaus", "ratio")), ("fig7.pca", ("top2",)),
                  ("fig7.saddle-location", ("on_saddle",)), ("fig7.to-zero", ("drop",))):
-    same = orth.same_verdict(ledger.decls[c], {k: m_hd[k] for k in names}, {k: m_hd2[k] for k in names})
+    same = same_verdict(ledger.decls[c], {k: m_hd[k] for k in names}, {k: m_hd2[k] for k in names})
     ledger.measure(c, run_hd, controls={"large_init": run_big} if ledger.decls[c].kind == "reproduction" else {},
                    premises=dict(step_gap=step_hd, same_verdict=same))
     print(f"{c}: {rate_of(c)}")

@@ -30,9 +30,9 @@ def chapter_keys(root: Path = ROOT) -> dict[str, str]:
     if str(root) not in sys.path:
         sys.path.insert(0, str(root))
     from lrlib.ledger.provenance import code_hash
+    from lrlib.paths import chapters
 
-    stems = sorted(p.stem for p in (root / "notebooks").glob("[0-9][0-9]_*.py"))
-    return {s: code_hash(s.split("_", 1)[1], root=root) for s in stems}
+    return {p.stem: code_hash(key, root=root) for key, p in chapters(root / "notebooks", ".py").items()}
 
 
 def cache_key(root: Path = ROOT) -> str:

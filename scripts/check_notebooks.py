@@ -35,8 +35,7 @@ from pathlib import Path
 
 import jupytext
 
-REPO_ROOT = Path(__file__).resolve().parent.parent
-NOTEBOOKS = REPO_ROOT / "notebooks"
+from lrlib.paths import NOTEBOOKS_DIR, REPO_ROOT
 PY_FMT = "py:percent"
 
 # Metadata that execution adds and that must not be committed.
@@ -194,7 +193,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--strip", action="store_true",
                         help="clear outputs, execution counts and execution metadata of every "
                              ".ipynb in place before checking")
-    parser.add_argument("--dir", type=Path, default=NOTEBOOKS, help="notebook folder (default: notebooks/)")
+    parser.add_argument("--dir", type=Path, default=NOTEBOOKS_DIR, help="notebook folder (default: notebooks/)")
     args = parser.parse_args(argv)
 
     folder: Path = args.dir.resolve()

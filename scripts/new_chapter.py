@@ -18,7 +18,7 @@ import re
 import sys
 from pathlib import Path
 
-REPO_ROOT = Path(__file__).resolve().parent.parent
+from lrlib.paths import REPO_ROOT, chapters
 KEY_RE = re.compile(r"^[a-z][a-z0-9_]*$")
 
 
@@ -83,7 +83,7 @@ def new_chapter(key: str, title: str, root: Path = REPO_ROOT) -> Path:
     if not KEY_RE.match(key):
         raise SystemExit(f"new_chapter: the key must be lower-case letters, digits and _, starting with a letter; got {key!r}")
     nbdir = root / "notebooks"
-    taken = {p.name.split("_", 1)[1].rsplit(".", 1)[0]: int(p.name[:2]) for p in nbdir.glob("[0-9][0-9]_*.py")}
+    taken = {k: int(p.name[:2]) for k, p in chapters(nbdir, ".py").items()}
     if key in taken:
         raise SystemExit(f"new_chapter: chapter {key!r} exists already (notebooks/{taken[key]:02d}_{key}.py)")
     stem = f"{max(taken.values(), default=0) + 1:02d}_{key}"

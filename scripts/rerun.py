@@ -10,7 +10,7 @@ from __future__ import annotations
 import argparse
 import sys
 
-from lrlib import sweep
+from lrlib import paths, sweep
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -19,7 +19,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--seed", default="1")
     ap.add_argument("--quick", default="0")
     a = ap.parse_args(argv)
-    chapters = sweep.discover()
+    chapters = paths.chapters()
     if a.chapter not in chapters:
         print(f"make rerun: give CHAPTER=<key>, one of: {' '.join(chapters)}", file=sys.stderr)
         return 2
@@ -29,7 +29,7 @@ def main(argv: list[str] | None = None) -> int:
     if a.quick not in ("0", "1"):
         print(f"make rerun: QUICK must be 0 or 1, got '{a.quick}'", file=sys.stderr)
         return 2
-    out = sweep.REPO_ROOT / "runs" / "rerun"
+    out = paths.REPO_ROOT / "runs" / "rerun"
     agg = sweep.sweep({a.chapter: chapters[a.chapter]}, [int(a.seed)], out, quick=a.quick == "1", workers=1)
     base = out / a.chapter / f"seed{a.seed}"
     if agg["failed"]:

@@ -57,7 +57,7 @@ from pathlib import Path
 
 import yaml
 
-REPO_ROOT = Path(__file__).resolve().parent.parent
+from lrlib.paths import REPO_ROOT
 CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--no-first-run", "--disable-background-networking",
                  "--disable-component-update", "--disable-sync", "--disable-dev-shm-usage"]
 RAW_MATH = re.compile(r"\\\(|\\\)|\\\[|\\\]|\$")

@@ -22,7 +22,7 @@ def test_scalar_checks(f, good, bad):
             f("x", v)
 
 
-def test_run_arguments_and_record_steps():
+def test_run_arguments():
     p = balanced_init(4, 3, scale=0.1, gen=generator(0))
     X, y = torch.randn(5, 3, dtype=torch.float64), torch.randn(5, dtype=torch.float64)
     checks.run_arguments(p, X, y, lr=0.1, steps=10)
@@ -34,8 +34,4 @@ def test_run_arguments_and_record_steps():
         checks.run_arguments(p, X, y, lr=0.1, steps=10, batch_size=6)
     with pytest.raises(ParameterError, match="unknown trainable"):
         checks.run_arguments(p, X, y, lr=0.1, steps=10, trainable=("W3",))
-    assert checks.record_steps([5, 0, 5], 10).tolist() == [0, 5]
-    assert checks.record_steps(3, 100)[[0, -1]].tolist() == [0, 100]
-    with pytest.raises(ParameterError, match=r"record steps must lie in \[0, 10\]"):
-        checks.record_steps([11], 10)
     assert checks.point_axis(torch.zeros(2, 5, 3), 5) == -2

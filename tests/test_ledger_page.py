@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 
 from lrlib import ledger_page as lp
+from lrlib.paths import chapters
 from lrlib import sweep as sw
 
 CLAIMS = """\
@@ -24,7 +25,7 @@ def _chapter(folder: Path) -> dict[str, Path]:
     folder.mkdir(parents=True, exist_ok=True)
     (folder / "01_fake.ipynb").write_text('{"cells": [{"cell_type": "markdown", "source": "# Fake"}]}')
     (folder / "01_fake.claims.yaml").write_text(CLAIMS)
-    return sw.discover(folder)
+    return chapters(folder)
 
 
 def _agg(rule="v > 0"):

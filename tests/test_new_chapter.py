@@ -18,7 +18,7 @@ import check_notebooks  # noqa: E402
 import new_chapter  # noqa: E402
 import site_check  # noqa: E402
 
-from lrlib import ledger_page, sweep  # noqa: E402
+from lrlib import ledger_page, paths, sweep  # noqa: E402
 
 
 @pytest.fixture
@@ -58,7 +58,7 @@ def test_new_chapter_is_collected_by_the_book_the_sweep_and_the_ledger_page(scra
     assert (scratch / "tests" / "test_theory_toychapter.py").is_file()
 
     # the sweep: discovered, executed (quick), its claim graded
-    chapters = sweep.discover(scratch / "notebooks")
+    chapters = paths.chapters(scratch / "notebooks")
     assert list(chapters) == ["toychapter"]
     agg = sweep.sweep(chapters, [0], scratch / "runs", quick=True, workers=1, log=lambda *a: None)
     assert agg["failed"] == []

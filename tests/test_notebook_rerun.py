@@ -25,13 +25,12 @@ from lrlib import ledger_page as lp
 from lrlib import sweep as sw
 from lrlib.ledger import load_declarations
 from lrlib.ledger.verdicts import VERDICTS
+from lrlib.paths import NOTEBOOKS_DIR, REPO_ROOT, chapters
 
 # minutes of CPU: `make test` runs them as their own step, after the unit tests (pytest -m slow)
 pytestmark = pytest.mark.slow
 
-REPO_ROOT = Path(__file__).resolve().parent.parent
-NOTEBOOKS_DIR = REPO_ROOT / "notebooks"
-CHAPTERS = sorted(p for p in NOTEBOOKS_DIR.glob("*.ipynb") if re.match(r"^\d\d_", p.name))
+CHAPTERS = list(chapters().values())
 
 CLAIM_KEYS = {"id", "kind", "statement", "quantity", "rule", "tolerance", "expect", "control", "premises",
               "verdicts", "measured", "control_verdicts", "control_measured", "passes", "graded",
@@ -50,7 +49,7 @@ def sweep_seed1(tmp_path_factory) -> tuple[dict, Path]:
     out = tmp_path_factory.mktemp("sweep")
     with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
                                   dashboard_address=None) as cluster:
-        agg = sw.sweep(sw.discover(NOTEBOOKS_DIR), [SEED], out, quick=True,
+        agg = sw.sweep(chapters(NOTEBOOKS_DIR), [SEED], out, quick=True,
                        scheduler=cluster.scheduler_address, timeout=1800, log=print)
     return agg, out
 
@@ -91,7 +90,7 @@ def test_sweep_aggregate_is_readable_by_the_ledger_page(sweep_seed1):
     agg, out = sweep_seed1
     assert agg["provenance"]["quick"] is True and agg["provenance"]["seeds"] == [SEED]
     assert agg["provenance"]["runner"].startswith("dask scheduler tcp://")
-    rows = lp.ledger_rows(sw.discover(NOTEBOOKS_DIR), [agg])
+    rows = lp.ledger_rows(chapters(NOTEBOOKS_DIR), [agg])
     assert rows and all(r["sweeps"]["quick"] is not None for r in rows)
     html = lp.ledger_html(rows, [agg])
     assert html.count("<tr data-chapter") == len(rows)

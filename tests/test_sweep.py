@@ -10,6 +10,7 @@ import nbformat
 import pytest
 
 from lrlib import sweep as sw
+from lrlib import paths
 
 PARAMS = 'seed = 0            # seed\nquick = False       # reduced size\nledger_path = ""    # ledger JSON'
 
@@ -70,7 +71,7 @@ def chapters(tmp_path: Path) -> dict[str, Path]:
     fake_chapter(nbdir, "01_fake", fail_seed=2)
     fake_chapter(nbdir, "02_other")
     (nbdir / "notes.ipynb").write_text("{}")  # not a chapter: no NN_ prefix
-    return sw.discover(nbdir)
+    return paths.chapters(nbdir)
 
 
 def test_discover_and_select(chapters):

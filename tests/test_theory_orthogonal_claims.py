@@ -273,7 +273,7 @@ def test_violating_excess_takes_the_smallest_converged_selected_draw():
 
 def test_what_holds_names_only_declared_claims_and_each_once():
     from lrlib.ledger import load_declarations
-    from lrlib.ledger.provenance import chapter_paths
+    from lrlib.paths import chapter_paths
     from lrlib.theory.orthogonal.claims import WHAT_HOLDS
 
     declared = {d.id for d in load_declarations(chapter_paths("orthogonal")[1])}

@@ -16,7 +16,7 @@ from lrlib.losses import Loss, half_mse
 from lrlib.models import TwoLayer, balanced_init, forward, gaussian_init, generator
 from lrlib.train import train
 from lrlib.theory.orthogonal.data import orthogonal_toy, orthonormal_testbed
-from lrlib.trajectory import log_schedule
+from lrlib.schedules import log_schedule
 
 F64 = torch.float64
 

@@ -1,4 +1,4 @@
-"""Tests for lrlib.trajectory: the record schedules (endpoints, order, density, errors) and the
+"""Tests for lrlib.trajectory: the
 Trajectory a run returns (snapshot lookup and its errors, one run of a batch, the .npz round trip)."""
 
 from __future__ import annotations
@@ -9,7 +9,7 @@ import torch
 
 from lrlib.errors import ParameterError
 from lrlib.models import TwoLayer
-from lrlib.trajectory import Trajectory, linear_schedule, log_schedule
+from lrlib.trajectory import Trajectory
 
 F64 = torch.float64
 
@@ -26,52 +26,6 @@ def _hand_made(steps=(5, 10, 20), runs=()):
     loss = torch.linspace(1.0, 0.1, T, dtype=F64).view(T, *[1] * len(runs)).expand(T, *runs).clone()
     return Trajectory(steps=np.array(steps), time=0.1 * np.array(steps, dtype=float),
                       params=TwoLayer(W1=W1, W2=W2), loss=loss, meta={"lr": 0.1})
-
-
-# ---------------------------------------------------------------------------
-# record schedules
-# ---------------------------------------------------------------------------
-
-@pytest.mark.parametrize("steps,num", [(0, 2), (1, 2), (10, 200), (1000, 50), (123_457, 200), (5, 3)])
-def test_log_schedule(steps, num):
-    s = log_schedule(steps, num)
-    assert s.dtype == np.int64
-    assert s[0] == 0 and s[-1] == steps
-    assert np.all(np.diff(s) > 0)
-    assert len(s) <= num + 2
-
-
-def test_log_schedule_is_dense_early_and_geometric_late():
-    s = log_schedule(100_000, 200)
-    assert set(range(0, 11)) <= set(s.tolist())
-    ratios = s[-20:][1:] / s[-20:][:-1]
-    assert np.allclose(ratios, (100_000) ** (1 / 199), rtol=0.02)
-
-
-def test_linear_schedule():
-    assert linear_schedule(10, 4).tolist() == [0, 4, 8, 10]
-    assert linear_schedule(8, 4).tolist() == [0, 4, 8]
-    with pytest.raises(ParameterError):
-        linear_schedule(10, 0)
-    with pytest.raises(ParameterError):
-        log_schedule(10, 1)
-    with pytest.raises(ParameterError):
-        log_schedule(-1, 10)
-
-
-@pytest.mark.parametrize("steps,every", [(0, 1), (1, 1), (10, 3), (10, 10), (10, 25), (1000, 7)])
-def test_linear_schedule_endpoints_and_spacing(steps, every):
-    s = linear_schedule(steps, every)
-    assert s[0] == 0 and s[-1] == steps
-    assert np.all(np.diff(s) > 0)
-    assert np.all(np.diff(s)[:-1] == every)               # evenly spaced but for the last gap
-    if steps > 0:
-        assert 0 < s[-1] - s[-2] <= every
-
-
-def test_log_schedule_of_zero_steps_is_the_initialisation():
-    assert log_schedule(0, 50).tolist() == [0]
-    assert linear_schedule(0, 4).tolist() == [0]
 
 
 # ---------------------------------------------------------------------------

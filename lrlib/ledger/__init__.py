@@ -15,12 +15,12 @@ One module per job:
 from .aggregate import PUBLISHED_FULL, StaleSweep, load_aggregate, tier_counts
 from .declarations import Control, Declaration, Premise, declaration_from_dict, lint, load_declarations
 from .grading import ControlPassed, Ledger, Result, VerdictMismatch, fmt, fmt_values
-from .provenance import REPO_ROOT, chapter_paths, code_hash
+from .provenance import code_hash
 from .rules import Rule
 from .trend import trend_stats
 from .verdicts import VERDICTS, expectation_met, headline, pass_rate
 
-__all__ = ["Control", "ControlPassed", "Declaration", "Ledger", "PUBLISHED_FULL", "Premise", "REPO_ROOT", "Result",
-           "Rule", "StaleSweep", "VERDICTS", "VerdictMismatch", "chapter_paths", "code_hash", "declaration_from_dict",
+__all__ = ["Control", "ControlPassed", "Declaration", "Ledger", "PUBLISHED_FULL", "Premise", "Result",
+           "Rule", "StaleSweep", "VERDICTS", "VerdictMismatch", "code_hash", "declaration_from_dict",
            "expectation_met", "fmt", "fmt_values", "headline", "lint", "load_aggregate", "load_declarations",
            "pass_rate", "tier_counts", "trend_stats"]

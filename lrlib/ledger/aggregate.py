@@ -14,10 +14,10 @@ from pathlib import Path
 from typing import Iterable, Mapping
 
 from ..errors import LrlibError
-from .provenance import REPO_ROOT
+from ..paths import PUBLISH_DIR
 from .verdicts import TIERS
 
-PUBLISHED_FULL = REPO_ROOT / "book" / "ledger_data" / "sweep-full.json"
+PUBLISHED_FULL = PUBLISH_DIR / "sweep-full.json"
 SWEEP_ENV = "LRLIB_SWEEP"   # set by lrlib.sweep in the kernels it starts
 SCHEMA = 2
 PASSING = ("reproduced", "partial")

@@ -54,7 +54,8 @@ import numpy as np
 from ..errors import LrlibError, ParameterError
 from .aggregate import PUBLISHED_FULL, SCHEMA, SWEEP_ENV, StaleSweep, load_aggregate, published_control_failures
 from .declarations import Control, Declaration, load_declarations, resolve_measure
-from .provenance import NOTEBOOKS_DIR, chapter_paths, code_hash
+from ..paths import NOTEBOOKS_DIR, chapter_paths
+from .provenance import code_hash
 from .rules import Rule
 from .view import chapter_tables
 from .verdicts import CLEAR_FACTOR, LOOSE_FACTOR, expectation_met, headline, pass_rate
@@ -256,6 +257,49 @@ def grade_control(decl: Declaration, values: Mapping[str, Any]) -> list[str]:
             v = "inconclusive" if could_pass(rule, seed) else "not reproduced"
         verdicts.append(v)
     return verdicts
+
+
+def same_verdict(decl: Declaration, a: Mapping[str, Any], b: Mapping[str, Any]) -> np.ndarray:
+    """Whether a claim's rule alone (:func:`grade_control`) gives the same verdict on two sets of
+    measurements, seed by seed: a run and its variant (another step, a finer grid, a longer horizon).
+
+    Parameters
+    ----------
+    decl : Declaration
+        The claim.
+    a, b : mapping of str to array-like
+        The two sets of measurements, each name an array over seeds.
+
+    Returns
+    -------
+    np.ndarray
+        ``(seeds,)`` 1.0 where the verdicts agree, else 0.0.
+    """
+    return (np.array(grade_control(decl, a)) == np.array(grade_control(decl, b))).astype(float)
+
+
+def verdicts_by_variant(decls: Mapping[str, Declaration], names: Mapping[str, tuple[str, ...]],
+                        variants: Mapping[str, Mapping[str, Any]], run: int = 0) -> dict[str, dict[str, str]]:
+    """Each claim's rule alone (:func:`grade_control`) on one run of several variants of an experiment.
+
+    Parameters
+    ----------
+    decls : mapping of str to Declaration
+        Claim id → declaration (``Ledger.decls``).
+    names : mapping of str to tuple of str
+        Claim id → the measurement names its rule reads.
+    variants : mapping of str to mapping
+        Variant label (e.g. the step) → its measurements, each name an array over runs.
+    run : int
+        Which run (seed) of each variant to grade.
+
+    Returns
+    -------
+    dict
+        ``{variant label: {claim id: verdict}}``.
+    """
+    return {label: {c: grade_control(decls[c], {k: np.asarray(m[k])[run:run + 1] for k in ns})[0]
+                    for c, ns in names.items()} for label, m in variants.items()}
 
 
 def could_pass(rule: Rule, seed: Mapping[str, float], n: int = 4000) -> bool:
@@ -769,4 +813,5 @@ class Ledger:
 
 
 __all__ = ["ControlPassed", "Ledger", "Result", "VerdictMismatch", "could_pass", "fmt", "fmt_values", "grade_control",
+           "same_verdict", "verdicts_by_variant",
            "grade_seeds", "margins"]

@@ -13,40 +13,13 @@ import json
 from pathlib import Path
 
 from ..errors import ParameterError
+from ..paths import REPO_ROOT, chapters, claims_file
 from .declarations import GRADING_FIELDS, load_declarations
 
-REPO_ROOT = Path(__file__).resolve().parent.parent.parent
-NOTEBOOKS_DIR = REPO_ROOT / "notebooks"
 #: lrlib modules that run chapters or render pages; no chapter result depends on them
 NOT_RUN_BY_CHAPTERS = ("lrlib/sweep.py", "lrlib/ledger_page.py")
 #: Files outside lrlib that every chapter's results depend on
 SHARED_INPUTS = ("data/SHA256SUMS", "requirements.txt")
-
-def chapter_paths(chapter: str, notebooks_dir: str | Path = NOTEBOOKS_DIR) -> tuple[Path, Path]:
-    """The notebook and claims file of a chapter (``notebooks/NN_<key>.*``).
-
-    Parameters
-    ----------
-    chapter : str
-        The chapter key.
-    notebooks_dir : str or Path
-        The folder of the notebooks.
-
-    Returns
-    -------
-    tuple of Path
-        ``(notebook .py, claims .yaml)``; the claims file need not exist.
-
-    Raises
-    ------
-    ParameterError
-        When there is not exactly one ``NN_<chapter>.py``.
-    """
-    nbs = sorted(Path(notebooks_dir).glob(f"[0-9][0-9]_{chapter}.py"))
-    if len(nbs) != 1:
-        raise ParameterError(f"chapter {chapter!r}: expected one notebooks/NN_{chapter}.py, found {len(nbs)}")
-    return nbs[0], nbs[0].with_suffix(".claims.yaml")
-
 
 def grading_digest(path: Path) -> bytes:
     """The grading-relevant content of a claims file, for :func:`code_hash`.
@@ -186,14 +159,14 @@ def code_hash(chapter: str, notebooks_dir: str | Path | None = None, root: str |
     """
     root = Path(root)
     nbdir = Path(notebooks_dir) if notebooks_dir is not None else root / "notebooks"
-    found = sorted(nbdir.glob(f"[0-9][0-9]_{chapter}.py")) or sorted(nbdir.glob(f"[0-9][0-9]_{chapter}.ipynb"))
-    if len(found) != 1:
+    nb = chapters(nbdir, ".py").get(chapter) or chapters(nbdir).get(chapter)
+    if nb is None:
         raise ParameterError(f"chapter {chapter!r}: expected one notebook NN_{chapter}.py in {nbdir}")
-    claims_file = found[0].with_name(found[0].stem + ".claims.yaml")
-    named = [(f"notebooks/{found[0].name}", found[0].read_bytes())]
-    if claims_file.is_file():
-        named.append((f"notebooks/{claims_file.name}", grading_digest(claims_file)))
-    named += [(f.relative_to(root).as_posix(), f.read_bytes()) for f in lrlib_closure(_notebook_source(found[0]), root)
+    claims = claims_file(nb)
+    named = [(f"notebooks/{nb.name}", nb.read_bytes())]
+    if claims.is_file():
+        named.append((f"notebooks/{claims.name}", grading_digest(claims)))
+    named += [(f.relative_to(root).as_posix(), f.read_bytes()) for f in lrlib_closure(_notebook_source(nb), root)
               if f.relative_to(root).as_posix() not in NOT_RUN_BY_CHAPTERS]
     for rel in SHARED_INPUTS:
         if (root / rel).is_file():
@@ -205,5 +178,5 @@ def code_hash(chapter: str, notebooks_dir: str | Path | None = None, root: str |
     return h.hexdigest()[:16]
 
 
-__all__ = ["NOTEBOOKS_DIR", "NOT_RUN_BY_CHAPTERS", "REPO_ROOT", "SHARED_INPUTS", "chapter_paths", "code_hash",
+__all__ = ["NOT_RUN_BY_CHAPTERS", "SHARED_INPUTS", "code_hash",
            "grading_digest", "lrlib_closure"]

@@ -60,9 +60,9 @@ def test_claims_tables_are_readable_at_a_laptop_and_a_phone_width(tmp_path):
     from playwright.sync_api import sync_playwright
 
     from lrlib import ledger_page as lp
-    from lrlib import sweep as sw
+    from lrlib.paths import chapters
 
-    rows = lp.ledger_rows(sw.discover(REPO_ROOT / "notebooks"), [])
+    rows = lp.ledger_rows(chapters(REPO_ROOT / "notebooks"), [])
     long = "a very long statement that wraps over many lines " * 6
     for r in rows:
         r["decl"] = r["decl"].__class__(**{**r["decl"].__dict__, "statement": long})

@@ -28,9 +28,11 @@ from ...measure import cosine, first_crossing
 from ...track import max_direction_change
 from ...trajectory import Trajectory
 from ...models import TwoLayer, forward
-from .core import KeyVectors, alignment_directions, key_vectors, min_f1_norm, phase_times, plateau_loss, s_sets
+from .core import (KeyVectors, alignment_directions, key_vectors, local_rate, min_f1_norm, phase_times, plateau_loss,
+                   s_sets)
 from ...measure import active
 from .measure import (count_saddles, decay_rates, dwell_time, excess_norm, f1_cost, function_gap, half_fit_times,
+                      hd_measures,
                       inactive_violations, kink_clusters, lemma2_holds, loss_at, mass_times, min_alignment, movement,
                       no_collapse_margin, ntk_gap, row_slopes, saddle_distance, saddle_walk, stuck_measures, sub_runs,
                       toy_timings, two_clusters, u_fitted)
@@ -309,7 +311,6 @@ def local_rate_deviation(run: Sweep, kv: KeyVectors, window: tuple[float, float]
     dict
         ``rate_dev`` ``(rows,)``; nan where the loss never crosses the window.
     """
-    from .core import local_rate
     rate = decay_rates(run.traj.time, run.traj.loss, window)
     return {"rate_dev": np.max(np.abs(rate / local_rate(kv, n_last) - 1), axis=-1)}
 
@@ -645,7 +646,6 @@ def high_dim_figure(run: tuple[Tensor, Tensor, float, int]) -> dict[str, np.ndar
     dict
         ``n_plateaus``, ``ratio``, ``on_saddle``, ``top2``, ``drop``, ``drop_short``, ``exit``, each ``(R,)``.
     """
-    from .measure import hd_measures
     dense, W, eta, horizon = run
     m = hd_measures(dense, W, eta, horizon=horizon)
     return {k: np.asarray(m[k], dtype=float) for k in

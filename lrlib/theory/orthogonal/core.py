@@ -442,3 +442,9 @@ def unbalanced_sweep_init(m: int, d: int, lams: Tensor, seeds: int, seed: int,
     b = torch.randn((seeds, 1, 1, m), generator=generator(seed + 13), dtype=torch.float64).abs()
     c = lams.to(torch.float64).view(1, -1, 1, 1) if out_std is None else torch.tensor(float(out_std), dtype=torch.float64)
     return TwoLayer(W1=base.W1, W2=(torch.sign(base.W2) * b * c).to(base.W2.dtype))
+
+
+__all__ = ["alignment_directions", "assumption3_failure_probability", "check_orthogonal", "escape_curvature",
+           "fit_vectors", "key_vectors", "KeyVectors", "limit_directions", "limit_function", "local_rate",
+           "min_f1_norm", "min_norm_squared", "phase_times", "PhaseTimes", "plateau_loss", "s_sets",
+           "saddle_point", "unbalanced_sweep_init"]

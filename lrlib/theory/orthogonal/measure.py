@@ -13,11 +13,14 @@ from __future__ import annotations
 import math
 
 import numpy as np
+import pandas as pd
 import torch
 
 from ...errors import ParameterError
 from ...models import TwoLayer, forward
 from ...measure import active, cosine, first_crossing, line_fit, plateaus
+from ...schedules import log_schedule
+from ...track import max_direction_change
 from ...trajectory import Trajectory
 from .core import (alignment_directions, fit_vectors, key_vectors, limit_directions, limit_function,
                    min_norm_squared, phase_times, s_sets)
@@ -692,7 +695,6 @@ def saddle_walk(traj: Trajectory, iterations: np.ndarray, above: float) -> dict:
         longest plateau; nan without one) and ``speedup`` (the largest :func:`plateau_speedup` of the
         plateaus; nan without one).
     """
-    from ...track import max_direction_change
     L = traj.loss.numpy()
     pls = intermediate_plateaus(L, above=above)
     main = max(pls, key=lambda ab: iterations[ab[1]] - iterations[ab[0]]) if pls else None
@@ -878,7 +880,6 @@ def hd_measures(dense_loss: Tensor, W_paper: Tensor, eta: float, horizon: int = 
     ParameterError
         If the run is shorter than the horizon.
     """
-    from ...trajectory import log_schedule
     scale = eta / ref
     h = int(round(horizon / scale))
     if dense_loss.shape[0] <= h:
@@ -895,26 +896,6 @@ def hd_measures(dense_loss: Tensor, W_paper: Tensor, eta: float, horizon: int = 
         on_saddle=np.array([any(it[a] <= window[1] and it[b] >= window[0] for a, b in p) for p in pls], dtype=float),
         top2=top2_explained(W_paper).numpy(), drop=D[-1] / D[0], drop_short=D[int(round(short / scale))] / D[0],
         plateaus=pls, grid=grid, it=it)
-
-
-def same_verdict(decl, a: dict, b: dict) -> np.ndarray:
-    """Whether a declared rule gives the same verdict on two sets of measurements, seed by seed (e.g. a run
-    and its re-run with another step).
-
-    Parameters
-    ----------
-    decl : Declaration
-        The claim's declaration (:mod:`lrlib.ledger`).
-    a, b : dict
-        Measurements, each name an array over seeds.
-
-    Returns
-    -------
-    ndarray
-        ``(seeds,)`` 1.0 where the verdicts agree, else 0.0.
-    """
-    from ...ledger.grading import grade_control
-    return (np.array(grade_control(decl, a)) == np.array(grade_control(decl, b))).astype(float)
 
 
 def dwell_time(time: np.ndarray, loss: Tensor, level: float, rel: float = 0.05) -> np.ndarray:
@@ -1092,18 +1073,16 @@ def count_saddles(loss: Tensor, iterations: np.ndarray, walks: list[dict], speed
                      for r, w in enumerate(walks)])
 
 
-def step_table(decls: dict, names: dict[str, tuple[str, ...]], runs: dict[str, dict], run: int = 0,
-               ref: float = 1e-3):
+def step_table(runs: dict[str, dict], verdicts: dict[str, dict[str, str]], run: int = 0, ref: float = 1e-3):
     """One run's first-saddle exit and rule verdicts, for the same run trained with several steps.
 
     Parameters
     ----------
-    decls : dict
-        Claim id → declaration (``ledger.decls``).
-    names : dict
-        Claim id → the measurement names its rule reads (keys of the :func:`hd_measures` dict).
     runs : dict
         Row label (e.g. the step) → :func:`hd_measures` of a run with that step.
+    verdicts : dict
+        Row label → claim id → the rule's verdict on that run
+        (:func:`lrlib.ledger.grading.verdicts_by_variant`).
     run : int
         Which run (seed) of each :func:`hd_measures` result to read.
     ref : float
@@ -1113,17 +1092,19 @@ def step_table(decls: dict, names: dict[str, tuple[str, ...]], runs: dict[str, d
     Returns
     -------
     pandas.DataFrame
-        One row per label: ``exit (iterations)``, ``exit (paper time t)`` and the rule's verdict on the
-        run for each claim (premises not applied).
+        One row per label: ``exit (iterations)``, ``exit (paper time t)`` and the verdicts.
     """
-    import pandas as pd
-
-    from ...ledger.grading import grade_control
     rows = {}
     for label, m in runs.items():
         it = float(np.asarray(m["exit"])[run])
-        row = {"exit (iterations)": it, "exit (paper time t)": 2 * ref * it}
-        for c, ns in names.items():
-            row[c] = grade_control(decls[c], {k: np.asarray(m[k])[run:run + 1] for k in ns})[0]
-        rows[label] = row
+        rows[label] = {"exit (iterations)": it, "exit (paper time t)": 2 * ref * it, **verdicts[label]}
     return pd.DataFrame(rows).T
+
+
+__all__ = ["assumption3_counts", "cat_runs", "count_saddles", "decay_rates", "decreasing", "drop_iteration",
+           "dwell_time", "excess_norm", "f1_cost", "function_gap", "half_fit_gap", "half_fit_times",
+           "hd_measures", "inactive_violations", "intermediate_plateaus", "kink_clusters", "lemma2_holds",
+           "linearised_loss_rate", "loss_at", "mass_times", "min_alignment", "movement", "no_collapse_margin",
+           "ntk_gap", "ntk_interpolator", "plateau_speedup", "row_slopes", "saddle_distance", "saddle_walk",
+           "step_table", "stuck_measures", "sub_runs", "thm1_measures", "top2_explained", "toy_events",
+           "toy_timings", "two_clusters", "u_fitted", "uncovered_floor"]
