@@ -9,6 +9,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
+from .checks import integer
 from .errors import ParameterError
 
 
@@ -20,7 +21,10 @@ def _fail(name: str, got: object, want: str, example: str) -> None:
 
 
 def check_int(name: str, value: object, *, low: int = 0, high: int | None = None) -> int:
-    """Check that a papermill parameter is a whole number in ``[low, high]`` (bools are rejected).
+    """Check that a papermill parameter is a whole number in ``[low, high]``.
+
+    The number test is :func:`lrlib.checks.integer`'s (Python or numpy integers; bools rejected);
+    only the message differs: it says how to pass the parameter.
 
     Parameters
     ----------
@@ -36,17 +40,21 @@ def check_int(name: str, value: object, *, low: int = 0, high: int | None = None
     Returns
     -------
     int
-        ``value`` unchanged.
+        ``value`` as a Python ``int``.
 
     Raises
     ------
     ParameterError
-        When ``value`` is not an ``int`` in ``[low, high]``.
+        When ``value`` is not an integer in ``[low, high]``.
     """
-    if isinstance(value, bool) or not isinstance(value, int) or value < low or (high is not None and value > high):
-        rng = f"≥ {low}" if high is None else f"in [{low}, {high}]"
+    rng = f"≥ {low}" if high is None else f"in [{low}, {high}]"
+    try:
+        v = integer(name, value, low=low)
+    except ParameterError:
         _fail(name, value, f"an integer {rng}", str(low))
-    return value
+    if high is not None and v > high:
+        _fail(name, value, f"an integer {rng}", str(low))
+    return v
 
 
 def check_bool(name: str, value: object) -> bool:

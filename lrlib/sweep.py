@@ -57,6 +57,7 @@ from .ledger.aggregate import SCHEMA, SWEEP_ENV
 from .ledger.verdicts import VERDICTS, pass_rate
 from . import paths
 from .paths import NOTEBOOKS_DIR, PUBLISH_DIR, REPO_ROOT
+from .progress import ChapterProgress, plan_line, recorded_timings
 
 SCHEMA = 2
 ERROR_TAIL = 2000  # characters of a failed run's error kept in the aggregate
@@ -211,7 +212,6 @@ def _run_one(task: dict, rec: dict[str, Any], t0: float) -> dict:
         ledger.unlink(missing_ok=True)  # a stale ledger from an earlier sweep must not count
         import nbformat
 
-        from .progress import ChapterProgress
         prog = ChapterProgress(f"{task['chapter']} seed {rec['seed']}", nb.stem, nbformat.read(str(nb), as_version=4),
                                task.get("recorded") or {}, task.get("t_all") or t0, injected=True)
         prog.start()
@@ -532,7 +532,6 @@ def sweep(chapters: dict[str, Path], seeds: list[int], out: str | Path, *, quick
         threads = max(1, cores // workers)
     else:
         threads = 1
-    from .progress import plan_line, recorded_timings
     recorded = recorded_timings(quick=quick)
     t_all = time.time()
     tasks = [{"chapter": key, "notebook": str(Path(nb).resolve()), "seed": s, "quick": quick,

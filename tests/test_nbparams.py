@@ -81,3 +81,17 @@ def test_lrlib_quick_environment_rejects_other_values(monkeypatch):
     monkeypatch.setenv("LRLIB_QUICK", "yes")
     with pytest.raises(ParameterError, match="LRLIB_QUICK must be 0 or 1"):
         check_common(0, False, "")
+
+
+def test_check_int_accepts_what_checks_integer_accepts():
+    """One notion of a whole number (lrlib.checks.integer): numpy integers pass, bools and floats do not."""
+    import numpy as np
+
+    from lrlib.checks import integer
+    for v in (3, np.int64(3), np.int32(3)):
+        assert check_int("n", v) == integer("n", v) == 3 and type(check_int("n", v)) is int
+    for v in (True, 3.0, "3"):
+        with pytest.raises(ParameterError):
+            check_int("n", v)
+        with pytest.raises(ParameterError):
+            integer("n", v)

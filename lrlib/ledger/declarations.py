@@ -321,15 +321,42 @@ def declaration_from_dict(d: Mapping[str, Any], where: str = "declaration", *, l
 # ---------------------------------------------------------------------------------
 # the lint
 
-def _constants(text: str) -> list[float]:
+def rule_constants(text: str) -> list[float]:
+    """The numeric constants a rule's text contains, sorted and unique (where its boundaries lie).
+
+    Parameters
+    ----------
+    text : str
+        A rule, e.g. ``"ratio <= 1 and n >= 3"``.
+
+    Returns
+    -------
+    list of float
+        E.g. ``[1.0, 3.0]``.
+    """
     tree = ast.parse(" ".join(text.split()), mode="eval")
     return sorted({float(n.value) for n in ast.walk(tree) if isinstance(n, ast.Constant)
                    and isinstance(n.value, (int, float))})
 
 
-def _candidates(consts: list[float], rng: np.random.Generator, n: int) -> np.ndarray:
-    """Random values for one name: log-uniform magnitudes of both signs, small integers, and
-    values at and around each constant of the rule (the boundaries it draws)."""
+def rule_candidates(consts: list[float], rng: np.random.Generator, n: int) -> np.ndarray:
+    """Random values for one name of a rule: log-uniform magnitudes of both signs, small integers,
+    and values at and around each constant of the rule (the boundaries it draws).
+
+    Parameters
+    ----------
+    consts : list of float
+        The rule's constants (:func:`rule_constants`).
+    rng : numpy.random.Generator
+        The draws' generator.
+    n : int
+        How many values.
+
+    Returns
+    -------
+    np.ndarray
+        ``(n,)`` values.
+    """
     pool = [0.0, 1.0, -1.0, 2.0, 0.5]
     for c in consts:
         for c2 in (c, -c):
@@ -347,7 +374,7 @@ def _climb(rule: Rule, vals: dict, consts: list[float], rng: np.random.Generator
     m = np.nan_to_num(rule.margin(vals), nan=-1.0)
     idx = np.argsort(-m)[:keep]
     cur = {k: v[idx].copy() for k, v in vals.items()}
-    pool = _candidates(consts, rng, 400)
+    pool = rule_candidates(consts, rng, 400)
     for _ in range(rounds):
         for k in cur:
             trial = {j: np.repeat(v[:, None], pool.size, 1) for j, v in cur.items()}
@@ -383,8 +410,8 @@ def lint(text: str, *, where: str = "rule", tautology: bool = True, n: int = 40_
     if not rule.names:
         raise ParameterError(f"{where} {rule.text!r} reads no measurement: it is a constant")
     rng = np.random.default_rng(seed)
-    consts = _constants(text)
-    vals = {k: _candidates(consts, rng, n) for k in sorted(rule.names)}
+    consts = rule_constants(text)
+    vals = {k: rule_candidates(consts, rng, n) for k in sorted(rule.names)}
     ok = rule(vals)
     if not ok.any():
         ok = _climb(rule, vals, consts, rng)
@@ -468,4 +495,5 @@ GRADING_FIELDS = ("id", "kind", "rule", "measure", "partial", "inconclusive", "s
 
 
 __all__ = ["Change", "Control", "Declaration", "GRADING_FIELDS", "Premise", "Sensitivity",
-           "declaration_from_dict", "lint", "load_declarations", "resolve_measure"]
+           "declaration_from_dict", "lint", "load_declarations", "resolve_measure", "rule_candidates",
+           "rule_constants"]

@@ -53,8 +53,8 @@ import numpy as np
 
 from ..errors import LrlibError, ParameterError
 from .aggregate import PUBLISHED_FULL, SCHEMA, SWEEP_ENV, StaleSweep, load_aggregate, published_control_failures
-from .declarations import Control, Declaration, load_declarations, resolve_measure
 from ..paths import NOTEBOOKS_DIR, chapter_paths
+from .declarations import Control, Declaration, load_declarations, resolve_measure, rule_candidates, rule_constants
 from .provenance import code_hash
 from .rules import Rule
 from .view import chapter_tables
@@ -319,14 +319,13 @@ def could_pass(rule: Rule, seed: Mapping[str, float], n: int = 4000) -> bool:
     -------
     bool
     """
-    from .declarations import _candidates, _constants
 
     rng = np.random.default_rng(0)
     free = [k for k, x in seed.items() if np.isnan(x)]
-    consts = _constants(rule.text)
+    consts = rule_constants(rule.text)
     trial = {k: np.full(n, float(x)) for k, x in seed.items()}
     for k in free:
-        c = _candidates(consts, rng, n)
+        c = rule_candidates(consts, rng, n)
         c[:4] = [np.inf, -np.inf, 0.0, 1.0]
         trial[k] = c
     return bool(rule(trial).any())
