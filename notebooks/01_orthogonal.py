@@ -197,7 +197,7 @@ glue_seeds("orthogonal-fig2", [fig2(r) for r in range(N_SEEDS)],
 
 # %%
 fr2 = np.linspace(0, len(toy) - 1, 4 if quick else 30).round().astype(int)
-orth_plots.glue_html("orthogonal-anim2", orth_plots.neuron_animation(
+glue("orthogonal-anim2", display=False, obj=orth_plots.neuron_animation(
     toy.params.W1[fr2, 0].numpy(), toy.params.a[fr2, 0].numpy(), [f"iteration {toy.steps[i]:,}" for i in fr2]))
 
 # %% [markdown]
@@ -1404,7 +1404,7 @@ def fig6(r):
 
 glue_seeds("orthogonal-fig6", [fig6(r) for r in range(N_SEEDS)], [hd_note(r) for r in range(N_SEEDS)])
 fr7 = np.linspace(0, hd.index_of_step(steps_hd), 4 if quick else 30).round().astype(int)
-orth_plots.glue_html("orthogonal-anim7", orth_plots.neuron_animation(
+glue("orthogonal-anim7", display=False, obj=orth_plots.neuron_animation(
     (hd.params.W1[fr7, 0] @ V_hd[0].T).numpy(), hd.params.a[fr7, 0].numpy(),
     [f"iteration {hd.steps[i] * eta_hd / 1e-3:,.0f}" for i in fr7]))
 

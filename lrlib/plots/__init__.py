@@ -11,6 +11,9 @@ from typing import Sequence
 import matplotlib.pyplot as plt
 import numpy as np
 import seaborn as sns
+from IPython.display import HTML
+from matplotlib.figure import Figure
+from myst_nb import glue as _myst_glue
 
 #: Colours with a fixed meaning across the book.
 POS = "#1f6fb4"   # positive-sign neurons / positive labels
@@ -89,27 +92,23 @@ def mark_times(ax, times: dict[str, float], *, color: str = THEORY, ymax: float 
                     color=color, fontsize="small", va="top")
 
 
-def glue(key: str, fig, *, display: bool = True) -> None:
-    """Glue a figure into the book and close it.
-
-    Outside a Jupyter Book build (no ``myst_nb``) the figure is just shown.
+def glue(key: str, obj, *, display: bool = True) -> None:
+    """Glue a figure, or any displayable object (an animation's or a seed switcher's HTML, a
+    number), into the book: the one way every chapter glues (``myst_nb.glue``). A figure is closed
+    after gluing, so that the notebook shows it only where ``display`` asks.
 
     Parameters
     ----------
     key : str
-        The glue key, ``<chapter>-fig<N>``.
-    fig : Figure
-        The figure.
+        The glue key, ``<chapter>-fig<N>`` for a figure of the paper.
+    obj : Figure or object
+        The figure or object.
     display : bool
         Also display it in the notebook's output (``myst_nb.glue``'s ``display``).
     """
-    try:
-        from myst_nb import glue as _glue
-    except ImportError:  # pragma: no cover - myst_nb ships with jupyter-book
-        plt.show()
-        return
-    _glue(key, fig, display=display)
-    plt.close(fig)
+    _myst_glue(key, obj, display=display)
+    if isinstance(obj, Figure):
+        plt.close(obj)
 
 
 def seed_switcher_html(key: str, figs: Sequence, notes: Sequence[str], *, labels: Sequence[str] | None = None,
@@ -176,16 +175,7 @@ def glue_seeds(key: str, figs: Sequence, notes: Sequence[str], **kw) -> None:
     **kw : object
         Passed to :func:`seed_switcher_html`.
     """
-    from IPython.display import HTML
-
-    body = HTML(seed_switcher_html(key, figs, notes, **kw))
-    try:
-        from myst_nb import glue as _glue
-    except ImportError:  # pragma: no cover - myst_nb ships with jupyter-book
-        from IPython.display import display
-        display(body)
-        return
-    _glue(key, body, display=False)
+    glue(key, HTML(seed_switcher_html(key, figs, notes, **kw)), display=False)
 
 
 __all__ = ["POS", "NEG", "OTHER", "THEORY", "FUNC", "PALETTE", "set_style", "panel_grid",

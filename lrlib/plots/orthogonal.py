@@ -118,27 +118,6 @@ def neuron_animation(P: np.ndarray, a: np.ndarray, titles: list[str], *, dpi: in
     return html
 
 
-def glue_html(key: str, html) -> None:
-    """Glue an HTML object (an animation) into the book, not displayed here.
-
-    Outside a Jupyter Book build (no ``myst_nb``) it is displayed instead.
-
-    Parameters
-    ----------
-    key : str
-        The glue key (used by ``{glue:figure}``).
-    html : IPython.display.HTML
-        The object to glue.
-    """
-    try:
-        from myst_nb import glue as _glue
-    except ImportError:  # pragma: no cover - myst_nb ships with jupyter-book
-        from IPython.display import display
-        display(html)
-        return
-    _glue(key, html, display=False)
-
-
 def function_and_kinks(ax, grid, h, x, y, kinks, heights, *, ylim_neurons=None, title: str = ""):
     """Boursier et al.'s 1-D panel: the network function and its neurons.
 
