@@ -12,7 +12,8 @@ One function per idea, each with one convention:
 - :func:`relative_error` — ``|value − reference| / |reference|``: the reference (theory, or the
   converged value) is always the second argument and the denominator.
 - :func:`line_fit` — least-squares line ``y ≈ slope·x + intercept`` with its R²; ``nan`` when a
-  value is not finite.
+  value is not finite; :func:`row_slopes` — the slope of each row of a table on one ``x``.
+- :func:`decreasing` — whether a series decreases along its last axis.
 - :func:`cosine` — along the last axis; **0 for a zero vector** (a dead neuron points nowhere).
 - :func:`active` — the activation mask ``(R..., m, n)``: neuron ``j`` is active on point ``k``
   when its pre-activation is ``> 0`` (ReLU's derivative at 0 is 0, as in :mod:`lrlib.grads`).
@@ -345,5 +346,42 @@ def active(net: TwoLayer | Tensor, X: Tensor) -> Tensor:
     return ((X.to(net.dtype) @ net.transpose(-1, -2)) > 0).transpose(-1, -2)
 
 
-__all__ = ["first_crossing", "drop_times", "plateaus", "drops", "relative_error", "Line", "line_fit",
-           "cosine", "active"]
+def decreasing(values, strict: bool = True) -> np.ndarray:
+    """Whether values decrease along their last axis (strictly, or not increasing).
+
+    Parameters
+    ----------
+    values : array_like
+        ``(..., K)``.
+    strict : bool
+        Strictly decreasing (``True``) or non-increasing.
+
+    Returns
+    -------
+    ndarray
+        ``(...)`` bool; ``False`` where a value is nan.
+    """
+    d = np.diff(np.asarray(values, dtype=float), axis=-1)
+    return np.all(d < 0 if strict else d <= 0, axis=-1)
+
+
+def row_slopes(x: np.ndarray, Y: np.ndarray) -> np.ndarray:
+    """The least-squares slope of each row of ``Y`` on ``x``.
+
+    Parameters
+    ----------
+    x : ndarray
+        ``(K,)``.
+    Y : ndarray
+        ``(rows, K)``.
+
+    Returns
+    -------
+    ndarray
+        ``(rows,)`` slopes (nan if a value of the row is missing).
+    """
+    return np.array([line_fit(x, row).slope for row in np.asarray(Y, dtype=float)])
+
+
+__all__ = ["first_crossing", "drop_times", "plateaus", "drops", "plateau_between", "Plateau", "relative_error",
+           "Line", "line_fit", "row_slopes", "decreasing", "cosine", "active"]

@@ -10,7 +10,8 @@ trained together by one vectorised loop):
 * ``b2``: ``(R..., k)`` or ``None``.
 
 ``forward(p, X)`` takes ``X`` of shape ``(n, d)`` (shared by all runs) or
-``(R..., n, d)`` (one data set per run) and returns ``(R..., n, k)``.
+``(R..., n, d)`` (one data set per run) and returns ``(R..., n, k)``. ``cat_runs`` stacks networks
+along the first run axis (real runs and their controls trained as one batch).
 """
 
 from __future__ import annotations
@@ -456,3 +457,29 @@ def agf_init(
         m, d, k, std_in=alpha / math.sqrt(2 * d), std_out=alpha / math.sqrt(2 * k),
         gen=gen, runs=runs, act=act, dtype=dtype,
     )
+
+
+def cat_runs(*nets: TwoLayer) -> TwoLayer:
+    """Concatenate networks along their first run axis, e.g. real runs and their controls, to train them as
+    one batch.
+
+    Parameters
+    ----------
+    *nets : TwoLayer
+        Networks with at least one run axis; the other run axes must agree.
+
+    Returns
+    -------
+    TwoLayer
+
+    Raises
+    ------
+    ParameterError
+        If a network has no run axis, or they differ in parameters or activation.
+    """
+    if not nets or any(not p.runs for p in nets):
+        raise ParameterError("cat_runs needs networks with at least one run axis")
+    names = nets[0].tensors().keys()
+    if any(p.tensors().keys() != names or p.act != nets[0].act for p in nets):
+        raise ParameterError("cat_runs: the networks differ in their parameters or activation")
+    return TwoLayer(**{k: torch.cat([getattr(p, k) for p in nets]) for k in names}, act=nets[0].act)

@@ -120,23 +120,25 @@ class Trajectory:
         """The network at the last snapshot."""
         return self.at(-1)
 
-    def run(self, *idx: int) -> "Trajectory":
-        """The trajectory of one run of a batched trajectory.
+    def run(self, *idx: int | slice) -> "Trajectory":
+        """The trajectory of one run, or of a slice of runs, of a batched trajectory.
 
         Parameters
         ----------
-        *idx : int
-            Indices into the run dimensions ``R...`` (``meta["run_index"]`` records them).
+        *idx : int or slice
+            Indices into the run dimensions ``R...``: ints pick one run (``meta["run_index"]`` records
+            them), slices keep a run axis (e.g. ``run(slice(0, 5))``: the first five runs).
 
         Returns
         -------
         Trajectory
-            The same snapshots, tensors ``(T, …)`` of that run.
+            The same snapshots, tensors ``(T, …)`` of the selected run(s).
         """
         sl = (slice(None), *idx)
+        ints = all(isinstance(i, (int, np.integer)) for i in idx)
         return Trajectory(
             steps=self.steps, time=self.time, params=self.params.map(lambda t: t[sl]),
-            loss=self.loss[sl], meta=dict(self.meta, run_index=list(idx)),
+            loss=self.loss[sl], meta=dict(self.meta, run_index=[int(i) for i in idx]) if ints else dict(self.meta),
             dense_loss=None if self.dense_loss is None else self.dense_loss[sl],
         )
 

@@ -114,7 +114,7 @@ from lrlib.ledger.summary import glue_what_holds
 from lrlib.integrate import flow
 from lrlib.losses import Loss, half_mse
 from lrlib.measure import first_crossing
-from lrlib.models import TwoLayer, balanced_init, forward, generator, sweep_init
+from lrlib.models import TwoLayer, balanced_init, cat_runs, forward, generator, sweep_init
 from lrlib.plots import orthogonal as orth_plots
 from lrlib.plots import NEG, POS, THEORY, glue, glue_seeds, label_panels, mark_times, panel_grid
 from lrlib.theory.orthogonal.data import (correlated_testbed, nonorthogonal_1d, orthogonal_toy, orthonormal_testbed,
@@ -146,14 +146,14 @@ X_toy, y_toy = orthogonal_toy()
 m_toy, lam_toy, eta = 60, 1e-6 / math.sqrt(60), 1e-3
 p_toy = balanced_init(m_toy, 2, scale=lam_toy, gen=generator(seed), runs=(N_SEEDS,))
 p_toy_big = balanced_init(m_toy, 2, scale=1.0, gen=generator(seed + 11), runs=(1,))   # λ = 1 (figure)
-p_toy_mid = orth.cat_runs(*(balanced_init(m_toy, 2, scale=s_ / math.sqrt(m_toy), gen=generator(seed + 11), runs=(1,))
+p_toy_mid = cat_runs(*(balanced_init(m_toy, 2, scale=s_ / math.sqrt(m_toy), gen=generator(seed + 11), runs=(1,))
                             for s_ in (1e-3, 1e-2)))                         # controls: moderate λ
-toy_all = train(orth.cat_runs(p_toy, p_toy_big, p_toy_mid), X_toy, y_toy, loss=MEAN_MSE, lr=eta, steps=20_000,
+toy_all = train(cat_runs(p_toy, p_toy_big, p_toy_mid), X_toy, y_toy, loss=MEAN_MSE, lr=eta, steps=20_000,
                 record=linear_schedule(20_000, 50), time_scale=2.0, dense_loss=True)
 
 # %%
-toy, toy_big = orth.sub_runs(toy_all, slice(0, N_SEEDS)), orth.sub_runs(toy_all, slice(N_SEEDS, N_SEEDS + 1))
-toy_m3, toy_m2 = orth.sub_runs(toy_all, slice(N_SEEDS + 1, N_SEEDS + 2)), orth.sub_runs(toy_all, slice(N_SEEDS + 2, None))
+toy, toy_big = toy_all.run(slice(0, N_SEEDS)), toy_all.run(slice(N_SEEDS, N_SEEDS + 1))
+toy_m3, toy_m2 = toy_all.run(slice(N_SEEDS + 1, N_SEEDS + 2)), toy_all.run(slice(N_SEEDS + 2, None))
 kv_toy = orth.key_vectors(X_toy, y_toy)
 a3_toy = orth.assumption3_counts(p_toy, X_toy, y_toy)
 print(f"|D+| = {kv_toy.norm_plus:.4f}, |D-| = {kv_toy.norm_minus:.4f}, r = {kv_toy.r:.3f}")
@@ -337,11 +337,11 @@ X_sw[N_SEEDS + 1] = X_co                                                     # t
 
 # %%
 t0_sweep = time.perf_counter()
-sw_all = train(orth.cat_runs(p_sw, p_pos, p_sw.map(lambda t: t[:1]), p_big, p_unb, p_unb_c), X_sw, y_tb,
+sw_all = train(cat_runs(p_sw, p_pos, p_sw.map(lambda t: t[:1]), p_big, p_unb, p_unb_c), X_sw, y_tb,
                loss=half_mse(), lr=dt, steps=int(T_sweep / dt), record=linear_schedule(int(T_sweep / dt), 25))
 t_gd_sweep = time.perf_counter() - t0_sweep
 rows = np.cumsum([0, N_SEEDS, 1, 1, 1, N_SEEDS, 1]).tolist()                 # where each group of rows starts
-sw, sw_pos, sw_co, sw_big, sw_unb, sw_unb_c = (orth.sub_runs(sw_all, slice(a, b)) for a, b in zip(rows, rows[1:]))
+sw, sw_pos, sw_co, sw_big, sw_unb, sw_unb_c = (sw_all.run(slice(a, b)) for a, b in zip(rows, rows[1:]))
 
 # %%
 Sp, Sm = orth.s_sets(p_sw, X_tb, y_tb)
@@ -496,13 +496,13 @@ X_deep = X_tb.expand(N_SEEDS + 2, len(lams_deep), *X_tb.shape).clone()
 X_deep[N_SEEDS] = X_co                                                         # the non-orthogonal row
 deep_coarse = Sweep(train(p_deep, X_tb, y_tb, loss=half_mse(), lr=DT_COARSE, steps=int(T_deep / DT_COARSE),
                           record=linear_schedule(int(T_deep / DT_COARSE), 1)), X_tb, y_tb, lams_deep)   # for lemma12
-deep_all = train(orth.cat_runs(p_deep, p_deep.map(lambda t: t[:1]), p_deep_nv), X_deep, y_tb, loss=half_mse(),
+deep_all = train(cat_runs(p_deep, p_deep.map(lambda t: t[:1]), p_deep_nv), X_deep, y_tb, loss=half_mse(),
                  lr=dt, steps=int(T_deep / dt), record=linear_schedule(int(T_deep / dt), 100))
 
 # %%
-deep = Sweep(orth.sub_runs(deep_all, slice(0, N_SEEDS)), X_tb, y_tb, lams_deep)
-deep_co = Sweep(orth.sub_runs(deep_all, slice(N_SEEDS, N_SEEDS + 1)), X_co, y_tb, lams_deep)
-deep_nv = Sweep(orth.sub_runs(deep_all, slice(N_SEEDS + 1, None)), X_tb, y_tb, lams_deep)   # a_j⁰ ~ N(0, 1/m)
+deep = Sweep(deep_all.run(slice(0, N_SEEDS)), X_tb, y_tb, lams_deep)
+deep_co = Sweep(deep_all.run(slice(N_SEEDS, N_SEEDS + 1)), X_co, y_tb, lams_deep)
+deep_nv = Sweep(deep_all.run(slice(N_SEEDS + 1, None)), X_tb, y_tb, lams_deep)   # a_j⁰ ~ N(0, 1/m)
 deep_premises = dict(sweep_premises, conv_loss=deep.traj.loss[-1].amax(-1))
 for c, ctrl, ctx in (("thm1.min-norm", {"nonvanishing_imbalance": deep_nv}, {}),
                      ("thm1.function-limit", {"nonvanishing_imbalance": deep_nv}, {"Z": Zr}),
@@ -559,19 +559,19 @@ glue("orthogonal-deep", fig, display=False)
 s_unb = orth.assumption3_counts(p_unb.map(lambda t: t[:, 0]), X_tb, y_tb)      # the balanced draw's sets
 gf_unb = [flow(p_unb.map(lambda t: t[0, li]), X_tb, y_tb, loss=half_mse(), lr=dt, steps=int(T_sweep / dt),
                record=sw.steps, rtol=1e-8, atol=1e-14) for li in li_flow]
-flow_gap_unb = orth.half_fit_gap(orth.sub_runs(sw_unb, (0, slice(li_flow[0], None))), gf_unb, X_tb, y_tb)
+flow_gap_unb = orth.half_fit_gap(sw_unb.run(0, slice(li_flow[0], None)), gf_unb, X_tb, y_tb)
 m_unb = orth.thm1_measures(sw_unb.final, X_tb, y_tb, Zr, sw_unb.loss[-1])            # the table below (λ ≤ 1e-12)
 m_unb_c = orth.thm1_measures(sw_unb_c.final, X_tb, y_tb, Zr, sw_unb_c.loss[-1])
 
 # %%
 lams_unb = lams_deep[[0, 2, 4, 7]]                                             # 1e-4, 1e-12, 1e-20, 1e-30
-p_unb_deep = orth.cat_runs(orth.unbalanced_sweep_init(50, 10, lams_unb, N_SEEDS, seed), orth.unbalanced_sweep_init(
+p_unb_deep = cat_runs(orth.unbalanced_sweep_init(50, 10, lams_unb, N_SEEDS, seed), orth.unbalanced_sweep_init(
     50, 10, lams_unb, N_SEEDS, seed, out_std=50 ** -0.5).map(lambda t: t[:1]))    # + the control: seed 0, N(0, 1/m)
 unb_runs = {h: train(p_unb_deep, X_tb, y_tb, loss=half_mse(), lr=h, steps=int(T_deep / h), record=[0, int(T_deep / h)])
             for h in (dt, DT_COARSE)}
-unb = {h: Sweep(orth.sub_runs(r, slice(0, N_SEEDS)), X_tb, y_tb, lams_unb) for h, r in unb_runs.items()}
+unb = {h: Sweep(r.run(slice(0, N_SEEDS)), X_tb, y_tb, lams_unb) for h, r in unb_runs.items()}
 ledger.measure("unbalanced.thm1", unb[dt], init=unb[dt].start(),
-               controls={"nonvanishing_imbalance": Sweep(orth.sub_runs(unb_runs[dt], slice(N_SEEDS, None)), X_tb, y_tb, lams_unb)},
+               controls={"nonvanishing_imbalance": Sweep(unb_runs[dt].run(slice(N_SEEDS, None)), X_tb, y_tb, lams_unb)},
                premises=dict(s_plus=s_unb[0], s_minus=s_unb[1], flow_gap=flow_gap_unb), Z=Zr)
 print(f"GD vs flow on seed 0's unbalanced draw: {flow_gap_unb:.2%} (premise: < 1 %); unbalanced.thm1: {rate_of('unbalanced.thm1')}")
 
@@ -806,9 +806,9 @@ p_adm = sweep_init(50, 10, lams_adm, seeds=N_SEEDS, seed=seed)                  
 X_adm = X_tb.expand(N_SEEDS + 1, len(lams_adm), *X_tb.shape).clone()
 X_adm[N_SEEDS] = X_co                                                          # the control: seed 0, δ = 0.2
 rec_adm = np.union1d(linear_schedule(int(T_adm / dt), 100), np.arange(0, int(20 / dt) + 1, 5))
-adm_all = train(orth.cat_runs(p_adm, p_adm.map(lambda t: t[:1])), X_adm, y_tb, loss=half_mse(), lr=dt,
+adm_all = train(cat_runs(p_adm, p_adm.map(lambda t: t[:1])), X_adm, y_tb, loss=half_mse(), lr=dt,
                 steps=int(T_adm / dt), record=rec_adm)
-adm, adm_co = (Sweep(orth.sub_runs(adm_all, sl), Xd, y_tb, lams_adm)
+adm, adm_co = (Sweep(adm_all.run(sl), Xd, y_tb, lams_adm)
                for sl, Xd in ((slice(0, N_SEEDS), X_tb), (slice(N_SEEDS, None), X_co)))
 adm_coarse = Sweep(train(p_adm, X_tb, y_tb, loss=half_mse(), lr=DT_COARSE, steps=int(T_adm / DT_COARSE),
                          record=linear_schedule(int(T_adm / DT_COARSE), 1)), X_tb, y_tb, lams_adm)
@@ -847,11 +847,11 @@ li8 = 2                                                                      # �
 X_near, _ = correlated_testbed(tuple(y_tb.tolist()), rho=1e-8)              # inner products δ = 1e-8 (next section)
 X_extra = torch.stack([X_tb, X_tb, X_near]).expand(N_SEEDS, 3, *X_tb.shape)
 swap = lambda p: p.map(lambda t: t.transpose(0, 1).contiguous())            # noqa: E731  (runs (seeds, k) ↔ (k, seeds))
-p_extra = swap(orth.cat_runs(swap(sweep_init(50, 10, lams_up, seeds=N_SEEDS, seed=seed)), swap(p_sw.map(lambda t: t[:, li8:li8 + 1]))))
+p_extra = swap(cat_runs(swap(sweep_init(50, 10, lams_up, seeds=N_SEEDS, seed=seed)), swap(p_sw.map(lambda t: t[:, li8:li8 + 1]))))
 
 # %%
 extra = train(p_extra, X_extra, y_tb, loss=half_mse(), lr=dt, steps=int(T_sweep / dt), record=linear_schedule(int(T_sweep / dt), 25))
-sw_up, near = orth.sub_runs(extra, (slice(None), slice(0, 2))), orth.sub_runs(extra, (slice(None), 2))
+sw_up, near = extra.run(slice(None), slice(0, 2)), extra.run(slice(None), 2)
 dwell = orth.dwell_time(sw.time, sw.loss, orth.plateau_loss(y_tb)) * kv.norm_minus              # (seeds, lams)
 dwell_up = orth.dwell_time(sw_up.time, sw_up.loss, orth.plateau_loss(y_tb)) * kv.norm_minus
 ledger.measure("saddle.plateau", sweep, controls={"moderate_lambda": Sweep(sw_up, X_tb, y_tb, lams_up).columns([0])},
@@ -1026,11 +1026,11 @@ p_mc = balanced_init(4, 10, scale=1e-6, gen=generator(seed + 12), runs=(N_SEEDS,
 n_nar = N_SEEDS * (2 * n_per + n_mc)
 X_nar = X_tb.expand(n_nar, *X_tb.shape).clone()
 X_nar[-N_SEEDS * n_per:] = X_co                                              # the control: the same draws, δ = 0.2
-narrow = train(orth.cat_runs(p4, p_mc.map(lambda t: t.flatten(0, 1)), p4), X_nar, y_tb, loss=half_mse(), lr=dt,
+narrow = train(cat_runs(p4, p_mc.map(lambda t: t.flatten(0, 1)), p4), X_nar, y_tb, loss=half_mse(), lr=dt,
                steps=40_000, record=[0, 40_000])                           # all narrow experiments, one batch
 
 # %%
-stuck, L_mc = orth.sub_runs(narrow, slice(0, N_SEEDS * n_per)), narrow.loss[-1, N_SEEDS * n_per:-N_SEEDS * n_per].view(N_SEEDS, n_mc)
+stuck, L_mc = narrow.run(slice(0, N_SEEDS * n_per)), narrow.loss[-1, N_SEEDS * n_per:-N_SEEDS * n_per].view(N_SEEDS, n_mc)
 L_stuck_co = narrow.loss[-1, -N_SEEDS * n_per:]
 
 st = ledger.measure("assumption3.stuck", (p4, stuck.loss[-1]),

@@ -9,8 +9,8 @@ import pytest
 import torch
 
 from lrlib.errors import ParameterError
-from lrlib.measure import (active, cosine, drop_times, drops, first_crossing, line_fit, plateau_between, plateaus,
-                           relative_error)
+from lrlib.measure import (active, cosine, decreasing, drop_times, drops, first_crossing, line_fit, plateau_between,
+                           plateaus, relative_error, row_slopes)
 from lrlib.models import gaussian_init, generator, preactivations
 
 F64 = torch.float64
@@ -131,3 +131,11 @@ def test_plateau_between_reads_the_middle_half_of_each_interval():
     assert q.level[0] == pytest.approx(1.5) and q.high[0] - q.low[0] == pytest.approx(0.5)
     with pytest.raises(ParameterError):
         plateau_between(t, L, [10.0])
+
+
+def test_decreasing_and_row_slopes():
+    v = np.array([[3.0, 2.0, 1.0], [3.0, 3.0, 1.0], [1.0, np.nan, 0.0]])
+    assert decreasing(v).tolist() == [True, False, False]
+    assert decreasing(v, strict=False).tolist() == [True, True, False]
+    s = row_slopes(np.array([0.0, 1.0, 2.0]), np.array([[1.0, 3.0, 5.0], [0.0, np.nan, 1.0]]))
+    assert s[0] == pytest.approx(2.0) and np.isnan(s[1])

@@ -14,6 +14,7 @@ from lrlib.models import (
     TwoLayer,
     activation,
     agf_init,
+    cat_runs,
     balanced_init,
     forward,
     gaussian_init,
@@ -320,3 +321,22 @@ def test_a_on_vector_output_raises():
         p.a
     # but outgoing() works
     assert p.outgoing().shape == (4, 2)
+
+
+def test_cat_runs_trains_as_one_batch_and_run_slices_give_the_parts_back():
+    from lrlib.losses import half_mse
+    from lrlib.train import train
+
+    X = torch.eye(10, dtype=torch.float64)[:4]
+    y = torch.tensor([1.0, -1.0, 0.5, 2.0], dtype=torch.float64)
+    a = balanced_init(5, 10, scale=0.1, gen=generator(0), runs=(2, 3))
+    b = balanced_init(5, 10, scale=0.2, gen=generator(1), runs=(1, 3))
+    ab = cat_runs(a, b)
+    assert ab.runs == (3, 3) and torch.equal(ab.W1[:2], a.W1) and torch.equal(ab.W2[2:], b.W2)
+    with pytest.raises(ParameterError):
+        cat_runs(a, balanced_init(5, 10, scale=0.1, gen=generator(0)))
+    traj = train(ab, X, y, loss=half_mse(), lr=0.1, steps=3, record=[0, 3], progress=False)
+    sub = traj.run(slice(2, None))
+    alone = train(b, X, y, loss=half_mse(), lr=0.1, steps=3, record=[0, 3], progress=False)
+    torch.testing.assert_close(sub.loss, alone.loss, rtol=1e-14, atol=0)
+    assert sub.runs == (1, 3)

@@ -12,7 +12,7 @@ import torch
 
 from lrlib.errors import ParameterError
 from lrlib.losses import half_mse
-from lrlib.measure import first_crossing, line_fit
+from lrlib.measure import decreasing, first_crossing, line_fit
 from lrlib.models import TwoLayer, balanced_init, forward, generator, sweep_init
 from lrlib.theory import orthogonal as th
 from lrlib.track import balancedness_drift
@@ -337,29 +337,6 @@ def test_linearised_loss_rate_against_explicit_kernel(testbed):
     assert th.linearised_loss_rate(p, X) == pytest.approx(expected, rel=1e-12, abs=1e-15)
 
 
-def test_cat_runs_and_sub_runs(testbed):
-    X, y = testbed
-    a = balanced_init(5, 10, scale=0.1, gen=generator(0), runs=(2, 3))
-    b = balanced_init(5, 10, scale=0.2, gen=generator(1), runs=(1, 3))
-    ab = th.cat_runs(a, b)
-    assert ab.runs == (3, 3) and torch.equal(ab.W1[:2], a.W1) and torch.equal(ab.W2[2:], b.W2)
-    with pytest.raises(ParameterError):
-        th.cat_runs(a, balanced_init(5, 10, scale=0.1, gen=generator(0)))
-    traj = train(ab, X, y, loss=half_mse(), lr=0.1, steps=3, record=[0, 3], progress=False)
-    sub = th.sub_runs(traj, slice(2, None))
-    alone = train(b, X, y, loss=half_mse(), lr=0.1, steps=3, record=[0, 3], progress=False)
-    torch.testing.assert_close(sub.loss, alone.loss, rtol=1e-14, atol=0)
-    assert sub.runs == (1, 3)
-
-
-def test_decreasing_and_row_slopes():
-    v = np.array([[3.0, 2.0, 1.0], [3.0, 3.0, 1.0], [1.0, np.nan, 0.0]])
-    assert th.decreasing(v).tolist() == [True, False, False]
-    assert th.decreasing(v, strict=False).tolist() == [True, True, False]
-    s = th.row_slopes(np.array([0.0, 1.0, 2.0]), np.array([[1.0, 3.0, 5.0], [0.0, np.nan, 1.0]]))
-    assert s[0] == pytest.approx(2.0) and np.isnan(s[1])
-
-
 def test_inactive_violations_zero_on_orthonormal_and_positive_on_correlated(testbed):
     from lrlib.theory.orthogonal.data import correlated_testbed
     X, y = testbed
@@ -585,7 +562,7 @@ def test_thm1_measures_match_the_single_formulas(testbed):
     np.testing.assert_allclose(m["excess_min"], ex.min(-1))
     np.testing.assert_allclose(m["excess_last"], ex[:, -1])
     np.testing.assert_allclose(m["gap_last"], gap[:, -1])
-    np.testing.assert_array_equal(m["excess_mono"], th.decreasing(ex).astype(float))
+    np.testing.assert_array_equal(m["excess_mono"], decreasing(ex).astype(float))
     assert set(m) == {"final_max", "excess_min", "excess_mono", "excess_last", "gap_mono", "gap_last"}
 
 
@@ -594,11 +571,11 @@ def test_half_fit_gap_is_zero_against_itself_and_checks_lengths(testbed):
     lams = torch.tensor([1e-2, 1e-3], dtype=F64)
     p = sweep_init(50, X.shape[1], lams, seeds=1, seed=0)
     gd = train(p.map(lambda t: t[0]), X, y, loss=half_mse(), lr=2e-2, steps=5000, record=250)
-    single = [th.sub_runs(gd, k) for k in range(2)]
+    single = [gd.run(k) for k in range(2)]
     assert th.half_fit_gap(gd, single, X, y) == 0.0
     late = Trajectory(steps=single[0].steps, time=single[0].time * 1.1, params=single[0].params,
                       loss=single[0].loss, meta=dict(single[0].meta))          # a "flow" 10 % slower
-    assert th.half_fit_gap(th.sub_runs(gd, slice(0, 1)), [late], X, y) == pytest.approx(1 - 1 / 1.1, rel=1e-9)
+    assert th.half_fit_gap(gd.run(slice(0, 1)), [late], X, y) == pytest.approx(1 - 1 / 1.1, rel=1e-9)
     with pytest.raises(ParameterError):
         th.half_fit_gap(gd, single[:1], X, y)
 

@@ -9,17 +9,17 @@ from .core import (alignment_directions, assumption3_failure_probability, check_
                    fit_vectors, key_vectors, KeyVectors, limit_directions, limit_function, local_rate,
                    min_f1_norm, min_norm_squared, phase_times, PhaseTimes, plateau_loss, s_sets, saddle_point,
                    unbalanced_sweep_init)
-from .measure import (assumption3_counts, cat_runs, count_saddles, decay_rates, decreasing, drop_iteration,
+from .measure import (assumption3_counts, count_saddles, decay_rates, drop_iteration,
                       dwell_time, excess_norm, f1_cost, function_gap, half_fit_gap, half_fit_times, hd_measures,
                       inactive_violations, intermediate_plateaus, kink_clusters, lemma2_holds,
                       linearised_loss_rate, loss_at, mass_times, min_alignment, movement, no_collapse_margin,
-                      ntk_gap, ntk_interpolator, plateau_speedup, row_slopes, saddle_distance, saddle_walk,
-                      step_table, stuck_measures, sub_runs, thm1_measures, top2_explained, toy_events,
+                      ntk_gap, ntk_interpolator, plateau_speedup, saddle_distance, saddle_walk,
+                      step_table, stuck_measures, thm1_measures, top2_explained, toy_events,
                       toy_timings, two_clusters, u_fitted, uncovered_floor)
 
 __all__ = ["claims", "core", "data", "measure", "alignment_directions", "assumption3_counts",
-           "assumption3_failure_probability", "cat_runs", "check_orthogonal", "count_saddles", "decay_rates",
-           "decreasing", "drop_iteration", "dwell_time", "escape_curvature", "excess_norm", "f1_cost",
+           "assumption3_failure_probability", "check_orthogonal", "count_saddles", "decay_rates",
+           "drop_iteration", "dwell_time", "escape_curvature", "excess_norm", "f1_cost",
            "fit_vectors", "function_gap", "half_fit_gap", "half_fit_times", "hd_measures", "inactive_violations",
            "intermediate_plateaus", "key_vectors", "KeyVectors", "kink_clusters", "lemma2_holds",
            "limit_directions", "limit_function", "linearised_loss_rate", "local_rate", "loss_at", "mass_times",

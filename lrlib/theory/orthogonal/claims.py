@@ -24,7 +24,7 @@ import numpy as np
 import torch
 
 from ...ledger.trend import trend_stats
-from ...measure import cosine, first_crossing
+from ...measure import cosine, first_crossing, row_slopes
 from ...track import max_direction_change
 from ...trajectory import Trajectory
 from ...models import TwoLayer, forward
@@ -34,7 +34,7 @@ from ...measure import active
 from .measure import (count_saddles, decay_rates, dwell_time, excess_norm, f1_cost, function_gap, half_fit_times,
                       hd_measures,
                       inactive_violations, kink_clusters, lemma2_holds, loss_at, mass_times, min_alignment, movement,
-                      no_collapse_margin, ntk_gap, row_slopes, saddle_distance, saddle_walk, stuck_measures, sub_runs,
+                      no_collapse_margin, ntk_gap, saddle_distance, saddle_walk, stuck_measures,
                       toy_timings, two_clusters, u_fitted)
 
 Tensor = torch.Tensor
@@ -101,7 +101,7 @@ class Sweep:
         -------
         Sweep
         """
-        return Sweep(sub_runs(self.traj, (slice(None), index)), self.X, self.y, self.lams[index])
+        return Sweep(self.traj.run(slice(None), index), self.X, self.y, self.lams[index])
 
 
 def _fit_mask(run: Sweep, lam_max: float) -> np.ndarray:

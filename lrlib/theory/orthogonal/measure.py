@@ -18,7 +18,7 @@ import torch
 
 from ...errors import ParameterError
 from ...models import TwoLayer, forward
-from ...measure import active, cosine, first_crossing, line_fit, plateaus
+from ...measure import active, cosine, decreasing, first_crossing, line_fit, plateaus
 from ...schedules import log_schedule
 from ...track import max_direction_change
 from ...trajectory import Trajectory
@@ -112,26 +112,6 @@ def linearised_loss_rate(p: TwoLayer, X: Tensor) -> float:
 # Measurements behind the chapter's claims (per run, vectorised where cheap)
 # ---------------------------------------------------------------------------
 
-def sub_runs(traj: Trajectory, index) -> Trajectory:
-    """The trajectory of the runs selected by ``index``; snapshots and meta are shared.
-
-    Parameters
-    ----------
-    traj : Trajectory
-        Runs ``(R...)``.
-    index : int, slice or tuple
-        An index of the run axes, e.g. ``slice(0, 5)`` or ``(slice(None), 2)``.
-
-    Returns
-    -------
-    Trajectory
-    """
-    sl = (slice(None),) + (index if isinstance(index, tuple) else (index,))
-    return Trajectory(steps=traj.steps, time=traj.time, params=traj.params.map(lambda t: t[sl]),
-                      loss=traj.loss[sl], meta=dict(traj.meta),
-                      dense_loss=None if traj.dense_loss is None else traj.dense_loss[sl])
-
-
 def assumption3_counts(p: TwoLayer, X: Tensor, y: Tensor) -> tuple[Tensor, Tensor]:
     """The sizes ``(|S_{+,1}|, |S_{−,1}|)`` of Assumption 3's sets at the network ``p`` (its init).
 
@@ -149,25 +129,6 @@ def assumption3_counts(p: TwoLayer, X: Tensor, y: Tensor) -> tuple[Tensor, Tenso
     """
     Sp, Sm = s_sets(p, X, y)
     return Sp.sum(-1), Sm.sum(-1)
-
-
-def decreasing(values, strict: bool = True) -> np.ndarray:
-    """Whether values decrease along their last axis (strictly, or not increasing).
-
-    Parameters
-    ----------
-    values : array_like
-        ``(..., K)``.
-    strict : bool
-        Strictly decreasing (``True``) or non-increasing.
-
-    Returns
-    -------
-    ndarray
-        ``(...)`` bool; ``False`` where a value is nan.
-    """
-    d = np.diff(np.asarray(values, dtype=float), axis=-1)
-    return np.all(d < 0 if strict else d <= 0, axis=-1)
 
 
 def inactive_violations(traj: Trajectory, X: Tensor) -> Tensor:
@@ -282,24 +243,6 @@ def loss_at(traj: Trajectory, times: np.ndarray) -> np.ndarray:
         if np.isfinite(t):
             out[r] = L[max(int(np.searchsorted(traj.time, t, side="right")) - 1, 0), r]
     return out.reshape(times.shape)
-
-
-def row_slopes(x: np.ndarray, Y: np.ndarray) -> np.ndarray:
-    """The least-squares slope of each row of ``Y`` on ``x``.
-
-    Parameters
-    ----------
-    x : ndarray
-        ``(K,)``.
-    Y : ndarray
-        ``(rows, K)``.
-
-    Returns
-    -------
-    ndarray
-        ``(rows,)`` slopes (nan if a value of the row is missing).
-    """
-    return np.array([line_fit(x, row).slope for row in np.asarray(Y, dtype=float)])
 
 
 def excess_norm(p: TwoLayer, X: Tensor, y: Tensor) -> Tensor:
@@ -554,32 +497,6 @@ def top2_explained(W1: Tensor) -> Tensor:
     """
     ev = torch.linalg.svdvals(W1) ** 2
     return ev[..., :2].sum(-1) / ev.sum(-1)
-
-
-def cat_runs(*nets: TwoLayer) -> TwoLayer:
-    """Concatenate networks along their first run axis, e.g. real runs and their controls, to train them as
-    one batch.
-
-    Parameters
-    ----------
-    *nets : TwoLayer
-        Networks with at least one run axis; the other run axes must agree.
-
-    Returns
-    -------
-    TwoLayer
-
-    Raises
-    ------
-    ParameterError
-        If a network has no run axis, or they differ in parameters or activation.
-    """
-    if not nets or any(not p.runs for p in nets):
-        raise ParameterError("cat_runs needs networks with at least one run axis")
-    names = nets[0].tensors().keys()
-    if any(p.tensors().keys() != names or p.act != nets[0].act for p in nets):
-        raise ParameterError("cat_runs: the networks differ in their parameters or activation")
-    return TwoLayer(**{k: torch.cat([getattr(p, k) for p in nets]) for k in names}, act=nets[0].act)
 
 
 def toy_events(traj: Trajectory, X: Tensor, y: Tensor, plateau_level: float = 0.5,
@@ -1101,10 +1018,10 @@ def step_table(runs: dict[str, dict], verdicts: dict[str, dict[str, str]], run: 
     return pd.DataFrame(rows).T
 
 
-__all__ = ["assumption3_counts", "cat_runs", "count_saddles", "decay_rates", "decreasing", "drop_iteration",
+__all__ = ["assumption3_counts", "count_saddles", "decay_rates", "drop_iteration",
            "dwell_time", "excess_norm", "f1_cost", "function_gap", "half_fit_gap", "half_fit_times",
            "hd_measures", "inactive_violations", "intermediate_plateaus", "kink_clusters", "lemma2_holds",
            "linearised_loss_rate", "loss_at", "mass_times", "min_alignment", "movement", "no_collapse_margin",
-           "ntk_gap", "ntk_interpolator", "plateau_speedup", "row_slopes", "saddle_distance", "saddle_walk",
-           "step_table", "stuck_measures", "sub_runs", "thm1_measures", "top2_explained", "toy_events",
+           "ntk_gap", "ntk_interpolator", "plateau_speedup", "saddle_distance", "saddle_walk",
+           "step_table", "stuck_measures", "thm1_measures", "top2_explained", "toy_events",
            "toy_timings", "two_clusters", "u_fitted", "uncovered_floor"]
