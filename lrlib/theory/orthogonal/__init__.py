@@ -1,23 +1,24 @@
 """Boursier, Pillaud-Vivien & Flammarion (NeurIPS 2022), gradient flow of shallow ReLU networks on
 orthogonal inputs: the paper's data sets (:mod:`.data`), its closed forms (:mod:`.core`: key vectors,
 neuron sets, the limit, the saddle, phase times) and the measurements behind the chapter's claims
-(:mod:`.measure`). ``from lrlib.theory import orthogonal as th`` gives the closed forms and the
+(:mod:`.phases`, :mod:`.lemmas`, :mod:`.saddles`, :mod:`.limit`; the claims' measurement functions in :mod:`.claims`). ``from lrlib.theory import orthogonal as th`` gives the closed forms and the
 measurements; the data sets are ``th.data``."""
 
-from . import claims, core, data, measure
+from . import claims, core, data, lemmas, limit, phases, saddles
 from .core import (alignment_directions, assumption3_failure_probability, check_orthogonal, escape_curvature,
                    fit_vectors, key_vectors, KeyVectors, limit_directions, limit_function, local_rate,
                    min_f1_norm, min_norm_squared, phase_times, PhaseTimes, plateau_loss, s_sets, saddle_point,
                    unbalanced_sweep_init)
-from .measure import (assumption3_counts, count_saddles, decay_rates, drop_iteration,
-                      dwell_time, excess_norm, f1_cost, function_gap, half_fit_gap, half_fit_times, hd_measures,
-                      inactive_violations, intermediate_plateaus, kink_clusters, lemma2_holds,
-                      linearised_loss_rate, loss_at, mass_times, min_alignment, movement, no_collapse_margin,
-                      ntk_gap, ntk_interpolator, plateau_speedup, saddle_distance, saddle_walk,
-                      step_table, stuck_measures, thm1_measures, top2_explained, toy_events,
-                      toy_timings, two_clusters, u_fitted, uncovered_floor)
+from .lemmas import (assumption3_counts, inactive_violations, lemma2_holds, min_alignment, no_collapse_margin,
+                     stuck_measures, uncovered_floor)
+from .limit import (excess_norm, f1_cost, function_gap, kink_clusters, movement, ntk_gap, ntk_interpolator,
+                    thm1_measures, two_clusters)
+from .phases import (decay_rates, drop_iteration, dwell_time, half_fit_gap, half_fit_times, loss_at, mass_times,
+                     toy_events, toy_timings, u_fitted)
+from .saddles import (count_saddles, hd_measures, intermediate_plateaus, linearised_loss_rate, plateau_speedup,
+                      saddle_distance, saddle_walk, step_table, top2_explained)
 
-__all__ = ["claims", "core", "data", "measure", "alignment_directions", "assumption3_counts",
+__all__ = ["claims", "core", "data", "lemmas", "limit", "phases", "saddles", "alignment_directions", "assumption3_counts",
            "assumption3_failure_probability", "check_orthogonal", "count_saddles", "decay_rates",
            "drop_iteration", "dwell_time", "escape_curvature", "excess_norm", "f1_cost",
            "fit_vectors", "function_gap", "half_fit_gap", "half_fit_times", "hd_measures", "inactive_violations",

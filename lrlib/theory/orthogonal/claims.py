@@ -31,11 +31,10 @@ from ...models import TwoLayer, forward
 from .core import (KeyVectors, alignment_directions, key_vectors, local_rate, min_f1_norm, phase_times, plateau_loss,
                    s_sets)
 from ...measure import active
-from .measure import (count_saddles, decay_rates, dwell_time, excess_norm, f1_cost, function_gap, half_fit_times,
-                      hd_measures,
-                      inactive_violations, kink_clusters, lemma2_holds, loss_at, mass_times, min_alignment, movement,
-                      no_collapse_margin, ntk_gap, saddle_distance, saddle_walk, stuck_measures,
-                      toy_timings, two_clusters, u_fitted)
+from .lemmas import inactive_violations, lemma2_holds, min_alignment, no_collapse_margin, stuck_measures
+from .limit import excess_norm, f1_cost, function_gap, kink_clusters, movement, ntk_gap, two_clusters
+from .phases import decay_rates, dwell_time, half_fit_times, loss_at, mass_times, toy_timings, u_fitted
+from .saddles import count_saddles, hd_measures, saddle_distance, saddle_walk
 
 Tensor = torch.Tensor
 
@@ -167,7 +166,7 @@ def function_limit_trend(run: Sweep, Z: Tensor) -> dict[str, np.ndarray]:
 
 def clusters_trend(run: Sweep) -> dict[str, np.ndarray]:
     """Theorem 1 (two clusters) as a trend: the share of the final ``‖θ‖²`` carried by neurons outside
-    the two limit directions (cosine ≤ 0.999, :func:`~lrlib.theory.orthogonal.measure.two_clusters`).
+    the two limit directions (cosine ≤ 0.999, :func:`~lrlib.theory.orthogonal.limit.two_clusters`).
 
     Parameters
     ----------
@@ -184,7 +183,7 @@ def clusters_trend(run: Sweep) -> dict[str, np.ndarray]:
 
 def saddle_trend(run: Sweep) -> dict[str, np.ndarray]:
     """Proposition 1 (passage near the strict saddle) as a trend: the smallest distance along the run
-    to the saddle set, ``min_t ‖θ(t) − θ_S(t)‖/‖θ_S‖`` (:func:`~lrlib.theory.orthogonal.measure.saddle_distance`).
+    to the saddle set, ``min_t ‖θ(t) − θ_S(t)‖/‖θ_S‖`` (:func:`~lrlib.theory.orthogonal.saddles.saddle_distance`).
 
     Parameters
     ----------
@@ -274,7 +273,7 @@ def phase_end_ratios(run: Sweep, kv: KeyVectors, lam_max: float = 1e-8, eps: flo
 
 def no_collapse(run: Sweep, lam_max: float = 1e-8, eps: float = 0.1) -> dict[str, np.ndarray]:
     """App. Lemma 9: the smallest ratio of an aligning neuron's norm to the lemma's lower bound
-    (:func:`~lrlib.theory.orthogonal.measure.no_collapse_margin`).
+    (:func:`~lrlib.theory.orthogonal.lemmas.no_collapse_margin`).
 
     Parameters
     ----------
@@ -378,7 +377,7 @@ def fast_convergence(run: tuple[Trajectory, np.ndarray], it_ref, level: float = 
     -------
     dict
         ``it_ratio`` (the first iteration with loss ``< level`` over ``it_ref``; the run's length if never)
-        and ``saddles`` (:func:`~lrlib.theory.orthogonal.measure.count_saddles`), each ``(R,)``.
+        and ``saddles`` (:func:`~lrlib.theory.orthogonal.saddles.count_saddles`), each ``(R,)``.
     """
     traj, it = run
     first = np.nan_to_num(first_crossing(it, traj.loss, level), nan=float(it[-1]))
@@ -421,7 +420,7 @@ def realignment(run: tuple[Trajectory, list], rel: float | None = None) -> dict[
 
 def toy_phase_timings(run: Trajectory) -> dict[str, np.ndarray]:
     """Figure 3: the toy's saddle exits, plateau and final loss from the dense loss
-    (:func:`~lrlib.theory.orthogonal.measure.toy_timings`).
+    (:func:`~lrlib.theory.orthogonal.phases.toy_timings`).
 
     Parameters
     ----------
@@ -459,7 +458,7 @@ def toy_limit(run: Trajectory, X: Tensor, y: Tensor, Z: Tensor) -> dict[str, np.
 
 def frozen_inactivity(run: Sweep) -> dict[str, np.ndarray]:
     """Lemma 6: how often an inactive pre-activation changes between snapshots, summed over λ
-    (:func:`~lrlib.theory.orthogonal.measure.inactive_violations`).
+    (:func:`~lrlib.theory.orthogonal.lemmas.inactive_violations`).
 
     Parameters
     ----------
@@ -476,7 +475,7 @@ def frozen_inactivity(run: Sweep) -> dict[str, np.ndarray]:
 
 def alignment_end(run: Sweep, dt: float) -> dict[str, np.ndarray]:
     """Lemma 2 (App. Lemmas 7–8) at ``t_{±1}``: the two inequalities and the deactivation, as 0/1
-    (:func:`~lrlib.theory.orthogonal.measure.lemma2_holds`).
+    (:func:`~lrlib.theory.orthogonal.lemmas.lemma2_holds`).
 
     Parameters
     ----------
@@ -496,7 +495,7 @@ def alignment_end(run: Sweep, dt: float) -> dict[str, np.ndarray]:
 def plateau_dwell(run: Sweep, kv: KeyVectors) -> dict[str, np.ndarray]:
     """§3.1's remark on larger λ: the longest time, over the sweep's columns, that the loss spends within
     ±5 % of the plateau level ``(1/2n) Σ_{y<0} y²``, in units of ``1/‖D₋‖``
-    (:func:`~lrlib.theory.orthogonal.measure.dwell_time`).
+    (:func:`~lrlib.theory.orthogonal.phases.dwell_time`).
 
     Parameters
     ----------
@@ -515,7 +514,7 @@ def plateau_dwell(run: Sweep, kv: KeyVectors) -> dict[str, np.ndarray]:
 
 def stuck_draws(run: tuple[TwoLayer, Tensor], X: Tensor, y: Tensor, groups: int) -> dict[str, np.ndarray]:
     """Assumption 3: whether draws end at the floor of their uncovered labels
-    (:func:`~lrlib.theory.orthogonal.measure.stuck_measures`).
+    (:func:`~lrlib.theory.orthogonal.lemmas.stuck_measures`).
 
     Parameters
     ----------
@@ -539,7 +538,7 @@ def stuck_draws(run: tuple[TwoLayer, Tensor], X: Tensor, y: Tensor, groups: int)
 
 def saddle_steps(run: tuple[Trajectory, np.ndarray]) -> dict[str, np.ndarray]:
     """Figure 4(f): the intermediate plateaus of each run's loss and how fast they are left
-    (:func:`~lrlib.theory.orthogonal.measure.saddle_walk`, plateaus above 100× the final loss).
+    (:func:`~lrlib.theory.orthogonal.saddles.saddle_walk`, plateaus above 100× the final loss).
 
     Parameters
     ----------
@@ -561,7 +560,7 @@ def saddle_steps(run: tuple[Trajectory, np.ndarray]) -> dict[str, np.ndarray]:
 
 def kink_count(run: Trajectory) -> dict[str, np.ndarray]:
     """Figure 4(e): the number of kink clusters of each final function
-    (:func:`~lrlib.theory.orthogonal.measure.kink_clusters`).
+    (:func:`~lrlib.theory.orthogonal.limit.kink_clusters`).
 
     Parameters
     ----------
@@ -578,7 +577,7 @@ def kink_count(run: Trajectory) -> dict[str, np.ndarray]:
 
 def ntk_distance(run: Trajectory, h_ntk: Tensor, Z: Tensor, y: Tensor) -> dict[str, np.ndarray]:
     """Figure 5: the final function's sup distance to each seed's NTK interpolator, over the largest label
-    (:func:`~lrlib.theory.orthogonal.measure.ntk_gap`).
+    (:func:`~lrlib.theory.orthogonal.limit.ntk_gap`).
 
     Parameters
     ----------
@@ -632,7 +631,7 @@ __all__ = ["Sweep", "WHAT_HOLDS", "alignment_end", "clusters_trend", "convergenc
 
 
 def high_dim_figure(run: tuple[Tensor, Tensor, float, int]) -> dict[str, np.ndarray]:
-    """Figures 6–7 on the high-dimensional data (:func:`~lrlib.theory.orthogonal.measure.hd_measures`).
+    """Figures 6–7 on the high-dimensional data (:func:`~lrlib.theory.orthogonal.saddles.hd_measures`).
 
     Parameters
     ----------

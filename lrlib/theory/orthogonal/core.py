@@ -3,7 +3,7 @@ two-layer ReLU network ``h(x) = Σ_j a_j σ(⟨w_j, x⟩)`` on the square loss
 ``L = 1/(2n) Σ_k (h(x_k) − y_k)²`` with orthogonal inputs, balanced small init.
 
 Closed forms (the paper's displays, some rebuilt from its prose; every one is tested in
-``tests/test_theory_orthogonal.py``):
+``tests/test_theory_orthogonal_core.py``):
 
 * key vectors ``D_± = (1/n) Σ_{±y_k > 0} y_k x_k`` and ``r = ‖D_+‖/‖D_−‖``;
 * the neuron sets ``S_{±,1}`` (sign ±1 and active on every ±-label point at init);
