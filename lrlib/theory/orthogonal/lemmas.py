@@ -1,12 +1,6 @@
 """The lemma checks of the orthogonal chapter (Boursier et al. 2022) on trajectories: Assumption 3's sets at
 initialisation, Lemma 6's shrinking activations, Lemma 2's early phase, the no-collapse margin, the alignment of the
-fitted neurons, and the measurements of the runs that stay stuck.
-
-Conventions (as in :mod:`lrlib.theory.orthogonal.core`): ``X`` is ``(n, d)``, the (orthogonal) inputs
-(rows), ``y`` is ``(n,)``, the labels; ``X, y : Tensor / The data (module conventions)`` is this pair.
-The λ-sweep checks take ``traj, X, y, lams`` (``The λ-sweep and its data``): ``traj`` a
-:class:`lrlib.trajectory.Trajectory` with runs ``(rows, K)`` and time in paper time, ``lams`` a
-``(K,)`` tensor, the λ of the columns. Times are paper time (½-mean loss L) unless said otherwise.
+fitted neurons, and the measurements of the runs that stay stuck. Conventions: as in :mod:`.phases`.
 """
 
 from __future__ import annotations

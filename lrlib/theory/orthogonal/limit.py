@@ -1,12 +1,6 @@
 """Where the orthogonal chapter's runs end (Boursier et al. 2022): the F1 cost and its excess over the minimal
 norm, the distance to the limit function, the two clusters and the kinks (Theorem 1), and the lazy regime's
-movement and kernel (NTK) interpolator.
-
-Conventions (as in :mod:`lrlib.theory.orthogonal.core`): ``X`` is ``(n, d)``, the (orthogonal) inputs
-(rows), ``y`` is ``(n,)``, the labels; ``X, y : Tensor / The data (module conventions)`` is this pair.
-The λ-sweep checks take ``traj, X, y, lams`` (``The λ-sweep and its data``): ``traj`` a
-:class:`lrlib.trajectory.Trajectory` with runs ``(rows, K)`` and time in paper time, ``lams`` a
-``(K,)`` tensor, the λ of the columns. Times are paper time (½-mean loss L) unless said otherwise.
+movement and kernel (NTK) interpolator. Conventions: as in :mod:`.phases`.
 """
 
 from __future__ import annotations

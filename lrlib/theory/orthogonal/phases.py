@@ -1,7 +1,7 @@
 """Times and phases of the orthogonal chapter's runs (Boursier et al. 2022): when the fitted mass grows, when
 the loss falls (half-fit times, drops, dwell times), the decay rates of the last phase, and the toy's events.
 
-Conventions (as in :mod:`lrlib.theory.orthogonal.core`): ``X`` is ``(n, d)``, the (orthogonal) inputs
+Conventions of the package's measurement modules (as in :mod:`lrlib.theory.orthogonal.core`): ``X`` is ``(n, d)``, the (orthogonal) inputs
 (rows), ``y`` is ``(n,)``, the labels; ``X, y : Tensor / The data (module conventions)`` is this pair.
 The λ-sweep checks take ``traj, X, y, lams`` (``The λ-sweep and its data``): ``traj`` a
 :class:`lrlib.trajectory.Trajectory` with runs ``(rows, K)`` and time in paper time, ``lams`` a

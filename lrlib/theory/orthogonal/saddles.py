@@ -1,11 +1,5 @@
 """The saddles of the orthogonal chapter (Boursier et al. 2022): intermediate plateaus, the walk past a saddle,
-its distance, the linearised rate of escape, and the high-dimensional runs of Figures 6–7.
-
-Conventions (as in :mod:`lrlib.theory.orthogonal.core`): ``X`` is ``(n, d)``, the (orthogonal) inputs
-(rows), ``y`` is ``(n,)``, the labels; ``X, y : Tensor / The data (module conventions)`` is this pair.
-The λ-sweep checks take ``traj, X, y, lams`` (``The λ-sweep and its data``): ``traj`` a
-:class:`lrlib.trajectory.Trajectory` with runs ``(rows, K)`` and time in paper time, ``lams`` a
-``(K,)`` tensor, the λ of the columns. Times are paper time (½-mean loss L) unless said otherwise.
+its distance, the linearised rate of escape, and the high-dimensional runs of Figures 6–7. Conventions: as in :mod:`.phases`.
 """
 
 from __future__ import annotations
