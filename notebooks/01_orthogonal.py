@@ -510,7 +510,7 @@ for c, ctrl, ctx in (("thm1.min-norm", {"nonvanishing_imbalance": deep_nv}, {}),
                      ("saddle.passes-near", {"nonvanishing_imbalance": deep_nv}, {})):
     res = ledger.measure(c, deep, controls=ctrl, init=deep.start(), premises=deep_premises, **ctx)
     print(f"{c}: {rate_of(c)}, tier {res.tier()[0]} ({res.tier()[1] or 'a run of the flow'}); "
-          f"deviation at λ = 1e-30 per seed {np.round(res.values['dev_last'], 6).tolist()}")
+          f"deviation at λ = 1e-30 per seed {np.round(res.array('dev_last'), 6).tolist()}")
 
 # %% tags=["hide-input"]
 dev_deep = {"relative excess of $\\|\\theta\\|^2$": orth.excess_norm(deep.traj.final, X_tb, y_tb).numpy(),
@@ -672,7 +672,7 @@ print(f"Lemma 2 per seed: bounds {l2.values['bounds']}, deactivation {l2.values[
 # %%
 ledger.measure("lemma2.deactivation", sweep, premises=sweep_premises, dt=dt)
 l9 = ledger.measure("lemma9.no-collapse", sweep, init=sweep.start(), premises=sweep_premises)
-print(f"Lemma 9 margin per seed: {np.round(l9.values['margin'], 3).tolist()}; on the other rows (not graded): "
+print(f"Lemma 9 margin per seed: {np.round(l9.array('margin'), 3).tolist()}; on the other rows (not graded): "
       + ", ".join(f"{k} {orth.claims.no_collapse(v)['margin'].round(3).tolist()}"
                   for k, v in (("non-orthogonal", sweep_co), ("λ = 1", sweep_big), ("no negative neuron", sweep_pos))))
 
@@ -761,8 +761,8 @@ pd.DataFrame({"slope t2 × |D+|": hs["slope2"], "slope t3 × |D-|": hs["slope3"]
 
 # %%
 lb = ledger.measure("lemma34.time-bounds", sweep, coarse=sweep_coarse, premises=sweep_premises, kv=kv)
-print(f"t2 / bound, t3 / bound (λ ≤ 1e-8, max per seed): {np.round(lb.values['ratio2'], 3).tolist()}, "
-      f"{np.round(lb.values['ratio3'], 3).tolist()}")
+print(f"t2 / bound, t3 / bound (λ ≤ 1e-8, max per seed): {np.round(lb.array('ratio2'), 3).tolist()}, "
+      f"{np.round(lb.array('ratio3'), 3).tolist()}")
 
 # %% [markdown]
 # ### Lemmas 2–4 at an $\varepsilon$ the paper admits
@@ -1076,7 +1076,7 @@ fin_mc = narrow.final.map(lambda t: t[N_SEEDS * n_per:-N_SEEDS * n_per].reshape(
 a3n = ledger.measure("assumption3.min-norm", (fin_mc, L_mc, ~ok_mc),
                      premises=dict(n_conv_viol=(conv_mc & ~ok_mc).sum(-1), flow_gap=flow_gap), X=X_tb, y=y_tb)
 glue("orthogonal-a3-min-norm", f"{rate_of('assumption3.min-norm')}, tier {a3n.tier()[0]}", display=False)
-print(f"assumption3.min-norm: smallest excess of a converged violating draw per seed {np.round(np.array(a3n.values['excess_min'], dtype=float), 4).tolist()}; "
+print(f"assumption3.min-norm: smallest excess of a converged violating draw per seed {np.round(a3n.array('excess_min'), 4).tolist()}; "
       f"satisfying draws {np.round(np.array(orth.claims.violating_excess((fin_mc, L_mc, ok_mc), X=X_tb, y=y_tb)['excess_min'], dtype=float), 4).tolist()}")
 
 # %%

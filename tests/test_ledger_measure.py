@@ -169,3 +169,12 @@ def test_same_verdict_and_verdicts_by_variant_grade_the_rule_alone():
     assert gr.same_verdict(decl, {"a": [2, 0, 2]}, {"a": [3, 0, 0]}).tolist() == [1.0, 1.0, 0.0]
     tab = gr.verdicts_by_variant({"x": decl}, {"x": ("a",)}, {"h": {"a": [2.0, 0.0]}, "h/2": {"a": [0.5, 3.0]}}, run=1)
     assert tab == {"h": {"x": "not reproduced"}, "h/2": {"x": "reproduced"}}
+
+
+def test_result_array_reads_stored_values_back_as_floats():
+    """The ledger stores undefined values as None and events that did not happen as "inf": array() undoes both."""
+    r = gr.Result(decl=None, seeds=[0, 1, 2], values={"t": [1.5, None, "inf"]}, verdicts=[],
+                  control_values={"t": ["-inf", 2.0, None]})
+    a, c = r.array("t"), r.array("t", control=True)
+    assert a.dtype == float and a[0] == 1.5 and np.isnan(a[1]) and a[2] == np.inf
+    assert c[0] == -np.inf and c[1] == 2.0 and np.isnan(c[2])

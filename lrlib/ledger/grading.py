@@ -386,6 +386,25 @@ class Result:
     sweep_verdicts: list[str] | None = None
     sweep_source: str = ""
 
+    def array(self, name: str, control: bool = False) -> np.ndarray:
+        """A measurement as floats, one per seed: the stored ``None`` (undefined) back to ``nan`` and
+        ``"inf"`` / ``"-inf"`` (did not happen within the run) back to ``±inf``.
+
+        Parameters
+        ----------
+        name : str
+            The measured name.
+        control : bool
+            The control run's value instead of the main run's.
+
+        Returns
+        -------
+        np.ndarray
+            ``(seeds,)`` float.
+        """
+        vals = (self.control_values if control else self.values)[name]
+        return np.array([np.nan if v is None else float(v) for v in np.ravel(np.asarray(vals, dtype=object))])
+
     @property
     def rate_verdicts(self) -> list[str]:
         """The verdicts the pass rate is computed from (the sweep's, for ``seeds: sweep``)."""
