@@ -104,7 +104,6 @@ import time
 
 import numpy as np
 import pandas as pd
-import matplotlib.pyplot as plt
 import torch
 
 from lrlib import chapter
@@ -116,7 +115,7 @@ from lrlib.losses import Loss, half_mse
 from lrlib.measure import first_crossing
 from lrlib.models import TwoLayer, balanced_init, cat_runs, forward, generator, sweep_init
 from lrlib.plots import orthogonal as orth_plots
-from lrlib.plots import NEG, POS, THEORY, glue, glue_seeds, label_panels, mark_times, panel_grid
+from lrlib.plots import NEG, POS, THEORY, glue, glue_seeds
 from lrlib.theory.orthogonal.data import (correlated_testbed, nonorthogonal_1d, orthogonal_toy, orthonormal_testbed,
                              relu_teacher)
 from lrlib.theory import orthogonal as orth
@@ -171,12 +170,9 @@ idx_toy = [orth.toy_events(toy.run(r), X_toy, y_toy) for r in range(N_SEEDS)]   
 
 
 def fig2(r):
-    fig, axes = panel_grid(4, width=3.6)
-    orth_plots.draw_1d_panels([toy.run(r).at(i) for i in idx_toy[r]], X_toy, y_toy, axes, grid_toy,
-                              [f"iteration {toy.steps[i]:,}" for i in idx_toy[r]])
-    label_panels(axes)
-    fig.suptitle(f"Figure 2 — orthogonal toy, seed {r}: function (green) and neurons (stars: kink, $a_j$)")
-    return fig
+    return orth_plots.snapshot_panels(
+        [toy.run(r).at(i) for i in idx_toy[r]], X_toy, y_toy, grid_toy, [f"iteration {toy.steps[i]:,}" for i in idx_toy[r]],
+        f"Figure 2 — orthogonal toy, seed {r}: function (green) and neurons (stars: kink, $a_j$)")
 
 
 glue_seeds("orthogonal-fig2", [fig2(r) for r in range(N_SEEDS)],
@@ -229,20 +225,10 @@ step_toy = np.maximum(np.abs(tt2["exit1"] / tt["exit1"] - 1), np.abs(tt2["exit2"
 
 # %% tags=["hide-input"]
 pred_toy = orth.phase_times(kv_toy, lam_toy)
-fig, ax = plt.subplots(figsize=(6.5, 3.4), constrained_layout=True)
-for r in range(N_SEEDS):
-    ax.plot(np.arange(toy.dense_loss.shape[0]), toy.dense_loss[:, r].numpy(),
-            color=POS if r == 0 else "0.7", lw=1.8 if r == 0 else 0.8, zorder=3 if r == 0 else 2,
-            label="seed 0" if r == 0 else ("other seeds" if r == 1 else None))
-ax.plot(np.arange(toy_big.dense_loss.shape[0]), toy_big.dense_loss[:, 0].numpy(), color="k", ls="--", lw=1,
-        label="control: $\\lambda=1$")
-ax.axhline(0.5, color=THEORY, ls=":", lw=1, label="plateau level $\\frac{1}{n}\\sum_{y<0}y^2$")
-mark_times(ax, {"$\\ln(1/\\lambda)/\\|D_+\\|$": pred_toy.t2_scale / (2 * eta),
-                "$\\ln(1/\\lambda)/\\|D_-\\|$": pred_toy.t3_scale / (2 * eta)})
-ax.set(xlabel="iteration (GD step $\\eta=10^{-3}$; paper time $=2\\eta\\cdot$iteration)",
-       ylabel="mean-MSE loss $2L$", title="Figure 3 — loss of the toy runs", ylim=(-0.02, 1.1))
-ax.legend(loc="lower left")
-glue("orthogonal-fig3", fig, display=False)
+times_toy = {"$\\ln(1/\\lambda)/\\|D_+\\|$": pred_toy.t2_scale / (2 * eta),
+             "$\\ln(1/\\lambda)/\\|D_-\\|$": pred_toy.t3_scale / (2 * eta)}
+glue("orthogonal-fig3", orth_plots.toy_losses(toy.dense_loss.numpy(), toy_big.dense_loss[:, 0].numpy(), 0.5,
+                                              times_toy, "Figure 3 — loss of the toy runs"), display=False)
 
 # %%
 toy_premises = dict(s_plus=a3_toy[0], s_minus=a3_toy[1], step_gap=step_toy)
@@ -517,14 +503,10 @@ dev_deep = {"relative excess of $\\|\\theta\\|^2$": orth.excess_norm(deep.traj.f
             "$\\sup|h-h^*|$": orth.function_gap(deep.traj.final, X_tb, y_tb, Zr).numpy(),
             "share of $\\|\\theta\\|^2$ outside the clusters": orth.two_clusters(deep.traj.final, X_tb, y_tb)[1].numpy(),
             "distance to the saddle set": orth.saddle_distance(deep.traj, X_tb, y_tb).amin(0).numpy()}
-fig, axes = panel_grid(4, width=3.3, height=3.0)
-for ax, (name, dev) in zip(axes, dev_deep.items()):
-    ax.loglog(lams_deep.numpy(), np.abs(dev).T, "o-", ms=3, color="0.4", alpha=0.8)
-    ax.set(xlabel="$\\lambda$", title=name)
-    ax.invert_xaxis()
-label_panels(axes)
-fig.suptitle("Theorem 1 and the saddle as $\\lambda\\to0$: deviations from the limit on the deep sweep (every seed)")
-glue("orthogonal-deep", fig, display=False)
+glue("orthogonal-deep", orth_plots.deviations_vs_lambda(
+    lams_deep.numpy(), dev_deep,
+    "Theorem 1 and the saddle as $\\lambda\\to0$: deviations from the limit on the deep sweep (every seed)"),
+    display=False)
 
 # %% [markdown]
 # ```{glue:figure} orthogonal-deep
@@ -708,20 +690,9 @@ if missed:
     print(f"{missed} (seed, λ) run(s) did not reach a half-fit time within the run: their times and plateau are nan")
 
 # %% tags=["hide-input"]
-fig, axes = panel_grid(2, width=4.2, height=3.2)
-for s in range(N_SEEDS):
-    axes[0].plot(logs, t2h[s], "o-", color=POS, alpha=0.6, label="$t_2^{1/2}$" if s == 0 else None)
-    axes[0].plot(logs, t3h[s], "s-", color=NEG, alpha=0.6, label="$t_3^{1/2}$" if s == 0 else None)
-for sl, col, name in [(1 / kv.norm_plus, POS, "$1/\\|D_+\\|$"), (1 / kv.norm_minus, NEG, "$1/\\|D_-\\|$")]:
-    base = np.nanmean((t2h if col == POS else t3h)[:, -1])
-    axes[0].plot(logs, base + sl * (logs - logs[-1]), "--", color=THEORY, lw=1)
-axes[0].set(xlabel="$\\ln(1/\\lambda)$", ylabel="paper time", title="half-fit times (dashed: theory slopes)")
-axes[0].legend()
-axes[1].semilogx(lams.numpy(), plateau.T, "o-", color="0.4", alpha=0.7)
-axes[1].axhline(orth.plateau_loss(y_tb), color=THEORY, ls="--", label="$\\frac{1}{2n}\\sum_{y<0}y^2$")
-axes[1].set(xlabel="$\\lambda$", ylabel="loss midway between $t_2^{1/2}$ and $t_3^{1/2}$", title="plateau level")
-axes[1].legend()
-glue("orthogonal-sweep", fig, display=False)
+glue("orthogonal-sweep", orth_plots.half_fit_and_plateau(
+    logs, t2h, t3h, (1 / kv.norm_plus, 1 / kv.norm_minus), lams.numpy(), plateau, orth.plateau_loss(y_tb)),
+    display=False)
 
 # %%
 ledger.measure("lemma3.t2-scaling", sweep, controls={"nonorthogonal": sweep_co}, coarse=sweep_coarse,
@@ -1187,14 +1158,8 @@ h_ntk = torch.stack([orth.ntk_interpolator(lazy.run(r).at(0), X_no, y_no, Z_lz) 
 
 # %% tags=["hide-input"]
 def fig5(r):
-    fig, axes = panel_grid(2, width=4.4)
-    orth_plots.draw_1d_panels([lazy.run(r).at(0), lazy.run(r).final], X_no, y_no, axes, grid_lz,
-                              ["initialisation", "end of training"])
-    axes[1].plot(grid_lz.numpy(), h_ntk[r].numpy(), color=THEORY, ls="--", lw=1.2, label="NTK interpolator at init")
-    axes[1].legend(fontsize="x-small", loc="lower left")
-    label_panels(axes)
-    fig.suptitle(f"Figure 5 — large initialisation ($\\lambda=10/\\sqrt{{m}}$), seed {r}: lazy regime")
-    return fig
+    return orth_plots.lazy_panels([lazy.run(r).at(0), lazy.run(r).final], X_no, y_no, grid_lz, h_ntk[r].numpy(),
+                                  f"Figure 5 — large initialisation ($\\lambda=10/\\sqrt{{m}}$), seed {r}: lazy regime")
 
 
 # %%

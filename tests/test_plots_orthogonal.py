@@ -90,3 +90,39 @@ def test_loss_and_spectrum_draws_every_seed_the_extras_and_the_top2_ratio():
     assert len(ax0.lines) == 3 + 1 + 1 and len(ax0.patches) == 1 and len(ax1.patches) == 3
     assert "top-2: 0.90" in ax1.get_title(loc="left") + ax1.get_title()
     plt.close(fig)
+
+
+def test_toy_losses_draws_every_seed_the_control_and_the_level():
+    loss = np.exp(-np.outer(np.arange(50.0), [0.1, 0.2, 0.3]))
+    fig = oplot.toy_losses(loss, np.exp(-np.arange(20.0)), 0.5, {"a": 10.0}, "t")
+    ax = fig.axes[0]
+    assert ax.get_title() == "t" and len(ax.get_legend().get_texts()) == 4
+    plt.close(fig)
+
+
+def test_deviations_vs_lambda_one_panel_per_deviation():
+    lams = np.array([1e-2, 1e-4, 1e-8])
+    fig = oplot.deviations_vs_lambda(lams, {"a": np.ones((2, 3)), "b": -np.ones((2, 3))}, "t")
+    assert len(fig.axes) == 2 and all(len(ax.lines) == 2 for ax in fig.axes) and fig.axes[0].xaxis_inverted()
+    plt.close(fig)
+
+
+def test_half_fit_and_plateau_draws_both_clusters_the_slopes_and_the_level():
+    logs = np.array([5.0, 10.0, 20.0])
+    t = np.array([[1.0, 2.0, 4.0], [1.1, 2.1, 4.1]])
+    fig = oplot.half_fit_and_plateau(logs, t, 2 * t, (0.2, 0.4), np.exp(-logs), np.full((2, 3), 0.3), 0.3)
+    a0, a1 = fig.axes
+    assert len(a0.lines) == 2 * (2 + 1 + 1) and len(a1.lines) == 2 + 1
+    plt.close(fig)
+
+
+def test_lazy_and_snapshot_panels():
+    X, y = orthogonal_toy()
+    p = balanced_init(6, 2, scale=0.1, gen=generator(0))
+    grid = torch.linspace(-1, 1, 11, dtype=torch.float64)
+    fig = oplot.lazy_panels([p, p], X, y, grid, np.zeros(11), "t")
+    assert fig.axes[1].get_legend() is not None
+    plt.close(fig)
+    fig = oplot.snapshot_panels([p] * 3, X, y, grid, ["a", "b", "c"], "t")
+    assert sum(1 for ax in fig.axes if ax.get_title(loc="left") or ax.get_title()) >= 3
+    plt.close(fig)

@@ -380,3 +380,154 @@ def loss_and_spectrum(it: np.ndarray, loss: np.ndarray, ev: np.ndarray, *, plate
     label_panels(axes)
     fig.suptitle(title)
     return fig
+
+
+def toy_losses(loss: np.ndarray, control: np.ndarray, level: float, times: dict, title: str):
+    """Figure 3: every seed's loss on the toy (seed 0 in colour), the large-initialisation control, the
+    plateau level and the predicted phase times.
+
+    Parameters
+    ----------
+    loss : np.ndarray
+        ``(T, R)`` every seed's dense loss (one value per iteration), seed 0 first.
+    control : np.ndarray
+        ``(T',)`` the control run's dense loss.
+    level : float
+        The plateau level (dotted).
+    times : dict
+        Label → iteration, marked with :func:`lrlib.plots.mark_times`.
+    title : str
+        The axes' title.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+    """
+    fig, ax = plt.subplots(figsize=(6.5, 3.4), constrained_layout=True)
+    ax.plot(np.arange(loss.shape[0]), loss[:, 1:], color="0.7", lw=0.8, zorder=2)
+    ax.plot([], [], color="0.7", lw=0.8, label="other seeds")
+    ax.plot(np.arange(loss.shape[0]), loss[:, 0], color=POS, lw=1.8, zorder=3, label="seed 0")
+    ax.plot(np.arange(control.shape[0]), control, color="k", ls="--", lw=1, label="control: $\\lambda=1$")
+    ax.axhline(level, color=THEORY, ls=":", lw=1, label="plateau level $\\frac{1}{n}\\sum_{y<0}y^2$")
+    mark_times(ax, times)
+    ax.set(xlabel="iteration (GD step $\\eta=10^{-3}$; paper time $=2\\eta\\cdot$iteration)",
+           ylabel="mean-MSE loss $2L$", title=title, ylim=(-0.02, 1.1))
+    ax.legend(loc="lower left")
+    return fig
+
+
+def deviations_vs_lambda(lams: np.ndarray, devs: dict, title: str):
+    """One log-log panel per deviation from the limit against λ (λ decreasing to the right), every seed.
+
+    Parameters
+    ----------
+    lams : np.ndarray
+        ``(K,)`` the λ values.
+    devs : dict
+        Panel title → ``(R, K)`` deviations (absolute values are drawn).
+    title : str
+        The figure's title.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+    """
+    fig, axes = panel_grid(len(devs), width=3.3, height=3.0)
+    for ax, (name, dev) in zip(axes, devs.items()):
+        ax.loglog(lams, np.abs(dev).T, "o-", ms=3, color="0.4", alpha=0.8)
+        ax.set(xlabel="$\\lambda$", title=name)
+        ax.invert_xaxis()
+    label_panels(axes)
+    fig.suptitle(title)
+    return fig
+
+
+def half_fit_and_plateau(logs: np.ndarray, t2: np.ndarray, t3: np.ndarray, slopes: tuple[float, float],
+                         lams: np.ndarray, plateau: np.ndarray, level: float):
+    """The λ-sweep's figure: (a) the half-fit times against ``ln(1/λ)`` with the theory's slopes through
+    the deepest point, (b) the plateau level against λ.
+
+    Parameters
+    ----------
+    logs : np.ndarray
+        ``(K,)`` ``ln(1/λ)``.
+    t2, t3 : np.ndarray
+        ``(R, K)`` the half-fit times of the positive and negative clusters (paper time).
+    slopes : tuple of float
+        The theory's slopes ``(1/‖D₊‖, 1/‖D₋‖)``.
+    lams : np.ndarray
+        ``(K,)`` λ.
+    plateau : np.ndarray
+        ``(R, K)`` the loss between the two half-fit times.
+    level : float
+        The predicted plateau level.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+    """
+    fig, axes = panel_grid(2, width=4.2, height=3.2)
+    for t, col, mk, name, sl in ((t2, POS, "o-", "$t_2^{1/2}$", slopes[0]), (t3, NEG, "s-", "$t_3^{1/2}$", slopes[1])):
+        axes[0].plot(logs, t.T, mk, color=col, alpha=0.6)
+        axes[0].plot([], [], mk, color=col, label=name)
+        axes[0].plot(logs, np.nanmean(t[:, -1]) + sl * (logs - logs[-1]), "--", color=THEORY, lw=1)
+    axes[0].set(xlabel="$\\ln(1/\\lambda)$", ylabel="paper time", title="half-fit times (dashed: theory slopes)")
+    axes[0].legend()
+    axes[1].semilogx(lams, plateau.T, "o-", color="0.4", alpha=0.7)
+    axes[1].axhline(level, color=THEORY, ls="--", label="$\\frac{1}{2n}\\sum_{y<0}y^2$")
+    axes[1].set(xlabel="$\\lambda$", ylabel="loss midway between $t_2^{1/2}$ and $t_3^{1/2}$", title="plateau level")
+    axes[1].legend()
+    return fig
+
+
+def lazy_panels(nets, X, y, grid, h_ntk: np.ndarray, title: str):
+    """Figure 5: the network at initialisation and at the end (:func:`draw_1d_panels`), with the kernel
+    (NTK) interpolator at initialisation dashed on the second panel.
+
+    Parameters
+    ----------
+    nets : sequence of TwoLayer
+        The two snapshots of one run.
+    X, y, grid : Tensor
+        As in :func:`draw_1d_panels`.
+    h_ntk : np.ndarray
+        ``(G,)`` the NTK interpolator on ``grid``.
+    title : str
+        The figure's title.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+    """
+    fig, axes = panel_grid(2, width=4.4)
+    draw_1d_panels(nets, X, y, axes, grid, ["initialisation", "end of training"])
+    axes[1].plot(grid.numpy(), h_ntk, color=THEORY, ls="--", lw=1.2, label="NTK interpolator at init")
+    axes[1].legend(fontsize="x-small", loc="lower left")
+    label_panels(axes)
+    fig.suptitle(title)
+    return fig
+
+
+def snapshot_panels(nets, X, y, grid, titles: list[str], title: str):
+    """Figure 2: one 1-D panel per snapshot of a run (:func:`draw_1d_panels`), in a row.
+
+    Parameters
+    ----------
+    nets : sequence of TwoLayer
+        The snapshots.
+    X, y, grid : Tensor
+        As in :func:`draw_1d_panels`.
+    titles : list of str
+        One title per panel.
+    title : str
+        The figure's title.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+    """
+    fig, axes = panel_grid(len(nets), width=3.6)
+    draw_1d_panels(nets, X, y, axes, grid, titles)
+    label_panels(axes)
+    fig.suptitle(title)
+    return fig
