@@ -202,6 +202,10 @@ class TwoLayer:
         """‖W2[:, j]‖ ``(R..., m)`` (= |a_j| for scalar output)."""
         return torch.linalg.vector_norm(self.W2, dim=-2)
 
+    def sq_norm(self) -> Tensor:
+        """The squared parameter norm ``‖θ‖²`` (every weight and bias), ``(R...)``."""
+        return sum((t ** 2).flatten(len(self.runs)).sum(-1) for t in self)
+
 
 def forward(p: TwoLayer, X: Tensor) -> Tensor:
     """Network output.
@@ -459,14 +463,16 @@ def agf_init(
     )
 
 
-def cat_runs(*nets: TwoLayer) -> TwoLayer:
-    """Concatenate networks along their first run axis, e.g. real runs and their controls, to train them as
+def cat_runs(*nets: TwoLayer, axis: int = 0) -> TwoLayer:
+    """Concatenate networks along one of their run axes, e.g. real runs and their controls, to train them as
     one batch.
 
     Parameters
     ----------
     *nets : TwoLayer
-        Networks with at least one run axis; the other run axes must agree.
+        Networks with more than ``axis`` run axes; the other run axes must agree.
+    axis : int
+        Which run axis (``0``: the first of ``R...``).
 
     Returns
     -------
@@ -475,11 +481,11 @@ def cat_runs(*nets: TwoLayer) -> TwoLayer:
     Raises
     ------
     ParameterError
-        If a network has no run axis, or they differ in parameters or activation.
+        If a network has too few run axes, or they differ in parameters or activation.
     """
-    if not nets or any(not p.runs for p in nets):
-        raise ParameterError("cat_runs needs networks with at least one run axis")
+    if not nets or any(len(p.runs) <= axis for p in nets):
+        raise ParameterError(f"cat_runs needs networks with more than {axis} run axes")
     names = nets[0].tensors().keys()
     if any(p.tensors().keys() != names or p.act != nets[0].act for p in nets):
         raise ParameterError("cat_runs: the networks differ in their parameters or activation")
-    return TwoLayer(**{k: torch.cat([getattr(p, k) for p in nets]) for k in names}, act=nets[0].act)
+    return TwoLayer(**{k: torch.cat([getattr(p, k) for p in nets], dim=axis) for k in names}, act=nets[0].act)

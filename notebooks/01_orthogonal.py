@@ -397,10 +397,13 @@ pt = orth.phase_times(kv, lams[i_lam].item())
 # %% tags=["hide-input"]
 times1 = {"$t_{+1}$": pt.t_plus1, "$t_{-1}$": pt.t_minus1, "$\\ln(1/\\lambda)/\\|D_+\\|$": pt.t2_scale,
           "$\\ln(1/\\lambda)/\\|D_-\\|$": pt.t3_scale}
-fig1 = lambda r: orth_plots.four_phases(  # noqa: E731
-    sw.time, sw.loss[:, r, i_lam].numpy(), up_t[:, r, i_lam].numpy(), um_t[:, r, i_lam].numpy(),
-    (n_tb * kv.norm_plus, n_tb * kv.norm_minus), times1, orth.plateau_loss(y_tb), T_sweep,
-    f"Figure 1 — the four phases (test bed, $\\lambda=10^{{-10}}$, seed {r})")
+def fig1(r):
+    return orth_plots.four_phases(
+        sw.time, sw.loss[:, r, i_lam].numpy(), up_t[:, r, i_lam].numpy(), um_t[:, r, i_lam].numpy(),
+        (n_tb * kv.norm_plus, n_tb * kv.norm_minus), times1, orth.plateau_loss(y_tb), T_sweep,
+        f"Figure 1 — the four phases (test bed, $\\lambda=10^{{-10}}$, seed {r})")
+
+
 glue_seeds("orthogonal-fig1", [fig1(r) for r in range(N_SEEDS)],
            [f"seed {r}: at the end u+ = {up_t[-1, r, i_lam]:.3f} and u- = {um_t[-1, r, i_lam]:.3f} "
             f"(limits n|D+| = {n_tb * kv.norm_plus:.3f}, n|D-| = {n_tb * kv.norm_minus:.3f})" for r in range(N_SEEDS)])
@@ -562,7 +565,11 @@ fig = orth_plots.excess_vs_lambda(lams.numpy(), {
     "balanced": (excess.numpy(), "0.5", "o-"), r"unbalanced, $a_j^0\sim N(0,\lambda^2)$": (orth.excess_norm(sw_unb.final, X_tb, y_tb), POS, "s-"),
     r"control, $a_j^0\sim N(0,1/m)$": (orth.excess_norm(sw_unb_c.final, X_tb, y_tb), NEG, "^--")})
 glue("orthogonal-unbalanced", fig, display=False)
-both = lambda k, bal=None: np.r_[m_unb[k], m_unb_c[k]] if bal is None else np.r_[bal, np.nan]   # noqa: E731
+def both(k, bal=None):
+    """The seeds' values of measurement k and the control's (or given balanced values and no control)."""
+    return np.r_[m_unb[k], m_unb_c[k]] if bal is None else np.r_[bal, np.nan]
+
+
 pd.DataFrame({"median |a⁰|/‖w⁰‖": both(0, (p_unb.a.abs() / p_unb.norms_in())[:, 0].median(-1).values.numpy()),
               "final loss (max over λ)": both("final_max"), "excess at λ=1e-12": both("excess_last"),
               "excess, balanced start": both(0, excess[:, -1].numpy()), "sup|h-h*| at λ=1e-12": both("gap_last"),
@@ -817,8 +824,8 @@ lams_up = torch.tensor([1e-2, 1e-1], dtype=torch.float64)
 li8 = 2                                                                      # λ = 1e-8, for the next section
 X_near, _ = correlated_testbed(tuple(y_tb.tolist()), rho=1e-8)              # inner products δ = 1e-8 (next section)
 X_extra = torch.stack([X_tb, X_tb, X_near]).expand(N_SEEDS, 3, *X_tb.shape)
-swap = lambda p: p.map(lambda t: t.transpose(0, 1).contiguous())            # noqa: E731  (runs (seeds, k) ↔ (k, seeds))
-p_extra = swap(cat_runs(swap(sweep_init(50, 10, lams_up, seeds=N_SEEDS, seed=seed)), swap(p_sw.map(lambda t: t[:, li8:li8 + 1]))))
+p_extra = cat_runs(sweep_init(50, 10, lams_up, seeds=N_SEEDS, seed=seed), p_sw.map(lambda t: t[:, li8:li8 + 1]),
+                   axis=1)                                                   # runs (seeds, λ): λ = 1e-2, 1e-1, 1e-8
 
 # %%
 extra = train(p_extra, X_extra, y_tb, loss=half_mse(), lr=dt, steps=int(T_sweep / dt), record=linear_schedule(int(T_sweep / dt), 25))
@@ -854,13 +861,16 @@ print(f"excess norm at λ = 1e-2, 1e-1 (per seed): {orth.excess_norm(sw_up.final
 
 # %%
 # (trained in one batch with the larger λ above)
-norm2 = lambda p: ((p.W1 ** 2).sum((-1, -2)) + (p.W2 ** 2).sum((-1, -2))).numpy()   # noqa: E731
-rel_gap = lambda t2, t3, nn, k: np.max(np.abs([t2 / t2h[k, li8] - 1, t3 / t3h[k, li8] - 1,  # noqa: E731
-                                               nn / norm2(sw.final)[k, li8] - 1]), axis=0)
+def rel_gap(t2, t3, nn, k):
+    """Largest relative change of the half-fit times and ‖θ‖² against the orthonormal runs at λ = 1e-8."""
+    return np.max(np.abs([t2 / t2h[k, li8] - 1, t3 / t3h[k, li8] - 1, nn / sw.final.sq_norm()[k, li8].numpy() - 1]),
+                  axis=0)
+
+
 t2n, t3n = orth.half_fit_times(near, X_near, y_tb)
 t2c, t3c = orth.half_fit_times(sw_co, X_co, y_tb)
-gap_near = rel_gap(t2n, t3n, norm2(near.final), slice(None))
-gap_co = rel_gap(t2c[0, li8], t3c[0, li8], norm2(sw_co.final)[0, li8], 0)
+gap_near = rel_gap(t2n, t3n, near.final.sq_norm().numpy(), slice(None))
+gap_co = rel_gap(t2c[0, li8], t3c[0, li8], sw_co.final.sq_norm().numpy()[0, li8], 0)
 ledger.grade("nearly-orthogonal.delta-lambda", gap=gap_near, **sweep_premises)
 print(f"relative gap to the orthogonal run per seed: {gap_near.round(5)} (control δ = 0.2: {gap_co:.3f})")
 
@@ -1040,7 +1050,11 @@ pd.DataFrame({k: st[k] for k in ("match", "n_stuck")}, index=[f"seed {s}" for s 
 Smc_p, Smc_m = orth.s_sets(p_mc, X_tb, y_tb)
 ok_mc = (Smc_p.any(-1) & Smc_m.any(-1)).numpy()                              # (seeds, draws)
 conv_mc = (L_mc < 1e-10).numpy()
-frac = lambda sel: np.array([conv_mc[s][sel[s]].mean() if sel[s].any() else np.nan for s in range(N_SEEDS)])  # noqa: E731
+def frac(sel):
+    """Per seed, the share of the selected draws that converge (nan: none selected)."""
+    return np.array([conv_mc[s][sel[s]].mean() if sel[s].any() else np.nan for s in range(N_SEEDS)])
+
+
 ledger.measure("assumption3.necessary", (L_mc.numpy(), ~ok_mc),
                premises=dict(flow_gap=flow_gap))
 fin_mc = narrow.final.map(lambda t: t[N_SEEDS * n_per:-N_SEEDS * n_per].reshape(N_SEEDS, n_mc, *t.shape[1:]))

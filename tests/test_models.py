@@ -340,3 +340,14 @@ def test_cat_runs_trains_as_one_batch_and_run_slices_give_the_parts_back():
     alone = train(b, X, y, loss=half_mse(), lr=0.1, steps=3, record=[0, 3], progress=False)
     torch.testing.assert_close(sub.loss, alone.loss, rtol=1e-14, atol=0)
     assert sub.runs == (1, 3)
+
+
+def test_cat_runs_along_the_second_run_axis_and_sq_norm():
+    a = balanced_init(3, 2, scale=0.1, gen=generator(0), runs=(2, 3))
+    b = balanced_init(3, 2, scale=0.2, gen=generator(1), runs=(2, 1))
+    ab = cat_runs(a, b, axis=1)
+    assert ab.runs == (2, 4) and torch.equal(ab.W1[:, 3], b.W1[:, 0])
+    with pytest.raises(ParameterError):
+        cat_runs(a, balanced_init(3, 2, scale=0.1, gen=generator(0), runs=(2,)), axis=1)
+    expected = (ab.W1 ** 2).sum((-1, -2)) + (ab.W2 ** 2).sum((-1, -2))
+    torch.testing.assert_close(ab.sq_norm(), expected, rtol=1e-15, atol=0)
