@@ -58,6 +58,16 @@
 # over the mini-batch), SGD with step $10^{-3}$, momentum 0.9, batch 4, float32; time in steps.
 
 # %% [markdown]
+# ## What holds
+# Each cross-paper statement — which paper's theory predicts what, on which paper's experiment — with the
+# claims of the ledger (at the bottom of the page) that grade it: the pass rate over the seeds, the claim's
+# kind and its tier (*quantitative*, *loose bound*, *consistency*, *inconclusive*, *not graded*), filled in
+# from this run's ledger.
+#
+# ```{glue:} synthesis-what-holds
+# ```
+
+# %% [markdown]
 # **Choices** (no paper prescribes these cross experiments)
 #
 # | what | our choice | why |
@@ -96,6 +106,7 @@ from myst_nb import glue as glue_value
 from lrlib import chapter
 from lrlib import measure
 from lrlib.data import cifar_race
+from lrlib.ledger.summary import glue_what_holds
 from lrlib.losses import Loss
 from lrlib.models import TwoLayer, balanced_init, forward, generator
 from lrlib.plots import glue
@@ -613,6 +624,9 @@ for cid in ledger.results:                  # "after" column: the pass rate and 
 # The cross-paper predictions: the declared rule, premises and negative control
 # (`notebooks/05_synthesis.claims.yaml`), what we measured per seed, and the verdicts. The book's own run
 # fails if a control passes its rule or a pass rate leaves its declared expectation.
+
+# %%
+_ = glue_what_holds("synthesis", ledger, sy.claims.WHAT_HOLDS)
 
 # %%
 ch.finish()

@@ -147,3 +147,12 @@ def test_race_measurements_window_cones_rank_and_mu():
     v = C.data_mu((X4[None], Y4[None]))
     mu = v["mu"]
     assert mu.shape == (1,) and np.isfinite(mu).all() and np.isfinite(v["mu_raw"]).all()
+
+
+def test_what_holds_names_every_declared_claim_once():
+    from lrlib.ledger import load_declarations
+    from lrlib.ledger.provenance import chapter_paths
+
+    declared = {d.id for d in load_declarations(chapter_paths("synthesis")[1])}
+    named = [i for _, ids in C.WHAT_HOLDS for i in ids]
+    assert set(named) == declared and len(named) == len(set(named))

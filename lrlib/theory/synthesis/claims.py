@@ -444,3 +444,27 @@ def data_mu(data: tuple[Tensor, Tensor]) -> dict[str, np.ndarray]:
     aug = [al.mu(Xa[s], pm_labels(y[s])) for s in range(X.shape[0])]
     raw = [al.mu(X[s], pm_labels(y[s])) for s in range(X.shape[0])]
     return {"mu": np.array(aug, dtype=float), "mu_raw": np.array(raw, dtype=float)}
+
+
+#: The chapter's "what holds" summary (:func:`lrlib.ledger.summary.glue_what_holds`): each cross-paper
+#: statement (whose theory predicts what, on whose experiment), in a few words, and the claims that grade it.
+WHAT_HOLDS = [
+    ("AGF (Kunin et al.) predicts GD's two drop times on Boursier et al.'s orthogonal inputs, exactly as λ → 0",
+     ["agf-on-orthogonal.jump-times"]),
+    ("Boursier et al.'s own leading-order phase times ln(1/λ)/‖D±‖ have the same λ → 0 limit",
+     ["agf-on-orthogonal.leading-order-limit"]),
+    ("AGF's level after its first jump (Boursier et al.'s Lemma 3: positives fitted first) is GD's plateau as "
+     "λ → 0, approached at the flow's rate", ["agf-on-orthogonal.levels"]),
+    ("At finite λ, AGF's times are closer to GD than the leading order (O(1) constants no paper states)",
+     ["agf-on-orthogonal.vs-leading-order"]),
+    ("Min et al.'s Assumption 1 (orthogonal separability) on Pinson's CIFAR-10 data",
+     ["alignment-on-race.assumption1"]),
+    ("Min et al.'s Theorem 1 on Pinson's race run: cones by the end of the alignment phase, a low-rank first "
+     "layer (needs Assumption 1)", ["alignment-on-race.cones", "alignment-on-race.low-rank"]),
+    ("Min et al.'s early-alignment field, the race paper's ⟨γ⟩: the race's winners turn towards sign(v) x_a(w) "
+     "inside the alignment window", ["alignment-on-race.local-field"]),
+    ("AGF on Pinson's XOR toy: one cluster per jump, in GD's order, at GD's per-cluster drop times",
+     ["agf-on-xor.clusters"]),
+    ("AGF's loss levels are GD's plateaus on the XOR toy (one more cluster fitted per plateau)",
+     ["agf-on-xor.levels"]),
+]
