@@ -277,12 +277,14 @@ def test_xor_agf_vs_gd_multi_cluster_jump_and_invalid_run():
         sy.xor_agf_vs_gd(t, closs[:, :3], _Run([0, 1], [[0]], nets[:2]), Xa, Y, cl)
 
 
-def test_loss_between_drops():
-    t = np.linspace(0, 10, 11)
-    np.testing.assert_allclose(sy.loss_between_drops(t, t ** 2, np.array([2.0, 4.0, 8.0])), [9.0, 36.0])
-    assert np.isnan(sy.loss_between_drops(t, t, np.array([2.0, np.nan]))[0])
-    with pytest.raises(ParameterError):
-        sy.loss_between_drops(t, t, np.array([2.0]))
+def test_level_deviation_reads_the_plateau_between_s_extremes():
+    from lrlib.measure import plateau_between
+    t = np.linspace(0, 10, 1001)
+    p = plateau_between(t, 10.0 - t, np.array([2.0, 6.0, np.nan]))      # window [3, 5]: level 6, low 5, high 7
+    np.testing.assert_allclose(p.level[0], 6.0)
+    dev = sy.level_deviation(p, [6.0, 1.0])
+    np.testing.assert_allclose(dev[0], 1 / 6)
+    assert np.isnan(dev[1])
 
 
 def test_swap_first_two_is_a_wrong_prediction_the_rule_sees():

@@ -110,14 +110,15 @@ def test_xor_measurements_on_a_hand_built_staircase():
     assert C.xor_levels(flat)["dev"][0] == np.inf
 
 
-def test_plateau_deviation_tells_a_plateau_from_a_smooth_decay():
+def test_plateau_reading_tells_a_plateau_from_a_smooth_decay():
+    from lrlib.measure import plateau_between
     t = np.linspace(0, 4, 4001)
     stairs = _staircase(t, [1.0, 3.0], [1.0, 0.5, 0.0])
-    np.testing.assert_allclose(C.plateau_deviation(t, stairs, np.array([1.0, 3.0]), [0.5]), [0.0], atol=1e-12)
+    np.testing.assert_allclose(sy.level_deviation(plateau_between(t, stairs, [1.0, 3.0]), [0.5]), [0.0], atol=1e-12)
     decay = np.exp(-math.log(2) * (t - 1.0))                               # passes 0.5 at t = 2, the midpoint
-    dev = C.plateau_deviation(t, decay, np.array([1.0, 3.0]), [0.5])[0]
-    assert dev == pytest.approx(2 ** 0.5 - 1, rel=1e-6)                    # at the first quarter point t = 1.5
-    assert abs(np.interp(2.0, t, decay) - 0.5) < 1e-6                      # the midpoint alone would see no deviation
+    p = plateau_between(t, decay, [1.0, 3.0])
+    assert sy.level_deviation(p, [0.5])[0] == pytest.approx(2 ** 0.5 - 1, rel=1e-6)   # at the quarter point t = 1.5
+    assert abs(p.level[0] - 0.5) < 1e-6                                    # the median alone would see no deviation
 
 
 def _race_traj(scales, loss):

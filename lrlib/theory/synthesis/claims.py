@@ -32,9 +32,9 @@ import torch
 
 from ...errors import ParameterError
 from ...ledger.trend import trend_stats
-from ...measure import drop_times, relative_error
+from ...measure import drop_times, plateau_between, relative_error
 from ..race import total_norm
-from .agf_gd import loss_between_drops
+from .agf_gd import level_deviation
 from .race_alignment import alignment_lens, pm_labels
 from .xor import xor_agf_vs_gd
 
@@ -90,8 +90,9 @@ class LambdaSweep:
 
     def table(self) -> dict[str, np.ndarray]:
         """Per λ and seed: GD's first two drop times ``gd (K, S, 2)``, AGF's ``agf (K, S, 2)``, the
-        leading order's ``lead (K, S, 2)`` (and with its constant, ``lead_c``, where ``c`` is given), GD's loss
-        midway between its two drops ``plateau (K, S)`` and AGF's level after its first jump ``level (K, S)``
+        leading order's ``lead (K, S, 2)`` (and with its constant, ``lead_c``, where ``c`` is given), GD's
+        plateau between its two drops ``plateau (K, S)`` (the median loss over the middle half of the interval,
+        :func:`lrlib.measure.plateau_between`; for a monotone curve sampled evenly, the loss at the midpoint) and AGF's level after its first jump ``level (K, S)``
         (``nan`` where AGF made fewer than two jumps). GD's drops are Richardson-extrapolated where ``loss2``
         is given (class docstring)."""
         K, S = np.shape(self.loss)[1:]
@@ -108,7 +109,8 @@ class LambdaSweep:
                 out["gd"][i, s], out["agf"][i, s], out["lead"][i, s] = gd, tau[1:3], self.leading[i]
                 if self.c is not None:      # ln(1/(cλ)) = ln(1/λ) − ln c, in units of the leading order
                     out["lead_c"][i, s] = self.leading[i] * (1 - math.log(self.c[i, s]) / math.log(1 / self.lams[i]))
-                out["plateau"][i, s], out["level"][i, s] = loss_between_drops(self.time, self.loss[:, i, s], gd)[0], lev[1]
+                out["plateau"][i, s] = plateau_between(self.time, self.loss[:, i, s], gd).level[0]
+                out["level"][i, s] = lev[1]
         return out
 
 
@@ -260,33 +262,6 @@ def xor_clusters(xr: XorRuns, *, std: float) -> dict[str, np.ndarray]:
     return {"order_ok": np.array(order), "worst": np.array(worst)}
 
 
-def plateau_deviation(time: np.ndarray, loss: np.ndarray, drops: np.ndarray, levels: np.ndarray) -> np.ndarray:
-    """Largest relative deviation of a loss curve from each predicted level over the middle half of the
-    interval between consecutive drops (a plateau is flat there; a smooth decay through the level is not).
-
-    Parameters
-    ----------
-    time : ``(T,)`` times of the curve.
-    loss : ``(T,)`` the curve.
-    drops : ``(K+1,)`` drop times, finite.
-    levels : ``(K,)`` the predicted level between drops ``k`` and ``k+1``.
-
-    Returns
-    -------
-    np.ndarray
-        ``(K,)`` the largest ``|L(t) − level_k| / |level_k|`` over ``t`` in
-        ``[d_k + Δ_k/4, d_(k+1) − Δ_k/4]``, ``Δ_k = d_(k+1) − d_k`` (the curve interpolated at both ends).
-    """
-    time, loss, d = (np.asarray(a, dtype=float) for a in (time, loss, drops))
-    out = []
-    for k, lv in enumerate(np.asarray(levels, dtype=float)):
-        a, b = d[k] + 0.25 * (d[k + 1] - d[k]), d[k + 1] - 0.25 * (d[k + 1] - d[k])
-        inside = (time > a) & (time < b)
-        L = np.r_[np.interp([a, b], time, loss), loss[inside]]
-        out.append(float(np.max(np.abs(L - lv)) / abs(lv)))
-    return np.array(out)
-
-
 def xor_levels(xr: XorRuns) -> dict[str, np.ndarray]:
     """GD's plateaus between consecutive drops against AGF's levels after its first three jumps.
 
@@ -299,8 +274,8 @@ def xor_levels(xr: XorRuns) -> dict[str, np.ndarray]:
     -------
     dict of str to np.ndarray
         ``dev (S,)``: the largest relative deviation over the three plateaus and the middle half of each
-        inter-drop interval (:func:`plateau_deviation`); ``dev_mid (S,)``: the same read at the midpoints
-        alone (shown). ``nan`` where AGF made fewer than four increasing jumps, ``inf`` where GD never makes
+        inter-drop interval (:func:`lrlib.measure.plateau_between`, :func:`~.agf_gd.level_deviation`);
+        ``dev_mid (S,)``: the relative deviation of each plateau's median there (shown). ``nan`` where AGF made fewer than four increasing jumps, ``inf`` where GD never makes
         a drop.
     """
     out, mid = [], []
@@ -313,8 +288,9 @@ def xor_levels(xr: XorRuns) -> dict[str, np.ndarray]:
         if not np.isfinite(d).all():
             out.append(np.inf), mid.append(np.inf)
             continue
-        out.append(float(np.max(plateau_deviation(xr.time, xr.loss[:, s], d, lv[1:4]))))
-        mid.append(float(np.max(relative_error(loss_between_drops(xr.time, xr.loss[:, s], d), lv[1:4]))))
+        p = plateau_between(xr.time, xr.loss[:, s], d)
+        out.append(float(np.max(level_deviation(p, lv[1:4]))))
+        mid.append(float(np.max(relative_error(p.level, lv[1:4]))))
     return {"dev": np.array(out), "dev_mid": np.array(mid)}
 
 
