@@ -591,7 +591,10 @@ for cid in ledger.results:                  # "after" column: the pass rate and 
 # | `agf-on-orthogonal.levels` | 5 of 5, consistency | {glue:md}`synthesis-after-agf-on-orthogonal-levels` | GD's plateau read with the book's one plateau reader `lrlib.measure.plateau_between` (median over the middle half of the interval) instead of the loss at the midpoint: the same reading on this monotone, evenly sampled curve |
 # | `agf-on-xor.levels` | 0 of 5, quantitative | {glue:md}`synthesis-after-agf-on-xor-levels` | `dev` read with `plateau_between` ($\max(\lvert\text{high}-\ell\rvert,\lvert\text{low}-\ell\rvert)/\lvert\ell\rvert$, the same window and numbers as before); `dev_mid` is the plateau's median |
 #
-# The "What holds" table at the top is new (`lrlib.theory.synthesis.claims.WHAT_HOLDS`).
+# The "What holds" table at the top is new (`lrlib.theory.synthesis.claims.WHAT_HOLDS`). Every claim's statement now
+# opens with the theory that predicts it and the experiment it is tested on; every control was checked to be a run
+# without that theory's mechanism (the ReLU's sign split for parts 1's three trends, the small initialisation for
+# Theorem 1 and for AGF's XOR levels), and the three controls whose text did not name it now do (text only).
 #
 # **The previous revision** answered a referee's report on the one before (which had moved every claim to a declared
 # measurement with a control run). Verdicts before (that revision's full run, seed 0) and after (this run), for each
