@@ -427,9 +427,8 @@ small = TwoLayer(W1=px0.W1[:N_SEEDS], W2=px0.W2[:N_SEEDS])
 xgd2 = train(small, Xx[:N_SEEDS], Yx[:N_SEEDS], loss=SQ, lr=2 * LR_X, steps=S_X // 2, record=np.arange(0, S_X // 2 + 1, 5))
 
 # %%
-xruns = [agf.agf(TwoLayer(W1=px0.W1[r], W2=px0.W2[r]), Xx[r], Yx[r], loss=SQ, kappa=2, eta=1.0, dtau_max=0.5,
-                 cost_fn=lambda net, r=r: train(net, Xx[r], Yx[r], loss=SQ, lr=0.1, steps=2000, record=log_schedule(2000, 30)),
-                 tau_max=T_X, max_iter=6) for r in range(N_SEEDS)]                             # small init only
+xruns = [sy.xor_agf(TwoLayer(W1=px0.W1[r], W2=px0.W2[r]), Xx[r], Yx[r], tau_max=T_X, loss=SQ)
+         for r in range(N_SEEDS)]                                                    # small init only
 
 # %%
 closs = sy.cluster_losses(xgd.params, Xx, Yx, clx).numpy()                               # (T, runs, 4)
@@ -535,6 +534,65 @@ print(facts, "| control (GD from std 0.5):", ctl_c, ctl_l)
 # mechanism.) The jump times are graded at one std with the constant 1 in $1/\ln(1/\text{std})$, which no paper
 # states; a trend over std, as for part 1, needs AGF and GD at each std (GD's horizon grows like $\ln(1/\text{std})$)
 # and is not done in this revision (see "What remains open").
+
+# %% [markdown]
+# **Jump times as std $\to0$.** AGF drops $O(1)$ corrections to jump times of order $\ln(1/\text{std})$, so the
+# statement is a limit, graded as in part 1: each seed's draw of part 3 is rescaled to std $=10^{-3}$ and
+# $10^{-12}$ (GD at step $2\cdot10^{-2}$ to $t=150$, where the slowest cluster of the deepest std has dropped; the
+# std-$10^{-6}$ point is part 3's run at twice its step), AGF runs from each network, and the ledger reads how the
+# worst relative error over the four clusters shrinks against $1/\ln(1/\text{std})$. The **control** is the same
+# std-scaled networks with $\sigma=\mathrm{id}$ (same data, step, horizon), read against the same AGF predictions:
+# a linear network has at most two saddles (one per singular value of the input–output correlation), not one per
+# cluster, and cannot fit XOR.
+
+# %%
+STDS_T, T_T, LR_T = [1e-3, STD, 1e-12], 150.0, 2 * LR_X     # std → 0; STD: part 3's runs at twice the step (xgd2)
+S_T, K_T = int(T_T / LR_T), len(STDS_T)
+fac = torch.tensor(STDS_T, dtype=torch.float64).repeat_interleave(N_SEEDS)[:, None, None] / STD
+Xt, Yt = Xx[:N_SEEDS].repeat(K_T, 1, 1), Yx[:N_SEEDS].repeat(K_T, 1, 1)     # run k·N_SEEDS + s: std k, seed s
+pt0 = TwoLayer(W1=small.W1.repeat(K_T, 1, 1) * fac, W2=small.W2.repeat(K_T, 1, 1) * fac)
+ext = [r for r in range(K_T * N_SEEDS) if STDS_T[r // N_SEEDS] != STD]                  # the new std points
+xt = train(TwoLayer(W1=pt0.W1[ext], W2=pt0.W2[ext]), Xt[ext], Yt[ext], loss=SQ, lr=LR_T, steps=S_T,
+           record=np.arange(0, S_T + 1, 10))
+xlin = train(TwoLayer(W1=pt0.W1, W2=pt0.W2, act="linear"), Xt, Yt, loss=SQ, lr=LR_T, steps=S_T,
+             record=np.arange(0, S_T + 1, 10))                                         # control: σ = id
+xruns_t = {r: sy.xor_agf(TwoLayer(W1=pt0.W1[r], W2=pt0.W2[r]), Xt[r], Yt[r], tau_max=T_T, loss=SQ) for r in ext}
+
+# %%
+def xor_runs(g, cl_loss, rows, runs):
+    """The runs ``rows`` of trajectory ``g`` (per-cluster losses ``cl_loss``) as an XOR batch."""
+    return sy.claims.XorRuns(g.time, g.loss[:, rows].numpy(), cl_loss[:, rows], runs, Xx[:N_SEEDS], Yx[:N_SEEDS], clx)
+
+
+cl_t, cl_lin = (sy.cluster_losses(g.params, X_, Y_, clx).numpy() for g, X_, Y_ in
+                ((xt, Xt[ext], Yt[ext]), (xlin, Xt, Yt)))
+seeds_at = [list(range(k * N_SEEDS, (k + 1) * N_SEEDS)) for k in range(K_T)]
+std_runs = [xor_runs(xgd2, closs2, list(range(N_SEEDS)), xruns) if s == STD else
+            xor_runs(xt, cl_t, [ext.index(r) for r in seeds_at[k]], [xruns_t[r] for r in seeds_at[k]])
+            for k, s in enumerate(STDS_T)]
+xsw = sy.claims.XorStdSweep(np.array(STDS_T), std_runs)
+lin_runs = [xor_runs(xlin, cl_lin, seeds_at[k], xr.agf) for k, xr in enumerate(std_runs)]
+ledger.measure("agf-on-xor.jump-times-limit", xsw, controls={"linear_xor": xsw.with_runs(lin_runs)},
+               premises=dict(bias=2 * np.array(xgap)))
+print(f"agf-on-xor.jump-times-limit: {say('synthesis-xor-trend', 'agf-on-xor.jump-times-limit')}")
+
+# %%
+v_t = ledger.results["agf-on-xor.jump-times-limit"]
+ctl_xt = {k: np.array(v, dtype=float) for k, v in v_t.control_values.items()}
+for key, vals, fmt in (("xor-trend-slope", v_t.values["slope"], ".2f"), ("xor-trend-shrink", v_t.values["shrink"], ".1f"),
+                       ("xor-trend-cdeep", v_t.values["c_deep"], ".2f"), ("xor-trend-ctl-slope", ctl_xt["slope"], ".2f"),
+                       ("xor-trend-ctl-mono", ctl_xt["mono"], ".2f"), ("xor-trend-ctl-fitted", ctl_xt["fitted"], ".0f")):
+    glue_value(f"synthesis-{key}", Markdown(f"{np.nanmin(vals):{fmt}} to {np.nanmax(vals):{fmt}}"), display=False)
+print({k: np.round(np.asarray(v, dtype=float), 3) for k, v in v_t.values.items()}, "| control:", ctl_xt)
+
+# %% [markdown]
+# AGF's XOR jump times as std $\to0$: {glue:md}`synthesis-xor-trend` (slope {glue:md}`synthesis-xor-trend-slope`
+# against $1/\ln(1/\text{std})$, shrink {glue:md}`synthesis-xor-trend-shrink` from std $10^{-3}$ to $10^{-12}$, where
+# the error times $\ln(1/\text{std})$ is {glue:md}`synthesis-xor-trend-cdeep`). The linear control fits
+# {glue:md}`synthesis-xor-trend-ctl-fitted` of the four clusters (those of norms 4 and 3, at times that also grow like
+# $\ln(1/\text{std})$), and on those its error against AGF does not shrink: monotone fraction
+# {glue:md}`synthesis-xor-trend-ctl-mono`, slope {glue:md}`synthesis-xor-trend-ctl-slope`. This is the
+# $\text{std}\to0$ form of the clusters claim's times, which stays a consistency check at std $10^{-6}$.
 
 # %% [markdown]
 # **Out of AGF's premise: the race paper's own loss.** AGF is derived for the square loss; the race paper

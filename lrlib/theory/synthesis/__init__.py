@@ -19,4 +19,4 @@ from .agf_gd import agf_vs_gd_jumps, level_deviation  # noqa: F401
 from .race_alignment import (alignment_lens, alignment_lens_rows, logit_difference, plateau_end,  # noqa: F401
                              pm_labels, race_gamma_from_alignment)
 from .xor import (cluster_losses, homogeneous_race_net, neuron_clusters,  # noqa: F401
-                  swap_first_two, xor_agf_vs_gd, xor_task)
+                  swap_first_two, xor_agf, xor_agf_vs_gd, xor_task)

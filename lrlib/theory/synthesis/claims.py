@@ -262,6 +262,72 @@ def xor_clusters(xr: XorRuns, *, std: float) -> dict[str, np.ndarray]:
     return {"order_ok": np.array(order), "worst": np.array(worst)}
 
 
+def _worst_time_error(xr: XorRuns) -> tuple[np.ndarray, np.ndarray]:
+    """``(S,)`` the largest relative error of AGF's jump time against GD's per-cluster drop over the
+    clusters both fit (``inf`` where there are none), and ``(S,)`` how many clusters both fit."""
+    worst, fitted = [], []
+    for s, run in enumerate(xr.agf):
+        rows, _ = xor_agf_vs_gd(xr.time, xr.closs[:, s], run, xr.X[s], xr.Y[s], xr.cl)
+        e = np.array([r["err"] for r in rows], dtype=float)
+        ok = np.isfinite(e)
+        worst.append(float(np.max(e[ok])) if ok.any() else np.inf)
+        fitted.append(float(ok.sum()))
+    return np.array(worst), np.array(fitted)
+
+
+@dataclass(frozen=True)
+class XorStdSweep:
+    """GD on the XOR toy along a std-sweep towards std → 0 (module conventions): one initial draw per
+    seed scaled by each std, AGF run from each of those networks.
+
+    Parameters
+    ----------
+    stds : ``(K,)`` the initialisation scales.
+    runs : ``[K]`` :class:`XorRuns`, one per std (each on its own time grid), the same seeds in each.
+    """
+
+    stds: np.ndarray
+    runs: list
+
+    def with_runs(self, runs: list) -> "XorStdSweep":
+        """The same predictions read against other GD curves (a control).
+
+        Parameters
+        ----------
+        runs : ``[K]`` :class:`XorRuns` with the other curves and the same AGF runs.
+
+        Returns
+        -------
+        XorStdSweep
+            A copy with ``runs`` replaced.
+        """
+        if len(runs) != len(self.runs):
+            raise ParameterError(f"XorStdSweep.with_runs: {len(runs)} std points, expected {len(self.runs)}")
+        return replace(self, runs=list(runs))
+
+
+def xor_time_trend(sw: XorStdSweep) -> dict[str, np.ndarray]:
+    """AGF's jump times against GD's per-cluster drops along the std-sweep, as a trend towards std → 0.
+
+    Parameters
+    ----------
+    sw : the sweep.
+
+    Returns
+    -------
+    dict of str to np.ndarray
+        :func:`~lrlib.ledger.trend.trend_stats` (``mono``, ``slope``, ``shrink``, ``decades``, each ``(S,)``)
+        of the worst relative error over the clusters that both AGF and GD fit, against the scale
+        ``1/ln(1/std)`` (``inf`` where they fit none); ``fitted (S,)``: the fewest clusters both fit at any
+        std; ``err_deep`` (the worst error at the smallest std) and ``c_deep`` (``err_deep × ln(1/std)``).
+    """
+    stds = np.asarray(sw.stds, dtype=float)
+    err, fitted = (np.stack(a) for a in zip(*(_worst_time_error(xr) for xr in sw.runs)))    # (K, S) each
+    stats = trend_stats(_log_scale(stds), err.T)
+    deep = int(np.argmin(stds))
+    return {**stats, "fitted": fitted.min(0), "err_deep": err[deep], "c_deep": err[deep] * np.log(1 / stds[deep])}
+
+
 def xor_levels(xr: XorRuns) -> dict[str, np.ndarray]:
     """GD's plateaus between consecutive drops against AGF's levels after its first three jumps.
 
@@ -439,8 +505,10 @@ WHAT_HOLDS = [
      "layer (needs Assumption 1)", ["alignment-on-race.cones", "alignment-on-race.low-rank"]),
     ("Min et al.'s early-alignment field, the race paper's ⟨γ⟩: the race's winners turn towards sign(v) x_a(w) "
      "inside the alignment window", ["alignment-on-race.local-field"]),
-    ("AGF on Pinson's XOR toy: one cluster per jump, in GD's order, at GD's per-cluster drop times",
+    ("AGF on Pinson's XOR toy: one cluster per jump, in GD's order, at GD's per-cluster drop times (finite std)",
      ["agf-on-xor.clusters"]),
+    ("AGF's jump times on the XOR toy become exact as std → 0 (relative error at least like 1/ln(1/std))",
+     ["agf-on-xor.jump-times-limit"]),
     ("AGF's loss levels are GD's plateaus on the XOR toy (one more cluster fitted per plateau)",
      ["agf-on-xor.levels"]),
 ]
