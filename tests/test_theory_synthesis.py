@@ -182,6 +182,16 @@ def test_alignment_lens_rows_on_a_hand_made_trajectory():
     np.testing.assert_allclose([r["loss"] for r in rows], loss.numpy())
     assert all(r["cos_winners"] == pytest.approx(1.0) for r in rows)   # the winner is neuron 1 (cos 1)
     assert all(r["in_cone"] == pytest.approx(1 / 3) for r in rows)
+    series = sy.alignment_lens_series(tr, X4, Y4)
+    assert [r["step"] for r in series] == [0, 10, 20]
+    assert series[1] == dict(step=10, **sy.alignment_lens(tr.at(1), X4, Y4)[0])
+
+
+def test_separable_pairs_satisfy_assumption_1_on_x_1():
+    X, y = sy.separable_pairs(10, 5, generator(3))
+    assert X.shape == (20, 5) and X.dtype == torch.float32 and y.tolist() == [0, 1] * 10
+    assert sy.claims.data_mu((X[None], y[None]))["mu"][0] > 0
+    assert (torch.sign(X[:, 0]) == 2 * y - 1).all()
 
 
 # ---------------------------------------------------------------------------

@@ -16,7 +16,7 @@
 
 from . import agf_gd, claims, race_alignment, xor  # noqa: F401
 from .agf_gd import agf_vs_gd_jumps, level_deviation  # noqa: F401
-from .race_alignment import (alignment_lens, alignment_lens_rows, logit_difference, plateau_end,  # noqa: F401
-                             pm_labels, race_gamma_from_alignment)
+from .race_alignment import (alignment_lens, alignment_lens_rows, alignment_lens_series, logit_difference, plateau_end,  # noqa: F401
+                             pm_labels, race_gamma_from_alignment, separable_pairs)
 from .xor import (cluster_losses, homogeneous_race_net, neuron_clusters,  # noqa: F401
                   swap_first_two, xor_agf, xor_agf_vs_gd, xor_task)

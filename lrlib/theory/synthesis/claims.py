@@ -503,6 +503,8 @@ WHAT_HOLDS = [
      ["alignment-on-race.assumption1"]),
     ("Min et al.'s Theorem 1 on Pinson's race run: cones by the end of the alignment phase, a low-rank first "
      "layer (needs Assumption 1)", ["alignment-on-race.cones", "alignment-on-race.low-rank"]),
+    ("Min et al.'s Theorem 1 with Pinson's race network and SGD on a small data set where Assumption 1 holds: "
+     "cones, a low-rank first layer", ["alignment-on-race.separable-cones", "alignment-on-race.separable-low-rank"]),
     ("Min et al.'s early-alignment field, the race paper's ⟨γ⟩: the race's winners turn towards sign(v) x_a(w) "
      "inside the alignment window", ["alignment-on-race.local-field"]),
     ("AGF on Pinson's XOR toy: one cluster per jump, in GD's order, at GD's per-cluster drop times (finite std)",
