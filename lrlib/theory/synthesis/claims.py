@@ -511,6 +511,8 @@ WHAT_HOLDS = [
      ["agf-on-xor.clusters"]),
     ("AGF's jump times on the XOR toy become exact as std → 0 (relative error at least like 1/ln(1/std))",
      ["agf-on-xor.jump-times-limit"]),
+    ("AGF's cluster order on an XOR variant with equal centroid norms (its utility ranks clusters by size)",
+     ["agf-on-xor.order-equal-norms"]),
     ("AGF's loss levels are GD's plateaus on the XOR toy (one more cluster fitted per plateau)",
      ["agf-on-xor.levels"]),
 ]
