@@ -182,6 +182,16 @@ def test_alignment_lens_rows_on_a_hand_made_trajectory():
     np.testing.assert_allclose([r["loss"] for r in rows], loss.numpy())
     assert all(r["cos_winners"] == pytest.approx(1.0) for r in rows)   # the winner is neuron 1 (cos 1)
     assert all(r["in_cone"] == pytest.approx(1 / 3) for r in rows)
+    series = sy.alignment_lens_series(tr, X4, Y4)
+    assert [r["step"] for r in series] == [0, 10, 20]
+    assert series[1] == dict(step=10, **sy.alignment_lens(tr.at(1), X4, Y4)[0])
+
+
+def test_separable_pairs_satisfy_assumption_1_on_x_1():
+    X, y = sy.separable_pairs(10, 5, generator(3))
+    assert X.shape == (20, 5) and X.dtype == torch.float32 and y.tolist() == [0, 1] * 10
+    assert sy.claims.data_mu((X[None], y[None]))["mu"][0] > 0
+    assert (torch.sign(X[:, 0]) == 2 * y - 1).all()
 
 
 # ---------------------------------------------------------------------------
@@ -277,12 +287,14 @@ def test_xor_agf_vs_gd_multi_cluster_jump_and_invalid_run():
         sy.xor_agf_vs_gd(t, closs[:, :3], _Run([0, 1], [[0]], nets[:2]), Xa, Y, cl)
 
 
-def test_loss_between_drops():
-    t = np.linspace(0, 10, 11)
-    np.testing.assert_allclose(sy.loss_between_drops(t, t ** 2, np.array([2.0, 4.0, 8.0])), [9.0, 36.0])
-    assert np.isnan(sy.loss_between_drops(t, t, np.array([2.0, np.nan]))[0])
-    with pytest.raises(ParameterError):
-        sy.loss_between_drops(t, t, np.array([2.0]))
+def test_level_deviation_reads_the_plateau_between_s_extremes():
+    from lrlib.measure import plateau_between
+    t = np.linspace(0, 10, 1001)
+    p = plateau_between(t, 10.0 - t, np.array([2.0, 6.0, np.nan]))      # window [3, 5]: level 6, low 5, high 7
+    np.testing.assert_allclose(p.level[0], 6.0)
+    dev = sy.level_deviation(p, [6.0, 1.0])
+    np.testing.assert_allclose(dev[0], 1 / 6)
+    assert np.isnan(dev[1])
 
 
 def test_swap_first_two_is_a_wrong_prediction_the_rule_sees():

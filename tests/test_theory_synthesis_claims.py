@@ -110,14 +110,15 @@ def test_xor_measurements_on_a_hand_built_staircase():
     assert C.xor_levels(flat)["dev"][0] == np.inf
 
 
-def test_plateau_deviation_tells_a_plateau_from_a_smooth_decay():
+def test_plateau_reading_tells_a_plateau_from_a_smooth_decay():
+    from lrlib.measure import plateau_between
     t = np.linspace(0, 4, 4001)
     stairs = _staircase(t, [1.0, 3.0], [1.0, 0.5, 0.0])
-    np.testing.assert_allclose(C.plateau_deviation(t, stairs, np.array([1.0, 3.0]), [0.5]), [0.0], atol=1e-12)
+    np.testing.assert_allclose(sy.level_deviation(plateau_between(t, stairs, [1.0, 3.0]), [0.5]), [0.0], atol=1e-12)
     decay = np.exp(-math.log(2) * (t - 1.0))                               # passes 0.5 at t = 2, the midpoint
-    dev = C.plateau_deviation(t, decay, np.array([1.0, 3.0]), [0.5])[0]
-    assert dev == pytest.approx(2 ** 0.5 - 1, rel=1e-6)                    # at the first quarter point t = 1.5
-    assert abs(np.interp(2.0, t, decay) - 0.5) < 1e-6                      # the midpoint alone would see no deviation
+    p = plateau_between(t, decay, [1.0, 3.0])
+    assert sy.level_deviation(p, [0.5])[0] == pytest.approx(2 ** 0.5 - 1, rel=1e-6)   # at the quarter point t = 1.5
+    assert abs(p.level[0] - 0.5) < 1e-6                                    # the median alone would see no deviation
 
 
 def _race_traj(scales, loss):
@@ -147,3 +148,44 @@ def test_race_measurements_window_cones_rank_and_mu():
     v = C.data_mu((X4[None], Y4[None]))
     mu = v["mu"]
     assert mu.shape == (1,) and np.isfinite(mu).all() and np.isfinite(v["mu_raw"]).all()
+
+
+def test_what_holds_names_every_declared_claim_once():
+    from lrlib.ledger import load_declarations
+    from lrlib.ledger.provenance import chapter_paths
+
+    declared = {d.id for d in load_declarations(chapter_paths("synthesis")[1])}
+    named = [i for _, ids in C.WHAT_HOLDS for i in ids]
+    assert set(named) == declared and len(named) == len(set(named))
+
+
+def test_xor_time_trend_reads_the_worst_cluster_along_the_std_sweep():
+    from lrlib.ledger.trend import trend_stats
+    Xa, Y, cl, nets = _xor_staircase()
+    t = np.linspace(0, 10, 2001)
+    run = _Run([0, 1, 2, 3, 4], [[0], [1], [2], [3]], nets)                 # AGF: cluster c at τ = c + 1
+    stds, late = np.array([1e-3, 1e-6, 1e-12]), [0.4, 0.2, 0.1]
+
+    def batch(e):                                                           # GD drops cluster c at (c + 1)(1 + e)
+        closs = np.stack([np.interp(t, [0, (c + 1) * (1 + e) - 0.01, (c + 1) * (1 + e) + 0.01, 10],
+                                    [0.25, 0.25, 0.0, 0.0]) for c in range(4)], -1)
+        return C.XorRuns(t, closs.mean(-1)[:, None], closs[:, None], [run], Xa[None], Y[None], cl)
+
+    sw = C.XorStdSweep(stds, [batch(e) for e in late])
+    v = C.xor_time_trend(sw)
+    err = np.array([e / (1 + e) for e in late])
+    ref = trend_stats(1 / np.log(1 / stds), err[None])
+    for k in ("mono", "slope", "shrink", "decades"):
+        np.testing.assert_allclose(v[k], ref[k], rtol=1e-6)
+    np.testing.assert_allclose(v["err_deep"], [err[-1]], rtol=1e-6)
+    np.testing.assert_allclose(v["c_deep"], [err[-1] * np.log(1e12)], rtol=1e-6)
+    flat = C.XorRuns(t, np.full((t.size, 1), 0.25), np.full((t.size, 1, 4), 0.25), [run], Xa[None], Y[None], cl)
+    assert v["fitted"][0] == 4
+    never = C.xor_time_trend(sw.with_runs([batch(0.4), flat, flat]))      # no cluster fitted: an infinite error
+    assert np.isinf(never["err_deep"][0]) and np.isnan(never["slope"][0]) and never["fitted"][0] == 0
+    two = batch(0.1).closs.copy()
+    two[:, 0, 2:] = 0.25                                                  # clusters 2, 3 never fitted: left out
+    some = C.xor_time_trend(sw.with_runs([batch(0.4), batch(0.2), C.XorRuns(t, two.mean(-1), two, [run], Xa[None], Y[None], cl)]))
+    assert some["fitted"][0] == 2 and some["err_deep"][0] == pytest.approx(err[-1])
+    with pytest.raises(ParameterError):
+        sw.with_runs([flat])

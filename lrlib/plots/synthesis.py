@@ -13,7 +13,7 @@ from . import NEG, OTHER, PALETTE, POS, THEORY, label_panels, panel_grid
 
 
 def agf_on_orthogonal(time: np.ndarray, losses: dict[float, np.ndarray], agf_runs: dict[float, object],
-                      jumps: pd.DataFrame):
+                      jumps: pd.DataFrame, seed: int = 0):
     """Part 1's figure: AGF's staircase on the orthogonal-input data.
 
     Parameters
@@ -22,6 +22,7 @@ def agf_on_orthogonal(time: np.ndarray, losses: dict[float, np.ndarray], agf_run
     losses : ``λ → (T,)`` GD's loss for one seed at each ``λ``.
     agf_runs : ``λ → AGFRun``, the AGF run from the same initialisation.
     jumps : table with columns ``lam, jump, err_agf, err_leading``.
+    seed : the seed of ``losses`` and ``agf_runs``, for panel (a)'s title.
 
     Returns
     -------
@@ -39,7 +40,7 @@ def agf_on_orthogonal(time: np.ndarray, losses: dict[float, np.ndarray], agf_run
         run = agf_runs[lam]
         ax.step(np.r_[run.tau, time[-1]], np.r_[run.levels, run.levels[-1]], where="post", color=col, ls="--", lw=1)
     ax.set_yscale("symlog", linthresh=1e-3)
-    ax.set(xlabel="gradient-flow time $t$", ylabel="$L$", title="GD (solid) and AGF (dashed), seed 0")
+    ax.set(xlabel="gradient-flow time $t$", ylabel="$L$", title=f"GD (solid) and AGF (dashed), seed {seed}")
     ax.legend(fontsize="small")
     ax = axes[1]
     med = jumps.groupby(["lam", "jump"])[["err_agf", "err_leading"]].median().reset_index()
@@ -57,7 +58,8 @@ def agf_on_orthogonal(time: np.ndarray, losses: dict[float, np.ndarray], agf_run
     return fig
 
 
-def alignment_on_race(series: pd.DataFrame, cos_end: np.ndarray, winners: np.ndarray, step_end: int):
+def alignment_on_race(series: pd.DataFrame, cos_end: np.ndarray, winners: np.ndarray, step_end: int,
+                      seed: int = 0):
     """Part 2's figure: the alignment paper's quantities along one race run.
 
     Parameters
@@ -66,6 +68,7 @@ def alignment_on_race(series: pd.DataFrame, cos_end: np.ndarray, winners: np.nda
     cos_end : ``(m,)`` cosines to ``sign(v) x_a(w)`` at the end of the plateau.
     winners : ``(m,)`` bool, the race's winners.
     step_end : the step of the end of the plateau.
+    seed : the run's seed, for panel (iii)'s title.
 
     Returns
     -------
@@ -82,7 +85,7 @@ def alignment_on_race(series: pd.DataFrame, cos_end: np.ndarray, winners: np.nda
     axes[1].hist([cos_end[~winners], cos_end[winners]], bins=30, color=["0.7", POS],
                  label=["other 90 %", "winners (top 10 %)"], stacked=True)
     axes[1].set(xlabel="cos($w_\\alpha$, sign($v_\\alpha$) $x_a(w_\\alpha)$)", ylabel="neurons",
-                title=f"(iii) at the end of the plateau (step {step_end})")
+                title=f"(iii) end of the plateau (seed {seed}, step {step_end})")
     axes[1].legend(fontsize="small")
     axes[2].loglog(s.step, s.stable_rank, color=POS)
     axes[2].axhline(2.0, color=THEORY, ls="--", label="Thm. 1: $\\leq 2$ at the end")
@@ -92,7 +95,7 @@ def alignment_on_race(series: pd.DataFrame, cos_end: np.ndarray, winners: np.nda
 
 
 def agf_on_xor(time: np.ndarray, loss: np.ndarray, closs: np.ndarray, run, table: pd.DataFrame,
-               tol: float, labels: list[str]):
+               tol: float, labels: list[str], seed: int = 0):
     """Part 3's figure: AGF on the XOR toy.
 
     Parameters
@@ -104,6 +107,7 @@ def agf_on_xor(time: np.ndarray, loss: np.ndarray, closs: np.ndarray, run, table
     table : every seed and cluster, columns ``cluster, gd, agf`` (gradient-flow time).
     tol : the relative tolerance drawn as a band.
     labels : ``C`` cluster names.
+    seed : the seed of ``loss``, ``closs`` and ``run``, for panel (a)'s title.
 
     Returns
     -------
@@ -119,7 +123,7 @@ def agf_on_xor(time: np.ndarray, loss: np.ndarray, closs: np.ndarray, run, table
         ax.plot(time, closs[:, c] / len(labels), color=PALETTE[c], lw=1, ls="-", alpha=0.8, label=f"GD, {lab}")
     ax.step(np.r_[run.tau, time[-1]], np.r_[run.levels, run.levels[-1]], where="post", color=THEORY, ls="--", lw=1.2,
             label="AGF")
-    ax.set(xlabel="gradient-flow time $t$", ylabel="$L$ (clusters: share of $L$)", title="GD and AGF, seed 0")
+    ax.set(xlabel="gradient-flow time $t$", ylabel="$L$ (clusters: share of $L$)", title=f"GD and AGF, seed {seed}")
     ax.legend(fontsize="x-small")
     ax = axes[1]
     for c, lab in enumerate(labels):

@@ -1,7 +1,7 @@
 """Cross-paper bridges for the synthesis chapter: one paper's theory applied to another's experiment.
 
-* :mod:`.agf_gd` — AGF's jumps against gradient descent's drops: plateaus between drops, the jump
-  table of part 1 (AGF on the
+* :mod:`.agf_gd` — AGF's jumps against gradient descent's drops: deviation of the plateaus between drops
+  from predicted levels, the jump table of part 1 (AGF on the
   orthogonal-input data of Boursier et al.).
 * :mod:`.race_alignment` — the race paper's two-output network seen as the alignment paper's scalar
   network, and the alignment paper's predictions measured on it (part 2).
@@ -15,8 +15,8 @@
 """
 
 from . import agf_gd, claims, race_alignment, xor  # noqa: F401
-from .agf_gd import agf_vs_gd_jumps, loss_between_drops  # noqa: F401
-from .race_alignment import (alignment_lens, alignment_lens_rows, logit_difference, plateau_end,  # noqa: F401
-                             pm_labels, race_gamma_from_alignment)
+from .agf_gd import agf_vs_gd_jumps, level_deviation  # noqa: F401
+from .race_alignment import (alignment_lens, alignment_lens_rows, alignment_lens_series, logit_difference, plateau_end,  # noqa: F401
+                             pm_labels, race_gamma_from_alignment, separable_pairs)
 from .xor import (cluster_losses, homogeneous_race_net, neuron_clusters,  # noqa: F401
-                  swap_first_two, xor_agf_vs_gd, xor_task)
+                  swap_first_two, xor_agf, xor_agf_vs_gd, xor_task)

@@ -2,8 +2,9 @@
 
 A loss curve's drops are read against a staircase of predicted levels with
 :func:`lrlib.measure.drop_times` (the first crossing of the midpoint between consecutive levels) and
-compared with :func:`lrlib.measure.relative_error`; :func:`loss_between_drops` reads GD's plateau
-midway between two drops; :func:`agf_vs_gd_jumps` is the table of AGF's jumps against GD's drops and a
+compared with :func:`lrlib.measure.relative_error`; GD's plateaus between drops are read with
+:func:`lrlib.measure.plateau_between` (the median, lowest and highest loss over the middle half of each
+interval), their deviation from predicted levels with :func:`level_deviation`; :func:`agf_vs_gd_jumps` is the table of AGF's jumps against GD's drops and a
 reference prediction (AGF on the orthogonal-input data of Boursier et al.).
 """
 
@@ -12,29 +13,26 @@ from __future__ import annotations
 import numpy as np
 
 from ...errors import ParameterError
-from ...measure import drop_times, relative_error
+from ...measure import Plateau, drop_times, plateau_between, relative_error
 
 
-def loss_between_drops(time: np.ndarray, loss: np.ndarray, drops: np.ndarray) -> np.ndarray:
-    """GD's plateau values midway between consecutive drops.
+def level_deviation(plateau: Plateau, levels: np.ndarray) -> np.ndarray:
+    """The largest relative deviation of a curve from predicted levels over the plateaus read by
+    :func:`lrlib.measure.plateau_between` (the middle half of each interval between consecutive drops).
 
     Parameters
     ----------
-    time : ``(T,)`` times of the loss curve (gradient-flow time).
-    loss : ``(T,)`` one loss curve.
-    drops : ``(K,)`` drop times (same units as ``time``; ``nan`` for a missing drop), ``K ≥ 2``.
+    plateau : the plateaus, ``(K,)`` each of ``level``, ``low``, ``high``.
+    levels : ``(K,)`` the predicted level ``ℓ_k`` of each plateau.
 
     Returns
     -------
     np.ndarray
-        ``(K−1,)`` the loss at the midpoints ``(d_k + d_{k+1}) / 2``; ``nan`` where a drop is missing.
+        ``(K,)`` ``max(|high − ℓ|, |low − ℓ|) / |ℓ|``: the largest ``|L(t) − ℓ| / |ℓ|`` over the window
+        (a plateau is flat there; a smooth decay through the level is not); ``nan`` where a drop is missing.
     """
-    d = np.asarray(drops, dtype=float)
-    if d.ndim != 1 or d.size < 2:
-        raise ParameterError(f"loss_between_drops needs at least two drop times, got shape {d.shape}")
-    mids = 0.5 * (d[:-1] + d[1:])
-    ok = np.isfinite(mids)
-    return np.where(ok, np.interp(np.where(ok, mids, 0.0), time, loss), np.nan)
+    lv = np.asarray(levels, dtype=float)
+    return np.maximum(np.abs(plateau.high - lv), np.abs(plateau.low - lv)) / np.abs(lv)
 
 
 def agf_vs_gd_jumps(time: np.ndarray, loss: np.ndarray, tau: np.ndarray, levels: np.ndarray,
@@ -59,8 +57,8 @@ def agf_vs_gd_jumps(time: np.ndarray, loss: np.ndarray, tau: np.ndarray, levels:
     list[dict]
         Columns ``jump``; ``gd``, ``agf``, ``leading`` (the three times); ``err_agf``, ``err_leading``
         (relative errors against ``gd``); ``tol``; ``n_jumps = K``; ``level = levels[k]``; ``gd_level``: for
-        ``k = 1`` the GD loss midway between its first two drops (:func:`loss_between_drops`, needs ``K ≥ 2``),
-        ``nan`` for ``k > 1``.
+        ``k = 1`` GD's plateau between its first two drops (the median over the middle half of the interval,
+        :func:`lrlib.measure.plateau_between`; needs ``K ≥ 2``), ``nan`` for ``k > 1``.
     """
     tau, levels = np.asarray(tau, dtype=float), np.asarray(levels, dtype=float)
     if tau.ndim != 1 or levels.shape != tau.shape:
@@ -72,7 +70,7 @@ def agf_vs_gd_jumps(time: np.ndarray, loss: np.ndarray, tau: np.ndarray, levels:
         if k == 0:
             if t_gd.size < 2:
                 raise ParameterError("agf_vs_gd_jumps needs at least two AGF jumps for the level between the drops")
-            gd_level = float(loss_between_drops(time, loss, t_gd[:2])[0])
+            gd_level = float(plateau_between(time, loss, t_gd[:2]).level[0])
         rows.append(dict(jump=k + 1, gd=t_gd[k], agf=t_agf, leading=t_ref,
                          err_agf=float(relative_error(t_agf, t_gd[k])), err_leading=float(relative_error(t_ref, t_gd[k])),
                          tol=tol, n_jumps=len(tau) - 1, level=levels[k + 1], gd_level=gd_level))

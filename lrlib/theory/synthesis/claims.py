@@ -32,9 +32,9 @@ import torch
 
 from ...errors import ParameterError
 from ...ledger.trend import trend_stats
-from ...measure import drop_times, relative_error
+from ...measure import drop_times, plateau_between, relative_error
 from ..race import total_norm
-from .agf_gd import loss_between_drops
+from .agf_gd import level_deviation
 from .race_alignment import alignment_lens, pm_labels
 from .xor import xor_agf_vs_gd
 
@@ -90,8 +90,9 @@ class LambdaSweep:
 
     def table(self) -> dict[str, np.ndarray]:
         """Per λ and seed: GD's first two drop times ``gd (K, S, 2)``, AGF's ``agf (K, S, 2)``, the
-        leading order's ``lead (K, S, 2)`` (and with its constant, ``lead_c``, where ``c`` is given), GD's loss
-        midway between its two drops ``plateau (K, S)`` and AGF's level after its first jump ``level (K, S)``
+        leading order's ``lead (K, S, 2)`` (and with its constant, ``lead_c``, where ``c`` is given), GD's
+        plateau between its two drops ``plateau (K, S)`` (the median loss over the middle half of the interval,
+        :func:`lrlib.measure.plateau_between`; for a monotone curve sampled evenly, the loss at the midpoint) and AGF's level after its first jump ``level (K, S)``
         (``nan`` where AGF made fewer than two jumps). GD's drops are Richardson-extrapolated where ``loss2``
         is given (class docstring)."""
         K, S = np.shape(self.loss)[1:]
@@ -108,7 +109,8 @@ class LambdaSweep:
                 out["gd"][i, s], out["agf"][i, s], out["lead"][i, s] = gd, tau[1:3], self.leading[i]
                 if self.c is not None:      # ln(1/(cλ)) = ln(1/λ) − ln c, in units of the leading order
                     out["lead_c"][i, s] = self.leading[i] * (1 - math.log(self.c[i, s]) / math.log(1 / self.lams[i]))
-                out["plateau"][i, s], out["level"][i, s] = loss_between_drops(self.time, self.loss[:, i, s], gd)[0], lev[1]
+                out["plateau"][i, s] = plateau_between(self.time, self.loss[:, i, s], gd).level[0]
+                out["level"][i, s] = lev[1]
         return out
 
 
@@ -260,31 +262,70 @@ def xor_clusters(xr: XorRuns, *, std: float) -> dict[str, np.ndarray]:
     return {"order_ok": np.array(order), "worst": np.array(worst)}
 
 
-def plateau_deviation(time: np.ndarray, loss: np.ndarray, drops: np.ndarray, levels: np.ndarray) -> np.ndarray:
-    """Largest relative deviation of a loss curve from each predicted level over the middle half of the
-    interval between consecutive drops (a plateau is flat there; a smooth decay through the level is not).
+def _worst_time_error(xr: XorRuns) -> tuple[np.ndarray, np.ndarray]:
+    """``(S,)`` the largest relative error of AGF's jump time against GD's per-cluster drop over the
+    clusters both fit (``inf`` where there are none), and ``(S,)`` how many clusters both fit."""
+    worst, fitted = [], []
+    for s, run in enumerate(xr.agf):
+        rows, _ = xor_agf_vs_gd(xr.time, xr.closs[:, s], run, xr.X[s], xr.Y[s], xr.cl)
+        e = np.array([r["err"] for r in rows], dtype=float)
+        ok = np.isfinite(e)
+        worst.append(float(np.max(e[ok])) if ok.any() else np.inf)
+        fitted.append(float(ok.sum()))
+    return np.array(worst), np.array(fitted)
+
+
+@dataclass(frozen=True)
+class XorStdSweep:
+    """GD on the XOR toy along a std-sweep towards std → 0 (module conventions): one initial draw per
+    seed scaled by each std, AGF run from each of those networks.
 
     Parameters
     ----------
-    time : ``(T,)`` times of the curve.
-    loss : ``(T,)`` the curve.
-    drops : ``(K+1,)`` drop times, finite.
-    levels : ``(K,)`` the predicted level between drops ``k`` and ``k+1``.
+    stds : ``(K,)`` the initialisation scales.
+    runs : ``[K]`` :class:`XorRuns`, one per std (each on its own time grid), the same seeds in each.
+    """
+
+    stds: np.ndarray
+    runs: list
+
+    def with_runs(self, runs: list) -> "XorStdSweep":
+        """The same predictions read against other GD curves (a control).
+
+        Parameters
+        ----------
+        runs : ``[K]`` :class:`XorRuns` with the other curves and the same AGF runs.
+
+        Returns
+        -------
+        XorStdSweep
+            A copy with ``runs`` replaced.
+        """
+        if len(runs) != len(self.runs):
+            raise ParameterError(f"XorStdSweep.with_runs: {len(runs)} std points, expected {len(self.runs)}")
+        return replace(self, runs=list(runs))
+
+
+def xor_time_trend(sw: XorStdSweep) -> dict[str, np.ndarray]:
+    """AGF's jump times against GD's per-cluster drops along the std-sweep, as a trend towards std → 0.
+
+    Parameters
+    ----------
+    sw : the sweep.
 
     Returns
     -------
-    np.ndarray
-        ``(K,)`` the largest ``|L(t) − level_k| / |level_k|`` over ``t`` in
-        ``[d_k + Δ_k/4, d_(k+1) − Δ_k/4]``, ``Δ_k = d_(k+1) − d_k`` (the curve interpolated at both ends).
+    dict of str to np.ndarray
+        :func:`~lrlib.ledger.trend.trend_stats` (``mono``, ``slope``, ``shrink``, ``decades``, each ``(S,)``)
+        of the worst relative error over the clusters that both AGF and GD fit, against the scale
+        ``1/ln(1/std)`` (``inf`` where they fit none); ``fitted (S,)``: the fewest clusters both fit at any
+        std; ``err_deep`` (the worst error at the smallest std) and ``c_deep`` (``err_deep × ln(1/std)``).
     """
-    time, loss, d = (np.asarray(a, dtype=float) for a in (time, loss, drops))
-    out = []
-    for k, lv in enumerate(np.asarray(levels, dtype=float)):
-        a, b = d[k] + 0.25 * (d[k + 1] - d[k]), d[k + 1] - 0.25 * (d[k + 1] - d[k])
-        inside = (time > a) & (time < b)
-        L = np.r_[np.interp([a, b], time, loss), loss[inside]]
-        out.append(float(np.max(np.abs(L - lv)) / abs(lv)))
-    return np.array(out)
+    stds = np.asarray(sw.stds, dtype=float)
+    err, fitted = (np.stack(a) for a in zip(*(_worst_time_error(xr) for xr in sw.runs)))    # (K, S) each
+    stats = trend_stats(_log_scale(stds), err.T)
+    deep = int(np.argmin(stds))
+    return {**stats, "fitted": fitted.min(0), "err_deep": err[deep], "c_deep": err[deep] * np.log(1 / stds[deep])}
 
 
 def xor_levels(xr: XorRuns) -> dict[str, np.ndarray]:
@@ -299,8 +340,8 @@ def xor_levels(xr: XorRuns) -> dict[str, np.ndarray]:
     -------
     dict of str to np.ndarray
         ``dev (S,)``: the largest relative deviation over the three plateaus and the middle half of each
-        inter-drop interval (:func:`plateau_deviation`); ``dev_mid (S,)``: the same read at the midpoints
-        alone (shown). ``nan`` where AGF made fewer than four increasing jumps, ``inf`` where GD never makes
+        inter-drop interval (:func:`lrlib.measure.plateau_between`, :func:`~.agf_gd.level_deviation`);
+        ``dev_mid (S,)``: the relative deviation of each plateau's median there (shown). ``nan`` where AGF made fewer than four increasing jumps, ``inf`` where GD never makes
         a drop.
     """
     out, mid = [], []
@@ -313,8 +354,9 @@ def xor_levels(xr: XorRuns) -> dict[str, np.ndarray]:
         if not np.isfinite(d).all():
             out.append(np.inf), mid.append(np.inf)
             continue
-        out.append(float(np.max(plateau_deviation(xr.time, xr.loss[:, s], d, lv[1:4]))))
-        mid.append(float(np.max(relative_error(loss_between_drops(xr.time, xr.loss[:, s], d), lv[1:4]))))
+        p = plateau_between(xr.time, xr.loss[:, s], d)
+        out.append(float(np.max(level_deviation(p, lv[1:4]))))
+        mid.append(float(np.max(relative_error(p.level, lv[1:4]))))
     return {"dev": np.array(out), "dev_mid": np.array(mid)}
 
 
@@ -444,3 +486,33 @@ def data_mu(data: tuple[Tensor, Tensor]) -> dict[str, np.ndarray]:
     aug = [al.mu(Xa[s], pm_labels(y[s])) for s in range(X.shape[0])]
     raw = [al.mu(X[s], pm_labels(y[s])) for s in range(X.shape[0])]
     return {"mu": np.array(aug, dtype=float), "mu_raw": np.array(raw, dtype=float)}
+
+
+#: The chapter's "what holds" summary (:func:`lrlib.ledger.summary.glue_what_holds`): each cross-paper
+#: statement (whose theory predicts what, on whose experiment), in a few words, and the claims that grade it.
+WHAT_HOLDS = [
+    ("AGF (Kunin et al.) predicts GD's two drop times on Boursier et al.'s orthogonal inputs, exactly as λ → 0",
+     ["agf-on-orthogonal.jump-times"]),
+    ("Boursier et al.'s own leading-order phase times ln(1/λ)/‖D±‖ have the same λ → 0 limit",
+     ["agf-on-orthogonal.leading-order-limit"]),
+    ("AGF's level after its first jump (Boursier et al.'s Lemma 3: positives fitted first) is GD's plateau as "
+     "λ → 0, approached at the flow's rate", ["agf-on-orthogonal.levels"]),
+    ("At finite λ, AGF's times are closer to GD than the leading order (O(1) constants no paper states)",
+     ["agf-on-orthogonal.vs-leading-order"]),
+    ("Min et al.'s Assumption 1 (orthogonal separability) on Pinson's CIFAR-10 data",
+     ["alignment-on-race.assumption1"]),
+    ("Min et al.'s Theorem 1 on Pinson's race run: cones by the end of the alignment phase, a low-rank first "
+     "layer (needs Assumption 1)", ["alignment-on-race.cones", "alignment-on-race.low-rank"]),
+    ("Min et al.'s Theorem 1 with Pinson's race network and SGD on a small data set where Assumption 1 holds: "
+     "cones, a low-rank first layer", ["alignment-on-race.separable-cones", "alignment-on-race.separable-low-rank"]),
+    ("Min et al.'s early-alignment field, the race paper's ⟨γ⟩: the race's winners turn towards sign(v) x_a(w) "
+     "inside the alignment window", ["alignment-on-race.local-field"]),
+    ("AGF on Pinson's XOR toy: one cluster per jump, in GD's order, at GD's per-cluster drop times (finite std)",
+     ["agf-on-xor.clusters"]),
+    ("AGF's jump times on the XOR toy become exact as std → 0 (relative error at least like 1/ln(1/std))",
+     ["agf-on-xor.jump-times-limit"]),
+    ("AGF's cluster order on an XOR variant with equal centroid norms (its utility ranks clusters by size)",
+     ["agf-on-xor.order-equal-norms"]),
+    ("AGF's loss levels are GD's plateaus on the XOR toy (one more cluster fitted per plateau)",
+     ["agf-on-xor.levels"]),
+]

@@ -142,6 +142,50 @@ def plateau_end(loss: np.ndarray, level: float) -> int:
     return int(hits[-1])
 
 
+def separable_pairs(n_per_class: int, dim: int, gen: torch.Generator, *, offset: float = 3.0,
+                    noise: float = 0.3) -> tuple[Tensor, Tensor]:
+    """A small two-class data set on which Min et al.'s Assumption 1 holds on the bias-augmented inputs:
+    ``x = (2y − 1) · offset · e₁ + noise · N(0, I)``, classes alternating.
+
+    Two points of the same class have ``⟨x̃_i, x̃_j⟩ ≈ offset² + 1 > 0`` and of different classes
+    ``≈ 1 − offset² < 0`` (``x̃ = (x, 1)``), so the data are orthogonally separable when ``noise`` is
+    small against ``offset`` (μ is measured per draw, :func:`~lrlib.theory.synthesis.claims.data_mu`).
+
+    Parameters
+    ----------
+    n_per_class : points per class.
+    dim : input dimension ``D``.
+    gen : the random generator (:func:`lrlib.models.generator`).
+    offset, noise : the class mean's distance from 0 along ``e₁`` and the noise's std.
+
+    Returns
+    -------
+    (Tensor, Tensor)
+        ``X (2 n_per_class, D)`` float32 and labels ``y`` in ``{0, 1}``.
+    """
+    y = torch.arange(2 * n_per_class) % 2
+    X = noise * torch.randn(2 * n_per_class, dim, generator=gen, dtype=torch.float64)
+    X[:, 0] += (2 * y - 1) * offset
+    return X.float(), y
+
+
+def alignment_lens_series(traj, X: Tensor, y: Tensor) -> list[dict]:
+    """:func:`alignment_lens` at every snapshot of one race run.
+
+    Parameters
+    ----------
+    traj : a single-run :class:`~lrlib.trajectory.Trajectory` of a race network.
+    X : ``(N, D)`` inputs.
+    y : ``(N,)`` labels ``{0, 1}``.
+
+    Returns
+    -------
+    list of dict
+        One row per snapshot: ``step`` and the quantities of :func:`alignment_lens`.
+    """
+    return [dict(step=int(s), **alignment_lens(traj.at(i), X, y)[0]) for i, s in enumerate(traj.steps)]
+
+
 def alignment_lens_rows(traj, X: Tensor, y: Tensor, *, plateau_level: float = 0.99 * math.log(2),
                         winners_quantile: float = 0.9) -> list[dict]:
     """:func:`alignment_lens` of one race run at its start, at the end of its plateau and at its end.

@@ -11,7 +11,7 @@ XOR toy (:func:`lrlib.theory.race.xor_clusters`), written the way AGF needs it:
   ``−∇_f L = (e_label − ½)/N``, so the utilities that decide which cluster activates first are the
   race paper's.
 
-Measurements: per-cluster losses (:func:`cluster_losses`), the cluster a neuron serves
+AGF's run on these data: :func:`xor_agf` (the settings of part 3). Measurements: per-cluster losses (:func:`cluster_losses`), the cluster a neuron serves
 (:func:`neuron_clusters`) and the table of AGF's cluster activations against GD's per-cluster drops (:func:`xor_agf_vs_gd`).
 """
 
@@ -68,6 +68,32 @@ def homogeneous_race_net(p: TwoLayer) -> TwoLayer:
     if bool((p.b2 != 0).any()):
         raise ParameterError("homogeneous_race_net drops the output bias, which must be zero")
     return TwoLayer(W1=torch.cat([p.W1, p.b1.unsqueeze(-1)], -1), W2=p.W2, act=p.act)
+
+
+def xor_agf(net: TwoLayer, X: Tensor, Y: Tensor, *, tau_max: float, loss, cost_lr: float = 0.1,
+            cost_steps: int = 2000):
+    """AGF (:func:`lrlib.theory.agf.agf`, ``κ = 2``, ``η = 1``) from one network on the XOR toy, its cost
+    phase plain GD on the active neurons.
+
+    Parameters
+    ----------
+    net : one bias-free network on ``X̃`` (:func:`homogeneous_race_net`), no run dimension.
+    X, Y : ``(N, 3)`` inputs with the constant coordinate and ``(N, 2)`` targets (:func:`xor_task`).
+    tau_max : AGF's horizon (its time is gradient-flow time here, ``η = 1``).
+    loss : the :class:`~lrlib.losses.Loss` (the square loss ``½ mean ‖f − y‖²``).
+    cost_lr, cost_steps : the cost phase's GD step and number of steps.
+
+    Returns
+    -------
+    AGFRun
+        The run (:class:`~lrlib.theory.agf.AGFRun`), at most 6 jumps.
+    """
+    from ...train import train
+    from ...trajectory import log_schedule
+    from ..agf import agf
+    return agf(net, X, Y, loss=loss, kappa=2, eta=1.0, dtau_max=0.5, tau_max=tau_max, max_iter=6,
+               cost_fn=lambda n: train(n, X, Y, loss=loss, lr=cost_lr, steps=cost_steps,
+                                       record=log_schedule(cost_steps, 30)))
 
 
 def cluster_losses(params: TwoLayer, X: Tensor, Y: Tensor, cl: Tensor) -> Tensor:
