@@ -121,7 +121,7 @@ from lrlib.theory import orthogonal as orth
 from lrlib.theory import race as rc
 from lrlib.theory import synthesis as sy
 from lrlib.train import train
-from lrlib.trajectory import log_schedule
+from lrlib.schedules import log_schedule
 
 # %%
 ch = chapter.start("synthesis", seed, quick, ledger_path)

@@ -152,7 +152,7 @@ def test_race_measurements_window_cones_rank_and_mu():
 
 def test_what_holds_names_every_declared_claim_once():
     from lrlib.ledger import load_declarations
-    from lrlib.ledger.provenance import chapter_paths
+    from lrlib.paths import chapter_paths
 
     declared = {d.id for d in load_declarations(chapter_paths("synthesis")[1])}
     named = [i for _, ids in C.WHAT_HOLDS for i in ids]
