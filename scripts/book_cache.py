@@ -58,6 +58,10 @@ def drop_chapters(cache_dir: Path, notebooks: list[Path]) -> int:
 
 def main(argv: list[str] | None = None, root: Path = ROOT) -> int:
     argv = sys.argv[1:] if argv is None else argv
+    if len(argv) > 1 or (argv and argv[0].startswith("-")):
+        print("usage: python scripts/book_cache.py [BUILD_DIR]  (default _build): clears the execution cache "
+              "entries of the chapters whose inputs changed", file=sys.stderr)
+        return 2
     build = Path(argv[0] if argv else "_build")
     key_file = build / ".lrlib-cache-key"
     keys = json.loads(cache_key(root))

@@ -166,3 +166,10 @@ def test_licence_and_citation():
     assert set(cff["license"]) == {"MIT", "CC-BY-4.0"}
     data = (REPO / "book" / "data.md").read_text()
     assert "Sources and terms of use" in data and "CC BY-SA 3.0" in data
+
+
+def test_book_cache_refuses_an_option_instead_of_a_folder(tmp_path, capsys, monkeypatch):
+    """`book_cache.py --help` used to create a folder named --help; it prints its usage instead."""
+    monkeypatch.chdir(tmp_path)
+    assert book_cache.main(["--help"]) == 2 and book_cache.main(["a", "b"]) == 2
+    assert "usage" in capsys.readouterr().err and not any(tmp_path.iterdir())
