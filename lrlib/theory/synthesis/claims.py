@@ -33,6 +33,7 @@ import torch
 from ...errors import ParameterError
 from ...ledger.trend import trend_stats
 from ...measure import drop_times, plateau_between, relative_error
+from .. import alignment as al
 from ..race import total_norm
 from .agf_gd import level_deviation
 from .race_alignment import alignment_lens, pm_labels
@@ -479,7 +480,6 @@ def data_mu(data: tuple[Tensor, Tensor]) -> dict[str, np.ndarray]:
     dict of str to np.ndarray
         ``mu (S,)``: μ on ``(x, 1)``, ``(S, N, D+1)`` (``> 0``: Assumption 1 holds); ``mu_raw (S,)``: μ on ``x``.
     """
-    from .. import alignment as al
     X, y = data
     X = X.double()
     Xa = torch.cat([X, torch.ones(*X.shape[:-1], 1, dtype=X.dtype)], -1)

@@ -23,6 +23,9 @@ import torch
 from ...errors import ParameterError
 from ...models import TwoLayer, forward
 from ...measure import first_crossing, relative_error
+from ...schedules import log_schedule
+from ...train import train
+from ..agf import agf
 from ..race import xor_clusters
 
 Tensor = torch.Tensor
@@ -88,9 +91,6 @@ def xor_agf(net: TwoLayer, X: Tensor, Y: Tensor, *, tau_max: float, loss, cost_l
     AGFRun
         The run (:class:`~lrlib.theory.agf.AGFRun`), at most 6 jumps.
     """
-    from ...train import train
-    from ...trajectory import log_schedule
-    from ..agf import agf
     return agf(net, X, Y, loss=loss, kappa=2, eta=1.0, dtau_max=0.5, tau_max=tau_max, max_iter=6,
                cost_fn=lambda n: train(n, X, Y, loss=loss, lr=cost_lr, steps=cost_steps,
                                        record=log_schedule(cost_steps, 30)))
