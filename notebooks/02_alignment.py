@@ -67,6 +67,13 @@
 # The figure runs reproduce the paper's own GD experiments; the theory runs, where GD stands in for the
 # flow, carry a step-convergence premise (the graded quantity barely moves when $\eta$ is halved), or use
 # the adaptive flow integrator.
+#
+# **What holds** (pass rates over the seeds and tiers, from this run's ledger; the theorem's statements are
+# graded at $\varepsilon$ far above the bound of its eq. (28), outside the proved $\varepsilon$, as an extension;
+# see the theory section):
+#
+# ```{glue:} alignment-what-holds
+# ```
 
 # %% [markdown]
 # **Choices the paper leaves open**
@@ -93,7 +100,9 @@ quick = False       # True: fewer images, seeds and iterations (tests only)
 ledger_path = ""    # write the claims ledger to this JSON file (empty string: no file)
 
 # %%
+import json
 import math
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -101,6 +110,7 @@ import torch
 
 from lrlib import chapter
 from lrlib.ledger.grading import grade_seeds
+from lrlib.ledger.summary import glue_what_holds
 from lrlib.data import mnist_pair
 from lrlib.losses import Loss
 from lrlib.models import TwoLayer, forward, gaussian_init, generator, random_signs
@@ -466,6 +476,26 @@ ledger.grade("mnist.image-count", changed=sum(a != b for a, b in verdicts_n.valu
 pd.DataFrame(verdicts_n, index=[f"{n_img} per digit", f"{2 * n_img} per digit"]).T
 
 # %% [markdown]
+# **How the graded quantities move with the protocol (a one-off study).** The paper gives no image count. The study
+# `scripts/study_alignment_protocol.py` trains the pair 1 vs 0 as above on 250, 500 and 1000 images per digit for
+# 15 000 iterations and reads the graded quantities on the run cut at 8000 and at 15 000 iterations (output committed
+# in `notebooks/results/alignment_mnist_protocol.json`; its CPU seconds per count are in the last column; reproduce
+# with `PYTHONPATH=$PWD .venv/bin/python scripts/study_alignment_protocol.py`; about 110 s on 2 shared cores). What it
+# measured: the alignment and drop iterations move by under 2% between 250 and 1000 images per digit and do not depend
+# on the horizon (they happen before iteration 3000); the loss of alignment (`align_drop`) grows from about 0.065 at
+# iteration 8000 to 0.10–0.11 at 15 000, and the stable rank keeps moving after 8000 (1.03–1.05 → 1.05–1.08), by a few
+# percent with the image count. So the iteration count matters and the image count barely does: we keep the
+# paper's 15 000 iterations (continued while the stable rank moves) and 500 images per digit, chosen from these
+# quantities, not from the verdicts; the table is not graded.
+
+# %%
+proto = json.loads((Path(chapter.__file__).parents[1] / "notebooks" / "results"
+                    / "alignment_mnist_protocol.json").read_text())
+proto_tab = pd.DataFrame(proto["rows"])
+proto_tab["cpu_s"] = proto_tab.images_per_digit.map(lambda n: proto["seconds"][str(n)])
+proto_tab.round(3)
+
+# %% [markdown]
 # Reading the table and the ledger: the order of events (alignment, then the loss drop, then a slower loss of
 # alignment) and the iterations are in the table, per pair. Two declarations changed after the first run at the
 # paper's 15 000 iterations, each recorded in its claim's history (ledger): over the longer run the
@@ -555,10 +585,13 @@ ledger.grade("a5.both-fit", final=max(both_["final"], first_["final"]))
 # $W=\varepsilon W_0$, $[W_0]_{ij}\sim\mathcal N(0,1/D)$, $v_j=\pm\|w_j\|$, float64, and GD with
 # $\eta=0.01/(nX_{\max})$ (at most 1% of direction change per step) standing in for the flow; time is
 # $t=\eta k$. Data: $n=16$ points in $\mathbb R^{10}$, $\pm e_1+0.3\,g$ with $g\sim\mathcal N(0,I)$, redrawn until
-# $\mu>0$ (Assumption 1); $h=50$, $\varepsilon=10^{-24}$, 5 initialisations (the seeds). **Our runs are not
-# inside the theorem's proved regime.** Theorem 1 is proved for $\varepsilon$ below the bound of its eq. (28),
-# astronomically smaller than $10^{-24}$ for this test bed; every theory claim graded at our $\varepsilon$ is the
-# *prediction* that the statement extends to it, and each such claim's statement says so. What the proof needs
+# $\mu>0$ (Assumption 1); $h=50$, $\varepsilon=10^{-24}$, 5 initialisations (the seeds). **Our runs are
+# outside the proved $\varepsilon$.** Theorem 1 is proved for $\varepsilon$ below the bound of its eq. (28),
+# about $10^{-6\cdot10^5}$ for this test bed (computed below, in log space: it underflows float64); every theory
+# claim graded at our $\varepsilon$ tests the statement outside the proved $\varepsilon$, as an extension, and each
+# such claim's statement says so. Which statements: Theorem 1's parts 1 and 2 (`thm1.*`, `eps.t2-log`), the refined
+# alignment, Lemma 13 and the dwell time; Lemmas 1–4, 11 and 15 carry their own, weaker conditions, met here.
+# Part 1 is also graded inside the bound, on $n=2$ data (`thm1.t1-eq28`, below). What the proof needs
 # and we can check is that the alignment ends within the horizon
 # $T=\log(1/(\sqrt h\,\varepsilon))/(4nX_{\max})$ of the small-output phase (Lemma 1). An earlier version ran
 # $\varepsilon=10^{-10}$, where $T=0.167$ and every run aligned later ($t_1=0.18$–$0.27$).
@@ -596,6 +629,11 @@ t1_bd = np.array([al.t1_bound(g_t, al.zeta(g_t.zeta1, z), g_t.xi_lower) for z in
 T_h = al.horizon(g_t, 50, eps_t)
 print(f"mu = {g_t.mu:.4f}, X_max = {g_t.X_max:.3f}, X_min = {g_t.X_min:.3f}, zeta1 = {g_t.zeta1:.4f}, xi >= mu^2 = {g_t.xi_lower:.2e}")
 print("t1 (measured):", t1_emp.round(4), " at eta/2:", t1_h[2].round(4), " horizon T:", round(T_h, 4), " bound:", t1_bd.round(1))
+W0_max = p_t.norms_in().amax(-1).numpy() / eps_t                          # W_max of W = eps W0
+lb28 = np.array([al.eq28_log10_bound(g_t, 50, W0_max[r], al.zeta(g_t.zeta1, z2[r]))
+                 for r in range(R_t)])
+print(f"eq. (28): proved for eps <= 10^{lb28.max():.0f} (the most generous run; log10 per run "
+      f"{lb28.round(0).tolist()}); these runs: eps = {eps_t:g}")
 
 # %%
 i1 = [th_run.index_of_step(int(round(t / eta_t))) if np.isfinite(t) else len(th_run) - 1 for t in t1_emp]
@@ -651,6 +689,48 @@ ledger.grade("erratum.zeta", leak_min=leak["min"], leak_max=leak["max"], z2_over
              note=f"ζ₁ = {g_t.zeta1:.4f}, ζ₂ = {z2.min():.4f}–{z2.max():.4f}")
 
 # %% [markdown]
+# **Inside the proved $\varepsilon$ (eq. 28).** The bound printed above, $10^{-6\cdot10^5}$ or so, is set by its
+# second term, $h^{-1/2}\exp(-64nX_{\max}\log n/(\min\{\zeta,\xi\}\sqrt\mu X_{\min}))$, which is exactly the condition
+# "$T\ge$ the $t_1$ bound"; with $\xi\ge\mu^2\approx10^{-4}$ and $n=16$ no float64 run (smallest positive number
+# $\approx10^{-308}$), nor any log-domain run that must follow the fit (flow time $\propto\log(1/\varepsilon)\approx10^6$), reaches it.
+# Every claim on these data is therefore graded **outside the proved $\varepsilon$, as an extension**. Part 1 of
+# the theorem can be graded inside: on the smallest member of the family, $n=2$ (one point per class, spread
+# $0.05$, $\mu\approx0.95$), the bound is about $10^{-70}$–$10^{-90}$, and float64 runs $\varepsilon=10^{-120}$
+# ($\varepsilon^2$ and every $|f|\approx10^{-240}$ stay representable). A positive neuron that starts activating
+# $x_-$ must turn through its hyperplane into $\mathcal S_+$; the claim is the theorem's: within the bound and the
+# horizon $T\approx30$. Control: the same directions at $\varepsilon=10^{-2}$ ($T\approx0.3$).
+
+# %%
+X_28, y_28 = al.synthetic_separable(2, 10, 0.05, generator(seed + 200))
+g_28, eps_28 = al.geometry(X_28, y_28), 1e-120
+p_28 = al.balanced_theory_init(50, 10, eps_28, generator(seed + 201), runs=(R_t,))
+W0_28 = p_28.norms_in().amax(-1).numpy() / eps_28
+z2_28 = [al.zeta2(p_28.W1[r] / eps_28, torch.sign(p_28.a[r]), g_28) for r in range(R_t)]
+lb_28 = np.array([al.eq28_log10_bound(g_28, 50, W0_28[r], al.zeta(g_28.zeta1, z2_28[r]))
+                  for r in range(R_t)])
+
+# %%
+eta_28 = 0.01 / (g_28.n * g_28.X_max)
+n_28 = int(round(10 / eta_28))                                            # to t = 10
+p_28b = TwoLayer(W1=p_28.W1 * (1e-2 / eps_28), W2=p_28.W2 * (1e-2 / eps_28))   # control: eps = 1e-2
+tr_28 = {k: train(p, X_28, y_28, loss=EXP_SUM, lr=eta_28 / d, steps=d * n_28,
+                  record=linear_schedule(d * n_28, 10 * d))
+         for k, d, p in ((1, 1, p_28), (2, 2, p_28), ("big", 1, p_28b))}
+t1_28 = {k: al.alignment_times(tr_28[k], X_28, y_28) for k in (1, 2)}
+
+# %%
+big_28 = al.claims.TheoryRuns(tr_28["big"], X_28, y_28, p_28b, 1e-2)
+res_28 = ledger.measure("thm1.t1-eq28", al.claims.TheoryRuns(tr_28[1], X_28, y_28, p_28, eps_28),
+                        controls={"large_init": big_28},
+                        premises=dict(in28=(math.log10(eps_28) <= lb_28).astype(float),
+                                      t1_gap=al.rel_gap(t1_28[2], t1_28[1])))
+print(f"n = 2: mu = {g_28.mu:.3f}; eq. (28) bound 10^{lb_28.round(0).tolist()}, eps = 1e-120; "
+      f"t1 {np.round(res_28.values['t1'], 3)}, bound {np.round(res_28.values['bound'], 1)}, "
+      f"T {res_28.values['T'][0]:.1f}; control eps = 1e-2: t1 "
+      f"{np.round(res_28.control_values['t1'], 3)}, "
+      f"T {res_28.control_values['T'][0]:.2f}")
+
+# %% [markdown]
 # Next, the lemmas behind the proof, on the same runs: balancedness and sign invariance (Section
 # 2.1); activation patterns change only in the allowed direction — a $v_j>0$ neuron never loses a
 # positive point nor gains a negative one (eq. 7/8); the trapping regions (Lemma 12); the masses
@@ -694,20 +774,30 @@ ledger.grade("lemma2", gap=max(float((al.lemma2_gap(torch.full_like(yh, s_), yh,
 # **Figure 4 from a real trajectory.** The paper draws the activation-pattern timeline of one neuron as a
 # schematic: a $v_j>0$ neuron outside $\mathcal S_+\cup\mathcal S_{\rm dead}$ keeps changing its pattern — it only
 # gains positive points and loses negative ones (eq. 7/8) — until it lands in $\mathcal S_+$ or $\mathcal S_{\rm dead}$.
-# We draw it for the neuron of the first theory run that changes its pattern most often.
+# We draw it, for each theory run (choose it above the figure), for the neuron that changes its pattern most often.
 
 # %%
-j4 = int(n_changes[0].argmax())
-win4 = th_run.time <= 2 * t1_emp[0]
-fig = al_plots.activation_timeline(th_run.time[win4], actp[win4, 0, :, j4].numpy(), y_t.numpy(), t1_emp[0],
-                                  title=f"Figure 4 — neuron {j4} (v > 0: {bool(vpos[0, 0, j4])}), first theory run")
-glue("alignment-fig4", fig, display=False)
+def fig4(r):
+    """Figure 4 for theory run ``r``: the timeline of its neuron with the most pattern changes."""
+    j = int(n_changes[r].argmax())
+    win = th_run.time <= 2 * t1_emp[r]
+    title = f"Figure 4 — neuron {j} (v > 0: {bool(vpos[0, r, j])}), run {r}"
+    return al_plots.activation_timeline(th_run.time[win], actp[win, r, :, j].numpy(), y_t.numpy(),
+                                        t1_emp[r], title=title), j
+
+
+figs4 = [fig4(r) for r in range(R_t)]             # drawn and glued in this cell (no stray output)
+glue_seeds("alignment-fig4", [f for f, _ in figs4],
+           [f"run {r}: neuron {j}, {int(n_changes[r, j])} pattern changes (n = {g_t.n}), "
+            f"t₁ = {t1_emp[r]:.3f}"
+            for r, (_, j) in enumerate(figs4)], labels=[f"run {r}" for r in range(R_t)])
 
 # %% [markdown]
 # ```{glue:figure} alignment-fig4
 # :name: alignment-fig4
 #
-# **Figure 4 of the paper, from a trajectory.** One row per data point (blue: positive, red: negative); a bar
+# **Figure 4 of the paper, from a trajectory, one theory run at a time** (choose it above the figure; the note
+# under it gives that run's neuron, its number of pattern changes and $t_1$). One row per data point (blue: positive, red: negative); a bar
 # where the point activates the neuron, grey lines at the pattern changes, dashed: $t_1$. Compare with the
 # paper's schematic: changes only in the allowed direction (gaining points of the neuron's own class, losing
 # the others), at most $n$ of them, and none after the neuron is settled.
@@ -725,7 +815,9 @@ glue("alignment-fig4", fig, display=False)
 # revision files Lemma 13 as a *consistency check*: $e^{-4nX_{\max}t}$ is the fastest decay of a squared neuron norm
 # that the gradient allows while $|f|\le1$ ($|-\ell'|\le2$ by Lemma 2, $\|x_a\|\le nX_{\max}$), for any data and any
 # signs, so no run in the small-output phase can fail it; its former control (the exponent's sign flipped) was a
-# perturbed prediction, not a run.
+# perturbed prediction, not a run. Lemma 11, $\|x_a(w)\|\ge\sqrt\mu\,n_a(w)X_{\min}$ ($n_a$ the points $w$ activates), the step
+# that turns Assumption 1 into a speed, is checked on every neuron of every snapshot: a *consistency check*, as it
+# follows from Assumption 1 alone for every $w$.
 
 # %%
 t2pm_t = al.fitting_times(th_run, X_t, y_t, per_class=True)                    # (R, 2): t2+, t2-
@@ -735,9 +827,12 @@ ra_big = al.claims.refined_alignment(al.claims.TheoryRuns(big_run, X_t, y_t, p_b
 cos_min = 1 - np.asarray(res_ra.values["one_minus_cos"], dtype=float)
 cos_min0, _ = al.refined_alignment_min(th_run, X_t, y_t, t1_emp, t2pm_t, -np.inf)
 ledger.grade("lemma13", ratio=al.lemma13_ratio(th_run, X_t, y_t, g_t, t1_emp))
+res_l11 = ledger.measure("lemma11", al.claims.TheoryRuns(th_run, X_t, y_t, p_t, eps_t))
 print(f"refined alignment: window starts {off_t:.2f} after t1, t2± = {t2pm_t.round(2).tolist()}, "
       f"min cos {cos_min.round(3)} (from t = 0: {cos_min0.round(3)}); the eps = {eps_big:g} run's window "
-      f"{ra_big['window'].round(2)} (empty: it fits before it aligns)")
+      f"{ra_big['window'].round(2)} (empty: it fits before it aligns); "
+      f"Lemma 11, min ||x_a|| / (sqrt(mu) n_a X_min): "
+      f"{np.round(res_l11.values['ratio'], 3)}")
 
 # %% [markdown]
 # **Dwell time and the random initialisation.** The proof's engine: a neuron not yet in its cone or
@@ -803,6 +898,30 @@ ledger.grade("thm1.loss-rate", ratio_min=lr_ck["ratio_min"], bound_drop=lr_ck["b
              t1=al.alignment_times(rate[0], X_r, y_r), T=al.horizon(g_r, 50, eps_t))
 print(f"mu = {g_r.mu:.3f}, alpha = {al.alpha_rate(g_r):.4f}, t2 = {lr_ck['t2'].round(2)}, "
       f"bound drop {lr_ck['bound_drop'].round(4)}, L(t_end)/L(0) {(rate[0].loss[-1] / rate[0].loss[0]).numpy()}")
+
+# %% [markdown]
+# *$\|W\|\to\infty$.* The theorem's last statement: as $t\to\infty$ the loss goes to 0, so every margin
+# $y_if(x_i)\ge\log(1/\mathcal L)\to\infty$, and since $f(x_i)\le\|W\|_F^2X_{\max}$ the weights diverge — like
+# $\sqrt{\log t}$, since $\mathcal L=O(1/t)$. A limit, so graded as a trend: the same flows continued to $t=10^{15}$
+# (60 log-spaced snapshots; the solver's steps grow with $t$, about 500 gradient evaluations), reading $1/\|W\|_F^2$
+# against the scale $1/\log t$ (slope 1 for $\|W\|_F^2\propto\log t$, 0 for a finite limit). Control: the same
+# initialisations and data on the summed *square* loss, whose minimum is reached at finite weights — GD with
+# $\eta=5\cdot10^{-2}$ to $t=10^4$ (the adaptive flow of the square loss, stiff near its minimum, took over 100 s for
+# $t\le20$ in a probe, and cannot reach $t=10^{15}$: its step is capped by the curvature, not by $t$).
+
+# %%
+rec_c = np.unique(np.geomspace(1, 1e15, 60).astype(np.int64))
+cont_r = flow(rate[0].final, X_r, y_r, loss=EXP_SUM, lr=1.0, steps=10 ** 15, record=rec_c,
+              atol=1e-40)
+steps_sq = int((20 if quick else 10_000) / 5e-2)                      # control: to t = 10^4
+sq_r = train(p_r, X_r, y_r, loss=Loss("square", "sum"), lr=5e-2, steps=steps_sq, record=200)
+t_min = 10.0 if quick else 100.0
+res_ng = ledger.measure("thm1.norm-growth", al.claims.NormRuns(rate[0], cont_r, t_min),
+                        controls={"square_loss": al.claims.NormRuns(sq_r, sq_r.head(1), t_min)})
+print(f"||W||_F^2 at t = 1e15 {np.round(res_ng.values['wf2_end'], 2)}; "
+      f"trend of 1/||W||_F^2 in 1/log t: slope {np.round(res_ng.values['slope'], 3)}, "
+      f"decades {np.round(res_ng.values['decades'], 2)}; square loss "
+      f"(control): slope {np.round(np.array(res_ng.control_values['slope'], dtype=float), 3)}")
 
 # %% [markdown]
 # *Lemma 15*, the step behind the rate: for a *linear* two-layer network $f(x)=v^\top W^\top x$ under the gradient
@@ -928,6 +1047,27 @@ print(f"deviation up to T, trend as eps -> 0: slope {np.round(v1['slope'], 2)}, 
       f"up to t2 (control): slope {np.round(c1['slope'], 2)}, ratio to the bound {np.round(c1['within'], 1)}")
 
 # %% [markdown]
+# **Lemmas 3 and 4 on the same flows.** Lemma 3 bounds the norms and outputs up to $T$: $\max_j\|w_j\|^2\le
+# 2\varepsilon W_{\max}^2/\sqrt h$ and $\max_i|f(x_i)|\le2\varepsilon\sqrt hX_{\max}W_{\max}^2$ — Grönwall bounds at the fastest
+# growth the gradient allows, true of every balanced run, so a *consistency check* (its margin shows the slack).
+# Lemma 4 bounds the direction error *pointwise* by the output, $\le2nX_{\max}\max_i|f(x_i)|$, whenever
+# $\max_i|f|\le1$ — read here through the whole fitting phase up to $|f|=1$, not only up to $T$. It rests on the
+# balance $|v_j|=\|w_j\|$ of the initialisation (3); its control is a run without it: the same $W_0$ and signs at
+# $\varepsilon=10^{-12}$ with $|v_j|=2\|w_j\|$, whose directions turn twice as fast as the simplified field while
+# $f$ is still tiny. The velocity is computed in closed form for any $|v_j|/\|w_j\|$ (unit test against autograd).
+
+# %%
+res_l3 = ledger.measure("lemma3.norm-bounds", sweep_eps, premises=dict(eps_ok=eps_ok))
+p_unb = TwoLayer(W1=p_one.W1 * 1e-12, W2=2 * p_one.W2 * 1e-12)       # control: |v_j| = 2 ||w_j||
+unb = flow(p_unb, X_t, y_t, loss=EXP_SUM, lr=1e-3, steps=3000, record=100, atol=1e-40)
+res_l4 = ledger.measure("lemma4.direction", tr_eps, controls={"unbalanced": unb},
+                        X=X_t, y=y_t, R=R_t)
+print(f"Lemma 3: largest ||w||^2 / bound {np.round(res_l3.values['w_ratio'], 4)}, |f| / bound "
+      f"{np.round(res_l3.values['f_ratio'], 4)}; Lemma 4: largest error / bound "
+      f"{np.round(res_l4.values['ratio'], 3)} over {res_l4.values['n_snap']} snapshots; "
+      f"unbalanced control {np.array(res_l4.control_values['ratio'], dtype=float)}")
+
+# %% [markdown]
 # ```{glue:figure} alignment-eps
 # :name: alignment-eps
 #
@@ -1014,6 +1154,46 @@ ledger.grade("thm1.t1-scaling", mono=mono, slope=slopes, within=within(bd_mu, bd
 # is then shown (figure, table) but not graded.
 
 # %% [markdown]
+# ## Statements not graded, and why
+# Each statement of the paper (or item of the issue that asked for it) that this chapter does not grade as a ledger
+# row, or grades only in part, with what it would cost. Costs are measured on this 2-core machine, shared.
+#
+# * **Theorem 1 inside eq. (28)'s bound, beyond part 1.** The bound is about $10^{-6\cdot10^5}$ for the theory data
+#   (printed in the theory section). Only part 1 is graded inside it (`thm1.t1-eq28`, $n=2$, $\varepsilon=10^{-120}$).
+#   The $n=2$ data make part 2 trivial (one point per class: the stable rank and the rate say nothing), and at
+#   $n\ge4$ the bound ($\approx10^{-250}$–$10^{-340}$ for spread $0.05$, measured in a probe) leaves float64; a
+#   log-domain integrator (the state rescaled by $\varepsilon$, with $f$ carried as $\varepsilon^2\tilde f$) would have to follow the
+#   fit at $t_2\approx\log(1/\varepsilon)/\|x_\pm\|$, about $10^6$ flow-time units for the theory data, i.e. $10^9$ GD steps
+#   at the chapter's step: not affordable. Part 1's content does not depend on $\varepsilon$ to leading order (Lemma 1's
+#   error is $\propto\varepsilon$, graded as a trend in `eps.lemma1-error`), which is what the extension claims rest on.
+# * **The $n$-dependence of $t_2=\Theta(\log(1/\varepsilon)/n)$ and of the $t_1$ bound (item 5a).** `eps.t2-log` grades the
+#   slope $1/\min\|x_\pm\|$ on $n=16$, which carries the $1/n$ through $\|x_\pm\|\approx n/2$. A sweep over
+#   $n\in\{4,16,64\}$ needs two more adaptive-flow batches of the $\varepsilon$ sweep; a probe measured them
+#   ($\varepsilon\in\{10^{-8},10^{-16},10^{-24}\}$, 5 seeds, the data of the $t_1$ runs): $n=4$ to $t=40$ (past its
+#   $t_2\approx28$) took 98 s, $n=64$ to $t=4$ more than 70 s (stopped; the flow is stiffer, $nX_{\max}$ larger) —
+#   together about twice this revision's +90 s. The $t_1$ medians against $n$ are shown (figure
+#   `alignment-t1-scaling`, panel b) but not graded: the bound's slack ($\approx10^4$) lets no run fail it.
+# * **The $\mu$-dependence of $t_1$ (item 5b)** is graded (`thm1.t1-scaling`): its step-convergence premise is now
+#   built (steps $\eta/4$ against $\eta/8$) and holds in every seed-run of the published sweep; it stays a consistency
+#   check, as no run can fail the bound half.
+# * **MNIST at the paper's protocol (item 6).** The paper's 15 000 iterations are run (and continued while the
+#   stable rank moves, Choices); the paper gives no image count. The build's 500 per digit against 1000 per digit
+#   is `mnist.image-count` (same four verdicts on 1 vs 0, one extra pair run), and the one-off study in the MNIST
+#   section measures how the graded quantities move with 250–1000 images per digit and 8000 or 15 000 iterations
+#   (about 110 s, not part of the build): the images barely matter, the iterations do. 2000 per digit for three
+#   pairs would cost about 330 s of CPU at 15 000 iterations (Choices), over the chapter's budget.
+# * **Step and horizon of the figures (item 7).** Figure 6 runs the mean loss for the flow time of the paper's
+#   30 000 iterations on the sum (180 000 iterations; the sum is printed beside it); Figures 7–9 run the paper's
+#   30 000 iterations at its step and read its iterations 7000 and 21 000; MNIST runs the paper's 15 000; Figures 12–13
+#   run 6000 SGD steps (2.5 per epoch on the 5000-image subset) — the paper's epoch count is not given. No figure
+#   uses a step other than the paper's $\eta=2\cdot10^{-3}$, so no step-convergence premise is needed for them; the
+#   theory runs, where GD stands in for the flow, carry one (or use the adaptive flow).
+# * **Seed switchers (item 8).** Figures 4 and 6 switch between the five seeds. Figures 7–9 already show, per
+#   figure, the seed with the most stragglers (their counts for every seed are printed); Figures 5, 10–13 come from
+#   the build's one MNIST seed (the other seeds' runs exist only in the published sweep, whose figures are not
+#   stored); Figures 1–2 and the $\varepsilon$ and $t_1$ scaling figures draw fixed data or every seed at once.
+
+# %% [markdown]
 # ## Claims ledger
 # Every checkable statement this chapter tests: its rule and tolerance (each says whether its expectation was
 # predicted or copied from a result, and what changed after a result was seen), the measured values over the
@@ -1057,12 +1237,34 @@ ledger.grade("thm1.t1-scaling", mono=mono, slope=slopes, within=within(bd_mu, bd
 # | `fig13.one-phase`, `a5.both-fit` | reproduced, controls handed in | consistency checks (fig13 is fig12's control read the other way) |
 # | `thm1.refined-alignment` | reproduced 25/25, control the same run from $t=0$ | a consistency check, $1-\cos_{\min}\le3/4$ |
 
+# %% [markdown]
+# *This revision (issue 25: every statement, in the regime the paper proves it).* New rows, all declared before the
+# run that graded them (`expect_basis: predicted`) except where a history entry says otherwise:
+# `thm1.t1-eq28` grades Theorem 1's part 1 at an $\varepsilon$ *inside* eq. (28)'s bound ($n=2$ data,
+# $\varepsilon=10^{-120}$); `thm1.norm-growth` grades $\|W\|\to\infty$ as a trend in $1/\log t$ to $t=10^{15}$ (control: the
+# square loss; its control run was changed, for cost, before the claim was graded — history entry);
+# `lemma4.direction` (control: an unbalanced initialisation; its measurement was corrected after the first reduced
+# run, which measured the integrator's loss of balance — history entry, expectation now *observed*);
+# `lemma3.norm-bounds` and `lemma11` (consistency checks). The theorem's claims now say in their statements that
+# they are graded outside the proved $\varepsilon$, as an extension (text only; rules unchanged). Figure 4 switches
+# between the five theory runs; a one-off study of the MNIST protocol (images per digit, iterations) is shown as a
+# table in the MNIST section; "Statements not graded, and why" lists what is left, with costs. The new rows, from
+# this run's ledger:
+
+# %%
+new_rows = ["thm1.t1-eq28", "thm1.norm-growth", "lemma3.norm-bounds", "lemma4.direction", "lemma11"]
+pd.DataFrame({c: dict(rate=ch.rate(c), tier=ledger.results[c].tier()[0],
+                      control=ledger.results[c].control_status) for c in new_rows}).T
+
 # %%
 changed = ["fig6.two-drops", "fig7.fast", "mnist.low-rank", "thm1.t1-bound", "thm1.t1-scaling", "eps.lemma1-error", "eps.t2-log", "lemma15", "thm1.low-rank-two-dir",
            "lemma13", "dwell-time", "thm1.loss-rate", "fig8.slow", "mnist.timescales", "mnist.align-first",
            "fig9.orthogonal", "fig12.two-phase", "init-probability", "fig13.one-phase", "a5.both-fit", "thm1.refined-alignment"]
 pd.DataFrame({c: dict(after=ch.rate(c), tier=ledger.results[c].tier()[0], control=ledger.results[c].control_status)
               for c in changed}).T
+
+# %%
+_ = glue_what_holds("alignment", ledger, al.claims.WHAT_HOLDS)
 
 # %%
 ch.finish()

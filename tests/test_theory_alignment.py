@@ -509,3 +509,19 @@ def test_lost_neurons_against_loop():
 def test_rel_gap():
     assert al.rel_gap(1.1, 1.0) == pytest.approx(0.1)
     np.testing.assert_allclose(al.rel_gap(np.array([2.0, 3.0]), np.array([4.0, 3.0])), [0.5, 0.0])
+
+
+def test_eq28_bound_direct_and_horizon_identity():
+    X, y = al.synthetic_separable(2, 10, 0.05, generator(200))
+    g = al.geometry(X, y)
+    z, h, W_max = 0.5, 50, 1.3
+    m = min(z, g.xi_lower)
+    first = min(g.mu, z, g.xi_lower) * math.sqrt(g.mu) * g.X_min / (4 * math.sqrt(h) * g.n * g.X_max ** 2 * W_max ** 2)
+    second = math.exp(-64 * g.n * g.X_max * math.log(g.n) / (m * math.sqrt(g.mu) * g.X_min)) / math.sqrt(h)
+    lb = al.eq28_log10_bound(g, h, W_max, z)
+    assert lb == pytest.approx(math.log10(min(first, second)), rel=1e-12)
+    # the exponential term is "T(eps) >= the t1 bound" written for eps: equality at that eps
+    assert al.horizon(g, h, second) == pytest.approx(al.t1_bound(g, z, g.xi_lower), rel=1e-9)
+    # the chapter's theory data: far below float64 (log space)
+    Xt, yt = al.synthetic_separable(16, 10, 0.3, generator(20))
+    assert al.eq28_log10_bound(al.geometry(Xt, yt), 50, 1.5, 0.2) < -1000

@@ -172,3 +172,53 @@ def test_two_phase_reads_the_peak():
     nc, dc, L = np.array([0.0, 1e-5, 1e-2, 1.0]), np.array([0.0, 5.0, 1.0, 0.1]), np.array([1.0, 1.0, 0.5, 0.1])
     out = C.two_phase(C.SchemeRun(nc, dc, L))
     assert out["ratio"][0] == pytest.approx(1e-5) and out["flat"][0] == 1.0
+
+
+def test_what_holds_names_only_declared_claims_and_each_once():
+    from lrlib.ledger import load_declarations
+    from lrlib.ledger.provenance import chapter_paths
+
+    declared = {d.id for d in load_declarations(chapter_paths("alignment")[1])}
+    named = [i for _, ids in C.WHAT_HOLDS for i in ids]
+    assert set(named) <= declared and len(named) == len(set(named))
+
+
+def _traj_with_norms(time, wf2):
+    """A trajectory of one neuron in R^1 per run whose ‖W‖_F² follows ``wf2`` (T, R)."""
+    from lrlib.trajectory import Trajectory
+    W1 = torch.as_tensor(np.sqrt(wf2))[..., None, None]                       # (T, R, 1, 1)
+    p = TwoLayer(W1=W1, W2=torch.ones(len(time), wf2.shape[1], 1, 1, dtype=torch.float64))
+    return Trajectory(steps=np.arange(len(time)), time=np.asarray(time, float), params=p,
+                      loss=torch.zeros(len(time), wf2.shape[1], dtype=torch.float64))
+
+
+def test_norm_growth_slope_one_for_log_growth_zero_for_a_limit():
+    t = np.geomspace(1, 1e3, 30)
+    tc = np.concatenate([[0.0], np.geomspace(1, 1e15, 40)])
+    grow = np.stack([np.log(t), 2 * np.log(t)], -1)
+    first = _traj_with_norms(t, np.maximum(grow, 1e-3))
+    cont = _traj_with_norms(tc, np.stack([np.log(1e3 + tc), 2 * np.log(1e3 + tc)], -1))
+    out = C.norm_growth(C.NormRuns(first, cont, t_min=100.0, fit_last=10))
+    np.testing.assert_allclose(out["slope"], [1.0, 1.0], atol=1e-9)
+    np.testing.assert_array_equal(out["mono"], [1.0, 1.0])
+    np.testing.assert_allclose(out["wf2_end"], [np.log(1e3 + 1e15), 2 * np.log(1e3 + 1e15)], rtol=1e-12)
+    flat = _traj_with_norms(t, np.full((30, 2), 3.0))
+    out = C.norm_growth(C.NormRuns(flat, flat.head(1), t_min=100.0))
+    np.testing.assert_allclose(out["slope"], [0.0, 0.0], atol=1e-12)
+
+
+def test_lemma11_ratio_direct(theory):
+    X, y, g, p0, traj = theory
+    out = C.lemma11_ratio(C.TheoryRuns(traj, X, y, p0, 1e-24))["ratio"]
+    want = []
+    for r in range(2):
+        best = math.inf
+        for i in range(0, len(traj), 7):
+            W = traj.at(i).W1[r]
+            for w in W:
+                act = (X @ w > 0)
+                if act.any():
+                    xa = (y[act, None] * X[act]).sum(0).norm().item()
+                    best = min(best, xa / (math.sqrt(g.mu) * int(act.sum()) * g.X_min))
+        want.append(best)
+    assert (out <= np.array(want) + 1e-12).all() and (out >= 1).all()

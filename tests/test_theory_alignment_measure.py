@@ -135,3 +135,27 @@ def test_mnist_summary_on_a_small_run():
     assert set(out) == {"consistent_pairs", "k_align", "k_drop", "align_drop", "final_stable_rank", "final_loss"}
     assert out["consistent_pairs"] == pytest.approx(1.0) and out["final_loss"] < tr.loss[0].item()
     assert 1 <= out["final_stable_rank"] <= 10 and out["align_drop"] >= 0
+
+
+def test_direction_deviation_matches_autograd_for_unbalanced_weights():
+    from lrlib.models import TwoLayer, forward, generator
+    from lrlib.theory import alignment as al
+    from lrlib.trajectory import Trajectory
+    X, y = al.synthetic_separable(6, 4, 0.3, generator(5))
+    p0 = al.balanced_theory_init(7, 4, 0.3, generator(6), runs=(2,))
+    p = TwoLayer(W1=p0.W1, W2=p0.W2 * torch.tensor([[[2.0]], [[0.5]]], dtype=p0.W2.dtype))
+    W = p.W1.clone().requires_grad_(True)
+    loss = torch.exp(-y * forward(TwoLayer(W1=W, W2=p.W2), X)[..., 0]).sum()
+    (gW,) = torch.autograd.grad(loss, W)
+    Wd = -gW
+    nrm = W.detach().norm(dim=-1, keepdim=True)
+    u = W.detach() / nrm
+    vel = (Wd - (Wd * u).sum(-1, keepdim=True) * u) / nrm
+    xa = al.signed_active_sum(W.detach(), X, y)
+    simp = torch.sign(p.a).unsqueeze(-1) * al._project(W.detach(), xa)
+    want = (vel - simp).norm(dim=-1).amax(-1).numpy()
+    traj = Trajectory(steps=np.array([0]), time=np.array([0.0]), params=p.map(lambda t: t[None]),
+                      loss=torch.zeros(1, 2, dtype=X.dtype))
+    dev, fmax = al.measure.direction_deviation(traj, X, y)
+    np.testing.assert_allclose(dev[0], want, rtol=1e-10)
+    np.testing.assert_allclose(fmax[0], forward(p, X)[..., 0].abs().amax(-1).numpy(), rtol=1e-12)

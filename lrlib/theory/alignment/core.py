@@ -809,6 +809,36 @@ def horizon(g: DataGeometry, h: int, eps: float) -> float:
     return math.log(1 / (math.sqrt(h) * eps)) / (4 * g.n * g.X_max)
 
 
+def eq28_log10_bound(g: DataGeometry, h: int, W_max: float, zeta: float) -> float:
+    """The largest initialisation scale Theorem 1 is proved for (eq. 28), as ``log10 ε_max``.
+
+    ``ε ≤ min{min{μ, ζ, ξ}√μ X_min/(4√h n X_max² W_max²), h^{-1/2} exp(−64 n X_max log n/(min{ζ, ξ}√μ X_min))}``
+    with ``ξ`` its lower bound ``μ²`` (``g.xi_lower``). Computed in log space: for most data the second
+    term underflows float64 (``10^{-6·10^5}`` for the chapter's theory data). The second term is the
+    condition ``T(ε) ≥`` the bound of :func:`t1_bound` written for ε.
+
+    Parameters
+    ----------
+    g : DataGeometry
+    h : int
+        Width.
+    W_max : float
+        ``max_j ‖[W₀]_j‖`` of the initialisation ``W = εW₀``.
+    zeta : float
+        ζ (use :func:`zeta`).
+
+    Returns
+    -------
+    float
+        ``log10`` of the bound.
+    """
+    m = min(zeta, g.xi_lower)
+    first = (math.log(min(g.mu, zeta, g.xi_lower) * math.sqrt(g.mu) * g.X_min)
+             - math.log(4 * math.sqrt(h) * g.n * g.X_max ** 2 * W_max ** 2))
+    second = -0.5 * math.log(h) - 64 * g.n * g.X_max * math.log(g.n) / (m * math.sqrt(g.mu) * g.X_min)
+    return min(first, second) / math.log(10)
+
+
 def lost_neurons(p0: TwoLayer, p: TwoLayer, X: Tensor, y: Tensor) -> Tensor:
     """Theorem 1 part 1's "moreover" clause, per run.
 

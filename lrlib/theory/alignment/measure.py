@@ -452,3 +452,71 @@ def lemma15_ratio(traj: Trajectory, X: Tensor, y: Tensor, gamma: float) -> tuple
     r = torch.where(win, rate / torch.maximum(bound[1:], bound[:-1]), torch.full_like(rate, torch.inf)).amin(0)
     n_win = win.sum(0)
     return torch.where(n_win > 0, r, torch.full_like(r, torch.nan)).numpy(), n_win.numpy()
+
+
+def direction_deviation(traj: Trajectory, X: Tensor, y: Tensor) -> tuple[np.ndarray, np.ndarray]:
+    """Lemma 4's left-hand side for any ``|v_j|/‖w_j‖``, and ``max_i |f(x_i)|``, at each snapshot.
+
+    For the summed exponential loss ``d/dt w_j = v_j Σ_i y_i e^{−y_i f_i} 1[⟨x_i, w_j⟩ > 0] x_i``, so
+    ``d/dt(w_j/‖w_j‖) − sign(v_j) P x_a = sign(v_j) P[(r_j − 1) g_j + Σ_i y_i expm1(−y_i f_i) 1[·] x_i]`` with
+    ``r_j = |v_j|/‖w_j‖`` and ``g_j = Σ_i y_i e^{−y_i f_i} 1[·] x_i`` (``r_j = 1``: :func:`simplified_deviation`).
+    ``r_j`` is read from the flow's invariant ``v_j² − ‖w_j‖² = c_j`` of the first snapshot,
+    ``r_j = √(‖w_j‖² + c_j)/‖w_j‖``, not from the integrated ``v_j``, whose O(rtol) drift would otherwise
+    dominate the error of a balanced run (``c_j = 0``); ``|c_j| ≤ 10⁻¹² ‖w_j(0)‖²`` is the rounding of
+    ``v_j = ‖w_j‖`` and counts as 0 (at ``ε = 10⁻²⁴`` the lemma's error is ``∝ |f| ≈ 10⁻⁴⁸``, far below it).
+
+    Parameters
+    ----------
+    traj : Trajectory
+        ``T`` snapshots of ``R`` runs.
+    X, y : Tensor
+        Data ``(n, D)`` and labels ``(n,)``.
+
+    Returns
+    -------
+    (ndarray, ndarray)
+        The max over neurons of the deviation ``(T, R)`` (1/time) and ``max_i |f(x_i)|`` ``(T, R)``.
+    """
+    dev, fmax = [], []
+    p0 = traj.at(0)
+    sq0 = (p0.W1 ** 2).sum(-1)
+    c = p0.a ** 2 - sq0                                                        # (R, m), conserved by the flow
+    c = torch.where(c.abs() <= 1e-12 * sq0, torch.zeros_like(c), c)            # v_j = ‖w_j‖ up to rounding
+    for i in range(len(traj)):
+        p = traj.at(i)
+        f = forward(p, X)[..., 0]                                             # (R, n)
+        act = active(p.W1, X).transpose(-1, -2).to(X.dtype)                   # (R, n, m)
+        em1 = torch.einsum("rn,rnm,nd->rmd", y * torch.expm1(-y * f), act, X)
+        g = torch.einsum("rn,rnm,nd->rmd", y * torch.exp(-y * f), act, X)
+        sq = (p.W1 ** 2).sum(-1)
+        r = torch.where(sq > 0, ((sq + c).clamp_min(0) / sq.clamp_min(torch.finfo(X.dtype).tiny)).sqrt(),
+                        torch.ones_like(sq))
+        d = _project(p.W1, (r - 1).unsqueeze(-1) * g + em1)
+        dev.append(torch.linalg.vector_norm(d, dim=-1).amax(-1).numpy())
+        fmax.append(f.abs().amax(-1).numpy())
+    return np.array(dev), np.array(fmax)
+
+
+def lemma11_min_ratio(traj: Trajectory, X: Tensor, y: Tensor, g: DataGeometry) -> np.ndarray:
+    """Lemma 11's ``‖x_a(w)‖/(√μ n_a(w) X_min)``, min over snapshots and neurons with ``n_a ≥ 1``.
+
+    Parameters
+    ----------
+    traj : Trajectory
+        ``T`` snapshots of ``R`` runs.
+    X, y : Tensor
+        Data ``(n, D)`` and labels ``(n,)``.
+    g : DataGeometry
+        Of ``X, y`` (``μ > 0``).
+
+    Returns
+    -------
+    ndarray
+        ``(R,)``; ``inf`` where no neuron activates a point.
+    """
+    W = traj.params.W1                                                        # (T, R, m, D)
+    act = (W @ X.T > 0).to(X.dtype)                                           # (T, R, m, n)
+    xa = torch.linalg.vector_norm(act @ (y[:, None] * X), dim=-1)             # (T, R, m)
+    na = act.sum(-1)
+    ratio = torch.where(na > 0, xa / (math.sqrt(g.mu) * na.clamp_min(1) * g.X_min), torch.full_like(xa, math.inf))
+    return ratio.amin(-1).amin(0).numpy()
