@@ -269,3 +269,11 @@ def test_matched_merge_reaches_the_count_and_is_free_on_split_networks(toy):
     out = rcc.matched_merge(((split, X, y), (p, X, y), (p, X, y)), n_groups=40)
     assert np.all(out["n1"] <= 40) and np.all(np.abs(out["dl1"]) < 1e-8)
     assert np.all(out["n2"] <= 40) and np.all(out["dl2"] == 0)
+
+
+def test_what_holds_names_every_declared_claim_once():
+    from lrlib.ledger.provenance import chapter_paths
+
+    declared = {d.id for d in load_declarations(chapter_paths("race")[1])}
+    named = [i for _, ids in rcc.WHAT_HOLDS for i in ids]
+    assert set(named) == declared and len(named) == len(set(named))
