@@ -269,3 +269,25 @@ def test_matched_merge_reaches_the_count_and_is_free_on_split_networks(toy):
     out = rcc.matched_merge(((split, X, y), (p, X, y), (p, X, y)), n_groups=40)
     assert np.all(out["n1"] <= 40) and np.all(np.abs(out["dl1"]) < 1e-8)
     assert np.all(out["n2"] <= 40) and np.all(out["dl2"] == 0)
+
+
+def test_what_holds_names_every_declared_claim_once():
+    from lrlib.ledger.provenance import chapter_paths
+
+    declared = {d.id for d in load_declarations(chapter_paths("race")[1])}
+    named = [i for _, ids in rcc.WHAT_HOLDS for i in ids]
+    assert set(named) == declared and len(named) == len(set(named))
+
+
+def test_growth_law_reads_slope_one_when_balanced_and_one_half_with_w1_frozen():
+    data = [rc.xor_clusters(20, generator(r)) for r in range(2)]
+    X = torch.stack([d[0] for d in data])
+    y = data[0][1].expand(2, -1).clone()
+    p = rc.rebalanced(rc.race_init(30, 2, 1e-3, generator(3), runs=(2,), dtype=F64))
+    rec = list(range(0, 201, 10))
+    both = train(p, X, y, loss=CE, lr=1e-3, steps=200, record=rec)
+    w2_only = train(p, X, y, loss=CE, lr=1e-3, steps=200, record=rec, trainable=("W2", "b2"))
+    out, frozen = rcc.growth_law((both, X, y), 1e-3), rcc.growth_law((w2_only, X, y), 1e-3)
+    np.testing.assert_allclose(out["slope"], 1.0, atol=5e-3)
+    np.testing.assert_allclose(frozen["slope"], 0.5, atol=5e-3)
+    assert (out["r2"] > 0.999).all() and (out["c"] < 1e-12).all()

@@ -252,7 +252,7 @@ def loss_curves(ax, steps, loss, *, shown: int = 0, marks: Sequence[float] = (),
     ax.set(xlabel="step $t$", ylabel="training loss (full set)", yscale="log", title=title)
 
 
-def fig1(steps, loss, cos_panels, cd_a_panels, *, marks: Sequence[float] = ()):
+def fig1(steps, loss, cos_panels, cd_a_panels, *, marks: Sequence[float] = (), shown: int = 0):
     """Figure 1: (a) loss curves; (b) cosine matrices ``cos_panels = [(C, order, title)]``; (c) the 2×2
     grid ``cd_a_panels = [[(cd, a, af, title), (cd, af, af, title)], [...]]``.
 
@@ -268,6 +268,8 @@ def fig1(steps, loss, cos_panels, cd_a_panels, *, marks: Sequence[float] = ()):
         2×2 ``(cd, a, af, title)``.
     marks : sequence of float
         Steps marked on the loss.
+    shown : int
+        The run whose panels (b), (c) are drawn: its loss is blue in (a).
 
     Returns
     -------
@@ -275,7 +277,7 @@ def fig1(steps, loss, cos_panels, cd_a_panels, *, marks: Sequence[float] = ()):
     """
     fig = plt.figure(figsize=(12, 12.5), constrained_layout=True)
     gs = fig.add_gridspec(3, 1, height_ratios=[0.9, 0.8, 2.0])
-    loss_curves(fig.add_subplot(gs[0]), steps, loss, marks=marks,
+    loss_curves(fig.add_subplot(gs[0]), steps, loss, marks=marks, shown=shown,
                 title="(a) Figure 1 — setting 1: loss at the recorded steps (blue: the seed shown, grey: the other seeds)")
     g1 = gs[1].subgridspec(1, len(cos_panels))
     for i, (C, order, title) in enumerate(cos_panels):
