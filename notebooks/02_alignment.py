@@ -122,7 +122,7 @@ from lrlib.integrate import flow
 from lrlib.measure import cosine, drops, first_crossing
 from lrlib.track import balancedness_drift, stable_rank
 from lrlib.train import train
-from lrlib.trajectory import linear_schedule
+from lrlib.schedules import linear_schedule
 
 # %%
 ch = chapter.start("alignment", seed, quick, ledger_path)   # checks, one torch thread, style, declared ledger

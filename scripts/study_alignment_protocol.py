@@ -27,7 +27,7 @@ from lrlib.data import mnist_pair
 from lrlib.losses import Loss
 from lrlib.models import gaussian_init, generator
 from lrlib.theory import alignment as al
-from lrlib.trajectory import linear_schedule
+from lrlib.schedules import linear_schedule
 
 OUT = Path(__file__).resolve().parents[1] / "notebooks" / "results" / "alignment_mnist_protocol.json"
 COUNTS, STEPS, CUTS = (250, 500, 1000), 15_000, (8000, 15_000)

@@ -12,7 +12,7 @@ from lrlib.models import TwoLayer, generator
 from lrlib.theory import alignment as al
 from lrlib.theory.alignment import claims as C
 from lrlib.train import train
-from lrlib.trajectory import linear_schedule
+from lrlib.schedules import linear_schedule
 
 EXP_SUM = Loss("exponential", "sum")
 
@@ -176,7 +176,7 @@ def test_two_phase_reads_the_peak():
 
 def test_what_holds_names_only_declared_claims_and_each_once():
     from lrlib.ledger import load_declarations
-    from lrlib.ledger.provenance import chapter_paths
+    from lrlib.paths import chapter_paths
 
     declared = {d.id for d in load_declarations(chapter_paths("alignment")[1])}
     named = [i for _, ids in C.WHAT_HOLDS for i in ids]

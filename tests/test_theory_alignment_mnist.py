@@ -11,7 +11,7 @@ from lrlib.losses import Loss
 from lrlib.models import gaussian_init, generator
 from lrlib.theory import alignment as al
 from lrlib.train import train
-from lrlib.trajectory import linear_schedule
+from lrlib.schedules import linear_schedule
 
 EXP_MEAN = Loss("exponential", "mean")
 

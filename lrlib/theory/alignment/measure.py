@@ -13,7 +13,7 @@ from ...models import TwoLayer, forward, generator
 from ...measure import active, cosine, first_crossing
 from ...track import stable_rank
 from ...train import train
-from ...trajectory import linear_schedule
+from ...schedules import linear_schedule
 from ...trajectory import Trajectory
 from .core import (DataGeometry, _project, alignment_times, alpha_rate, balanced_theory_init, class_alignment,
                    cone_membership, geometry, loss_bound, t1_bound, zeta, zeta2)

@@ -21,7 +21,8 @@ from ...errors import ParameterError
 from ...models import TwoLayer
 from ...track import stable_rank
 from ...train import train
-from ...trajectory import Trajectory, linear_schedule
+from ...schedules import linear_schedule
+from ...trajectory import Trajectory
 
 Tensor = torch.Tensor
 
