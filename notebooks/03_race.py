@@ -124,7 +124,7 @@ from lrlib.plots import race as rc_plots
 from lrlib.theory import race as rc
 from lrlib.track import cosine_similarity_matrix
 from lrlib.train import train
-from lrlib.trajectory import linear_schedule, log_schedule
+from lrlib.schedules import linear_schedule, log_schedule
 
 # %%
 ch = chapter.start("race", seed, quick, ledger_path)

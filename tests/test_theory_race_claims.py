@@ -17,7 +17,7 @@ from lrlib.models import forward, generator
 from lrlib.theory import race as rc
 from lrlib.theory.race import claims as rcc
 from lrlib.train import train
-from lrlib.trajectory import linear_schedule
+from lrlib.schedules import linear_schedule
 
 F64 = torch.float64
 CE = Loss("cross_entropy")
@@ -272,7 +272,7 @@ def test_matched_merge_reaches_the_count_and_is_free_on_split_networks(toy):
 
 
 def test_what_holds_names_every_declared_claim_once():
-    from lrlib.ledger.provenance import chapter_paths
+    from lrlib.paths import chapter_paths
 
     declared = {d.id for d in load_declarations(chapter_paths("race")[1])}
     named = [i for _, ids in rcc.WHAT_HOLDS for i in ids]

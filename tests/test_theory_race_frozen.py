@@ -13,7 +13,7 @@ from lrlib.losses import Loss
 from lrlib.models import TwoLayer, forward, generator
 from lrlib.theory import race as rc
 from lrlib.train import train
-from lrlib.trajectory import linear_schedule
+from lrlib.schedules import linear_schedule
 
 CE = Loss("cross_entropy")
 F64 = torch.float64
