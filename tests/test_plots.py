@@ -81,3 +81,27 @@ def test_seed_switcher_inlines_one_panel_per_seed():
     assert plt.get_fignums() == []                      # the figures are closed
     with pytest.raises(ValueError):
         seed_switcher_html("k", [plt.subplots()[0]], [])
+
+
+def test_png_bytes_is_a_palette_png_smaller_than_the_plain_one():
+    import io
+
+    import matplotlib.pyplot as plt
+    import numpy as np
+    from PIL import Image
+
+    from lrlib.plots import png_bytes
+
+    def heatmap():
+        fig, ax = plt.subplots(figsize=(4, 4))
+        ax.imshow(np.random.default_rng(0).normal(size=(200, 200)), cmap="viridis", interpolation="nearest")
+        return fig
+
+    plain = io.BytesIO()
+    f = heatmap()
+    f.savefig(plain, format="png", dpi=110, bbox_inches="tight")
+    plt.close(f)
+    b = png_bytes(heatmap())
+    img = Image.open(io.BytesIO(b))
+    assert img.format == "PNG" and img.mode == "P" and len(b) < len(plain.getvalue())
+    assert not plt.get_fignums()
