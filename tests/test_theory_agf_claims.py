@@ -178,3 +178,13 @@ def test_width_outcome_reads_the_final_loss_and_the_order():
     orders = claims.width_orders(run, X=X, pred=pred)
     assert len(orders) == 2 and out["match"].tolist() == [float(o == list(pred.order)) for o in orders]
 
+
+
+def test_what_holds_names_only_declared_claims_and_each_once():
+    from lrlib.ledger import load_declarations
+    from lrlib.ledger.provenance import chapter_paths
+    from lrlib.theory.agf.claims import WHAT_HOLDS
+
+    declared = {d.id for d in load_declarations(chapter_paths("agf")[1])}
+    named = [i for _, ids in WHAT_HOLDS for i in ids]
+    assert set(named) <= declared and len(named) == len(set(named))

@@ -614,3 +614,31 @@ def align_trend(sw: AlignSweep) -> dict[str, np.ndarray]:
     out = trend_stats(1 / np.log(1 / np.asarray(sw.alphas, float)), f.T, fit_last=3)
     out["ratio"] = f[-1] / f[0]
     return out
+
+
+#: The chapter's "what holds" summary (:func:`lrlib.ledger.summary.glue_what_holds`): each of the paper's main
+#: statements, in a few words, and the claims that grade it.
+WHAT_HOLDS = [
+    ("AGF's closed forms and its general algorithm: utility maximisers, conserved quantities, the scaling "
+     "symmetry (exact identities)",
+     ["lemma.C1-C3-C5", "thm.B2-scaling", "B3.inequality", "B3.conserved", "lemma.D1", "lemma.D1-stiefel",
+      "lemma.E1", "lemma.F2-thm.F3", "alg.general-vs-closed", "thm.agf-to-pf"]),
+    ("Diagonal linear networks (Fig. 3): the flow's drop times converge to AGF's as α → 0 at rate "
+     "O(1/log(1/α)); the coordinates switch on one at a time, on AGF's levels",
+     ["fig3.drop-times", "fig3.drop-times-finite", "fig3.order", "fig3.levels"]),
+    ("Return to dormancy (Fig. 8): a coordinate leaves the active set, its utility returns to 0 and it "
+     "reactivates with the opposite sign", ["fig8.dormancy", "fig8.drop-times"]),
+    ("Alignment is instantaneous in accelerated time iff κ = 2; a neuron-wise rate makes κ = 3 align as fast "
+     "(App. B.4)", ["B4.alignment", "B4.adaptive-rate"]),
+    ("Fully connected linear networks (Fig. 4, Conjecture 4.1): greedy low-rank learning, jump times and "
+     "levels of the recursion, commuting (proved) and non-commuting (open)",
+     ["fig4.times-commuting", "fig4.times-non-commuting", "fig4.levels-commuting", "fig4.levels-non-commuting"]),
+    ("Linear transformer (Fig. 5): heads learn the eigenvectors one at a time, on Eq. 7's levels, no earlier "
+     "than the jump bound", ["fig5.order", "fig5.levels", "fig5.jump-bound"]),
+    ("Modular addition (Fig. 6): frequencies learned one at a time in decreasing amplitude, on Eq. 9's levels; "
+     "AGF's drop times; the phase constraint",
+     ["fig6.order", "fig6.levels", "fig6.agf-vs-gd", "fig6.bounds", "thmF3.phase"]),
+    ("Modular addition, the theory's setting (Thm F.7, Lemma F.6, H ≥ 3p): the cost step learns the dominant "
+     "frequency exactly; a wide enough network learns every frequency",
+     ["thmF7.cost-step", "lemmaF6.utility-update", "H3p.all-frequencies"]),
+]
