@@ -109,7 +109,7 @@ from lrlib.ledger import fmt
 from lrlib.ledger.summary import glue_what_holds
 from lrlib.integrate import flow as gradient_flow
 from lrlib.losses import half_mse
-from lrlib.measure import drop_times, relative_error
+from lrlib.measure import drop_times, plateau_between, relative_error
 from lrlib.models import agf_init, generator
 from lrlib.models import forward as net_forward
 from lrlib.plots import glue, glue_seeds
@@ -705,8 +705,9 @@ print("simulated AGF's jumps against GD's drops, largest relative difference per
 # %% [markdown]
 # **Plateau values, not closest approach (a rule change).** An earlier version graded the levels of Figures 5
 # and 6 by the closest approach $\min_t|L(t)/\ell_k-1|$, which is $\approx0$ for any loss curve that passes the level
-# on its way down — a perturbed prediction passed it. We now read GD's plateau value at the geometric middle
-# between its consecutive drops, as Figures 3–4 do, with the same 2 % tolerance; the ledger records the change.
+# on its way down — a perturbed prediction passed it. We now read GD's plateau value between its own consecutive
+# drops (the median over the middle half of the interval, `lrlib.measure.plateau_between`), as Figures 3–4 do, with
+# the same 2 % tolerance; the ledger records the change.
 #
 # **The control run.** The same heads, from the same directions, at $\alpha=0.3$ instead of $10^{-3}$ (5000 steps):
 # the head norms start near 1, so there is no dormant phase and no saddle to rest at. It removes the mechanism of all
@@ -877,7 +878,7 @@ print(f"first two drops at rtol {rtol6:g}:", np.round(drops6[:, :2], 3).tolist()
       "largest relative change per seed:", [fmt(v, 2) for v in tol_gap6], f"({run6b.meta['grad_evals']} gradient evaluations)")
 
 # %%
-plat6 = np.array([agf_measure.plateau_between_drops(run6.time, L6[:, r], drops6[r]) for r in range(N_SEEDS)])   # (S, 2): ℓ₁, ℓ₂
+plat6 = np.array([plateau_between(run6.time, L6[:, r], drops6[r]).level for r in range(N_SEEDS)])   # (S, 2): ℓ₁, ℓ₂
 mf6 = agf_claims_mod.ModularFlow(time=run6.time, loss=L6, power=pow6)
 
 # %%
@@ -886,7 +887,7 @@ for r in range(N_SEEDS):
     o_h = agf_measure.activation_order(run6.time, pow6[:, r, pred6.order[:2]], pred6.amps[:2])
     o_t = agf_measure.activation_order(run6b.time, pow6b[:, r, pred6.order[:2]], pred6.amps[:2])
     order_same6[r] = float(len(o_h) == 2 and o_h == o_t)
-plat6b = np.array([agf_measure.plateau_between_drops(run6b.time, run6b.loss[:, r].numpy(), drops6b[r])[0]
+plat6b = np.array([plateau_between(run6b.time, run6b.loss[:, r].numpy(), drops6b[r]).level[0]
                    for r in range(N_SEEDS)])
 
 # %%

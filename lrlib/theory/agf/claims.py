@@ -33,10 +33,10 @@ from ...errors import ParameterError
 from ...ledger.trend import trend_stats
 from ...losses import half_mse
 from ...models import TwoLayer, forward
-from ...measure import drop_times, first_crossing, relative_error
+from ...measure import drop_times, first_crossing, plateau_between, relative_error
 from . import dln, modular
 from .claims_modular import sequential_order
-from .measure import (activation_order, dln_vs_agf, frequency_order, plateau_between_drops, sign_flip_and_drops,
+from .measure import (activation_order, dln_vs_agf, frequency_order, sign_flip_and_drops,
                       staircase_errors, utility_update_error)
 
 
@@ -426,9 +426,10 @@ def dormancy_ratio(sw: DLNSweep) -> dict[str, np.ndarray]:
 def plateau_levels(sw: DLNSweep) -> dict[str, np.ndarray]:
     """The flow's plateaus read between its own drops, at the sweep's deepest ``α`` (claim ``fig3.levels``).
 
-    Each plateau ``k`` is the loss at the geometric middle of the flow's own mid-level drops ``d_k, d_{k+1}``
-    (:func:`lrlib.theory.agf.measure.plateau_between_drops`), compared with AGF's ``ℓ_k`` at the same ``α``:
-    a reading that cannot fall inside a transition, however short the plateau.
+    Each plateau ``k`` is the median loss over the middle half of the interval between the flow's own
+    mid-level drops ``d_k, d_{k+1}`` (:func:`lrlib.measure.plateau_between`, the book's one reading of a
+    plateau), compared with AGF's ``ℓ_k`` at the same ``α``: a reading that cannot fall inside a transition,
+    however short the plateau.
 
     Parameters
     ----------
@@ -445,7 +446,7 @@ def plateau_levels(sw: DLNSweep) -> dict[str, np.ndarray]:
         pred = dln.agf(sw.X[i], sw.y[i], a)
         t = sw.time[-1] / eta
         d = drop_times(t, sw.loss[i, -1], pred.levels)
-        lev.append(float(np.max(relative_error(plateau_between_drops(t, sw.loss[i, -1], d), pred.levels[1:-1]))))
+        lev.append(float(np.max(relative_error(plateau_between(t, sw.loss[i, -1], d).level, pred.levels[1:-1]))))
     return {"lev": np.array(lev), "eta": np.full(len(lev), eta)}
 
 
