@@ -176,7 +176,8 @@ glue("agf-fig3", fig, display=False)
 # Large $\alpha$ gives smooth, kernel-like curves; as $\alpha$ shrinks the curves become the staircase and
 # the coefficients switch on one at a time. We now compare with AGF *at the same* $\alpha$: the drop time
 # is the first crossing of the mid-level between consecutive AGF levels, and the plateau value is the
-# loss at the geometric middle of each predicted plateau.
+# median loss over the middle half of the interval between two consecutive drops of the curve itself
+# (`lrlib.measure.plateau_between`, the one reading of a plateau used for every figure of this chapter).
 #
 # **Flow, not GD, and a limit graded as a limit.** The paper's statement is about gradient flow as
 # $\alpha\to0$, and GD with step $h$ lags the flow by a relative $O(h\,\sigma)$ in every growth phase. We
@@ -562,9 +563,11 @@ pd.DataFrame({f"{name}: GD h = {h_:g} vs flow": gap4[h_][j] for h_ in gap4 for j
 # Drop times and plateaus against the conjecture, for each seed. The drop times are graded as the limit they are
 # (`fig4.times-*`, a **trend** over the four $\alpha$ with the rule of `fig3.drop-times`: the error never grows towards
 # the limit, falls with slope at least 0.75 against $1/\eta_\alpha$ over the three deepest $\alpha$ and shrinks by at
-# least half the factor 4 that rate gives); the plateaus keep the tolerance $1/\eta_\alpha$ at $\alpha=10^{-6}$ and $10^{-12}$, fixed before the first run.
-# The non-commuting plateaus are slow to converge to the reduced-rank solutions ($\Sigma_{xx}$'s eigenvalues go down to
-# $10^{-2}$, so the cost minimisation is not instantaneous on the accelerated clock). The control of all four claims is
+# least half the factor 4 that rate gives); the plateaus keep the tolerance $1/\eta_\alpha$ at $\alpha=10^{-6}$ and
+# $10^{-12}$, fixed before the first run. Levels and spectra are separate statements, graded apart (`fig4.levels-*`,
+# `fig4.spectra-*`), and both are read between the flow's **own** drops, as every plateau in this chapter is
+# (`lrlib.measure.plateau_between`: the median over the middle half of the interval between consecutive mid-level
+# drops; for the spectra, of each singular value over the same window). The control of all six claims is
 # the plain linear model $\dot\beta=-(\beta-B)\Sigma_{xx}$ from $\beta=0$ ($\beta$ standing for $AW$; closed form,
 # `agf_claims.fc_linear_model`) read on the same clocks: as in Figure 3 it removes the slow clock itself (its times are
 # $t_\text{raw}/\eta_\alpha$, so the timing rows fail it by construction), and it is one deterministic curve shared by
@@ -574,16 +577,21 @@ pd.DataFrame({f"{name}: GD h = {h_:g} vs flow": gap4[h_][j] for h_ in gap4 for j
 # %%
 for j, (name, pr) in enumerate(preds4.items()):
     K = int((pr.tau[1:] < tmax / 1.1).sum())
-    et, el = agf_measure.staircase_errors(run4.time, L4[:, :, j], sv4[:, :, j], etas4, pr, K)
+    et, _ = agf_measure.staircase_errors(run4.time, L4[:, :, j], sv4[:, :, j], etas4, pr, K)
+    el, es = agf_measure.plateaus_between_own_drops(run4.time, L4[:, :, j], sv4[:, :, j], etas4, pr, K)
     fc4 = agf_claims.FCSweep(run4.time, L4[:, :, j], sv4[:, :, j], alphas4)
     lin4 = agf_claims.fc_linear_model(*setups4[name], run4.time, alphas4, N_SEEDS)      # control: the plain linear model
     ledger.measure(f"fig4.times-{name}", fc4, controls={"linear_model": lin4}, premises=dict(step_gap=gap4[2e-3][j]), pred=pr, K=K,
                    note=f"GD at h = 0.05 is off the flow by {np.round(gap4[0.05][j], 3).tolist()}; first {K} drops; median error × η_α: "
                         + ", ".join(f"α = {a:g} {np.median(et[ia]) * etas4[ia]:.2f}" for ia, a in enumerate(alphas4)))
-    ledger.measure(f"fig4.levels-{name}", fc4, controls={"linear_model": lin4}, premises=dict(step_gap=gap4[2e-3][j]), pred=pr, K=K,
-                   note=f"first {K - 1} plateaus")
-    print(f"{name}: {K} drops; largest drop-time error per seed: α = 1e-6 {np.round(et[0], 3)}, α = 1e-12 {np.round(et[1], 3)} "
-          f"(1/η_α = {1 / etas4[0]:.3f}, {1 / etas4[1]:.3f}); level/spectrum: {np.round(el[0], 3)}, {np.round(el[1], 3)}")
+    for what in ("levels", "spectra"):
+        ledger.measure(f"fig4.{what}-{name}", fc4, controls={"linear_model": lin4},
+                       premises=dict(step_gap=gap4[2e-3][j]), pred=pr, K=K,
+                       note=f"first {K - 1} plateaus, read between the flow's own drops")
+    print(f"{name}: {K} drops; largest drop-time error per seed: α = 1e-6 {np.round(et[0], 3)}, "
+          f"α = 1e-12 {np.round(et[1], 3)} (1/η_α = {1 / etas4[0]:.3f}, {1 / etas4[1]:.3f}); "
+          f"levels: {[fmt(v, 2) for v in el[0]]}, {[fmt(v, 2) for v in el[1]]}; "
+          f"spectra: {[fmt(v, 2) for v in es[0]]}, {[fmt(v, 2) for v in es[1]]}")
 
 # %% [markdown]
 # What we see (the per-seed numbers are printed above; the verdicts are in the ledger at the end). The step check
@@ -594,8 +602,12 @@ for j, (name, pr) in enumerate(preds4.items()):
 # $O(1/\eta_\alpha)$ corrections and the random initialisation; the errors fall like $1/\eta_\alpha$ along the sweep, with a
 # constant error × $\eta_\alpha$ between about 1 and 2.5 (the ledger's note gives its median per $\alpha$), so they stay above
 # the $1/\eta_\alpha$ tolerance an earlier revision fixed, which asked for a constant the paper does not state.
-# Every level and spectrum of the commuting run sits on the reduced-rank solutions; the non-commuting plateaus
-# approach them only as $\alpha$ shrinks.
+# Every level and spectrum of the commuting run sits on the reduced-rank solutions. The non-commuting plateaus sit on
+# the conjecture's *levels*, but the spectrum of $AW$ there is not yet the reduced-rank solution's (errors of about
+# 0.15–0.19 of $\sigma_1$, printed above, shrinking slowly with $\alpha$): $\Sigma_{xx}$'s eigenvalues go down to $10^{-2}$,
+# so the cost minimisation is not instantaneous on the accelerated clock, and the flow rests at the right loss before
+# its map has converged. (An earlier revision graded the larger of the two errors at the conjecture's predicted plateau
+# middles, and so reported the level as missed.)
 
 # %% [markdown]
 # Lemma D.1 for one neuron (maximal normalised utility $\sigma_1/2$) and in its Stiefel form ($m=3$ neurons whose unit
@@ -1064,7 +1076,8 @@ ledger.measure("H3p.all-frequencies", runH, controls={"width_6": runHc}, premise
 # %%
 print("\n".join(f"{c}: {ch.rate(c)}" for c in (
     "fig3.drop-times", "fig3.drop-times-finite", "fig3.levels", "fig3.order", "fig8.dormancy", "fig8.drop-times", "fig4.times-commuting",
-    "fig4.times-non-commuting", "fig4.levels-commuting", "fig4.levels-non-commuting", "fig5.levels", "fig5.order",
+    "fig4.times-non-commuting", "fig4.levels-commuting", "fig4.levels-non-commuting", "fig4.spectra-commuting",
+    "fig4.spectra-non-commuting", "fig5.levels", "fig5.order",
     "fig5.jump-bound", "fig6.order", "fig6.levels", "fig6.agf-vs-gd", "fig6.bounds", "thmF3.phase", "B4.alignment", "B4.adaptive-rate",
     "thmF7.cost-step", "lemmaF6.utility-update", "H3p.all-frequencies")))
 print(f"Figure 4 step check, GD vs integrated flow (first two drops, largest over α, per seed): h = 2e-3 "

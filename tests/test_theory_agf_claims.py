@@ -122,7 +122,9 @@ def test_fc_trend_and_levels_read_a_staircase_and_reject_the_linear_model():
     lin = claims.fc_linear_model(S, B, time, alphas, 2)
     assert lin.loss.shape == (len(time), 3, 2) and lin.loss[0, 0, 0] == pytest.approx(pred.levels[0], rel=1e-2)
     assert (claims.fc_time_trend(lin, pred=pred, K=3)["mono"] == 0).all()
-    assert (claims.fc_level_errors(lin, pred=pred, K=3)["l6"] > 0.5).all()
+    assert (claims.fc_level_errors(lin, pred=pred, K=3)["l12"] > 1 / lev["eta12"]).all()
+    spec, spec_lin = (claims.fc_spectrum_errors(r, pred=pred, K=3) for r in (run, lin))
+    assert (spec["s12"] < 1e-9).all() and (spec_lin["s6"] > 0.3).all()
 
 
 def test_align_trend_reads_a_one_over_log_law():

@@ -36,8 +36,8 @@ from ...models import TwoLayer, forward
 from ...measure import drop_times, first_crossing, plateau_between, relative_error
 from . import dln, modular
 from .claims_modular import sequential_order
-from .measure import (activation_order, dln_vs_agf, frequency_order, sign_flip_and_drops,
-                      staircase_errors, utility_update_error)
+from .measure import (activation_order, dln_vs_agf, frequency_order, plateaus_between_own_drops,
+                      sign_flip_and_drops, staircase_errors, utility_update_error)
 
 
 def _beta(z: np.ndarray, log_a2: float) -> np.ndarray:
@@ -561,8 +561,17 @@ def fc_time_trend(run: FCSweep, *, pred, K: int) -> dict[str, np.ndarray]:
     return out
 
 
+def _at_graded_alphas(run: FCSweep, err: np.ndarray, name: str) -> dict[str, np.ndarray]:
+    """``err`` ``(A, S)`` at ``α = 1e-6`` and ``1e-12`` as ``<name>6, <name>12``, with ``eta6, eta12``."""
+    out = {}
+    for a, k in ((1e-6, "6"), (1e-12, "12")):
+        j = int(np.argmin(np.abs(np.log(run.alphas) - math.log(a))))
+        out[name + k], out["eta" + k] = err[j], float(run.etas[j])
+    return out
+
+
 def fc_level_errors(run: FCSweep, *, pred, K: int) -> dict[str, np.ndarray]:
-    """Figure 4's plateau levels and spectra at ``α = 1e-6`` and ``1e-12`` (claims ``fig4.levels-*``).
+    """Figure 4's plateau levels at ``α = 1e-6`` and ``1e-12`` (claims ``fig4.levels-*``).
 
     Parameters
     ----------
@@ -572,15 +581,28 @@ def fc_level_errors(run: FCSweep, *, pred, K: int) -> dict[str, np.ndarray]:
     Returns
     -------
     dict of str to np.ndarray
-        ``l6, l12`` — largest relative errors of level and spectrum at the predicted plateau middles
-        (:func:`lrlib.theory.agf.measure.staircase_errors`), each ``(S,)``; ``eta6, eta12`` (scalars).
+        ``l6, l12`` — largest relative error of the plateau levels read between the run's own drops
+        (:func:`lrlib.theory.agf.measure.plateaus_between_own_drops`), each ``(S,)``; ``eta6, eta12`` (scalars).
     """
-    _, el = staircase_errors(run.time, run.loss, run.sv, run.etas, pred, K)
-    out = {}
-    for a, k in ((1e-6, "6"), (1e-12, "12")):
-        j = int(np.argmin(np.abs(np.log(run.alphas) - math.log(a))))
-        out["l" + k], out["eta" + k] = el[j], float(run.etas[j])
-    return out
+    el, _ = plateaus_between_own_drops(run.time, run.loss, run.sv, run.etas, pred, K)
+    return _at_graded_alphas(run, el, "l")
+
+
+def fc_spectrum_errors(run: FCSweep, *, pred, K: int) -> dict[str, np.ndarray]:
+    """Figure 4's plateau spectra at ``α = 1e-6`` and ``1e-12`` (claims ``fig4.spectra-*``).
+
+    Parameters
+    ----------
+    run, pred, K : as for :func:`fc_level_errors`.
+
+    Returns
+    -------
+    dict of str to np.ndarray
+        ``s6, s12`` — largest spectrum error of the plateaus read between the run's own drops
+        (:func:`lrlib.theory.agf.measure.plateaus_between_own_drops`), each ``(S,)``; ``eta6, eta12`` (scalars).
+    """
+    _, es = plateaus_between_own_drops(run.time, run.loss, run.sv, run.etas, pred, K)
+    return _at_graded_alphas(run, es, "s")
 
 
 @dataclass(frozen=True)
