@@ -190,3 +190,12 @@ def test_what_holds_names_only_declared_claims_and_each_once():
     declared = {d.id for d in load_declarations(chapter_paths("agf")[1])}
     named = [i for _, ids in WHAT_HOLDS for i in ids]
     assert set(named) <= declared and len(named) == len(set(named))
+
+
+def test_dln_gd_sweep_approaches_the_flow_and_lags_at_a_coarse_step():
+    data = [dln.fig3_data(10)[:2]]
+    flow = claims.dln_sweep(data, [1e-4], n_grid=201)
+    fine, coarse = (claims.dln_gd_sweep(data, [1e-4], h, n_grid=201) for h in (2e-3, 0.05))
+    assert fine.loss.shape == flow.loss.shape and fine.beta.shape == flow.beta.shape
+    e_flow, e_fine, e_coarse = (claims.sweep_errors(s)[0][0, 0] for s in (flow, fine, coarse))
+    assert abs(e_fine - e_flow) < 0.02 and e_coarse > e_flow + 0.05

@@ -665,3 +665,45 @@ WHAT_HOLDS = [
      "frequency exactly; a wide enough network learns every frequency",
      ["thmF7.cost-step", "lemmaF6.utility-update", "H3p.all-frequencies"]),
 ]
+
+
+def dln_gd_sweep(data, alphas, h: float, *, n_grid: int = 1001, past: float = 1.25) -> DLNSweep:
+    """Plain gradient descent of diagonal linear networks at step ``h``, on :func:`dln_sweep`'s records.
+
+    GD in ``(u, v)`` from ``u = √2α``, ``v = 0`` (``β = u ⊙ v``, ``½ mean (Xβ − y)²``), every seed and ``α`` in one
+    batch; each record of :func:`dln_grid` is taken at the nearest step (time ``step · h``). A step ``h`` lags the
+    flow's exponential growth by a relative ``O(hσ)`` in every growth phase, independent of ``α``: a run on the
+    same slow clock whose time scale is perturbed (the control of ``fig3.drop-times``).
+
+    Parameters
+    ----------
+    data : sequence of ``(X (n, d), y (n,))``, one per seed.
+    alphas : ``(A,)`` initialisation scales.
+    h : the step.
+    n_grid, past : as for :func:`dln_sweep`.
+
+    Returns
+    -------
+    DLNSweep
+        ``time`` the GD times of the records (``step · h``).
+    """
+    alphas = np.asarray(alphas, float)
+    X = np.stack([np.asarray(d[0], float) for d in data])
+    y = np.stack([np.asarray(d[1], float) for d in data])
+    idx = np.rint(dln_grid(data, alphas, n_grid=n_grid, past=past) / h).astype(int)           # (A, T) steps
+    need = np.unique(idx)
+    u = np.broadcast_to(math.sqrt(2) * alphas[None, :, None], (X.shape[0], len(alphas), X.shape[2])).copy()
+    v = np.zeros_like(u)
+    snaps, k = {}, 0
+    for target in need:
+        while k < target:
+            r = np.einsum("snd,sad->san", X, u * v) - y[:, None, :]                        # (S, A, n)
+            g = np.einsum("snd,san->sad", X, r) / X.shape[1]
+            u, v = u - h * g * v, v - h * g * u
+            k += 1
+        b = u * v
+        r = np.einsum("snd,sad->san", X, b) - y[:, None, :]
+        snaps[target] = (0.5 * (r ** 2).mean(-1), b)
+    loss = np.stack([np.stack([snaps[i][0][:, j] for i in idx[j]], -1) for j in range(len(alphas))], 1)
+    beta = np.stack([np.stack([snaps[i][1][:, j] for i in idx[j]], 1) for j in range(len(alphas))], 1)
+    return DLNSweep(X, y, alphas, idx * h, loss, beta)
