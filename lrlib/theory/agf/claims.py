@@ -655,7 +655,8 @@ WHAT_HOLDS = [
      "(App. B.4)", ["B4.alignment", "B4.adaptive-rate"]),
     ("Fully connected linear networks (Fig. 4, Conjecture 4.1): greedy low-rank learning, jump times and "
      "levels of the recursion, commuting (proved) and non-commuting (open)",
-     ["fig4.times-commuting", "fig4.times-non-commuting", "fig4.levels-commuting", "fig4.levels-non-commuting"]),
+     ["fig4.times-commuting", "fig4.times-non-commuting", "fig4.levels-commuting", "fig4.levels-non-commuting",
+      "fig4.spectra-commuting", "fig4.spectra-non-commuting"]),
     ("Linear transformer (Fig. 5): heads learn the eigenvectors one at a time, on Eq. 7's levels, no earlier "
      "than the jump bound", ["fig5.order", "fig5.levels", "fig5.jump-bound"]),
     ("Modular addition (Fig. 6): frequencies learned one at a time in decreasing amplitude, on Eq. 9's levels; "
@@ -663,7 +664,7 @@ WHAT_HOLDS = [
      ["fig6.order", "fig6.levels", "fig6.agf-vs-gd", "fig6.bounds", "thmF3.phase"]),
     ("Modular addition, the theory's setting (Thm F.7, Lemma F.6, H ≥ 3p): the cost step learns the dominant "
      "frequency exactly; a wide enough network learns every frequency",
-     ["thmF7.cost-step", "lemmaF6.utility-update", "H3p.all-frequencies"]),
+     ["thmF7.cost-step", "lemmaF6.utility-update", "H3p.all-frequencies", "H3p.all-frequencies-p5"]),
 ]
 
 
