@@ -29,6 +29,10 @@ def test_fig5_draws_loss_and_projections_with_the_agf_staircase():
     ax = fig.axes[0]
     assert len(fig.axes) == 2 and any(line.get_label() == "simulated AGF (seed 0)" for line in ax.get_lines())
     plt.close(fig)
+    fig = agf_plots.fig5(steps, np.ones((1001, 2)), steps[::10], np.zeros((101, 2, 4)), pred, np.array([100, 200, 300, 400]),
+                         np.array([0, 150, 250, 350, 450]), pred.levels, 1000, seed_index=1)
+    assert any(line.get_label() == "simulated AGF (seed 1)" for line in fig.axes[0].get_lines())
+    plt.close(fig)
 
 
 def test_fig3_and_fig2_draw_two_panels():
@@ -75,6 +79,11 @@ def test_fig6_and_fig6d_draw_from_fake_arrays():
                          np.array([6.5, 1.5, 0.3, 0.0]), np.ones((4, 11)), np.ones((len(t_rec), S, 11)), pred,
                          rng.randn(len(t_rec), S, n, 20), rng.randn(n, 20), W_hist, 7, 0.1)
     assert len(fig.axes) == 6 and "Figure 6" in fig._suptitle.get_text()
+    plt.close(fig)
+    fig = agf_plots.fig6(t_rec, np.ones((len(t_rec), S)), np.array([0.5, 2.0, 6.0]), np.array([0, 1.0, 3.0, 7.0]),
+                         np.array([6.5, 1.5, 0.3, 0.0]), np.ones((4, 11)), np.ones((len(t_rec), S, 11)), pred,
+                         rng.randn(len(t_rec), S, n, 20), rng.randn(n, 20), W_hist, 7, 0.1, seed_index=1)
+    assert "(seed 1)" in fig._suptitle.get_text()
     plt.close(fig)
     fig = agf_plots.fig6d(W_hist[-1], pred.order)
     assert len(fig.axes) == 3 and "Figure 6 (d)" in fig._suptitle.get_text()

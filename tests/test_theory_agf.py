@@ -363,7 +363,6 @@ def test_measure_helpers():
 
     t = np.linspace(0, 10, 1001)
     loss = np.where(t < 3, 4.0, np.where(t < 7, 2.0, 1.0))
-    np.testing.assert_allclose(ms.plateau_values(t, loss, np.array([0.0, 3.0, 7.0, 10.0])), [2.0, 1.0])
     vals = np.stack([np.clip(t - 5, 0, 1), np.clip(t - 2, 0, 1), np.zeros_like(t)], 1)
     assert ms.activation_order(t, vals, np.array([1.0, 1.0, 0.0])) == [1, 0]
     val, th = ms.maximise_on_sphere(lambda v: v[0] * v[1], torch.tensor([1.0, 0.2], dtype=F64), lr=0.1, steps=500)
@@ -404,16 +403,6 @@ def test_general_agf_modular_matches_eq9():
 
 
 # ---------------------------------------------------------------- measurement helpers (claims v2)
-def test_plateau_between_drops_reads_the_plateaus_not_the_crossings():
-    from lrlib.theory.agf import measure as ms
-    t = np.linspace(0.0, 100.0, 10001)
-    loss = np.where(t < 10, 4.0, np.where(t < 40, 2.0, 1.0))          # drops at 10 and 40
-    np.testing.assert_allclose(ms.plateau_between_drops(t, loss, np.array([10.0, 40.0, 90.0])), [2.0, 1.0])
-    assert np.isnan(ms.plateau_between_drops(t, loss, np.array([10.0, np.nan]))[0])
-    with pytest.raises(Exception):
-        ms.plateau_between_drops(t, loss, np.array([10.0]))
-
-
 def test_phase_constraint_grades_the_weighted_sum_not_each_neuron():
     from lrlib.theory.agf import measure as ms
     p, k = 11, 2
@@ -458,15 +447,23 @@ def test_verdict_1_over_eta():
     assert ms.verdict_1_over_eta([(10.0, np.array([0.05])), (20.0, np.array([0.06]))]) == "not reproduced"
 
 
-def test_plateau_spectrum_errors_known_offsets():
-    tau = np.array([0.0, 1.0, 4.0, 9.0])                                  # plateau middles √4 = 2, √36 = 6
+def test_plateaus_between_own_drops_reads_levels_and_spectra_apart():
+    from types import SimpleNamespace
+
+    levels = np.array([3.0, 2.0, 1.0, 0.5])
     sv_pred = np.array([[0.0, 0.0], [1.0, 0.0], [2.0, 0.5], [2.0, 1.0]])
-    t = np.linspace(0, 10, 101)
-    sv = np.where((t >= 4)[:, None], [2.0, 0.6], np.where((t >= 1)[:, None], [1.0, 0.3], [0.0, 0.0]))
-    # plateau 1: only σ₁ is learned (0.3 vs 0 ignored) → 0; plateau 2: |0.6 − 0.5| / 2
-    np.testing.assert_allclose(ms.plateau_spectrum_errors(t, sv, tau, sv_pred), [0.0, 0.05], atol=1e-15)
-    with pytest.raises(ParameterError):
-        ms.plateau_spectrum_errors(t, sv[:-1], tau, sv_pred)
+    pred = SimpleNamespace(levels=levels, sv=sv_pred)
+    t = np.linspace(0, 10, 1001)
+    k = np.searchsorted([1.0, 4.0, 9.0], t, side="right")                   # the run's own drops at 1, 4, 9
+    L = np.array([3.0, 2.0, 1.1, 0.5])[k]                                   # plateau 2 is 10 % high
+    sv = np.array([[0.0, 0.0], [1.0, 0.3], [2.0, 0.6], [2.0, 1.0]])[k]
+    el, es = ms.plateaus_between_own_drops(t, L[:, None, None], sv[:, None, None, :], np.array([1.0]), pred, K=3)
+    # plateau 1: only σ₁ is learned (0.3 vs 0 ignored) → 0; plateau 2: |0.6 − 0.5| / 2; levels apart: 10 %
+    np.testing.assert_allclose(el, [[0.1]], rtol=1e-12)
+    np.testing.assert_allclose(es, [[0.05]], rtol=1e-12)
+    el2, _ = ms.plateaus_between_own_drops(t, np.full((t.size, 1, 1), 3.0), sv[:, None, None, :], np.array([1.0]),
+                                           pred, K=3)
+    assert np.isnan(el2[0, 0])                                              # no drop: no plateau
 
 
 def test_align_fraction_top_direction_never_turns():

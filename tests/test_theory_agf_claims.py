@@ -122,7 +122,9 @@ def test_fc_trend_and_levels_read_a_staircase_and_reject_the_linear_model():
     lin = claims.fc_linear_model(S, B, time, alphas, 2)
     assert lin.loss.shape == (len(time), 3, 2) and lin.loss[0, 0, 0] == pytest.approx(pred.levels[0], rel=1e-2)
     assert (claims.fc_time_trend(lin, pred=pred, K=3)["mono"] == 0).all()
-    assert (claims.fc_level_errors(lin, pred=pred, K=3)["l6"] > 0.5).all()
+    assert (claims.fc_level_errors(lin, pred=pred, K=3)["l12"] > 1 / lev["eta12"]).all()
+    spec, spec_lin = (claims.fc_spectrum_errors(r, pred=pred, K=3) for r in (run, lin))
+    assert (spec["s12"] < 1e-9).all() and (spec_lin["s6"] > 0.3).all()
 
 
 def test_align_trend_reads_a_one_over_log_law():
@@ -178,3 +180,22 @@ def test_width_outcome_reads_the_final_loss_and_the_order():
     orders = claims.width_orders(run, X=X, pred=pred)
     assert len(orders) == 2 and out["match"].tolist() == [float(o == list(pred.order)) for o in orders]
 
+
+
+def test_what_holds_names_only_declared_claims_and_each_once():
+    from lrlib.ledger import load_declarations
+    from lrlib.ledger.provenance import chapter_paths
+    from lrlib.theory.agf.claims import WHAT_HOLDS
+
+    declared = {d.id for d in load_declarations(chapter_paths("agf")[1])}
+    named = [i for _, ids in WHAT_HOLDS for i in ids]
+    assert set(named) <= declared and len(named) == len(set(named))
+
+
+def test_dln_gd_sweep_approaches_the_flow_and_lags_at_a_coarse_step():
+    data = [dln.fig3_data(10)[:2]]
+    flow = claims.dln_sweep(data, [1e-4], n_grid=201)
+    fine, coarse = (claims.dln_gd_sweep(data, [1e-4], h, n_grid=201) for h in (2e-3, 0.05))
+    assert fine.loss.shape == flow.loss.shape and fine.beta.shape == flow.beta.shape
+    e_flow, e_fine, e_coarse = (claims.sweep_errors(s)[0][0, 0] for s in (flow, fine, coarse))
+    assert abs(e_fine - e_flow) < 0.02 and e_coarse > e_flow + 0.05

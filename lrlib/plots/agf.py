@@ -56,7 +56,8 @@ def fig4(time, loss, sv, etas, alphas, preds: dict, tmax: float, seed_index: int
     return fig
 
 
-def fig5(steps_dense, loss, steps_rec, proj, pred, bounds, agf_steps, agf_levels, steps_max: int):
+def fig5(steps_dense, loss, steps_rec, proj, pred, bounds, agf_steps, agf_levels, steps_max: int,
+         seed_index: int = 0):
     """Figure 5: the linear transformer's GD loss against Eq. 7 and the simulated AGF.
 
     Parameters
@@ -66,10 +67,11 @@ def fig5(steps_dense, loss, steps_rec, proj, pred, bounds, agf_steps, agf_levels
     steps_rec : ``(T,)`` recorded GD steps.
     proj : ``(T, S, d)`` projections ``v_kᵀΓv_k`` at the recorded steps.
     pred : Eq. 7's prediction (:func:`lrlib.theory.agf.transformer.predict`: levels, ``A_k``).
-    bounds : ``(4,)`` jump lower bounds of the first seed, in GD steps.
-    agf_steps : ``(K+1,)`` simulated AGF's jump times (first seed), in GD steps.
+    bounds : ``(4,)`` jump lower bounds of the seed drawn, in GD steps.
+    agf_steps : ``(K+1,)`` simulated AGF's jump times (the seed drawn), in GD steps.
     agf_levels : ``(K+1,)`` its loss levels.
     steps_max : right end of the step axis.
+    seed_index : the seed drawn opaque in (b), whose bounds and simulated AGF are drawn.
 
     Returns
     -------
@@ -79,18 +81,20 @@ def fig5(steps_dense, loss, steps_rec, proj, pred, bounds, agf_steps, agf_levels
     for r in range(loss.shape[1]):
         axes[0].loglog(steps_dense[1:], loss[1:, r], color=PALETTE[r % 6], lw=1.2, label=f"GD seed {r}")
         for i in range(proj.shape[-1]):
-            axes[1].semilogx(steps_rec[1:], proj[1:, r, i], color=plt.cm.tab10(i), lw=1.0, alpha=1 if r == 0 else 0.4)
+            axes[1].semilogx(steps_rec[1:], proj[1:, r, i], color=plt.cm.tab10(i), lw=1.0,
+                             alpha=1 if r == seed_index else 0.4)
     for lv in pred.levels:
         axes[0].axhline(lv, color=THEORY, ls=":", lw=0.8)
     for b in bounds:
         axes[0].axvline(b, color="0.5", ls="--", lw=0.8)
     axes[0].step(np.append(agf_steps, steps_max), np.append(agf_levels, agf_levels[-1]), where="post", color="k", ls="--",
-                 lw=1.3, label="simulated AGF (seed 0)")
+                 lw=1.3, label=f"simulated AGF (seed {seed_index})")
     for i, A in enumerate(pred.A):
         axes[1].axhline(A, color=plt.cm.tab10(i), ls=":", lw=0.8)
         axes[1].annotate("", xy=(bounds[i], A), xytext=(bounds[i], 0), arrowprops=dict(arrowstyle="->", color=plt.cm.tab10(i), lw=0.8))
     axes[0].set(xlabel="GD step (GF time t = 0.01 × step)", ylabel="population loss",
-                title="loss (dotted: Eq. 7; dashed: bounds, seed 0)", xlim=(100, steps_max), ylim=(0.1, 1.2))
+                title=f"loss (dotted: Eq. 7; dashed: bounds, seed {seed_index})", xlim=(100, steps_max),
+                ylim=(0.1, 1.2))
     axes[0].legend(fontsize="x-small")
     axes[1].set(xlabel="GD step (GF time t = 0.01 × step)", ylabel="$v_k^\\top \\Gamma v_k$",
                 title="$\\Gamma=\\sum_h V_hK_hQ_h^\\top$ on $v_k$ (dotted: $A_k$; arrows: bounds)", xlim=(100, steps_max),
@@ -263,7 +267,8 @@ def fig8(u, v, beta, alphas, time_rec, dense_loss, h, agf8, alpha_agf, X, y):
     return fig
 
 
-def fig6(time, loss, bounds, agf_time, agf_levels, agf_power, power, pred, out, targets, W_hist, pair: int, alpha: float):
+def fig6(time, loss, bounds, agf_time, agf_levels, agf_power, power, pred, out, targets, W_hist, pair: int, alpha: float,
+         seed_index: int = 0):
     """Figure 6 (a–c): modular addition, the integrated gradient flow against Eq. 9 and the simulated AGF.
 
     Parameters
@@ -271,16 +276,17 @@ def fig6(time, loss, bounds, agf_time, agf_levels, agf_power, power, pred, out, 
     time : ``(T,)`` recorded flow times ``t`` (``time[0] = 0``).
     loss : ``(T, S)`` the flow's loss per recorded time and seed.
     bounds : ``(K,)`` drop lower bounds, in flow time.
-    agf_time : ``(J+1,)`` simulated AGF's jump times (seed 0), in flow time (first entry 0).
+    agf_time : ``(J+1,)`` simulated AGF's jump times (the seed drawn), in flow time (first entry 0).
     agf_levels : ``(J+1,)`` its loss after each jump.
     agf_power : ``(J+1, p//2+1)`` its output power per frequency after each jump.
     power : ``(T, S, p//2+1)`` the flow's mean |rfft(output)| per frequency.
     pred : :class:`lrlib.theory.agf.modular.ModularAGF` (order, levels, amps).
     out : ``(T, S, p², p)`` the outputs at the recorded times.
     targets : ``(p², p)`` the targets.
-    W_hist : ``(T, H, p)`` seed 0's output weights (rows ``w_i``) at the recorded times.
+    W_hist : ``(T, H, p)`` the drawn seed's output weights (rows ``w_i``) at the recorded times.
     pair : index of the ``(a, b)`` pair drawn in (c).
     alpha : the initialisation scale (title).
+    seed_index : the seed of panels (b) and (c) and of the simulated AGF.
 
     Returns
     -------
@@ -288,6 +294,7 @@ def fig6(time, loss, bounds, agf_time, agf_levels, agf_power, power, pred, out, 
     """
     from ..theory.agf import modular
 
+    s = seed_index
     fig = plt.figure(figsize=(14, 8), constrained_layout=True)
     gsf = fig.add_gridspec(2, 4)
     axL, axP = fig.add_subplot(gsf[0, 0:2]), fig.add_subplot(gsf[0, 2:4])
@@ -299,25 +306,25 @@ def fig6(time, loss, bounds, agf_time, agf_levels, agf_power, power, pred, out, 
     for b in bounds:
         axL.axvline(b, color="0.5", ls="--", lw=0.8)
     axL.step(np.append(agf_time, t_end), np.append(agf_levels, agf_levels[-1]), where="post", color="k", ls="--",
-             lw=1.3, label="simulated AGF (seed 0)")
+             lw=1.3, label=f"simulated AGF (seed {s})")
     axL.set(xlabel="flow time t", ylabel="loss",
             title="loss (dotted: Eq. 9 levels; dashed: drop lower bounds)", ylim=(1e-3, 10))
     axL.legend(fontsize="x-small")
     for i, k in enumerate(pred.order):
-        axP.semilogx(time[1:], power[1:, 0, k], color=PALETTE[i], lw=1.5, label=f"frequency {k}")
+        axP.semilogx(time[1:], power[1:, s, k], color=PALETTE[i], lw=1.5, label=f"frequency {k}")
         axP.axhline(pred.amps[i], color=PALETTE[i], ls=":", lw=0.8)
         axP.step(np.append(agf_time, t_end), np.append(agf_power[:, k], agf_power[-1, k]), where="post",
                  color=PALETTE[i], ls="--", lw=1.0)
         axP.annotate("", xy=(bounds[i], pred.amps[i]), xytext=(bounds[i], 0),
                      arrowprops=dict(arrowstyle="->", color=PALETTE[i], lw=0.8))
     axP.set(xlabel="flow time t", ylabel="mean |rfft(output)|",
-            title="output power per frequency (seed 0; dashed: AGF; dotted: target)")
+            title=f"output power per frequency (seed {s}; dashed: AGF; dotted: target)")
     axP.legend(fontsize="x-small")
     for j, t_s in enumerate(np.geomspace(max(float(time[1]), bounds[0] / 2), t_end, 4)):
         ax = fig.add_subplot(gsf[1, j])
         i_s = max(int(np.searchsorted(time, t_s * (1 + 1e-9), side="right")) - 1, 0)     # last snapshot at or before t_s
         ax.plot(targets[pair], "k--", lw=1, label="target")
-        ax.plot(out[i_s, 0, pair], color=POS, lw=1.5, label="network")
+        ax.plot(out[i_s, s, pair], color=POS, lw=1.5, label="network")
         W_t = W_hist[i_s]
         dom = modular.dominant_frequency(torch_tensor(W_t)).numpy()
         big = np.linalg.norm(W_t, axis=1) > 0.3 * np.linalg.norm(W_t, axis=1).max()
@@ -328,7 +335,7 @@ def fig6(time, loss, bounds, agf_time, agf_levels, agf_power, power, pred, out, 
             ax.legend(fontsize="x-small", loc="lower left")
     label_panels(fig.axes)
     fig.suptitle(f"Figure 6 — modular addition, p = {len(targets[pair])}, H = {W_hist.shape[1]}, α = {alpha}: "
-                 f"frequencies {', '.join(map(str, pred.order))} learned in turn (seed 0)")
+                 f"frequencies {', '.join(map(str, pred.order))} learned in turn (seed {s})")
     return fig
 
 

@@ -33,11 +33,11 @@ from ...errors import ParameterError
 from ...ledger.trend import trend_stats
 from ...losses import half_mse
 from ...models import TwoLayer, forward
-from ...measure import drop_times, first_crossing, relative_error
+from ...measure import drop_times, first_crossing, plateau_between, relative_error
 from . import dln, modular
 from .claims_modular import sequential_order
-from .measure import (activation_order, dln_vs_agf, frequency_order, plateau_between_drops, sign_flip_and_drops,
-                      staircase_errors, utility_update_error)
+from .measure import (activation_order, dln_vs_agf, frequency_order, plateaus_between_own_drops,
+                      sign_flip_and_drops, staircase_errors, utility_update_error)
 
 
 def _beta(z: np.ndarray, log_a2: float) -> np.ndarray:
@@ -426,9 +426,10 @@ def dormancy_ratio(sw: DLNSweep) -> dict[str, np.ndarray]:
 def plateau_levels(sw: DLNSweep) -> dict[str, np.ndarray]:
     """The flow's plateaus read between its own drops, at the sweep's deepest ``α`` (claim ``fig3.levels``).
 
-    Each plateau ``k`` is the loss at the geometric middle of the flow's own mid-level drops ``d_k, d_{k+1}``
-    (:func:`lrlib.theory.agf.measure.plateau_between_drops`), compared with AGF's ``ℓ_k`` at the same ``α``:
-    a reading that cannot fall inside a transition, however short the plateau.
+    Each plateau ``k`` is the median loss over the middle half of the interval between the flow's own
+    mid-level drops ``d_k, d_{k+1}`` (:func:`lrlib.measure.plateau_between`, the book's one reading of a
+    plateau), compared with AGF's ``ℓ_k`` at the same ``α``: a reading that cannot fall inside a transition,
+    however short the plateau.
 
     Parameters
     ----------
@@ -445,7 +446,7 @@ def plateau_levels(sw: DLNSweep) -> dict[str, np.ndarray]:
         pred = dln.agf(sw.X[i], sw.y[i], a)
         t = sw.time[-1] / eta
         d = drop_times(t, sw.loss[i, -1], pred.levels)
-        lev.append(float(np.max(relative_error(plateau_between_drops(t, sw.loss[i, -1], d), pred.levels[1:-1]))))
+        lev.append(float(np.max(relative_error(plateau_between(t, sw.loss[i, -1], d).level, pred.levels[1:-1]))))
     return {"lev": np.array(lev), "eta": np.full(len(lev), eta)}
 
 
@@ -560,8 +561,17 @@ def fc_time_trend(run: FCSweep, *, pred, K: int) -> dict[str, np.ndarray]:
     return out
 
 
+def _at_graded_alphas(run: FCSweep, err: np.ndarray, name: str) -> dict[str, np.ndarray]:
+    """``err`` ``(A, S)`` at ``α = 1e-6`` and ``1e-12`` as ``<name>6, <name>12``, with ``eta6, eta12``."""
+    out = {}
+    for a, k in ((1e-6, "6"), (1e-12, "12")):
+        j = int(np.argmin(np.abs(np.log(run.alphas) - math.log(a))))
+        out[name + k], out["eta" + k] = err[j], float(run.etas[j])
+    return out
+
+
 def fc_level_errors(run: FCSweep, *, pred, K: int) -> dict[str, np.ndarray]:
-    """Figure 4's plateau levels and spectra at ``α = 1e-6`` and ``1e-12`` (claims ``fig4.levels-*``).
+    """Figure 4's plateau levels at ``α = 1e-6`` and ``1e-12`` (claims ``fig4.levels-*``).
 
     Parameters
     ----------
@@ -571,15 +581,28 @@ def fc_level_errors(run: FCSweep, *, pred, K: int) -> dict[str, np.ndarray]:
     Returns
     -------
     dict of str to np.ndarray
-        ``l6, l12`` — largest relative errors of level and spectrum at the predicted plateau middles
-        (:func:`lrlib.theory.agf.measure.staircase_errors`), each ``(S,)``; ``eta6, eta12`` (scalars).
+        ``l6, l12`` — largest relative error of the plateau levels read between the run's own drops
+        (:func:`lrlib.theory.agf.measure.plateaus_between_own_drops`), each ``(S,)``; ``eta6, eta12`` (scalars).
     """
-    _, el = staircase_errors(run.time, run.loss, run.sv, run.etas, pred, K)
-    out = {}
-    for a, k in ((1e-6, "6"), (1e-12, "12")):
-        j = int(np.argmin(np.abs(np.log(run.alphas) - math.log(a))))
-        out["l" + k], out["eta" + k] = el[j], float(run.etas[j])
-    return out
+    el, _ = plateaus_between_own_drops(run.time, run.loss, run.sv, run.etas, pred, K)
+    return _at_graded_alphas(run, el, "l")
+
+
+def fc_spectrum_errors(run: FCSweep, *, pred, K: int) -> dict[str, np.ndarray]:
+    """Figure 4's plateau spectra at ``α = 1e-6`` and ``1e-12`` (claims ``fig4.spectra-*``).
+
+    Parameters
+    ----------
+    run, pred, K : as for :func:`fc_level_errors`.
+
+    Returns
+    -------
+    dict of str to np.ndarray
+        ``s6, s12`` — largest spectrum error of the plateaus read between the run's own drops
+        (:func:`lrlib.theory.agf.measure.plateaus_between_own_drops`), each ``(S,)``; ``eta6, eta12`` (scalars).
+    """
+    _, es = plateaus_between_own_drops(run.time, run.loss, run.sv, run.etas, pred, K)
+    return _at_graded_alphas(run, es, "s")
 
 
 @dataclass(frozen=True)
@@ -614,3 +637,74 @@ def align_trend(sw: AlignSweep) -> dict[str, np.ndarray]:
     out = trend_stats(1 / np.log(1 / np.asarray(sw.alphas, float)), f.T, fit_last=3)
     out["ratio"] = f[-1] / f[0]
     return out
+
+
+#: The chapter's "what holds" summary (:func:`lrlib.ledger.summary.glue_what_holds`): each of the paper's main
+#: statements, in a few words, and the claims that grade it.
+WHAT_HOLDS = [
+    ("AGF's closed forms and its general algorithm: utility maximisers, conserved quantities, the scaling "
+     "symmetry (exact identities)",
+     ["lemma.C1-C3-C5", "thm.B2-scaling", "B3.inequality", "B3.conserved", "lemma.D1", "lemma.D1-stiefel",
+      "lemma.E1", "lemma.F2-thm.F3", "alg.general-vs-closed", "thm.agf-to-pf"]),
+    ("Diagonal linear networks (Fig. 3): the flow's drop times converge to AGF's as α → 0 at rate "
+     "O(1/log(1/α)); the coordinates switch on one at a time, on AGF's levels",
+     ["fig3.drop-times", "fig3.drop-times-finite", "fig3.order", "fig3.levels"]),
+    ("Return to dormancy (Fig. 8): a coordinate leaves the active set, its utility returns to 0 and it "
+     "reactivates with the opposite sign", ["fig8.dormancy", "fig8.drop-times"]),
+    ("Alignment is instantaneous in accelerated time iff κ = 2; a neuron-wise rate makes κ = 3 align as fast "
+     "(App. B.4)", ["B4.alignment", "B4.adaptive-rate"]),
+    ("Fully connected linear networks (Fig. 4, Conjecture 4.1): greedy low-rank learning, jump times and "
+     "levels of the recursion, commuting (proved) and non-commuting (open)",
+     ["fig4.times-commuting", "fig4.times-non-commuting", "fig4.levels-commuting", "fig4.levels-non-commuting",
+      "fig4.spectra-commuting", "fig4.spectra-non-commuting"]),
+    ("Linear transformer (Fig. 5): heads learn the eigenvectors one at a time, on Eq. 7's levels, no earlier "
+     "than the jump bound", ["fig5.order", "fig5.levels", "fig5.jump-bound"]),
+    ("Modular addition (Fig. 6): frequencies learned one at a time in decreasing amplitude, on Eq. 9's levels; "
+     "AGF's drop times; the phase constraint",
+     ["fig6.order", "fig6.levels", "fig6.agf-vs-gd", "fig6.bounds", "thmF3.phase"]),
+    ("Modular addition, the theory's setting (Thm F.7, Lemma F.6, H ≥ 3p): the cost step learns the dominant "
+     "frequency exactly; a wide enough network learns every frequency",
+     ["thmF7.cost-step", "lemmaF6.utility-update", "H3p.all-frequencies", "H3p.all-frequencies-p5"]),
+]
+
+
+def dln_gd_sweep(data, alphas, h: float, *, n_grid: int = 1001, past: float = 1.25) -> DLNSweep:
+    """Plain gradient descent of diagonal linear networks at step ``h``, on :func:`dln_sweep`'s records.
+
+    GD in ``(u, v)`` from ``u = √2α``, ``v = 0`` (``β = u ⊙ v``, ``½ mean (Xβ − y)²``), every seed and ``α`` in one
+    batch; each record of :func:`dln_grid` is taken at the nearest step (time ``step · h``). A step ``h`` lags the
+    flow's exponential growth by a relative ``O(hσ)`` in every growth phase, independent of ``α``: a run on the
+    same slow clock whose time scale is perturbed (the control of ``fig3.drop-times``).
+
+    Parameters
+    ----------
+    data : sequence of ``(X (n, d), y (n,))``, one per seed.
+    alphas : ``(A,)`` initialisation scales.
+    h : the step.
+    n_grid, past : as for :func:`dln_sweep`.
+
+    Returns
+    -------
+    DLNSweep
+        ``time`` the GD times of the records (``step · h``).
+    """
+    alphas = np.asarray(alphas, float)
+    X = np.stack([np.asarray(d[0], float) for d in data])
+    y = np.stack([np.asarray(d[1], float) for d in data])
+    idx = np.rint(dln_grid(data, alphas, n_grid=n_grid, past=past) / h).astype(int)           # (A, T) steps
+    need = np.unique(idx)
+    u = np.broadcast_to(math.sqrt(2) * alphas[None, :, None], (X.shape[0], len(alphas), X.shape[2])).copy()
+    v = np.zeros_like(u)
+    snaps, k = {}, 0
+    for target in need:
+        while k < target:
+            r = np.einsum("snd,sad->san", X, u * v) - y[:, None, :]                        # (S, A, n)
+            g = np.einsum("snd,san->sad", X, r) / X.shape[1]
+            u, v = u - h * g * v, v - h * g * u
+            k += 1
+        b = u * v
+        r = np.einsum("snd,sad->san", X, b) - y[:, None, :]
+        snaps[target] = (0.5 * (r ** 2).mean(-1), b)
+    loss = np.stack([np.stack([snaps[i][0][:, j] for i in idx[j]], -1) for j in range(len(alphas))], 1)
+    beta = np.stack([np.stack([snaps[i][1][:, j] for i in idx[j]], 1) for j in range(len(alphas))], 1)
+    return DLNSweep(X, y, alphas, idx * h, loss, beta)

@@ -24,8 +24,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ...measure import drop_times, first_crossing, relative_error
-from .measure import frequency_order, phase_constraint, plateau_between_drops
+from ...measure import drop_times, first_crossing, plateau_between, relative_error
+from .measure import frequency_order, phase_constraint
 
 
 @dataclass
@@ -93,8 +93,9 @@ def run_drops(run, pred) -> np.ndarray:
 
 
 def plateau_error(run, pred) -> np.ndarray:
-    """The largest relative error of the run's plateau values (the loss at the geometric middle between
-    consecutive drops) against the inner predicted levels ``ℓ₁..ℓ_{K−1}``; ``inf`` when a drop does not happen.
+    """The largest relative error of the run's plateau values (the median loss over the middle half of the
+    interval between consecutive drops, :func:`lrlib.measure.plateau_between`) against the inner predicted
+    levels ``ℓ₁..ℓ_{K−1}``; ``inf`` when a drop does not happen.
 
     Parameters
     ----------
@@ -106,7 +107,7 @@ def plateau_error(run, pred) -> np.ndarray:
         ``(S,)``.
     """
     drops = run_drops(run, pred)
-    plat = np.array([plateau_between_drops(run.time, run.loss[:, r], drops[r]) for r in range(drops.shape[0])])
+    plat = np.array([plateau_between(run.time, run.loss[:, r], drops[r]).level for r in range(drops.shape[0])])
     return _inf_if_nan(np.max(relative_error(plat, pred.levels[1:-1]), axis=1))
 
 
@@ -145,8 +146,8 @@ def fig5_levels(run: HeadsRun, *, pred) -> dict[str, np.ndarray]:
     Returns
     -------
     dict of str to np.ndarray
-        ``lev`` — the largest relative error over ``ℓ₁..ℓ_{K−1}`` of the loss at the geometric middle
-        between consecutive drops (``inf`` when a drop does not happen); ``fin`` — relative error of the
+        ``lev`` — the largest relative error over ``ℓ₁..ℓ_{K−1}`` of the plateau values (:func:`plateau_error`;
+        ``inf`` when a drop does not happen); ``fin`` — relative error of the
         final loss against ``ℓ_K``; ``gam`` — ``max|Γ_end − Γ*| / max A_k``.
     """
     return {"lev": plateau_error(run, pred),
@@ -244,8 +245,8 @@ def fig6_levels(run: ModularFlow, *, pred) -> dict[str, np.ndarray]:
     Returns
     -------
     dict of str to np.ndarray
-        ``lev`` — the largest relative error over ``ℓ₁..ℓ_{K−1}`` of the loss at the geometric middle
-        between consecutive drops (``inf`` when a drop does not happen within the run).
+        ``lev`` — the largest relative error over ``ℓ₁..ℓ_{K−1}`` of the plateau values (:func:`plateau_error`;
+        ``inf`` when a drop does not happen within the run).
     """
     return {"lev": plateau_error(run, pred)}
 

@@ -9,7 +9,7 @@ import numpy as np
 import torch
 
 from ...errors import ParameterError
-from ...measure import drop_times, first_crossing, relative_error
+from ...measure import drop_times, first_crossing, plateau_between, relative_error
 from . import core, dln, modular
 
 Tensor = torch.Tensor
@@ -38,24 +38,6 @@ def fc_drops(time: np.ndarray, loss: np.ndarray, etas: np.ndarray, preds: dict, 
         raise ParameterError(f"fc_drops needs loss (T, {len(etas)}, {len(preds)}, S), got {loss.shape}")
     return np.array([[[drop_times(time / eta, loss[:, ia, j, r], pr.levels[:K + 1]) for r in range(loss.shape[3])]
                       for ia, eta in enumerate(etas)] for j, pr in enumerate(preds.values())])
-
-
-def plateau_values(time: np.ndarray, loss: np.ndarray, tau: np.ndarray) -> np.ndarray:
-    """The loss at the geometric middle of each predicted plateau ``[τ_k, τ_{k+1}]`` (k = 1..K−1).
-
-    Parameters
-    ----------
-    time : ``(T,)`` time of the loss curve (units of ``tau``).
-    loss : ``(T,)`` the loss.
-    tau : ``(K+1,)`` predicted jump times.
-
-    Returns
-    -------
-    np.ndarray
-        ``(K−1,)``.
-    """
-    mids = np.sqrt(tau[1:-1] * tau[2:])
-    return np.interp(mids, time, loss)
 
 
 def activation_order(time: np.ndarray, values: np.ndarray, finals: np.ndarray, frac: float = 0.5) -> list[int]:
@@ -160,13 +142,14 @@ def dln_vs_agf(X: np.ndarray, y: np.ndarray, alpha: float, time: np.ndarray,
     (DLNResult, float, np.ndarray, np.ndarray)
         AGF's prediction (:func:`dln.agf`), ``η_α`` (:func:`dln.eta_alpha`), the relative errors of the
         mid-level drop times, in accelerated time ``t/η_α``, against ``pred.tau[1:]`` ``(K,)``, and of the
-        loss at the geometric middle of each predicted plateau against ``pred.levels[1:-1]`` ``(K−1,)``.
+        plateaus read between the curve's own drops (:func:`lrlib.measure.plateau_between`, the median over
+        the middle half) against ``pred.levels[1:-1]`` ``(K−1,)``.
     """
     pred = dln.agf(X, y, alpha)
     eta = dln.eta_alpha(alpha)
     drops_ = drop_times(time, loss, pred.levels) / eta
     err_t = relative_error(drops_, pred.tau[1:])
-    err_l = relative_error(plateau_values(time / eta, loss, pred.tau), pred.levels[1:-1])
+    err_l = relative_error(plateau_between(time / eta, loss, drops_).level, pred.levels[1:-1])
     return pred, eta, err_t, err_l
 
 
@@ -183,32 +166,6 @@ def verdict_1_over_eta(errs: Iterable[tuple[float, np.ndarray]]) -> str:
         ``"reproduced"`` or ``"not reproduced"`` (an all-nan error array does not pass).
     """
     return "reproduced" if all(np.nanmax(e) <= 1 / eta for eta, e in errs) else "not reproduced"
-
-
-def plateau_spectrum_errors(time: np.ndarray, sv: np.ndarray, tau: np.ndarray, sv_pred: np.ndarray) -> np.ndarray:
-    """Spectrum of the plateaus against the predicted ones (Conjecture 4.1 / Lemma D.1).
-
-    At the geometric middle of plateau ``k = 1..K−1`` the measured spectrum is interpolated, and the
-    error is ``max_{i ≤ k} |σ_i − σ^{(k)}_i| / σ^{(k)}_1`` (only the ``k`` learned values count).
-
-    Parameters
-    ----------
-    time : ``(T,)`` accelerated time of the snapshots.
-    sv : ``(T, r)`` measured singular values of the end-to-end map, descending.
-    tau : ``(K+1,)`` predicted jump times (``tau[0] = 0``).
-    sv_pred : ``(≥K, r)`` predicted singular values on each plateau (row ``k`` after jump ``k``).
-
-    Returns
-    -------
-    np.ndarray
-        ``(K−1,)``.
-    """
-    tau = np.asarray(tau, dtype=float)
-    if sv.ndim != 2 or sv.shape[0] != len(time):
-        raise ParameterError(f"plateau_spectrum_errors needs sv (T, r) with T = {len(time)}, got {sv.shape}")
-    mids = np.sqrt(tau[1:-1] * tau[2:])
-    sv_mid = np.stack([np.interp(mids, time, sv[:, i]) for i in range(sv.shape[1])], -1)
-    return np.array([np.abs(sv_mid[k, :k + 1] - sv_pred[k + 1, :k + 1]).max() / sv_pred[k + 1, 0] for k in range(len(mids))])
 
 
 def align_fraction(theta0: Tensor, X: Tensor, G: Tensor, d: int, act: str, kappa: int, alpha: float, *,
@@ -335,30 +292,6 @@ def staircase_drop_times(tau: np.ndarray, levels: np.ndarray, ref_levels: np.nda
     return np.array([tau[np.argmax(levels <= m)] if (levels <= m).any() else np.nan for m in mids])
 
 
-def plateau_between_drops(time: np.ndarray, loss: np.ndarray, drops: np.ndarray) -> np.ndarray:
-    """Plateau values read between a curve's own drops: the loss at the geometric middle ``√(d_k d_{k+1})``
-    of consecutive drop times.  (The closest approach ``min_t |L/ℓ − 1|`` is not a plateau value: it is
-    ≈ 0 for any curve that passes the level on its way down.)
-
-    Parameters
-    ----------
-    time : ``(T,)`` times (units of ``drops``).
-    loss : ``(T,)`` the loss.
-    drops : ``(K,)`` drop times (``nan`` when missing).
-
-    Returns
-    -------
-    np.ndarray
-        ``(K−1,)``; ``nan`` where a drop is missing.
-    """
-    d = np.asarray(drops, dtype=float)
-    if d.ndim != 1 or d.size < 2:
-        raise ParameterError(f"plateau_between_drops needs at least two drop times, got shape {d.shape}")
-    mids = np.sqrt(d[:-1] * d[1:])
-    out = np.interp(np.where(np.isfinite(mids), mids, 0.0), time, loss)
-    return np.where(np.isfinite(mids), out, np.nan)
-
-
 def phase_constraint(U: np.ndarray, V: np.ndarray, W: np.ndarray, x: np.ndarray,
                      freqs: Iterable[int]) -> np.ndarray:
     """The cost-minimisation phase constraint of the modular-addition network (App. F.2), per frequency.
@@ -442,18 +375,57 @@ def staircase_errors(time: np.ndarray, loss: np.ndarray, sv: np.ndarray, etas: n
     -------
     (np.ndarray, np.ndarray)
         ``(A, S)`` each: the largest relative error of the mid-level drop times against ``τ_1..τ_K``,
-        and of the plateau losses and spectra against the predicted levels and spectra.
+        and the larger of the plateau level and spectrum errors read between the run's own drops
+        (:func:`plateaus_between_own_drops`).
     """
     A, S = loss.shape[1], loss.shape[2]
-    et, el = np.full((A, S), np.nan), np.full((A, S), np.nan)
+    et = np.full((A, S), np.nan)
     for ia, eta in enumerate(etas):
         t = time / eta
         for r in range(S):
             et[ia, r] = np.nanmax(relative_error(drop_times(t, loss[:, ia, r], pred.levels[:K + 1]), pred.tau[1:K + 1]))
-            pl = plateau_values(t, loss[:, ia, r], pred.tau[:K + 1])
-            err_sv = plateau_spectrum_errors(t, sv[:, ia, r], pred.tau[:K + 1], pred.sv)
-            el[ia, r] = np.nanmax(np.maximum(relative_error(pl, pred.levels[1:K]), err_sv))
-    return et, el
+    lev, spec = plateaus_between_own_drops(time, loss, sv, etas, pred, K)
+    return et, np.maximum(lev, spec)
+
+
+def plateaus_between_own_drops(time: np.ndarray, loss: np.ndarray, sv: np.ndarray, etas: np.ndarray, pred, K: int
+                               ) -> tuple[np.ndarray, np.ndarray]:
+    """Figure 4's plateaus read between each run's own drops: level and spectrum errors, apart.
+
+    Each run's drops are its mid-level crossings of ``pred.levels[:K+1]`` on the accelerated clock; plateau
+    ``k = 1..K−1`` is read over the middle half of ``[d_k, d_{k+1}]`` by :func:`lrlib.measure.plateau_between`
+    (the median), for the loss and for each singular value of the end-to-end map alike.
+
+    Parameters
+    ----------
+    time : ``(T,)`` raw flow time.
+    loss : ``(T, A, S)`` loss of ``S`` seeds at ``A`` initial scales.
+    sv : ``(T, A, S, r)`` singular values of the end-to-end map, descending.
+    etas : ``(A,)`` the accelerations ``η_α``.
+    pred : the prediction (``levels``; ``sv``: row ``k`` the predicted spectrum after jump ``k``).
+    K : number of drops that count.
+
+    Returns
+    -------
+    (np.ndarray, np.ndarray)
+        ``(A, S)`` each: the largest relative error of the plateau levels against ``ℓ₁..ℓ_{K−1}``, and the
+        largest spectrum error ``max_{i ≤ k} |σ_i − σ^{(k)}_i| / σ^{(k)}_1`` over the plateaus (only the ``k``
+        learned values count); ``nan`` where a drop is missing.
+    """
+    A, S = loss.shape[1], loss.shape[2]
+    el, es = np.full((A, S), np.nan), np.full((A, S), np.nan)
+    for ia, eta in enumerate(etas):
+        t = time / eta
+        for r in range(S):
+            d = drop_times(t, loss[:, ia, r], pred.levels[:K + 1])
+            lev = relative_error(plateau_between(t, loss[:, ia, r], d).level, pred.levels[1:K])
+            med = np.stack([plateau_between(t, sv[:, ia, r, i], d).level for i in range(sv.shape[-1])], -1)
+            err = [np.abs(med[k, :k + 1] - pred.sv[k + 1, :k + 1]).max() / pred.sv[k + 1, 0] for k in range(K - 1)]
+            if np.isfinite(lev).all():
+                el[ia, r] = lev.max()
+            if np.isfinite(err).all():
+                es[ia, r] = max(err)
+    return el, es
 
 
 def sign_flip_and_drops(time: np.ndarray, beta0: np.ndarray, dense_time: np.ndarray, dense_loss: np.ndarray,
