@@ -17,7 +17,6 @@ import torch
 
 from .errors import ParameterError
 from .models import TwoLayer
-from .schedules import linear_schedule, log_schedule  # noqa: F401  (old home; lrlib.schedules is theirs)
 
 Tensor = torch.Tensor
 

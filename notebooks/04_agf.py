@@ -120,7 +120,7 @@ from lrlib.theory.agf import claims_modular as agf_claims_mod
 from lrlib.theory.agf import measure as agf_measure
 from lrlib.theory.agf import models as agf_models
 from lrlib.train import train
-from lrlib.trajectory import log_schedule
+from lrlib.schedules import log_schedule
 
 # %%
 ch = chapter.start("agf", seed, quick, ledger_path)   # seeds 0–4 (batched runs) of every seed-dependent experiment

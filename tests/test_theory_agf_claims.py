@@ -184,7 +184,7 @@ def test_width_outcome_reads_the_final_loss_and_the_order():
 
 def test_what_holds_names_only_declared_claims_and_each_once():
     from lrlib.ledger import load_declarations
-    from lrlib.ledger.provenance import chapter_paths
+    from lrlib.paths import chapter_paths
     from lrlib.theory.agf.claims import WHAT_HOLDS
 
     declared = {d.id for d in load_declarations(chapter_paths("agf")[1])}
