@@ -140,6 +140,8 @@ def test_race_measurements_window_cones_rank_and_mu():
     assert f["cos_w"][0] == pytest.approx(1.0) and f["window"][0] == 10 and f["bias_ratio"][0] == 0
     cr = C.cones_and_rank(rr)
     assert cr["in_cone"][0] == pytest.approx(1 / 3)
+    assert cr["n_out"][0] == 2 and 0 <= cr["in_cone_final"][0] <= 1 and 0 <= cr["in_cone_b"][0] <= 1
+    assert cr["srank_b"][0] >= 1 - 1e-9                                       # [W1, b1] on (x, 1), shown
     W = W_HAND.to(F64)
     direct = lambda W: float((W ** 2).sum() / torch.linalg.matrix_norm(W, ord=2) ** 2)
     assert cr["srank"][0] == pytest.approx(direct(W * scales[-1].unsqueeze(-1)))            # the last snapshot

@@ -34,6 +34,7 @@ from ...errors import ParameterError
 from ...ledger.trend import trend_stats
 from ...measure import drop_times, plateau_between, relative_error
 from .. import alignment as al
+from ...models import TwoLayer
 from ..race import total_norm
 from .agf_gd import level_deviation
 from .race_alignment import alignment_lens, pm_labels
@@ -441,6 +442,14 @@ def local_field(rr: RaceRuns, *, growth: float = 2.0) -> dict[str, np.ndarray]:
     return {"cos_w": np.array(cos), "window": np.array(steps), "bias_ratio": np.array(bias)}
 
 
+def _bias_augmented(p, X: Tensor):
+    """The network ``p`` with its hidden bias as a weight on a constant input: ``([W1, b1], W2)`` and ``(X, 1)``."""
+    b1 = getattr(p, "b1", None)
+    b1 = torch.zeros(p.W1.shape[0], dtype=p.W1.dtype) if b1 is None else b1.reshape(-1)
+    W = torch.cat([p.W1, b1.to(p.W1.dtype)[:, None]], dim=-1)
+    return TwoLayer(W1=W, W2=p.W2), torch.cat([X, torch.ones(X.shape[0], 1, dtype=X.dtype)], dim=-1)
+
+
 def cones_and_rank(rr: RaceRuns, *, plateau_level: float = 0.99 * math.log(2)) -> dict[str, np.ndarray]:
     """Min et al.'s Theorem 1 conclusions on race networks: the fraction of neurons in their cone at the end
     of the plateau and the stable rank of ``W1`` at the end.
@@ -454,17 +463,30 @@ def cones_and_rank(rr: RaceRuns, *, plateau_level: float = 0.99 * math.log(2)) -
     Returns
     -------
     dict of str to np.ndarray
-        ``in_cone`` and ``srank``, each ``(S,)``.
+        ``in_cone`` and ``srank`` (on ``W1`` and ``x``), each ``(S,)``; shown alongside: ``n_out`` (neurons
+        outside their cone at the end of the plateau), ``in_cone_final`` (the fraction at the last step, the
+        step at which every run, main or control, can be read), ``in_cone_b`` and ``srank_b`` (the same
+        readings on the bias-augmented ``[W1, b1]`` and ``(x, 1)``, what the network computes with).
     """
-    cone, rank = [], []
+    out = {k: [] for k in ("in_cone", "srank", "n_out", "in_cone_final", "in_cone_b", "srank_b")}
     for s in range(rr.X.shape[0]):
         tr = rr.traj.run(rr.first + s)
         L = tr.loss.numpy()
         hits = np.nonzero(L >= plateau_level)[0]
         i_end = 0 if rr.at_start or hits.size == 0 else int(hits[-1])
-        cone.append(alignment_lens(tr.at(i_end), rr.X[s], rr.y[s])[0]["in_cone"])
-        rank.append(alignment_lens(tr.at(0 if rr.at_start else len(L) - 1), rr.X[s], rr.y[s])[0]["stable_rank"])
-    return {"in_cone": np.array(cone), "srank": np.array(rank)}
+        i_fin = 0 if rr.at_start else len(L) - 1
+        p_end, p_fin = tr.at(i_end), tr.at(i_fin)
+        lens = alignment_lens(p_end, rr.X[s], rr.y[s])[0]
+        fin = alignment_lens(p_fin, rr.X[s], rr.y[s])[0]
+        lens_b = alignment_lens(*_bias_augmented(p_end, rr.X[s]), rr.y[s])[0]
+        fin_b = alignment_lens(*_bias_augmented(p_fin, rr.X[s]), rr.y[s])[0]
+        out["in_cone"].append(lens["in_cone"])
+        out["n_out"].append(round((1 - lens["in_cone"]) * p_end.W1.shape[0]))
+        out["in_cone_final"].append(fin["in_cone"])
+        out["srank"].append(fin["stable_rank"])
+        out["in_cone_b"].append(lens_b["in_cone"])
+        out["srank_b"].append(fin_b["stable_rank"])
+    return {k: np.array(v, dtype=float) for k, v in out.items()}
 
 
 def data_mu(data: tuple[Tensor, Tensor]) -> dict[str, np.ndarray]:
