@@ -624,13 +624,15 @@ print(facts, "| control (GD from std 0.5):", ctl_c, ctl_l)
 
 # %% [markdown]
 # **Jump times as std $\to0$.** AGF drops $O(1)$ corrections to jump times of order $\ln(1/\text{std})$, so the
-# statement is a limit, graded as in part 1: each seed's draw of part 3 is rescaled to std $=10^{-3}$ and
+# statement is a limit, read as in part 1: each seed's draw of part 3 is rescaled to std $=10^{-3}$ and
 # $10^{-12}$ (GD at step $2\cdot10^{-2}$ to $t=150$, where the slowest cluster of the deepest std has dropped; the
 # std-$10^{-6}$ point is part 3's run at twice its step), AGF runs from each network, and the ledger reads how the
-# worst relative error over the four clusters shrinks against $1/\ln(1/\text{std})$. The **control** is the same
-# std-scaled networks with $\sigma=\mathrm{id}$ (same data, step, horizon), read against the same AGF predictions:
-# a linear network has at most two saddles (one per singular value of the input–output correlation), not one per
-# cluster, and cannot fit XOR.
+# worst relative error over the four clusters shrinks against $1/\ln(1/\text{std})$, and whether
+# $c=\text{err}\cdot\ln(1/\text{std})$ stops growing. With three points (0.6 decades, std $10^{-3}$ above the
+# small-initialisation premise) this is a **consistency check**, not a graded limit: std $10^{-18}$ and $10^{-24}$
+# (GD to $t\approx320$) cost about 45–60 s more, past this chapter's budget. Shown beside it: the same std-scaled
+# networks with $\sigma=\mathrm{id}$, which removes **ReLU gating** (not AGF's mechanism: AGF applies to linear
+# networks too); a linear network has at most two saddles and cannot fit XOR, so it is read on the clusters it fits.
 
 # %%
 STDS_T, T_T, LR_T = [1e-3, STD, 1e-12], 150.0, 2 * LR_X     # STD: part 3's runs at twice the step
@@ -665,28 +667,33 @@ xsw = sy.claims.XorStdSweep(np.array(STDS_T), std_runs)
 
 # %%
 lin_runs = [xor_runs(xlin, cl_lin, seeds_at[k], xr.agf) for k, xr in enumerate(std_runs)]
-ledger.measure("agf-on-xor.jump-times-limit", xsw, controls={"linear_xor": xsw.with_runs(lin_runs)},
-               premises=dict(bias=2 * np.array(xgap)))
+ledger.measure("agf-on-xor.jump-times-limit", xsw, premises=dict(bias=2 * np.array(xgap)))   # consistency
 print(f"agf-on-xor.jump-times-limit: {say('synthesis-xor-trend', 'agf-on-xor.jump-times-limit')}")
 
 # %%
 v_t = ledger.results["agf-on-xor.jump-times-limit"]
-ctl_xt = {k: np.array(v, dtype=float) for k, v in v_t.control_values.items()}
-vt, ct = v_t.values, ctl_xt
+ct = sy.claims.xor_time_trend(xsw.with_runs(lin_runs))     # σ = id (no ReLU gating): shown, not graded
+vt, c_std = v_t.values, sy.claims.xor_time_constants(xsw)  # c = err·ln(1/std), (std, seed)
 for key, vals, fmt in (("slope", vt["slope"], ".2f"), ("shrink", vt["shrink"], ".1f"),
                        ("cdeep", vt["c_deep"], ".2f"), ("ctl-slope", ct["slope"], ".2f"),
-                       ("ctl-mono", ct["mono"], ".2f"), ("ctl-fitted", ct["fitted"], ".0f")):
+                       ("ctl-mono", ct["mono"], ".2f"), ("ctl-fitted", ct["fitted"], ".0f"),
+                       ("ctl-shrink", ct["shrink"], ".1f"), ("ctl-cnoninc", ct["c_noninc"], ".0f"),
+                       *((f"c{k}", c_std[k], ".2f") for k in range(len(STDS_T)))):
     txt = f"{np.nanmin(vals):{fmt}} to {np.nanmax(vals):{fmt}}"
     glue_value(f"synthesis-xor-trend-{key}", Markdown(txt), display=False)
-print({k: np.round(np.asarray(v, dtype=float), 3) for k, v in v_t.values.items()}, "| ctl:", ctl_xt)
+print({k: np.round(np.asarray(v, dtype=float), 3) for k, v in vt.items()}, "| σ = id:", ct)
 
 # %% [markdown]
 # AGF's XOR jump times as std $\to0$: {glue:md}`synthesis-xor-trend` (slope {glue:md}`synthesis-xor-trend-slope`
-# against $1/\ln(1/\text{std})$, shrink {glue:md}`synthesis-xor-trend-shrink` from std $10^{-3}$ to $10^{-12}$, where
-# the error times $\ln(1/\text{std})$ is {glue:md}`synthesis-xor-trend-cdeep`). The linear control fits
+# against $1/\ln(1/\text{std})$, shrink {glue:md}`synthesis-xor-trend-shrink` from std $10^{-3}$ to $10^{-12}$). The
+# error times $\ln(1/\text{std})$ is {glue:md}`synthesis-xor-trend-c0` at std $10^{-3}$,
+# {glue:md}`synthesis-xor-trend-c1` at $10^{-6}$ and {glue:md}`synthesis-xor-trend-c2` at $10^{-12}$: it falls, so the
+# error shrinks faster than $1/\ln(1/\text{std})$ over these three points, but it is still above 1 (the clusters
+# claim's tolerance) at the deepest point. The linear network fits
 # {glue:md}`synthesis-xor-trend-ctl-fitted` of the four clusters (those of norms 4 and 3, at times that also grow like
-# $\ln(1/\text{std})$), and on those its error against AGF does not shrink: monotone fraction
-# {glue:md}`synthesis-xor-trend-ctl-mono`, slope {glue:md}`synthesis-xor-trend-ctl-slope`. This is the
+# $\ln(1/\text{std})$), and on those its error against AGF: monotone fraction
+# {glue:md}`synthesis-xor-trend-ctl-mono`, slope {glue:md}`synthesis-xor-trend-ctl-slope`, shrink
+# {glue:md}`synthesis-xor-trend-ctl-shrink`, $c$ non-increasing {glue:md}`synthesis-xor-trend-ctl-cnoninc`. This is the
 # $\text{std}\to0$ form of the clusters claim's times, which stays a consistency check at std $10^{-6}$.
 
 # %% [markdown]
@@ -772,6 +779,7 @@ for cid in ledger.results:                  # "after" column: the pass rate and 
 # | claim | before | after | what changed |
 # |---|---|---|---|
 # | `alignment-on-race.separable-cones`, `.separable-low-rank` | 5 of 5, quantitative | {glue:md}`synthesis-after-alignment-on-race-separable-cones`; {glue:md}`synthesis-after-alignment-on-race-separable-low-rank` | consistency checks, outside Theorem 1's $\varepsilon$, balance and gradient-flow conditions (only $\mu>0$ holds; low rank cannot fail on antipodal class directions); the std-$1/\sqrt{20}$ run is shown at the last step, not graded; out-of-cone count, final-step and bias-augmented readings shown |
+# | `agf-on-xor.jump-times-limit` | 5 of 5, quantitative (`predicted`) | {glue:md}`synthesis-after-agf-on-xor-jump-times-limit` | consistency check (three std points are not a trend; std $10^{-18}$, $10^{-24}$ cost 45–60 s, past the budget); rule: `fitted == 4` dropped (it failed the $\sigma=\mathrm{id}$ run by construction), $c=\text{err}\cdot\ln(1/\text{std})$ non-increasing added; the $\sigma=\mathrm{id}$ run (it removes ReLU gating, not AGF's mechanism) shown, not graded; `expect_basis` observed (the rule had changed after the first quick run) |
 #
 # **The revision before (issue 26).** Verdicts before (the published sweep, base seed 0, 5 seeds) and after (this run), for
 # each claim whose measurement, rule, control or expectation changed; each change is in the claim's `history`:

@@ -183,6 +183,10 @@ def test_xor_time_trend_reads_the_worst_cluster_along_the_std_sweep():
     np.testing.assert_allclose(v["c_deep"], [err[-1] * np.log(1e12)], rtol=1e-6)
     flat = C.XorRuns(t, np.full((t.size, 1), 0.25), np.full((t.size, 1, 4), 0.25), [run], Xa[None], Y[None], cl)
     assert v["fitted"][0] == 4
+    assert v["c_noninc"][0] == 0                                           # c = err·ln(1/std): 1.97 → 2.30 grows
+    fast = C.xor_time_trend(sw.with_runs([batch(e) for e in (0.4, 0.1, 0.02)]))
+    assert fast["c_noninc"][0] == 1                                        # c: 1.97 → 1.26 → 0.54
+    np.testing.assert_allclose(C.xor_time_constants(sw)[:, 0], err * np.log(1 / stds), rtol=1e-6)
     never = C.xor_time_trend(sw.with_runs([batch(0.4), flat, flat]))      # no cluster fitted: an infinite error
     assert np.isinf(never["err_deep"][0]) and np.isnan(never["slope"][0]) and never["fitted"][0] == 0
     two = batch(0.1).closs.copy()

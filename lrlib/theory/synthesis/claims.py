@@ -321,13 +321,28 @@ def xor_time_trend(sw: XorStdSweep) -> dict[str, np.ndarray]:
         :func:`~lrlib.ledger.trend.trend_stats` (``mono``, ``slope``, ``shrink``, ``decades``, each ``(S,)``)
         of the worst relative error over the clusters that both AGF and GD fit, against the scale
         ``1/ln(1/std)`` (``inf`` where they fit none); ``fitted (S,)``: the fewest clusters both fit at any
-        std; ``err_deep`` (the worst error at the smallest std) and ``c_deep`` (``err_deep × ln(1/std)``).
+        std; ``err_deep`` (the worst error at the smallest std) and ``c_deep`` (``err_deep × ln(1/std)``);
+        ``c_noninc (S,)``: 1 where ``c = err × ln(1/std)`` does not grow at any step towards std → 0 (an error
+        with a floor, ``a + b/ln(1/std)``, makes ``c`` grow), else 0.
     """
     stds = np.asarray(sw.stds, dtype=float)
     err, fitted = (np.stack(a) for a in zip(*(_worst_time_error(xr) for xr in sw.runs)))    # (K, S) each
     stats = trend_stats(_log_scale(stds), err.T)
     deep = int(np.argmin(stds))
-    return {**stats, "fitted": fitted.min(0), "err_deep": err[deep], "c_deep": err[deep] * np.log(1 / stds[deep])}
+    order = np.argsort(-stds)                                               # towards std → 0
+    c = err[order] * np.log(1 / stds[order])[:, None]
+    with np.errstate(invalid="ignore"):
+        c_noninc = (np.diff(c, axis=0) <= 0).all(0).astype(float)
+    return {**stats, "fitted": fitted.min(0), "err_deep": err[deep], "c_deep": err[deep] * np.log(1 / stds[deep]),
+            "c_noninc": c_noninc}
+
+
+def xor_time_constants(sw: XorStdSweep) -> np.ndarray:
+    """``c = err × ln(1/std)`` along the sweep: the worst relative time error over the clusters both fit
+    (:func:`xor_time_trend`) times ``ln(1/std)``; ``(K, S)``, in the sweep's std order."""
+    stds = np.asarray(sw.stds, dtype=float)
+    err = np.stack([_worst_time_error(xr)[0] for xr in sw.runs])
+    return err * np.log(1 / stds)[:, None]
 
 
 def xor_levels(xr: XorRuns) -> dict[str, np.ndarray]:
