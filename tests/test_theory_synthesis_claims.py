@@ -195,3 +195,14 @@ def test_xor_time_trend_reads_the_worst_cluster_along_the_std_sweep():
     assert some["fitted"][0] == 2 and some["err_deep"][0] == pytest.approx(err[-1])
     with pytest.raises(ParameterError):
         sw.with_runs([flat])
+
+
+def test_xor_levels_trend_reads_xor_levels_along_the_sweep(monkeypatch):
+    from lrlib.ledger.trend import trend_stats
+    stds, dev = np.array([1e-3, 1e-6, 1e-12]), {0: 0.15, 1: 0.06, 2: 0.01}
+    sw = type("Sweep", (), {"stds": stds, "runs": [0, 1, 2]})()
+    monkeypatch.setattr(C, "xor_levels", lambda xr: {"dev": np.array([dev[xr]])})
+    v = C.xor_levels_trend(sw)
+    ref = trend_stats(stds, np.array([[0.15, 0.06, 0.01]]))
+    assert v["mono"][0] == ref["mono"][0] == 1 and v["dev_deep"][0] == 0.01
+    np.testing.assert_allclose(v["slope"], ref["slope"])
