@@ -580,6 +580,8 @@ WHAT_HOLDS = [
      ["agf-on-xor.jump-times-limit"]),
     ("AGF's cluster order on an XOR variant with equal centroid norms (its utility ranks clusters by size)",
      ["agf-on-xor.order-equal-norms"]),
+    ("AGF's cluster order on an XOR variant where its utility order differs from the size and the norm orders",
+     ["agf-on-xor.order-utility"]),
     ("AGF's loss levels against GD's plateaus on the XOR toy, within 5 % over the middle half of each plateau",
      ["agf-on-xor.levels"]),
     ("The plateaus' tilt away from AGF's levels shrinks as std → 0 (3 points), within 5 % at std 1e-12",
