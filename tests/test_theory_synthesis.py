@@ -307,3 +307,20 @@ def test_swap_first_two_is_a_wrong_prediction_the_rule_sees():
     assert [r["jump"] for r in swapped] == [2, 1, 3, 4] and [r["agf"] for r in swapped][:2] == [2.0, 1.0]
     np.testing.assert_allclose([r["err"] for r in swapped], [0.9 / 1.1, 1.2 / 2.2, 0.1 / 1.1, 0.1 / 1.1], rtol=1e-9)
     assert [r["jump"] for r in rows] == [1, 2, 3, 4]                       # the input rows are not modified
+
+
+def test_xor_variant_data_keeps_sizes_and_norms_per_cluster():
+    X, Y, cl = sy.xor_variant_data([3, 1, 2, 4], [4.0, 3.0, 2.0, 1.0], [generator(0), generator(1)])
+    assert X.shape == (2, 10, 3) and Y.shape == (2, 10, 2) and cl.shape == (10,)
+    assert [int((cl == c).sum()) for c in range(4)] == [3, 1, 2, 4]
+    assert not torch.equal(X[0], X[1])                                    # a fresh draw per seed
+    centre = torch.stack([X[0, cl == c, :2].mean(0).norm() for c in range(4)])
+    assert torch.allclose(centre, torch.tensor([4.0, 3.0, 2.0, 1.0], dtype=X.dtype), atol=0.3)
+
+
+def test_xor_agf_runs_is_xor_agf_per_run(monkeypatch):
+    import lrlib.theory.synthesis.xor as xm
+    monkeypatch.setattr(xm, "xor_agf", lambda net, X, Y, **kw: (net.W1.clone(), X.shape, kw["tau_max"]))
+    p = TwoLayer(W1=torch.randn(3, 4, 3, dtype=torch.float64), W2=torch.randn(3, 2, 4, dtype=torch.float64))
+    out = xm.xor_agf_runs(p, torch.zeros(3, 5, 3), torch.zeros(3, 5, 2), tau_max=7.0)
+    assert len(out) == 3 and all(torch.equal(o[0], p.W1[r]) and o[2] == 7.0 for r, o in enumerate(out))

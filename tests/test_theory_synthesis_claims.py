@@ -140,6 +140,8 @@ def test_race_measurements_window_cones_rank_and_mu():
     assert f["cos_w"][0] == pytest.approx(1.0) and f["window"][0] == 10 and f["bias_ratio"][0] == 0
     cr = C.cones_and_rank(rr)
     assert cr["in_cone"][0] == pytest.approx(1 / 3)
+    assert cr["n_out"][0] == 2 and 0 <= cr["in_cone_final"][0] <= 1 and 0 <= cr["in_cone_b"][0] <= 1
+    assert cr["srank_b"][0] >= 1 - 1e-9                                       # [W1, b1] on (x, 1), shown
     W = W_HAND.to(F64)
     direct = lambda W: float((W ** 2).sum() / torch.linalg.matrix_norm(W, ord=2) ** 2)
     assert cr["srank"][0] == pytest.approx(direct(W * scales[-1].unsqueeze(-1)))            # the last snapshot
@@ -181,6 +183,10 @@ def test_xor_time_trend_reads_the_worst_cluster_along_the_std_sweep():
     np.testing.assert_allclose(v["c_deep"], [err[-1] * np.log(1e12)], rtol=1e-6)
     flat = C.XorRuns(t, np.full((t.size, 1), 0.25), np.full((t.size, 1, 4), 0.25), [run], Xa[None], Y[None], cl)
     assert v["fitted"][0] == 4
+    assert v["c_noninc"][0] == 0                                           # c = err·ln(1/std): 1.97 → 2.30 grows
+    fast = C.xor_time_trend(sw.with_runs([batch(e) for e in (0.4, 0.1, 0.02)]))
+    assert fast["c_noninc"][0] == 1                                        # c: 1.97 → 1.26 → 0.54
+    np.testing.assert_allclose(C.xor_time_constants(sw)[:, 0], err * np.log(1 / stds), rtol=1e-6)
     never = C.xor_time_trend(sw.with_runs([batch(0.4), flat, flat]))      # no cluster fitted: an infinite error
     assert np.isinf(never["err_deep"][0]) and np.isnan(never["slope"][0]) and never["fitted"][0] == 0
     two = batch(0.1).closs.copy()
@@ -189,3 +195,14 @@ def test_xor_time_trend_reads_the_worst_cluster_along_the_std_sweep():
     assert some["fitted"][0] == 2 and some["err_deep"][0] == pytest.approx(err[-1])
     with pytest.raises(ParameterError):
         sw.with_runs([flat])
+
+
+def test_xor_levels_trend_reads_xor_levels_along_the_sweep(monkeypatch):
+    from lrlib.ledger.trend import trend_stats
+    stds, dev = np.array([1e-3, 1e-6, 1e-12]), {0: 0.15, 1: 0.06, 2: 0.01}
+    sw = type("Sweep", (), {"stds": stds, "runs": [0, 1, 2]})()
+    monkeypatch.setattr(C, "xor_levels", lambda xr: {"dev": np.array([dev[xr]])})
+    v = C.xor_levels_trend(sw)
+    ref = trend_stats(stds, np.array([[0.15, 0.06, 0.01]]))
+    assert v["mono"][0] == ref["mono"][0] == 1 and v["dev_deep"][0] == 0.01
+    np.testing.assert_allclose(v["slope"], ref["slope"])

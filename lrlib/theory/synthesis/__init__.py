@@ -19,9 +19,11 @@ from .agf_gd import agf_vs_gd_jumps, level_deviation
 from .race_alignment import (alignment_lens, alignment_lens_rows, alignment_lens_series, logit_difference, plateau_end,
                              pm_labels, race_gamma_from_alignment, separable_pairs)
 from .xor import (cluster_losses, homogeneous_race_net, neuron_clusters,
-                  swap_first_two, xor_agf, xor_agf_vs_gd, xor_task)
+                  swap_first_two, xor_agf, xor_agf_runs, xor_agf_vs_gd, xor_task,
+                  xor_variant_data)
 
 __all__ = ["agf_gd", "claims", "race_alignment", "xor", "agf_vs_gd_jumps", "level_deviation", "alignment_lens",
            "alignment_lens_rows", "alignment_lens_series", "logit_difference", "plateau_end", "pm_labels",
            "race_gamma_from_alignment", "separable_pairs", "cluster_losses", "homogeneous_race_net",
-           "neuron_clusters", "swap_first_two", "xor_agf", "xor_agf_vs_gd", "xor_task"]
+           "neuron_clusters", "swap_first_two", "xor_agf", "xor_agf_runs", "xor_agf_vs_gd", "xor_task",
+           "xor_variant_data"]

@@ -73,6 +73,44 @@ def homogeneous_race_net(p: TwoLayer) -> TwoLayer:
     return TwoLayer(W1=torch.cat([p.W1, p.b1.unsqueeze(-1)], -1), W2=p.W2, act=p.act)
 
 
+def xor_variant_data(sizes, norms, gens) -> tuple[Tensor, Tensor, Tensor]:
+    """An XOR variant over seeds: cluster ``c`` keeps its first ``sizes[c]`` points, centroid norm ``norms[c]``.
+
+    Parameters
+    ----------
+    sizes : points per cluster (clusters at 45°, 135°, 225°, 315°).
+    norms : centroid norms per cluster.
+    gens : one random generator per seed (a fresh draw each).
+
+    Returns
+    -------
+    (Tensor, Tensor, Tensor)
+        ``X̃ (S, N, 3)``, ``Y (S, N, 2)`` as :func:`xor_task`, and the cluster index ``(N,)`` (the same in
+        every seed).
+    """
+    dr = [xor_task(max(sizes), g, norms=tuple(norms)) for g in gens]
+    keep = torch.cat([torch.nonzero(dr[0][2] == c)[:k, 0] for c, k in enumerate(sizes)])
+    X, Y = (torch.stack([d[i][keep] for d in dr]) for i in (0, 1))
+    return X, Y, dr[0][2][keep]
+
+
+def xor_agf_runs(p: TwoLayer, X: Tensor, Y: Tensor, **kwargs) -> list:
+    """:func:`xor_agf` from each run of a batch of networks ``p`` (one run dimension) on its data ``X[r], Y[r]``.
+
+    Parameters
+    ----------
+    p : bias-free networks with one run dimension, ``W1 (S, m, 3)``.
+    X, Y : ``(S, N, 3)`` and ``(S, N, 2)``.
+    **kwargs : passed to :func:`xor_agf` (``tau_max``, ``loss``, ...).
+
+    Returns
+    -------
+    list of AGFRun
+        One per run.
+    """
+    return [xor_agf(TwoLayer(W1=p.W1[r], W2=p.W2[r]), X[r], Y[r], **kwargs) for r in range(p.W1.shape[0])]
+
+
 def xor_agf(net: TwoLayer, X: Tensor, Y: Tensor, *, tau_max: float, loss, cost_lr: float = 0.1,
             cost_steps: int = 2000):
     """AGF (:func:`lrlib.theory.agf.agf`, ``κ = 2``, ``η = 1``) from one network on the XOR toy, its cost
