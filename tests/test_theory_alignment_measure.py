@@ -53,7 +53,7 @@ def test_loss_rate_check_on_the_bound_itself():
     X = torch.tensor([[1.0, 0.0], [-1.0, 0.0]], dtype=torch.float64)
     y = torch.tensor([1.0, -1.0], dtype=torch.float64)
     g = al.geometry(X, y)
-    t = np.linspace(0, 10, 101)
+    t = np.linspace(0, 40, 401)                         # the window starts at t2 + 1/(alpha L(t2)) = 17
     scale = torch.as_tensor(np.where(t < 1, 0.1, 1.0))                             # |f| crosses 1/4 at t = 1
     W1 = scale[:, None, None, None] * torch.tensor([[[1.0, 0.0], [-1.0, 0.0]]], dtype=torch.float64)
     W2 = scale[:, None, None, None] * torch.ones(1, 1, 2, dtype=torch.float64) * torch.tensor([1.0, -1.0])
@@ -64,6 +64,8 @@ def test_loss_rate_check_on_the_bound_itself():
     assert 0 < out["bound_drop"][0] < 1
     assert out["ratio_ctl"][0] < 1
     assert out["t2"][0] == pytest.approx(1.0, abs=0.1)
+    short = al.loss_rate_check(_traj(W1[:101], W2[:101], t[:101], L[:101, None]), X, y, g)
+    assert np.isnan(short["ratio_min"][0])                 # t <= 10: no snapshot where the bound has halved
 
 
 def test_simplified_deviation_matches_autograd_on_balanced_state():
