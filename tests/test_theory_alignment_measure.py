@@ -161,3 +161,24 @@ def test_direction_deviation_matches_autograd_for_unbalanced_weights():
     dev, fmax = al.measure.direction_deviation(traj, X, y)
     np.testing.assert_allclose(dev[0], want, rtol=1e-10)
     np.testing.assert_allclose(fmax[0], forward(p, X)[..., 0].abs().amax(-1).numpy(), rtol=1e-12)
+
+
+def test_eps_t2_n_takes_the_worst_n():
+    import lrlib.theory.alignment.claims as cl
+    fake = {4: {"slope_ratio": np.array([1.1, 0.9]), "r2": np.array([0.999, 1.0])},
+            16: {"slope_ratio": np.array([1.0, 0.7]), "r2": np.array([1.0, 0.98])}}
+    orig = cl.eps_t2_log
+    cl.eps_t2_log = lambda s: fake[s]
+    try:
+        out = cl.eps_t2_n({4: 4, 16: 16})
+    finally:
+        cl.eps_t2_log = orig
+    assert np.allclose(out["dev"], [0.1, 0.3]) and np.allclose(out["r2_gap"], [0.001, 0.02])
+    assert np.allclose(out["ratio_16"], [1.0, 0.7])
+
+
+def test_t2_n_sweep_small():
+    W0 = al.balanced_theory_init(4, 10, 1.0, generator(1), runs=(1,))
+    sw = al.claims.t2_n_sweep(W0, 4, 0, 1)
+    t2 = al.fitting_times(sw.traj, sw.X, sw.y)
+    assert np.isfinite(t2).all() and (np.diff(t2) > 0).all()     # smaller eps fits later
