@@ -68,9 +68,11 @@
 # flow, carry a step-convergence premise (the graded quantity barely moves when $\eta$ is halved), or use
 # the adaptive flow integrator.
 #
-# **What holds** (pass rates over the seeds and tiers, from this run's ledger; the theorem's statements are
-# graded at $\varepsilon$ far above the bound of its eq. (28), outside the proved $\varepsilon$, as an extension;
-# see the theory section):
+# **What holds** (pass rates over the seeds and tiers, from this run's ledger; each row says how many
+# independent data draws its seeds rest on — most theory rows have one data draw and five initialisations.
+# Theorem 1 is checked inside the proved $\varepsilon$ of its eq. (28) only once, for part 1 on $n=2$ data, where
+# the check cannot fail (a consistency check); every other theorem row is graded at $\varepsilon$ far above that
+# bound, outside the proved $\varepsilon$, as an extension; see the theory section):
 #
 # ```{glue:} alignment-what-holds
 # ```
@@ -80,7 +82,7 @@
 #
 # | what | our choice | why |
 # |---|---|---|
-# | MNIST images | the first 500 training images of each digit (committed subset), pixels in $[0,1]$, centred by the mean of the selected images; the pair 1 vs 0 is also run on 1000 per digit, graded as a consistency check (`mnist.image-count`) | the paper gives no count; at the paper's 15 000 iterations three pairs of 2000 images would take about 330 s of CPU alone, over the chapter's budget, so we halve the count and show on one pair that the four MNIST verdicts do not change when it is doubled; centring makes $x_+=-x_-$ exactly |
+# | MNIST images | the first 500 training images of each digit (committed subset), pixels in $[0,1]$, centred by the mean of the selected images; the pair 1 vs 0 is also run on 1000 per digit, graded as a consistency check (`mnist.image-count`) | the paper gives no count; at the paper's 15 000 iterations three pairs of 2000 per digit would take at least 360 s of CPU (the protocol study: 60.4 s per pair at 1000 per digit), over the chapter's budget, so we halve the count and show on one pair that the four MNIST verdicts do not change when it is doubled; centring makes $x_+=-x_-$ exactly |
 # | labels | $1\to+1$, $0\to-1$; $3\to+1$, $8\to-1$; $1\to+1$, $7\to-1$ | the heatmap lists digit 1 first; the problem is symmetric |
 # | loss of the experiments | exponential, **mean** over points, for the toy, Figs. 7–9, MNIST and Figs. 12–13 (float64 for the toy and Figs. 7–9, float32 for MNIST); the toy and Figs. 7–9 are also run on the sum, printed beside | the paper's MNIST time scales fix the mean, see Conventions |
 # | loss of the theory checks | exponential, **sum** (the theorem's setting) | the constants $t_1$, $T$, $\alpha$ are written for it |
@@ -645,10 +647,10 @@ p_big = TwoLayer(W1=p_t.W1 * (eps_big / eps_t), W2=p_t.W2 * (eps_big / eps_t))
 big_run = train(p_big, X_t, y_t, loss=EXP_SUM, lr=eta_t, steps=n_fix, record=linear_schedule(n_fix, 10))
 coarse_run = train(p_t, X_t, y_t, loss=EXP_SUM, lr=100 * eta_t, steps=n_fix // 100, record=linear_schedule(n_fix // 100, 1))
 res_t1 = ledger.measure("thm1.t1-bound", al.claims.TheoryRuns(th_run, X_t, y_t, p_t, eps_t),
-                        controls={"large_init": al.claims.TheoryRuns(big_run, X_t, y_t, p_big, eps_big)},
                         coarse=al.claims.TheoryRuns(coarse_run, X_t, y_t, p_t, eps_t),
                         premises=dict(t1_gap=al.rel_gap(t1_h[2], t1_h[1])))
-print(f"control eps = {eps_big:g}: t1 {np.round(res_t1.control_values['t1'], 4)}, horizon {res_t1.control_values['T'][0]:.4f}; "
+big_t1 = al.claims.t1_within_bound(al.claims.TheoryRuns(big_run, X_t, y_t, p_big, eps_big))
+print(f"eps = {eps_big:g} (not a control): t1 {np.round(big_t1['t1'], 4)}, horizon {big_t1['T'][0]:.4f}; "
       f"coarse step 100 eta: t1 {np.round(al.alignment_times(coarse_run, X_t, y_t), 4)}")
 
 # %% [markdown]
@@ -696,9 +698,11 @@ ledger.grade("erratum.zeta", leak_min=leak["min"], leak_max=leak["max"], z2_over
 # Every claim on these data is therefore graded **outside the proved $\varepsilon$, as an extension**. Part 1 of
 # the theorem can be graded inside: on the smallest member of the family, $n=2$ (one point per class, spread
 # $0.05$, $\mu\approx0.95$), the bound is about $10^{-70}$–$10^{-90}$, and float64 runs $\varepsilon=10^{-120}$
-# ($\varepsilon^2$ and every $|f|\approx10^{-240}$ stay representable). A positive neuron that starts activating
-# $x_-$ must turn through its hyperplane into $\mathcal S_+$; the claim is the theorem's: within the bound and the
-# horizon $T\approx30$. Control: the same directions at $\varepsilon=10^{-2}$ ($T\approx0.3$).
+# ($\varepsilon^2$ and every $|f|\approx10^{-240}$ stay representable). Theorem 1 puts every positive neuron in
+# $\mathcal S_+$ or $\mathcal S_{\rm dead}$ within the bound and the horizon $T\approx30$; only those that
+# initially activate a positive point are guaranteed $\mathcal S_+$. A *consistency check*: inside eq. (28)
+# $T\ge$ the $t_1$ bound by construction, and $t_1\approx0.7$ sits 28–31× below the bound whatever $\varepsilon$
+# (the same directions at $\varepsilon=10^{-2}$, printed, have the same $t_1$; only $T$ changes).
 
 # %%
 X_28, y_28 = al.synthetic_separable(2, 10, 0.05, generator(seed + 200))
@@ -721,14 +725,13 @@ t1_28 = {k: al.alignment_times(tr_28[k], X_28, y_28) for k in (1, 2)}
 # %%
 big_28 = al.claims.TheoryRuns(tr_28["big"], X_28, y_28, p_28b, 1e-2)
 res_28 = ledger.measure("thm1.t1-eq28", al.claims.TheoryRuns(tr_28[1], X_28, y_28, p_28, eps_28),
-                        controls={"large_init": big_28},
                         premises=dict(in28=(math.log10(eps_28) <= lb_28).astype(float),
                                       t1_gap=al.rel_gap(t1_28[2], t1_28[1])))
 print(f"n = 2: mu = {g_28.mu:.3f}; eq. (28) bound 10^{lb_28.round(0).tolist()}, eps = 1e-120; "
       f"t1 {np.round(res_28.values['t1'], 3)}, bound {np.round(res_28.values['bound'], 1)}, "
-      f"T {res_28.values['T'][0]:.1f}; control eps = 1e-2: t1 "
-      f"{np.round(res_28.control_values['t1'], 3)}, "
-      f"T {res_28.control_values['T'][0]:.2f}")
+      f"T {res_28.values['T'][0]:.1f}; eps = 1e-2 (not a control): t1 "
+      f"{np.round(al.claims.t1_within_bound(big_28)['t1'], 3)}, "
+      f"T {al.claims.t1_within_bound(big_28)['T'][0]:.2f}")
 
 # %% [markdown]
 # Next, the lemmas behind the proof, on the same runs: balancedness and sign invariance (Section
@@ -1031,6 +1034,30 @@ print(f"t2 (median over seeds) per eps: {np.median(t2_eps, 1).round(3).tolist()}
       f"slope x min|x±| = {np.round(res_t2.values['slope_ratio'], 3)}, R2 = {np.round(res_t2.values['r2'], 5)}; "
       f"linear network (control): slope x min|x±| = {np.round(res_t2.control_values['slope_ratio'], 3)}")
 
+# %% [markdown]
+# *The $1/n$ of $t_2$* (`eps.t2-n`, referee item 2.7, declared before its run): the same slope prediction at
+# $n\in\{4,16,64\}$ on the data of the $t_1$-against-$n$ runs, by GD ($\eta=0.05/(nX_{\max})$, with its
+# step-halving premise) at $\varepsilon\in\{10^{-4},10^{-8},10^{-12}\}$; control: the linear network.
+
+# %%
+def t2_n_runs(n_, act="relu", div=1):
+    """The eps sweep on the n-point data (al.claims.t2_n_sweep) from this section's W0."""
+    return al.claims.t2_n_sweep(p_one, n_, seed, R_t, act, div)
+
+
+n_list = (4, 16, 64)
+t2n = {d: {n_: t2_n_runs(n_, div=d) for n_ in n_list} for d in (1, 2)}
+t2_of = {d: np.stack([al.fitting_times(t2n[d][n_].traj, t2n[d][n_].X, t2n[d][n_].y) for n_ in n_list])
+         for d in (1, 2)}
+res_t2n = ledger.measure("eps.t2-n", t2n[1],
+                         controls={"linear_net": {n_: t2_n_runs(n_, "linear") for n_ in n_list}},
+                         premises=dict(t2_gap=np.nanmax(np.abs(t2_of[2] / t2_of[1] - 1)
+                                                        .reshape(-1, 3, R_t), (0, 1))))
+print(f"slope x min|x±| per n {n_list}: "
+      f"{[np.round(res_t2n.values[f'ratio_{n_}'], 3).tolist() for n_ in n_list]}; "
+      f"1 - R2 max {np.round(res_t2n.values['r2_gap'], 5)}; linear network (control): dev "
+      f"{np.round(np.array(res_t2n.control_values['dev'], dtype=float), 3)}")
+
 # %%
 dev_T = np.array([[dev_all[tr_eps.time <= T_eps[e], e * R_t + r].max() for r in range(R_t)] for e in range(E)])  # (E, R)
 W_max0 = p_one.norms_in().amax(-1).numpy()                                       # W0 = W/eps
@@ -1052,20 +1079,18 @@ print(f"deviation up to T, trend as eps -> 0: slope {np.round(v1['slope'], 2)}, 
 # growth the gradient allows, true of every balanced run, so a *consistency check* (its margin shows the slack).
 # Lemma 4 bounds the direction error *pointwise* by the output, $\le2nX_{\max}\max_i|f(x_i)|$, whenever
 # $\max_i|f|\le1$ — read here through the whole fitting phase up to $|f|=1$, not only up to $T$. It rests on the
-# balance $|v_j|=\|w_j\|$ of the initialisation (3); its control is a run without it: the same $W_0$ and signs at
-# $\varepsilon=10^{-12}$ with $|v_j|=2\|w_j\|$, whose directions turn twice as fast as the simplified field while
-# $f$ is still tiny. The velocity is computed in closed form for any $|v_j|/\|w_j\|$ (unit test against autograd).
+# balance $|v_j|=\|w_j\|$ of the initialisation (3), and on a balanced state it cannot fail: the left-hand side
+# is $\|P\sum_iy_i\,\mathrm{expm1}(-y_if_i)1_ix_i\|\le nX_{\max}(e-1)\max|f|$ (Lemma 2), a ratio $\le(e-1)/2$
+# whatever the dynamics — a *consistency check* (an unbalanced run, the former control, removes the hypothesis,
+# not a mechanism). The velocity is computed in closed form for any $|v_j|/\|w_j\|$ (unit test against autograd).
 
 # %%
 res_l3 = ledger.measure("lemma3.norm-bounds", sweep_eps, premises=dict(eps_ok=eps_ok))
-p_unb = TwoLayer(W1=p_one.W1 * 1e-12, W2=2 * p_one.W2 * 1e-12)       # control: |v_j| = 2 ||w_j||
-unb = flow(p_unb, X_t, y_t, loss=EXP_SUM, lr=1e-3, steps=3000, record=100, atol=1e-40)
-res_l4 = ledger.measure("lemma4.direction", tr_eps, controls={"unbalanced": unb},
-                        X=X_t, y=y_t, R=R_t)
+res_l4 = ledger.measure("lemma4.direction", tr_eps, X=X_t, y=y_t, R=R_t)
 print(f"Lemma 3: largest ||w||^2 / bound {np.round(res_l3.values['w_ratio'], 4)}, |f| / bound "
       f"{np.round(res_l3.values['f_ratio'], 4)}; Lemma 4: largest error / bound "
-      f"{np.round(res_l4.values['ratio'], 3)} over {res_l4.values['n_snap']} snapshots; "
-      f"unbalanced control {np.array(res_l4.control_values['ratio'], dtype=float)}")
+      f"{np.round(res_l4.values['ratio'], 3)} over {res_l4.values['n_snap']} snapshots "
+      f"(at most (e - 1)/2 = {(math.e - 1) / 2:.3f} on any balanced state)")
 
 # %% [markdown]
 # ```{glue:figure} alignment-eps
@@ -1160,14 +1185,18 @@ ledger.grade("thm1.t1-scaling", mono=mono, slope=slopes, within=within(bd_mu, bd
 #
 # * **Theorem 1 inside eq. (28)'s bound, beyond part 1.** The bound is about $10^{-6\cdot10^5}$ for the theory data
 #   (printed in the theory section). Only part 1 is graded inside it (`thm1.t1-eq28`, $n=2$, $\varepsilon=10^{-120}$).
-#   The $n=2$ data make part 2 trivial (one point per class: the stable rank and the rate say nothing), and at
-#   $n\ge4$ the bound ($\approx10^{-250}$–$10^{-340}$ for spread $0.05$, measured in a probe) leaves float64; a
-#   log-domain integrator (the state rescaled by $\varepsilon$, with $f$ carried as $\varepsilon^2\tilde f$) would have to follow the
-#   fit at $t_2\approx\log(1/\varepsilon)/\|x_\pm\|$, about $10^6$ flow-time units for the theory data, i.e. $10^9$ GD steps
-#   at the chapter's step: not affordable. Part 1's content does not depend on $\varepsilon$ to leading order (Lemma 1's
+#   The $n=2$ data make part 2 trivial (one point per class: the stable rank and the rate say nothing). At
+#   $n\ge4$ the bound leaves float64 for *our* family ($\approx10^{-250}$–$10^{-340}$ for $D=10$, spread $0.05$,
+#   measured in a probe), but not for every one: the referee measured $10^{-162}$–$10^{-172}$ for $n=4$, $D=100$,
+#   spread $0.01$ ($\mu\approx0.99$), where $\varepsilon\approx10^{-180}$ is representable ($f\approx\varepsilon^2$ underflows to 0,
+#   a term below float64 resolution) and $t_2\approx200$ flow time, about $8\cdot10^4$ GD steps of a tiny net —
+#   an estimated tens of seconds. Grading part 1, the rate and $\|W\|\to\infty$ there is left to the next round
+#   (this round had 45 minutes); our earlier "not affordable" held only for our $D=10$ family. Part 1's content does not depend on $\varepsilon$ to leading order (Lemma 1's
 #   error is $\propto\varepsilon$, graded as a trend in `eps.lemma1-error`), which is what the extension claims rest on.
 # * **The $n$-dependence of $t_2=\Theta(\log(1/\varepsilon)/n)$ and of the $t_1$ bound (item 5a).** `eps.t2-log` grades the
-#   slope $1/\min\|x_\pm\|$ on $n=16$, which carries the $1/n$ through $\|x_\pm\|\approx n/2$. A sweep over
+#   slope $1/\min\|x_\pm\|$ on $n=16$; this round grades the $1/n$ too (`eps.t2-n`): as the referee noted, GD at
+#   $\varepsilon\in\{10^{-4},10^{-8},10^{-12}\}$ with a step-halving premise costs seconds (6 s in the reduced run, 22 s in the full run at load 4–5), where the
+#   adaptive flow to $\varepsilon=10^{-24}$ below does not. The earlier estimate for the flow: a sweep over
 #   $n\in\{4,16,64\}$ needs two more adaptive-flow batches of the $\varepsilon$ sweep; a probe measured them
 #   ($\varepsilon\in\{10^{-8},10^{-16},10^{-24}\}$, 5 seeds, the data of the $t_1$ runs): $n=4$ to $t=40$ (past its
 #   $t_2\approx28$) took 98 s, $n=64$ to $t=4$ more than 70 s (stopped; the flow is stiffer, $nX_{\max}$ larger) —
@@ -1180,8 +1209,9 @@ ledger.grade("thm1.t1-scaling", mono=mono, slope=slopes, within=within(bd_mu, bd
 #   stable rank moves, Choices); the paper gives no image count. The build's 500 per digit against 1000 per digit
 #   is `mnist.image-count` (same four verdicts on 1 vs 0, one extra pair run), and the one-off study in the MNIST
 #   section measures how the graded quantities move with 250–1000 images per digit and 8000 or 15 000 iterations
-#   (about 110 s, not part of the build): the images barely matter, the iterations do. 2000 per digit for three
-#   pairs would cost about 330 s of CPU at 15 000 iterations (Choices), over the chapter's budget.
+#   (109 s in all, not part of the build): the images barely matter, the iterations do. The study's own timing
+#   (60.4 s for one pair at 1000 per digit) extrapolates to about 120 s per pair at 2000 per digit, so at least
+#   360 s for three pairs before any continuation block, over the chapter's budget.
 # * **Step and horizon of the figures (item 7).** Figure 6 runs the mean loss for the flow time of the paper's
 #   30 000 iterations on the sum (180 000 iterations; the sum is printed beside it); Figures 7–9 run the paper's
 #   30 000 iterations at its step and read its iterations 7000 and 21 000; MNIST runs the paper's 15 000; Figures 12–13
@@ -1194,6 +1224,27 @@ ledger.grade("thm1.t1-scaling", mono=mono, slope=slopes, within=within(bd_mu, bd
 #   stored); Figures 1–2 and the $\varepsilon$ and $t_1$ scaling figures draw fixed data or every seed at once.
 
 # %% [markdown]
+# **A referee's report (ref_al11): findings answered, not fixed in this round** (one sentence each, with the cost).
+#
+# * *1.3* `thm1.norm-growth` rests on one data draw (the toy batches one $X$ for the five initialisations); drawing
+#   $X$ per seed means five flows to $t=10^{15}$ instead of one batched flow — not measured, so its 5/5 counts once.
+# * *1.7* `lemma3.norm-bounds`' margin is a max over $\varepsilon$ and so reflects $\varepsilon=10^{-4}$ only (slack
+#   $\sim10^{23}$ at $10^{-24}$); `lemma11` is checked on the visited activation patterns, not on random directions
+#   (about $10^5$ directions, seconds) — both left (time).
+# * *2.2* `fig9.orthogonal`'s growth half: the chapter's own argument predicts ratio $\approx\alpha^{1-1/\sqrt2}\approx0.0175$
+#   at $\alpha=10^{-6}$ (measured 0.014–0.031), so `ratio < 0.01` fails there by construction; a trend over
+#   $\alpha\in[10^{-15},10^{-4}]$ on the two-point problem is the right test, left (one Figure-9 batch per $\alpha$).
+# * *2.3* Figure 6 runs the sum's flow time while Figures 7–8 read the paper's iterations on the mean (= 3500 and
+#   10 500 iterations on the sum); the two reductions are printed beside Figures 7–9, one convention for all is left.
+# * *2.4–2.6* MNIST: `k_align` (mean neuron, 870–928 in the sweep) is under half the paper's "about 2000" but passes the
+#   one-sided "by 2500"; the stable rank of 1 vs 0 still drifts (1.039 → 1.072 from 8000 to 20 000 iterations);
+#   the large-init control runs 200 images capped at 15 000 — each needs a rule change and the 5-seed MNIST sweep
+#   (≈ 10 min), left to the lead engineer's sweep.
+# * *2.8* The `t1_gap` premises read snapshots every 10 steps (6.5 % of $t_1$), so they can read only 0 or
+#   $\ge6.5$ %; dense recording around $t_1$ is left (time).
+# * *3.3* eq. (39)'s upper bound on $t_2$ (slope $8/(\sqrt\mu n_+X_{\min})$, about 100× the measured) is not graded.
+
+# %% [markdown]
 # ## Claims ledger
 # Every checkable statement this chapter tests: its rule and tolerance (each says whether its expectation was
 # predicted or copied from a result, and what changed after a result was seen), the measured values over the
@@ -1202,6 +1253,22 @@ ledger.grade("thm1.t1-scaling", mono=mono, slope=slopes, within=within(bd_mu, bd
 # own run fails if a control passes or a pass rate leaves its declared expectation.
 #
 # ### What changed in this revision
+# *This round (referee report ref_al11), each change with a history entry in the claims file, made after the
+# results were seen:* `thm1.t1-eq28` and `thm1.t1-bound` became consistency checks (their $\varepsilon=10^{-2}$
+# "controls" had the main run's $t_1$ and differed only in the formula $T$; the runs are printed, not graded);
+# `lemma4.direction` became a consistency check without control (its ratio is $\le(e-1)/2$ on any balanced state);
+# `thm1.loss-rate` reads $\min$ bound$/\mathcal L$ from $t_2+1/(\alpha\mathcal L(t_2))$, where the bound has halved
+# (at $t_2$ it equals $\mathcal L$, which pinned the margin at 1); `lemmas.invariants` no longer grades
+# `changes_over_n <= 1` (implied by `wrong_way == 0`). New: `eps.t2-n` grades $t_2$'s slope at
+# $n\in\{4,16,64\}$ (declared before its run, expectation predicted; control: the linear network). Text only: `thm1.norm-growth` says its five seeds are one data
+# draw (one observation), that `mono` holds by homogeneity and `slope >= 0.5` is our reading; `eps.t2-log` says its
+# slope is our prediction; `thm1.part1` and `thm1.low-rank` carry the "outside the proved $\varepsilon$" label; the
+# "What holds" rows state their data draws and Figure 9's failing half. The table below is the *previous* round's:
+# its "before" column is the revision before that round, as recorded in the claims' history entries (some of its
+# numbers come from sweeps since replaced, not from the currently published sweep of commit `f9a6f3a`,
+# 2026-12-02 11:35 UTC); its "after" column and the tables under it are this build (base seed 0). The lead engineer
+# re-runs the published sweep at this code.
+#
 # Claims declare their measurement and a control *run*; the ledger applies the one to the other. All
 # reproductions are now in this form. In this round (after a referee's report):
 # `mnist.timescales` and `mnist.align-first` measure a crossing that never happens within the run as $\infty$
@@ -1219,7 +1286,7 @@ ledger.grade("thm1.t1-scaling", mono=mono, slope=slopes, within=within(bd_mu, bd
 #
 # | claim | before | after |
 # |---|---|---|
-# | `thm1.t1-bound` | reproduced 25/25, control (bound/10⁵) *passed* in 9/25 | rule $t_1\le$ bound and $t_1\le T$; control: the $\varepsilon=10^{-2}$ run; tier *consistency* (a step 100× too coarse passes too) |
+# | `thm1.t1-bound` | reproduced 25/25, control (bound/10⁵) *passed* in 9/25 | rule $t_1\le$ bound and $t_1\le T$; tier *consistency* (a step 100× too coarse passes too); this round: kind consistency, the $\varepsilon=10^{-2}$ run printed, not a control |
 # | `thm1.t1-scaling` | premise not met 23/25, partial 2/25 | steps $\eta/4$ vs $\eta/8$: the premise holds; a consistency check (no run can fail the bound) |
 # | `thm1.loss-rate` | reproduced 25/25, control a half-rate curve | a consistency check (the counterfactual run is too costly to integrate) |
 # | `eps.lemma1-error` | reproduced 25/25 (bound and slope) | graded as a trend $\varepsilon\to0$ (`mono == 1`, decades a premise); a consistency check (no small-output run can fail it) |
@@ -1252,12 +1319,13 @@ ledger.grade("thm1.t1-scaling", mono=mono, slope=slopes, within=within(bd_mu, bd
 # this run's ledger:
 
 # %%
-new_rows = ["thm1.t1-eq28", "thm1.norm-growth", "lemma3.norm-bounds", "lemma4.direction", "lemma11"]
+new_rows = ["eps.t2-n", "thm1.t1-eq28", "thm1.norm-growth", "lemma3.norm-bounds", "lemma4.direction", "lemma11"]
 pd.DataFrame({c: dict(rate=ch.rate(c), tier=ledger.results[c].tier()[0],
                       control=ledger.results[c].control_status) for c in new_rows}).T
 
 # %%
-changed = ["fig6.two-drops", "fig7.fast", "mnist.low-rank", "thm1.t1-bound", "thm1.t1-scaling", "eps.lemma1-error", "eps.t2-log", "lemma15", "thm1.low-rank-two-dir",
+changed = ["lemmas.invariants", "thm1.t1-eq28", "lemma4.direction",
+           "fig6.two-drops", "fig7.fast", "mnist.low-rank", "thm1.t1-bound", "thm1.t1-scaling", "eps.lemma1-error", "eps.t2-log", "lemma15", "thm1.low-rank-two-dir",
            "lemma13", "dwell-time", "thm1.loss-rate", "fig8.slow", "mnist.timescales", "mnist.align-first",
            "fig9.orthogonal", "fig12.two-phase", "init-probability", "fig13.one-phase", "a5.both-fit", "thm1.refined-alignment"]
 pd.DataFrame({c: dict(after=ch.rate(c), tier=ledger.results[c].tier()[0], control=ledger.results[c].control_status)

@@ -53,7 +53,7 @@ def test_loss_rate_check_on_the_bound_itself():
     X = torch.tensor([[1.0, 0.0], [-1.0, 0.0]], dtype=torch.float64)
     y = torch.tensor([1.0, -1.0], dtype=torch.float64)
     g = al.geometry(X, y)
-    t = np.linspace(0, 10, 101)
+    t = np.linspace(0, 40, 401)                         # the window starts at t2 + 1/(alpha L(t2)) = 17
     scale = torch.as_tensor(np.where(t < 1, 0.1, 1.0))                             # |f| crosses 1/4 at t = 1
     W1 = scale[:, None, None, None] * torch.tensor([[[1.0, 0.0], [-1.0, 0.0]]], dtype=torch.float64)
     W2 = scale[:, None, None, None] * torch.ones(1, 1, 2, dtype=torch.float64) * torch.tensor([1.0, -1.0])
@@ -64,6 +64,8 @@ def test_loss_rate_check_on_the_bound_itself():
     assert 0 < out["bound_drop"][0] < 1
     assert out["ratio_ctl"][0] < 1
     assert out["t2"][0] == pytest.approx(1.0, abs=0.1)
+    short = al.loss_rate_check(_traj(W1[:101], W2[:101], t[:101], L[:101, None]), X, y, g)
+    assert np.isnan(short["ratio_min"][0])                 # t <= 10: no snapshot where the bound has halved
 
 
 def test_simplified_deviation_matches_autograd_on_balanced_state():
@@ -159,3 +161,24 @@ def test_direction_deviation_matches_autograd_for_unbalanced_weights():
     dev, fmax = al.measure.direction_deviation(traj, X, y)
     np.testing.assert_allclose(dev[0], want, rtol=1e-10)
     np.testing.assert_allclose(fmax[0], forward(p, X)[..., 0].abs().amax(-1).numpy(), rtol=1e-12)
+
+
+def test_eps_t2_n_takes_the_worst_n():
+    import lrlib.theory.alignment.claims as cl
+    fake = {4: {"slope_ratio": np.array([1.1, 0.9]), "r2": np.array([0.999, 1.0])},
+            16: {"slope_ratio": np.array([1.0, 0.7]), "r2": np.array([1.0, 0.98])}}
+    orig = cl.eps_t2_log
+    cl.eps_t2_log = lambda s: fake[s]
+    try:
+        out = cl.eps_t2_n({4: 4, 16: 16})
+    finally:
+        cl.eps_t2_log = orig
+    assert np.allclose(out["dev"], [0.1, 0.3]) and np.allclose(out["r2_gap"], [0.001, 0.02])
+    assert np.allclose(out["ratio_16"], [1.0, 0.7])
+
+
+def test_t2_n_sweep_small():
+    W0 = al.balanced_theory_init(4, 10, 1.0, generator(1), runs=(1,))
+    sw = al.claims.t2_n_sweep(W0, 4, 0, 1)
+    t2 = al.fitting_times(sw.traj, sw.X, sw.y)
+    assert np.isfinite(t2).all() and (np.diff(t2) > 0).all()     # smaller eps fits later

@@ -194,7 +194,8 @@ def loss_rate_check(traj: Trajectory, X: Tensor, y: Tensor, g: DataGeometry) -> 
     Returns
     -------
     dict of str to ndarray
-        ``ratio_min`` — min over snapshots at or after ``t₂`` of bound/L; ``bound_drop`` —
+        ``ratio_min`` — min over the snapshots at ``t ≥ t₂ + 1/(α L(t₂))`` (where the bound has halved;
+        at ``t₂`` itself bound = L by construction) of bound/L, NaN where none; ``bound_drop`` —
         ``1 − bound(t_end)/L(t₂)``; ``ratio_ctl`` — the same min for a curve decaying at half the rate
         (the control); ``t2``; each ``(R,)``.  ``t₂`` is taken at the first snapshot at or after it.
     """
@@ -208,7 +209,8 @@ def loss_rate_check(traj: Trajectory, X: Tensor, y: Tensor, g: DataGeometry) -> 
         i2 = int(np.searchsorted(time, t2))
         L = traj.loss[i2:, r].numpy()
         bound = loss_bound(float(L[0]), time[i2], time[i2:], alpha)
-        out["ratio_min"][r] = np.min(bound / L)
+        late = time[i2:] >= time[i2] + 1 / (alpha * float(L[0]))
+        out["ratio_min"][r] = np.min(bound[late] / L[late]) if late.any() else np.nan
         out["bound_drop"][r] = 1 - bound[-1] / L[0]
         out["ratio_ctl"][r] = np.min(bound / loss_bound(float(L[0]), time[i2], time[i2:], alpha / 2))
         out["t2"][r] = t2
