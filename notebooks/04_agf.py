@@ -224,7 +224,7 @@ flow3 = pd.DataFrame([{"α": f"{a:g}", "1/η_α": 1 / eta_a, "flow: max drop-tim
 flow3.round(4)
 
 # %%
-ledger.measure("fig3.drop-times", sw3, controls={"gd_coarse": gd3},
+ledger.measure("fig3.drop-times", sw3, coarse=gd3,
                note="error × η_α at the deepest α per seed: the rate's constant; coarse GD's "
                     f"errors, seed 0: {np.round(agf_claims.sweep_errors(gd3)[0][0], 3).tolist()}")
 ledger.measure("fig3.drop-times-finite", sw3,
@@ -482,7 +482,7 @@ k2, k3a, k3 = (agf_claims.AlignSweep(al2, f) for f in (f2, fa, fc))
 # %%
 ledger.measure("B4.alignment", k2, controls={"kappa3_plain": k3},
                note=f"seed 0: κ = 2 fractions {np.round(f2[:, 0], 3).tolist()}, κ = 3 {np.round(fc[:, 0], 3).tolist()} at α = {al2.tolist()}")
-ledger.measure("B4.adaptive-rate", k3a, controls={"kappa3_plain": k3},
+ledger.measure("B4.adaptive-rate", k3a,
                note=f"κ = 3 with the adaptive rate, seed 0: {np.round(fa[:, 0], 3).tolist()}")
 pd.DataFrame({f"α = {a:g}": [f"{f2[i, 0]:.3f} / {fa[i, 0]:.3f} / {fc[i, 0]:.3f}"] for i, a in enumerate(al2)},
              index=["seed 0: κ = 2 / κ = 3 adaptive / κ = 3 plain"]).T
@@ -588,7 +588,8 @@ for j, (name, pr) in enumerate(preds4.items()):
                    note=f"GD at h = 0.05 is off the flow by {np.round(gap4[0.05][j], 3).tolist()}; first {K} drops; median error × η_α: "
                         + ", ".join(f"α = {a:g} {np.median(et[ia]) * etas4[ia]:.2f}" for ia, a in enumerate(alphas4)))
     for what in ("levels", "spectra"):
-        ledger.measure(f"fig4.{what}-{name}", fc4, controls={"linear_model": lin4},
+        ctl4 = None if (what, name) == ("levels", "commuting") else {"linear_model": lin4}
+        ledger.measure(f"fig4.{what}-{name}", fc4, controls=ctl4,
                        premises=dict(step_gap=gap4[2e-3][j]), pred=pr, K=K,
                        note=f"first {K - 1} plateaus, read between the flow's own drops")
     print(f"{name}: {K} drops; largest drop-time error per seed: α = 1e-6 {np.round(et[0], 3)}, "
@@ -1039,7 +1040,7 @@ gap7 = np.abs(L7[:N_SEEDS] - run7h.loss[-1].numpy()) / predF7.levels[1]
 # %%
 group7 = {name: run7.at(i).map(lambda t, sl=sl: t[sl]) for name, i, sl in
           (("N6", -1, slice(0, N_SEEDS)), ("N4", -1, slice(N_SEEDS, None)), ("N6_init", 0, slice(0, N_SEEDS)))}
-ledger.measure("thmF7.cost-step", group7["N6"], controls={"group_N4": group7["N4"]}, init=group7["N6_init"],
+ledger.measure("thmF7.cost-step", group7["N6"], init=group7["N6_init"],
                premises=dict(N=6.0, step_gap=gap7), X=XF7, Y=YF7, pred=predF7,
                note=f"N = 4 leaves {np.round(frac7[N_SEEDS:], 3).tolist()} of the ξ part unlearned")
 th16 = torch.randn(N_SEEDS, 16, 3, 11, generator=generator(seed + 91), dtype=F64)
@@ -1067,7 +1068,7 @@ runH, runH2, runHc = (width_run(*a) for a in ((33, 1e-3, stepsH), (33, 2e-3, ste
 outH, outH2, outHc = (agf_claims.width_outcome(r_, X=XF7, pred=predF7) for r_ in (runH, runH2, runHc))
 ordH, ordH2 = (agf_claims.width_orders(r_, X=XF7, pred=predF7) for r_ in (runH, runH2))
 sameH = np.array([o == o2 for o, o2 in zip(ordH, ordH2)], dtype=float) * (outH2["fin"] <= 1e-3)    # the step premise
-ledger.measure("H3p.all-frequencies", runH, controls={"width_6": runHc}, premises=dict(H=33.0, p=11.0, step_same=sameH),
+ledger.measure("H3p.all-frequencies", runH, premises=dict(H=33.0, p=11.0, step_same=sameH),
                X=XF7, pred=predF7,
                note=f"final loss / ℓ⁽⁰⁾: H = 33 {fmt(outH['fin'].max(), 2)} (worst seed), H = 6 {fmt(outHc['fin'].min(), 2)} (best seed)")
 
