@@ -64,14 +64,19 @@ def test_fig5_measurements_read_a_staircase_and_its_end_point():
     assert np.all(cm.fig5_order(flat, pred=pred)["overlap"] == np.inf)
 
 
-def test_fig6_measurements_read_a_staircase_and_tell_missing_drops():
-    x = modular.template(20, {1: 10.0, 3: 5.0, 5: 2.5})
-    pred = modular.predict(x)
+def _fig6_staircase(drops):
+    """Figure 6's prediction and a loss staircase dropping to its levels at ``drops`` (geometric times)."""
+    pred = modular.predict(modular.template(20, {1: 10.0, 3: 5.0, 5: 2.5}))
     t = np.geomspace(0.01, 3000, 3001)
-    drops = [100.0, 400.0, 1500.0]
     L = np.full(t.shape, pred.levels[0])
     for k, d in enumerate(drops):
         L = np.where(t >= d, pred.levels[k + 1], L)
+    return pred, t, L
+
+
+def test_fig6_measurements_read_a_staircase_and_tell_missing_drops():
+    drops = [100.0, 400.0, 1500.0]
+    pred, t, L = _fig6_staircase(drops)
     power = np.zeros((t.size, 1, 11))
     for k, (f, a) in enumerate(zip(pred.order, pred.amps)):
         power[:, 0, f] = a * (t >= drops[k])
@@ -98,13 +103,8 @@ def test_fig6_phase_is_the_measure_modules_constraint_per_run():
 
 
 def test_fig6_levels_read_log_time_windows_and_report_their_flatness():
-    x = modular.template(20, {1: 10.0, 3: 5.0, 5: 2.5})
-    pred = modular.predict(x)
-    t = np.geomspace(0.01, 3000, 3001)
     drops = [25.0, 200.0, 1900.0]
-    L = np.full(t.shape, pred.levels[0])
-    for k, d in enumerate(drops):
-        L = np.where(t >= d, pred.levels[k + 1], L)
+    pred, t, L = _fig6_staircase(drops)
     # the second plateau falls from 1200: inside the linear middle half [625, 1475], not the log one [351, 1084]
     L = np.where((t >= 1200) & (t < drops[2]), pred.levels[2] * (1 - 0.5 * (t - 1200) / 700), L)
     run = cm.ModularFlow(time=t, loss=L[:, None], power=np.zeros((t.size, 1, 11)))
