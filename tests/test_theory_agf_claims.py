@@ -199,3 +199,11 @@ def test_dln_gd_sweep_approaches_the_flow_and_lags_at_a_coarse_step():
     assert fine.loss.shape == flow.loss.shape and fine.beta.shape == flow.beta.shape
     e_flow, e_fine, e_coarse = (claims.sweep_errors(s)[0][0, 0] for s in (flow, fine, coarse))
     assert abs(e_fine - e_flow) < 0.02 and e_coarse > e_flow + 0.05
+
+
+def test_align_trend_reads_mono_and_shrink_past_the_shallowest_alpha():
+    alphas = np.array([1e-4, 1e-16, 1e-64, 1e-256])
+    frac = np.stack([np.r_[0.9, 0.5 / np.log(1 / alphas[1:])], np.full(4, 0.9)], axis=1)   # capped at 1e-4
+    out = claims.align_trend(claims.AlignSweep(alphas, frac))
+    assert out["mono8"].tolist() == [1, 1] and out["shrink8"][0] == pytest.approx(16)
+    assert out["shrink8"][1] == pytest.approx(1)

@@ -64,14 +64,19 @@ def test_fig5_measurements_read_a_staircase_and_its_end_point():
     assert np.all(cm.fig5_order(flat, pred=pred)["overlap"] == np.inf)
 
 
-def test_fig6_measurements_read_a_staircase_and_tell_missing_drops():
-    x = modular.template(20, {1: 10.0, 3: 5.0, 5: 2.5})
-    pred = modular.predict(x)
+def _fig6_staircase(drops):
+    """Figure 6's prediction and a loss staircase dropping to its levels at ``drops`` (geometric times)."""
+    pred = modular.predict(modular.template(20, {1: 10.0, 3: 5.0, 5: 2.5}))
     t = np.geomspace(0.01, 3000, 3001)
-    drops = [100.0, 400.0, 1500.0]
     L = np.full(t.shape, pred.levels[0])
     for k, d in enumerate(drops):
         L = np.where(t >= d, pred.levels[k + 1], L)
+    return pred, t, L
+
+
+def test_fig6_measurements_read_a_staircase_and_tell_missing_drops():
+    drops = [100.0, 400.0, 1500.0]
+    pred, t, L = _fig6_staircase(drops)
     power = np.zeros((t.size, 1, 11))
     for k, (f, a) in enumerate(zip(pred.order, pred.amps)):
         power[:, 0, f] = a * (t >= drops[k])
@@ -95,3 +100,17 @@ def test_fig6_phase_is_the_measure_modules_constraint_per_run():
     want = [np.nanmax(ms.phase_constraint(W1[r, :, :11].numpy(), W1[r, :, 11:].numpy(), W2[r].T.numpy(), x, [1, 2]))
             for r in range(3)]
     np.testing.assert_allclose(got, want)
+
+
+def test_fig6_levels_read_log_time_windows_and_report_their_flatness():
+    drops = [25.0, 200.0, 1900.0]
+    pred, t, L = _fig6_staircase(drops)
+    # the second plateau falls from 1200: inside the linear middle half [625, 1475], not the log one [351, 1084]
+    L = np.where((t >= 1200) & (t < drops[2]), pred.levels[2] * (1 - 0.5 * (t - 1200) / 700), L)
+    run = cm.ModularFlow(time=t, loss=L[:, None], power=np.zeros((t.size, 1, 11)))
+    _, low, high = cm.plateaus(run, pred)                               # linear window: not flat
+    assert (high / low - 1)[0, 1] > 0.02
+    out = cm.fig6_levels(run, pred=pred)
+    assert out["lev"][0] < 1e-12 and out["flat"][0] < 1e-12              # log window: on it, flat
+    level, low, high = cm.plateaus(run, pred, log_time=True)
+    assert level.shape == low.shape == high.shape == (1, 2)

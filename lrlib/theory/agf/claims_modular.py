@@ -92,7 +92,7 @@ def run_drops(run, pred) -> np.ndarray:
     return np.array([drop_times(run.time, run.loss[:, r], pred.levels) for r in range(run.loss.shape[1])])
 
 
-def plateau_error(run, pred) -> np.ndarray:
+def plateau_error(run, pred, *, log_time: bool = False) -> np.ndarray:
     """The largest relative error of the run's plateau values (the median loss over the middle half of the
     interval between consecutive drops, :func:`lrlib.measure.plateau_between`) against the inner predicted
     levels ``ℓ₁..ℓ_{K−1}``; ``inf`` when a drop does not happen.
@@ -100,15 +100,41 @@ def plateau_error(run, pred) -> np.ndarray:
     Parameters
     ----------
     run, pred : as for :func:`run_drops`.
+    log_time : read the middle half of each interval in ``log t`` (:func:`plateaus`).
 
     Returns
     -------
     np.ndarray
         ``(S,)``.
     """
-    drops = run_drops(run, pred)
-    plat = np.array([plateau_between(run.time, run.loss[:, r], drops[r]).level for r in range(drops.shape[0])])
+    plat = plateaus(run, pred, log_time=log_time)[0]
     return _inf_if_nan(np.max(relative_error(plat, pred.levels[1:-1]), axis=1))
+
+
+def plateaus(run, pred, *, log_time: bool = False) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The run's plateaus between its own drops (:func:`lrlib.measure.plateau_between`), per seed.
+
+    With ``log_time`` the window is the middle half of ``[log d_k, log d_{k+1}]`` (times ``t > 0`` only): for
+    drops far apart (κ = 3, ×8–9) the linear middle half lies late in the plateau, where the next feature may
+    already lower the loss.
+
+    Parameters
+    ----------
+    run, pred : as for :func:`run_drops`.
+    log_time : read the window in ``log t``.
+
+    Returns
+    -------
+    (np.ndarray, np.ndarray, np.ndarray)
+        ``level``, ``low``, ``high``, each ``(S, K−1)`` (``nan`` where a drop is missing).
+    """
+    drops = run_drops(run, pred)
+    t, L = np.asarray(run.time, float), np.asarray(run.loss, float)
+    if log_time:
+        keep = t > 0
+        t, L, drops = np.log(t[keep]), L[keep], np.log(drops)
+    out = [plateau_between(t, L[:, r], drops[r]) for r in range(drops.shape[0])]
+    return tuple(np.array([getattr(o, k) for o in out]) for k in ("level", "low", "high"))
 
 
 def sequential_order(time: np.ndarray, values: np.ndarray, finals: np.ndarray) -> tuple[list[int], float]:
@@ -245,10 +271,14 @@ def fig6_levels(run: ModularFlow, *, pred) -> dict[str, np.ndarray]:
     Returns
     -------
     dict of str to np.ndarray
-        ``lev`` — the largest relative error over ``ℓ₁..ℓ_{K−1}`` of the plateau values (:func:`plateau_error`;
-        ``inf`` when a drop does not happen within the run).
+        ``lev`` — the largest relative error over ``ℓ₁..ℓ_{K−1}`` of the plateau values, each read over the
+        middle half of the interval between its drops in log time (:func:`plateau_error`; ``inf`` when a drop
+        does not happen within the run); ``flat`` — the largest ``high/low − 1`` over those windows (how much the
+        loss moves inside a window; ``0`` where a drop is missing, which ``lev`` already fails).
     """
-    return {"lev": plateau_error(run, pred)}
+    _, low, high = plateaus(run, pred, log_time=True)
+    flat = np.nan_to_num(np.max(high / low - 1, axis=1), nan=0.0)
+    return {"lev": plateau_error(run, pred, log_time=True), "flat": flat}
 
 
 def fig6_agf_error(run: ModularFlow, *, pred, agf_drops: np.ndarray) -> dict[str, np.ndarray]:

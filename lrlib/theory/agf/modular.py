@@ -118,8 +118,9 @@ class ModularAGF:
     amps: np.ndarray
 
     def jump_bound(self, alpha: float) -> np.ndarray:
-        """The paper's lower bound on each frequency's learning time, ``(1/‖θ₀‖ − 1)/(3Ū*_k)`` with
-        ``‖θ₀‖ = √2 α`` (κ = 3; flow time, the mean-over-pairs loss).
+        """A non-recursive simplification (ours) of the paper's jump bound (App. E.3) on each frequency's
+        learning time, ``(1/‖θ₀‖ − 1)/(3Ū*_k)`` with ``‖θ₀‖ = √2 α`` (κ = 3; flow time, the mean-over-pairs
+        loss). Not the paper's bound: E.3 uses the largest dormant norm at the previous drop.
 
         Parameters
         ----------
