@@ -458,13 +458,18 @@ if not quick and std_chosen != SETTINGS[1]["std"]:
     raise RuntimeError(f"the plateau criterion picks std {std_chosen:g}, not the {SETTINGS[1]['std']:g} setting 1 was run with")
 
 # %% [markdown]
-# **A lazy control (new in this revision).** A network initialised at a large scale stays near its initialisation
-# (lazy regime): no neuron outgrows the others, so there is no race. The control runs of `predict.*`, `prune.*` and
-# `unlock.exp-fit` train setting 1's first two image subsets (same mini-batch orders) from std 0.3, for 4000 steps:
-# its training loss is below the convergence level 0.05 well before, and W1 moves by about 3 % (printed). Std 0.05
-# and 0.1 move W1 by 8 % and 5 %; at 0.05 the $t=0$ correlation still reaches 0.34 (a probe before this revision), so
-# those are not lazy enough to remove the race. 20 000 steps would cost five times more and change nothing printed
-# here (probe: the same verdicts).
+# **A lazy run (context, no longer a control).** A network initialised at a large scale stays near its initialisation
+# (lazy regime): no neuron outgrows the others. This run trains setting 1's first two image subsets (same
+# mini-batch orders) from std 0.3 for 4000 steps (loss below 0.05 well before; W1 moves by about 3 %, printed). It was
+# the control of `predict.*`, `prune.*` and `unlock.exp-fit` in the fifth round; since this revision it is printed
+# beside them only, and they are consistency checks again (ledger histories), because it fails their rules for
+# reasons other than a missing race: for `predict.*` and `unlock.exp-fit` it is the initial state again (at a Gaussian
+# init a neuron's norm is independent of its direction, so any direction-based predictor gives $\rho\approx0$, and
+# the ledger's init grading fails the same way); for `prune.*` its large init leaves a large random output function;
+# for setting 3 it is not comparable (200 images, batch 4). **Its std was chosen after a probe**: at std 0.05 the
+# $t=0$ correlation reached 0.34 and would have passed `rho0 > 0.3`; std 0.3 was preferred as "lazier" (W1 moves
+# 3 % against 8 %), with no W1-movement threshold declared in advance. Over a 20 000-step probe its $\rho_0$ was
+# $-0.05/-0.06$ against $-0.14/-0.15$ here (4000 steps): the verdicts, not the values, were the same.
 
 # %%
 LAZY_STD, LAZY_T = 0.3, min(4000, SETTINGS[1]["steps"])
@@ -629,9 +634,12 @@ pd.concat([ctl_rows, mt1.assign(std=SETTINGS[1]["std"]).drop(columns="setting")]
 # pruned". Per setting and seed we remove the half of the neurons with the lowest final $a$ from the final network and
 # measure the relative change of the full training loss (`prune.setting1`–`3`, rule $|\Delta L/L|\le1\,\%$, the
 # chapter's reading of "can be pruned"), graded only where the run has converged at its end (premise, new in this
-# revision: setting 3 has not, so it is not graded). Control (new in this revision): the lazy std-0.3 runs above, pruned the same
-# way; the same number of neurons removed in a random order (printed) costs far more in any trained network, lazy or
-# not, so it is context, not a control. The paper expects setting 3 to be "harder to prune" than setting 2; measured,
+# revision: setting 3 has not, so it is not graded). A consistency check since this revision, with no control: the lazy
+# std-0.3 runs above, pruned the same way (printed), fail only through their large random output (removing one or two
+# neurons already moves their loss by > 1 %); an antisymmetric, output-zero lazy init would remove that (not run); the
+# same number of neurons removed in a random order (printed) costs far more in any trained network, context too.
+# Printed beside each rate: the rate over all seeds and the number of unconverged ones (referee 2.3: the convergence
+# premise was added after the results and removed exactly the failing seeds). The paper expects setting 3 to be "harder to prune" than setting 2; measured,
 # it is the other way round: setting 3 loses less than setting 2 when its lowest-$a$ half is removed and can be pruned
 # further at ≤ 1 % (printed; on the published run in every seed), although setting 3 has not converged at the end of
 # its run. Printed beside, the **early pruning** of §4.6 — the cut made with the order of $a$ at $t=500$ instead of the
@@ -648,16 +656,18 @@ print(f"merged to at most 150 neurons: ΔL/L setting 1 {[f'{v:+.2%}' for v in mm
 
 # %%
 lazy_prune = (lazy1.final, X1[:N_CTL], y1[:N_CTL], rc.total_norm(lazy1.final))
+prune_lazy = rc.claims.prune_loss(lazy_prune)                 # context: no longer a control (see the ledger)
 for k in SETTINGS:
     X_, y_, tr_ = runs[k]
     a_k = rc.total_norm(tr_.final)
-    pr = ledger.measure(f"prune.setting{k}", (tr_.final, X_, y_, a_k), controls={"lazy": lazy_prune},
+    pr = ledger.measure(f"prune.setting{k}", (tr_.final, X_, y_, a_k),
                         premises=dict(conv=conv[k].astype(int)))
     rnd = rc.claims.prune_loss((tr_.final, X_, y_, torch.rand(a_k.shape, generator=gen(10 + k))))
     print(f"setting {k}: lowest-a half removed: ΔL/L {[f'{v:+.2%}' for v in pr.values['dl']]}, prunable at ≤ 1 %: "
-          f"{rl(pr.values['frac'])} -> {rate(f'prune.setting{k}')}; "
+          f"{rl(pr.values['frac'])} -> {rate(f'prune.setting{k}')} (all seeds: "
+          f"{int((np.abs(pr.values['dl']) <= 0.01).sum())}/{N_SEEDS}, {int((conv[k] == 0).sum())} unconverged); "
           f"random half: {[f'{v:+.2%}' for v in rnd['dl']]}; "
-          f"lazy control: {[f'{v:+.1%}' for v in pr.control_values['dl']]}")
+          f"lazy run (context): {[f'{v:+.1%}' for v in prune_lazy['dl']]}")
 early = rc.claims.prune_loss((tr1.final, X1, y1, rc.total_norm(tr1.at(tr1.index_of_step(500)))))
 print(f"early pruning (order of a at t = 500), setting 1: ΔL/L {[f'{v:+.2%}' for v in early['dl']]}, prunable at ≤ 1 %: {rl(early['frac'])}")
 
@@ -678,9 +688,11 @@ print(f"early pruning (order of a at t = 500), setting 1: ΔL/L {[f'{v:+.2%}' fo
 # setting 1 $\rho(0)>0.3$ ("to a large degree"; graded on $|\cos\delta(0)|$ since this revision, see below), $\rho(500)>0.8$ and $\rho(500)\ge\rho(0)$ ("very well");
 # setting 2 $\rho>0.3$ at both times (§5: its $\cos\delta$ "still correlate to a large degree", setting 1's words),
 # setting 3 $\rho>0.21$ ("still predictive"; one-sided $p<10^{-3}$ for 250 neurons) at both times; "sharper in
-# setting 1": per seed, setting 1's $\rho(500)$ above those of settings 2 and 3. Control (new in this revision): the
-# lazy std-0.3 runs above, through the same correlations (for `predict.sharper` in place of setting 1, beside the same
-# seeds' settings 2 and 3); the shuffled pairing (printed in each note) is a swapped role, context only.
+# setting 1": per seed, setting 1's $\rho(500)$ above those of settings 2 and 3. Consistency checks (no control): the lazy
+# std-0.3 runs above, through the same correlations, are printed as context only (they are the initial state again);
+# the shuffled pairing (printed in each note) is a swapped role, context only. Below, setting 1's neurons that are
+# dead at $t=0$ (no active image: $\gamma=0$, $\cos\delta=0$, $a$ never changes) are counted, and $\rho$ is printed
+# without them: they tie at the bottom of both rankings and inflate $\rho$ (referee 1.4; not regraded in this revision).
 
 # %%
 g_perm = gen(8)
@@ -705,15 +717,25 @@ init_of = {k: (c0, c5, stats[k]["a"][0]) for k, (c0, c5, _) in race_of.items()} 
 lazy_of = (S_lazy["cd"][0], S_lazy["cd"][i500], S_lazy["a_final"])          # the lazy control runs
 for cid, k in (("predict.setting1.t0", 1), ("predict.setting1.t500", 1), ("predict.setting2", 2), ("predict.setting3", 3)):
     ab = (lambda v: (v[0].abs(),) + tuple(v[1:])) if cid == "predict.setting1.t0" else (lambda v: v)   # noqa: E731
-    ledger.measure(cid, ab(race_of[k]), init=ab(init_of[k]), controls={"lazy": ab(lazy_of)},
+    ledger.measure(cid, ab(race_of[k]), init=ab(init_of[k]),
                    note=f"shuffled pairing (context): {({n: rl(v, 3) for n, v in rc.claims.rank_prediction(ab(shuf_of[k])).items()})}")
-ledger.measure("predict.sharper", [race_of[k][1:] for k in SETTINGS],
-               controls={"lazy": [lazy_of[1:]] + [tuple(v[:N_CTL] for v in race_of[k][1:])
-                                                  for k in (2, 3)]})
-for cid in ("predict.setting1.t0", "predict.setting1.t500", "predict.setting2", "predict.setting3", "predict.sharper"):
-    print(f"{cid}: {rate(cid)}; lazy control: "
-          f"{ {n: rl(v) for n, v in ledger.results[cid].control_values.items()} }")
+ledger.measure("predict.sharper", [race_of[k][1:] for k in SETTINGS])
+lazy_ctx = {cid: rc.claims.rank_prediction((lazy_of[0].abs(),) + lazy_of[1:] if cid.endswith("t0") else lazy_of)
+            for cid in ("predict.setting1.t0", "predict.setting1.t500", "predict.setting2", "predict.setting3")}
+lazy_ctx["predict.sharper"] = rc.claims.sharper_prediction(
+    [lazy_of[1:]] + [tuple(v[:N_CTL] for v in race_of[k][1:]) for k in (2, 3)])
+for cid, v_ in lazy_ctx.items():
+    print(f"{cid}: {rate(cid)}; lazy run (context, not a control): { {n: rl(v) for n, v in v_.items()} }")
 glue("race-rate-t0", rate("predict.setting1.t0"), display=False)
+
+# %%
+n_eff0 = rc.neuron.gating(tr1.at(0), X1).sum(-1)                  # N^e(0): each neuron's active images at t = 0
+live = n_eff0 >= 1                                                    # referee 1.4: dead-at-init neurons tie at 0
+rho_live = [float(rc.spearman(stats[1]["cd"][0, r][live[r]].double().abs(),
+                              stats[1]["a_final"][r][live[r]].double())) for r in range(N_SEEDS)]
+print(f"setting 1: neurons dead at t = 0 (N^e(0) = 0) per seed {(~live).sum(-1).tolist()} of 250; "
+      f"ρ(|cos δ(0)|, final a) without them {rl(rho_live)} (graded, with them: "
+      f"{rl(ledger.results['predict.setting1.t0'].values['rho0'])})")
 pred.groupby(["setting", "t"])[["rho", "rho_abs", "top10_overlap"]].agg(["mean", "min", "max"])
 
 
@@ -734,8 +756,8 @@ pred.groupby(["setting", "t"])[["rho", "rho_abs", "top10_overlap"]].agg(["mean",
 # this fit, which any smooth increasing relation over the narrow range fitted also passes. The rule now
 # also asks that the exponential form fit better than a power law $\log a=A+B\log\cos\delta$ (same
 # monotonicity, same number of parameters). A synthetic $a=\cos^k\delta$ on the same neurons (its $R^2$ printed) is
-# context: it fits the power law exactly by construction. The control (new in this revision) is the lazy std-0.3
-# runs above at $t=500$, where $a$ does not grow with $\cos\delta$. The frozen-gating form below fits better than the exponential form in every seed (printed in the note). For context
+# context: it fits the power law exactly by construction. A consistency check since this revision: the lazy std-0.3
+# runs at $t=500$ (printed) are the initial state again, so they cannot pass. The frozen-gating form below fits better than the exponential form in every seed (printed in the note). For context
 # we also fit the closed form the theory gives if the gating were frozen, $a=\|w^{(1)}_\perp\|^2\cos\delta/\sin^2\delta$,
 # i.e. $\log a$ linear in $\log(\cos\delta/\sin^2\delta)$.
 
@@ -746,12 +768,12 @@ fits_ctl = pd.DataFrame([rc.growth_form_fits(S1["cd"][i500, r], rc.power_law_lik
                          for r in range(N_SEEDS)])
 ulk = ledger.measure("unlock.exp-fit", (S1["cd"][i500], S1["a"][i500]),
                      init=(S1["cd"][0], S1["a"][0]),
-                     controls={"lazy": (S_lazy["cd"][i500], S_lazy["a"][i500])},
                      note="R² of the frozen-gating form: " + str(rl(fits.r2_frozen, 3)))
 print(f"exponential form: {rate('unlock.exp-fit')}; R² exponential {rl(fits.r2_exp, 3)}, power law {rl(fits.r2_pow, 3)}; "
       f"on the power-law control R²_exp = {rl(fits_ctl.r2_exp, 3)} (the old rule R² ≥ 0.8 alone would accept it in "
       f"{int((fits_ctl.r2_exp >= 0.8).sum())}/{N_SEEDS}); "
-      f"lazy control R²_exp {rl(ulk.control_values['r2_exp'], 3)}")
+      f"lazy run (context) R²_exp "
+      f"{rl(rc.claims.growth_form((S_lazy['cd'][i500], S_lazy['a'][i500]))['r2_exp'], 3)}")
 fits
 
 # %% [markdown]
