@@ -314,3 +314,17 @@ def test_statement_verdict_reads_reproduction_tier_rows_only():
 def test_pooled_agreement_counts_neurons_over_seeds():
     out = rcc.pooled_agreement({"n_ok": [10, 10, float("nan")], "x": [1.0, 0.9, float("nan")]}, ["x"])
     assert out.startswith("x 19/20 (95 % lower bound 0.7")
+
+
+def test_rank_prediction_leaves_out_dead_neurons():
+    g = generator(5)
+    cd, a = torch.rand(2, 40, generator=g, dtype=F64), torch.rand(2, 40, generator=g, dtype=F64)
+    live = torch.ones(2, 40, dtype=torch.bool)
+    live[:, :5] = False
+    cd[:, :5], a[:, :5] = 0.0, 0.0                                      # dead: tied at the bottom of both
+    out = rcc.rank_prediction((cd, cd, a, live))
+    ref = rcc.rank_prediction((cd[:, 5:], cd[:, 5:], a[:, 5:]))
+    np.testing.assert_allclose(out["rho0"], ref["rho0"])
+    assert out["n_dead"].tolist() == [5.0, 5.0]
+    sh = rcc.sharper_prediction([(cd, a, live)] * 3)
+    np.testing.assert_allclose(sh["rho1"], ref["rho0"])

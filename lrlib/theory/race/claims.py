@@ -137,15 +137,21 @@ def rank_prediction(run) -> dict[str, np.ndarray]:
     Parameters
     ----------
     run : tuple
-        ``(cd0, cd500, a_final)``, each ``(R, m)``: cos δ at t = 0 and t = 500 and the final a.
+        ``(cd0, cd500, a_final)`` or ``(cd0, cd500, a_final, live)``, each ``(R, m)``: cos δ at t = 0 and
+        t = 500, the final a and, optionally, which neurons are alive at t = 0 (only those are ranked).
 
     Returns
     -------
     dict
-        ``rho0``, ``rho500`` ``(R,)``.
+        ``rho0``, ``rho500`` ``(R,)``; with ``live`` also ``n_dead`` ``(R,)``.
     """
-    cd0, cd500, a = (torch.as_tensor(v).to(torch.float64) for v in run)
-    return dict(rho0=spearman(cd0, a).numpy(), rho500=spearman(cd500, a).numpy())
+    cd0, cd500, a = (torch.as_tensor(v).to(torch.float64) for v in run[:3])
+    if len(run) < 4:
+        return dict(rho0=spearman(cd0, a).numpy(), rho500=spearman(cd500, a).numpy())
+    live = torch.as_tensor(run[3]).bool()
+    out = {n: np.array([float(spearman(c[r][live[r]], a[r][live[r]])) for r in range(a.shape[0])])
+           for n, c in (("rho0", cd0), ("rho500", cd500))}
+    return dict(out, n_dead=(~live).sum(-1).numpy().astype(float))
 
 
 def sharper_prediction(run) -> dict[str, np.ndarray]:
@@ -154,15 +160,15 @@ def sharper_prediction(run) -> dict[str, np.ndarray]:
     Parameters
     ----------
     run : tuple
-        Three pairs ``(cd500, a_final)``, each ``(R, m)``, for settings 1, 2, 3.
+        Three pairs ``(cd500, a_final)`` or triples ``(cd500, a_final, live)``, each ``(R, m)``, for settings
+        1, 2, 3 (with ``live``, only the neurons alive at t = 0 are ranked, as in :func:`rank_prediction`).
 
     Returns
     -------
     dict
         ``rho1``, ``rho2``, ``rho3`` ``(R,)``.
     """
-    return {f"rho{k + 1}": spearman(torch.as_tensor(c).to(torch.float64), torch.as_tensor(a).to(torch.float64)).numpy()
-            for k, (c, a) in enumerate(run)}
+    return {f"rho{k + 1}": rank_prediction((v[0],) + tuple(v))["rho0"] for k, v in enumerate(run)}
 
 
 def growth_form(run) -> dict[str, np.ndarray]:
