@@ -70,12 +70,16 @@
 # float64.
 
 # %% [markdown]
-# ## What holds
+# ## The paper's statements, graded
 # The paper's main statements, each with the claims of the ledger (at the bottom of the page) that grade
 # it: the pass rate over the seeds, the claim's kind and its tier (*quantitative*, *loose bound*,
-# *consistency*, *inconclusive*, *not graded*), filled in from this run's ledger. A *consistency* row
-# is not a reproduction: its rule holds where the mechanism is absent, or it has no counterfactual run
-# (each row's reason is in the ledger).
+# *consistency*, *inconclusive*, *not graded*), filled in from this run's ledger. The **verdict** after each
+# statement is read from its rows of the reproduction tier (*quantitative* or *loose bound*) only: *reproduced*
+# (every such row passes in every graded seed), *not reproduced* (none passes), *mixed*, or *not tested as a
+# reproduction* where every row is a consistency check or not graded. A *consistency* row is not evidence: its
+# rule holds where the mechanism is absent, or it has no counterfactual run (each row's reason is in the ledger);
+# identities and algebra are named as such, and rows that grade this chapter's own extension (the
+# fixed-gating closed form, which the paper does not give) are named and do not count.
 #
 # ```{glue:} race-what-holds
 # ```
@@ -458,13 +462,18 @@ if not quick and std_chosen != SETTINGS[1]["std"]:
     raise RuntimeError(f"the plateau criterion picks std {std_chosen:g}, not the {SETTINGS[1]['std']:g} setting 1 was run with")
 
 # %% [markdown]
-# **A lazy control (new in this revision).** A network initialised at a large scale stays near its initialisation
-# (lazy regime): no neuron outgrows the others, so there is no race. The control runs of `predict.*`, `prune.*` and
-# `unlock.exp-fit` train setting 1's first two image subsets (same mini-batch orders) from std 0.3, for 4000 steps:
-# its training loss is below the convergence level 0.05 well before, and W1 moves by about 3 % (printed). Std 0.05
-# and 0.1 move W1 by 8 % and 5 %; at 0.05 the $t=0$ correlation still reaches 0.34 (a probe before this revision), so
-# those are not lazy enough to remove the race. 20 000 steps would cost five times more and change nothing printed
-# here (probe: the same verdicts).
+# **A lazy run (context, no longer a control).** A network initialised at a large scale stays near its initialisation
+# (lazy regime): no neuron outgrows the others. This run trains setting 1's first two image subsets (same
+# mini-batch orders) from std 0.3 for 4000 steps (loss below 0.05 well before; W1 moves by about 3 %, printed). It was
+# the control of `predict.*`, `prune.*` and `unlock.exp-fit` in the fifth round; since this revision it is printed
+# beside them only, and they are consistency checks again (ledger histories), because it fails their rules for
+# reasons other than a missing race: for `predict.*` and `unlock.exp-fit` it is the initial state again (at a Gaussian
+# init a neuron's norm is independent of its direction, so any direction-based predictor gives $\rho\approx0$, and
+# the ledger's init grading fails the same way); for `prune.*` its large init leaves a large random output function;
+# for setting 3 it is not comparable (200 images, batch 4). **Its std was chosen after a probe**: at std 0.05 the
+# $t=0$ correlation reached 0.34 and would have passed `rho0 > 0.3`; std 0.3 was preferred as "lazier" (W1 moves
+# 3 % against 8 %), with no W1-movement threshold declared in advance. Over a 20 000-step probe its $\rho_0$ was
+# $-0.05/-0.06$ against $-0.14/-0.15$ here (4000 steps): the verdicts, not the values, were the same.
 
 # %%
 LAZY_STD, LAZY_T = 0.3, min(4000, SETTINGS[1]["steps"])
@@ -536,7 +545,7 @@ glue_seeds("race-fig1", [fig1(r) for r in range(N_SEEDS)],
 # each matrix reordered by clustering: blocks form as the neurons align. (c) Current (left) and final (right)
 # $a_\alpha$ against $\cos\delta_\alpha$ at $t=0$ (top) and $t=500$ (bottom), darker = larger final $a_\alpha$;
 # compare the straight rising edge of the lower-left panel (exponential growth in $\cos\delta$, graded by
-# `unlock.exp-fit`) and how well the right column orders the dark points (graded by `predict.setting1.*`).
+# `unlock.exp-fit`, a consistency check) and how well the right column orders the dark points (graded by `predict.setting1.*`).
 # ```
 
 # %% [markdown]
@@ -621,7 +630,9 @@ pd.concat([ctl_rows, mt1.assign(std=SETTINGS[1]["std"]).drop(columns="setting")]
 # numbers of groups, so the loss changes above compare different compressions. `merge.matched` merges every setting's
 # final network to the same count, the paper's 150 neurons (at the largest cosine threshold that leaves at most 150,
 # found by bisection), and compares the loss changes: about 0.1 % in setting 1 (≤ 0.3 %), at least 1 % in settings 2
-# and 3. Control: the std-$10^{-3}$ runs in place of setting 1. Setting 1's init scale is the one the plateau criterion
+# and 3. Control: the std-$10^{-3}$ runs in place of setting 1. At 150 groups settings 2 and 3 need thresholds near
+# 0.5 and lose hundreds of per cent, so only setting 1's conjunct can fail: **this claim tests setting 1 only**, and
+# since this revision only where setting 1's run converged (premise, as `merge.setting1`; ledger history). Setting 1's init scale is the one the plateau criterion
 # of the table of choices picks (the largest decade whose loss at $t=500$ is still within 0.1 % of $\ln2$); the
 # criterion reads the loss at $t=500$, never a merge. Expectation written before the first run that graded it.
 #
@@ -629,9 +640,12 @@ pd.concat([ctl_rows, mt1.assign(std=SETTINGS[1]["std"]).drop(columns="setting")]
 # pruned". Per setting and seed we remove the half of the neurons with the lowest final $a$ from the final network and
 # measure the relative change of the full training loss (`prune.setting1`–`3`, rule $|\Delta L/L|\le1\,\%$, the
 # chapter's reading of "can be pruned"), graded only where the run has converged at its end (premise, new in this
-# revision: setting 3 has not, so it is not graded). Control (new in this revision): the lazy std-0.3 runs above, pruned the same
-# way; the same number of neurons removed in a random order (printed) costs far more in any trained network, lazy or
-# not, so it is context, not a control. The paper expects setting 3 to be "harder to prune" than setting 2; measured,
+# revision: setting 3 has not, so it is not graded). A consistency check since this revision, with no control: the lazy
+# std-0.3 runs above, pruned the same way (printed), fail only through their large random output (removing one or two
+# neurons already moves their loss by > 1 %); an antisymmetric, output-zero lazy init would remove that (not run); the
+# same number of neurons removed in a random order (printed) costs far more in any trained network, context too.
+# Printed beside each rate: the rate over all seeds and the number of unconverged ones (referee 2.3: the convergence
+# premise was added after the results and removed exactly the failing seeds). The paper expects setting 3 to be "harder to prune" than setting 2; measured,
 # it is the other way round: setting 3 loses less than setting 2 when its lowest-$a$ half is removed and can be pruned
 # further at ≤ 1 % (printed; on the published run in every seed), although setting 3 has not converged at the end of
 # its run. Printed beside, the **early pruning** of §4.6 — the cut made with the order of $a$ at $t=500$ instead of the
@@ -640,7 +654,9 @@ pd.concat([ctl_rows, mt1.assign(std=SETTINGS[1]["std"]).drop(columns="setting")]
 
 # %%
 mm_of = lambda first, n: (first,) + tuple((runs[k][2].final.map(lambda t: t[:n]), runs[k][0][:n], runs[k][1][:n]) for k in (2, 3))  # noqa: E731
-mm = ledger.measure("merge.matched", mm_of((tr1.final, X1, y1), N_SEEDS), controls={"std_1e3": mm_of((ctl.final, X1[:N_CTL], y1[:N_CTL]), N_CTL)})
+mm = ledger.measure("merge.matched", mm_of((tr1.final, X1, y1), N_SEEDS),
+                    controls={"std_1e3": mm_of((ctl.final, X1[:N_CTL], y1[:N_CTL]), N_CTL)},
+                    premises=dict(conv=conv[1].astype(int)))                 # setting 1 converged (referee 1.5)
 print(f"merged to at most 150 neurons: ΔL/L setting 1 {[f'{v:+.2%}' for v in mm.values['dl1']]} (threshold {rl(mm.values['thr1'], 4)}), "
       f"setting 2 {[f'{v:+.2%}' for v in mm.values['dl2']]} ({rl(mm.values['thr2'], 3)}), setting 3 "
       f"{[f'{v:+.2%}' for v in mm.values['dl3']]} ({rl(mm.values['thr3'], 3)}) -> {rate('merge.matched')}; control (std 1e-3 as setting 1): "
@@ -648,16 +664,18 @@ print(f"merged to at most 150 neurons: ΔL/L setting 1 {[f'{v:+.2%}' for v in mm
 
 # %%
 lazy_prune = (lazy1.final, X1[:N_CTL], y1[:N_CTL], rc.total_norm(lazy1.final))
+prune_lazy = rc.claims.prune_loss(lazy_prune)                 # context: no longer a control (see the ledger)
 for k in SETTINGS:
     X_, y_, tr_ = runs[k]
     a_k = rc.total_norm(tr_.final)
-    pr = ledger.measure(f"prune.setting{k}", (tr_.final, X_, y_, a_k), controls={"lazy": lazy_prune},
+    pr = ledger.measure(f"prune.setting{k}", (tr_.final, X_, y_, a_k),
                         premises=dict(conv=conv[k].astype(int)))
     rnd = rc.claims.prune_loss((tr_.final, X_, y_, torch.rand(a_k.shape, generator=gen(10 + k))))
     print(f"setting {k}: lowest-a half removed: ΔL/L {[f'{v:+.2%}' for v in pr.values['dl']]}, prunable at ≤ 1 %: "
-          f"{rl(pr.values['frac'])} -> {rate(f'prune.setting{k}')}; "
+          f"{rl(pr.values['frac'])} -> {rate(f'prune.setting{k}')} (all seeds: "
+          f"{int((np.abs(pr.values['dl']) <= 0.01).sum())}/{N_SEEDS}, {int((conv[k] == 0).sum())} unconverged); "
           f"random half: {[f'{v:+.2%}' for v in rnd['dl']]}; "
-          f"lazy control: {[f'{v:+.1%}' for v in pr.control_values['dl']]}")
+          f"lazy run (context): {[f'{v:+.1%}' for v in prune_lazy['dl']]}")
 early = rc.claims.prune_loss((tr1.final, X1, y1, rc.total_norm(tr1.at(tr1.index_of_step(500)))))
 print(f"early pruning (order of a at t = 500), setting 1: ΔL/L {[f'{v:+.2%}' for v in early['dl']]}, prunable at ≤ 1 %: {rl(early['frac'])}")
 
@@ -678,9 +696,12 @@ print(f"early pruning (order of a at t = 500), setting 1: ΔL/L {[f'{v:+.2%}' fo
 # setting 1 $\rho(0)>0.3$ ("to a large degree"; graded on $|\cos\delta(0)|$ since this revision, see below), $\rho(500)>0.8$ and $\rho(500)\ge\rho(0)$ ("very well");
 # setting 2 $\rho>0.3$ at both times (§5: its $\cos\delta$ "still correlate to a large degree", setting 1's words),
 # setting 3 $\rho>0.21$ ("still predictive"; one-sided $p<10^{-3}$ for 250 neurons) at both times; "sharper in
-# setting 1": per seed, setting 1's $\rho(500)$ above those of settings 2 and 3. Control (new in this revision): the
-# lazy std-0.3 runs above, through the same correlations (for `predict.sharper` in place of setting 1, beside the same
-# seeds' settings 2 and 3); the shuffled pairing (printed in each note) is a swapped role, context only.
+# setting 1": per seed, setting 1's $\rho(500)$ above those of settings 2 and 3. Consistency checks (no control): the lazy
+# std-0.3 runs above, through the same correlations, are printed as context only (they are the initial state again);
+# the shuffled pairing (printed in each note) is a swapped role, context only. **Since this revision the neurons dead
+# at $t=0$** (no active image: $\gamma=0$, $\cos\delta=0$, $a$ never changes) **are left out** of every `predict.*`
+# ranking: they tie at the bottom of both rankings and inflate $\rho$ (referee 1.4; expectations predicted before
+# the run, ledger histories); their count and the old $\rho$ with them are printed below.
 
 # %%
 g_perm = gen(8)
@@ -699,21 +720,31 @@ for k in SETTINGS:
                                   rho_abs=float(rho_abs[r])))
 # %%
 pred = pd.DataFrame(pred_rows)
-race_of = {k: (stats[k]["cd"][0], stats[k]["cd"][i500], stats[k]["a_final"]) for k in SETTINGS}
-shuf_of = {k: (c0, c5, a_shuf[k]) for k, (c0, c5, _) in race_of.items()}
-init_of = {k: (c0, c5, stats[k]["a"][0]) for k, (c0, c5, _) in race_of.items()}             # "final" a read at t = 0
+live_of = {k: rc.neuron.gating(runs[k][2].at(0), runs[k][0]).sum(-1) >= 1 for k in SETTINGS}  # N^e(0) >= 1
+race_of = {k: (stats[k]["cd"][0], stats[k]["cd"][i500], stats[k]["a_final"], live_of[k]) for k in SETTINGS}
+shuf_of = {k: (c0, c5, a_shuf[k], lv) for k, (c0, c5, _, lv) in race_of.items()}
+init_of = {k: (c0, c5, stats[k]["a"][0], lv) for k, (c0, c5, _, lv) in race_of.items()}     # "final" a read at t = 0
 lazy_of = (S_lazy["cd"][0], S_lazy["cd"][i500], S_lazy["a_final"])          # the lazy control runs
 for cid, k in (("predict.setting1.t0", 1), ("predict.setting1.t500", 1), ("predict.setting2", 2), ("predict.setting3", 3)):
     ab = (lambda v: (v[0].abs(),) + tuple(v[1:])) if cid == "predict.setting1.t0" else (lambda v: v)   # noqa: E731
-    ledger.measure(cid, ab(race_of[k]), init=ab(init_of[k]), controls={"lazy": ab(lazy_of)},
+    ledger.measure(cid, ab(race_of[k]), init=ab(init_of[k]),
                    note=f"shuffled pairing (context): {({n: rl(v, 3) for n, v in rc.claims.rank_prediction(ab(shuf_of[k])).items()})}")
-ledger.measure("predict.sharper", [race_of[k][1:] for k in SETTINGS],
-               controls={"lazy": [lazy_of[1:]] + [tuple(v[:N_CTL] for v in race_of[k][1:])
-                                                  for k in (2, 3)]})
-for cid in ("predict.setting1.t0", "predict.setting1.t500", "predict.setting2", "predict.setting3", "predict.sharper"):
-    print(f"{cid}: {rate(cid)}; lazy control: "
-          f"{ {n: rl(v) for n, v in ledger.results[cid].control_values.items()} }")
+ledger.measure("predict.sharper", [race_of[k][1:] for k in SETTINGS])
+lazy_ctx = {cid: rc.claims.rank_prediction((lazy_of[0].abs(),) + lazy_of[1:] if cid.endswith("t0") else lazy_of)
+            for cid in ("predict.setting1.t0", "predict.setting1.t500", "predict.setting2", "predict.setting3")}
+lazy_ctx["predict.sharper"] = rc.claims.sharper_prediction(
+    [lazy_of[1:]] + [tuple(v[:N_CTL] for v in race_of[k][1:]) for k in (2, 3)])
+for cid, v_ in lazy_ctx.items():
+    print(f"{cid}: {rate(cid)}; lazy run (context, not a control): { {n: rl(v) for n, v in v_.items()} }")
 glue("race-rate-t0", rate("predict.setting1.t0"), display=False)
+
+# %%
+for k in SETTINGS:                                                    # referee 1.4: dead-at-init neurons tie at 0
+    ab = (lambda v: (v[0].abs(),) + tuple(v[1:])) if k == 1 else (lambda v: v)     # noqa: E731
+    with_dead = rc.claims.rank_prediction(ab(race_of[k])[:3])
+    print(f"setting {k}: neurons dead at t = 0 (N^e(0) = 0) per seed {(~live_of[k]).sum(-1).tolist()} of 250; ρ "
+          f"graded without them {rl(rc.claims.rank_prediction(ab(race_of[k]))['rho0'])} (t = 0), with them "
+          f"(context, as before this revision) {rl(with_dead['rho0'])} (t = 0), {rl(with_dead['rho500'])} (t = 500)")
 pred.groupby(["setting", "t"])[["rho", "rho_abs", "top10_overlap"]].agg(["mean", "min", "max"])
 
 
@@ -734,8 +765,8 @@ pred.groupby(["setting", "t"])[["rho", "rho_abs", "top10_overlap"]].agg(["mean",
 # this fit, which any smooth increasing relation over the narrow range fitted also passes. The rule now
 # also asks that the exponential form fit better than a power law $\log a=A+B\log\cos\delta$ (same
 # monotonicity, same number of parameters). A synthetic $a=\cos^k\delta$ on the same neurons (its $R^2$ printed) is
-# context: it fits the power law exactly by construction. The control (new in this revision) is the lazy std-0.3
-# runs above at $t=500$, where $a$ does not grow with $\cos\delta$. The frozen-gating form below fits better than the exponential form in every seed (printed in the note). For context
+# context: it fits the power law exactly by construction. A consistency check since this revision: the lazy std-0.3
+# runs at $t=500$ (printed) are the initial state again, so they cannot pass. The frozen-gating form below fits better than the exponential form in every seed (printed in the note). For context
 # we also fit the closed form the theory gives if the gating were frozen, $a=\|w^{(1)}_\perp\|^2\cos\delta/\sin^2\delta$,
 # i.e. $\log a$ linear in $\log(\cos\delta/\sin^2\delta)$.
 
@@ -746,12 +777,12 @@ fits_ctl = pd.DataFrame([rc.growth_form_fits(S1["cd"][i500, r], rc.power_law_lik
                          for r in range(N_SEEDS)])
 ulk = ledger.measure("unlock.exp-fit", (S1["cd"][i500], S1["a"][i500]),
                      init=(S1["cd"][0], S1["a"][0]),
-                     controls={"lazy": (S_lazy["cd"][i500], S_lazy["a"][i500])},
                      note="R² of the frozen-gating form: " + str(rl(fits.r2_frozen, 3)))
 print(f"exponential form: {rate('unlock.exp-fit')}; R² exponential {rl(fits.r2_exp, 3)}, power law {rl(fits.r2_pow, 3)}; "
       f"on the power-law control R²_exp = {rl(fits_ctl.r2_exp, 3)} (the old rule R² ≥ 0.8 alone would accept it in "
       f"{int((fits_ctl.r2_exp >= 0.8).sum())}/{N_SEEDS}); "
-      f"lazy control R²_exp {rl(ulk.control_values['r2_exp'], 3)}")
+      f"lazy run (context) R²_exp "
+      f"{rl(rc.claims.growth_form((S_lazy['cd'][i500], S_lazy['a'][i500]))['r2_exp'], 3)}")
 fits
 
 # %% [markdown]
@@ -920,6 +951,7 @@ print(f"settled neurons {rl(wv['settled'])}, of them with their gating fixed unt
       f"({np.asarray(wv['n_ok']).astype(int).tolist()} neurons); theorem's rule at t = 0 right for {rl(wv['agree_thm'], 3)} -> "
       f"{rate('thm4.1.window')}; sign of q0 + v0 right for {rl(wv['agree_lin'], 3)} -> {rate('thm4.1.linear-sign')}; "
       f"lazy runs: n_ok {np.asarray(win_lazy['n_ok']).astype(int).tolist()}, agree_lin {rl(win_lazy['agree_lin'], 3)}")
+print("pooled over the seeds (referee 2.7, context):", rc.claims.pooled_agreement(wv, ("agree_lin", "agree_thm")))
 
 # %% [markdown]
 # **What this says about "lottery or race".** Every neuron of the toy settles on a target, but only one or two percent
@@ -1017,6 +1049,8 @@ print(f"frozen closed form, setting 1, t ≤ 500, fixed-gating neurons ({rl(fz['
 # $b$ frozen. `prop4.3.frozen-window-gd` grades the closed form inside each neuron's window on these runs (the
 # second claim's rule and premises; the first claim's premise, half of the neurons fixed, is not met here either:
 # printed). Its expectation was set after an exploratory run of two seeds (see its history in the ledger).
+# **An extension, not the paper's statement** (referee 3.5): the paper states only the fixed points of Props. 4.2–4.3;
+# the closed form graded here is this chapter's, so its row does not count towards the statement's verdict at the top.
 
 # %%
 GD_LR, GD_T = 0.02, 250
@@ -1318,6 +1352,10 @@ print(f"E11 toy: Δa/λ ÷ eq. 90 = {rl(r90, 4)}, ÷ eq. 18 = {rl(r18, 3)}; CIFA
 # the measured rate against eq. 90 seen in setting 1 would stay and leave $c_{18}$ below the band, but with
 # balanced neurons the shortfall is smaller (printed: the rate against eq. 90), and the factor 2 is reproduced
 # in most seeds (pass rate printed). The expectation is now a guard copied from that result (the claim's history).
+# **What this does not show** (referee 3.4): the premise $c\approx0$ holds, but this batch-4 SGD run does not stand
+# for the flow (the step-halving check of the frozen rows fails by 27–39 % on the published run), the rate against
+# eq. 90 is 0.72–0.88 there, not 1, and the pass comes from a ±20 % band around 2 ($c_{18}$ 1.46–1.77). The same on
+# full-batch GD with $|c_{90}-1|\le0.1$ graded would test it (~30 s and a strict run; not done in this revision).
 
 # %%
 tr1b = rc.train_each(rc.rebalanced(p1_0), X1, y1, loss=CE, lr=LR, momentum=MOM, batch_size=4, steps=500, record=[0, 250, 500],
@@ -1331,9 +1369,14 @@ print(f"E11 balanced: ÷ eq. 18 = {rl(e11b.values['c18'])}, ÷ eq. 90 = {rl(e11b
 # GD ($\lambda=0.02$, 50 steps, flow time $\tau\le1$, on the plateau), recorded every 5 steps. Per seed, the measured
 # $d\log\tilde a_\alpha/d\tau$ of every neuron and interval against $2\|\tilde\gamma_\alpha\|\cos\tilde\delta_\alpha$
 # (the bias as an input coordinate): `eq19.growth-law` grades a slope within 2 % of 1, with the step-halving run as its
-# premise. Under its premises the law is the exact derivative of $\tilde a$ (eq. 90), so the row is a consistency
-# check of the GD run against the flow; the same GD with $w^{(1)}$ and $b$ frozen (printed, two seeds) grows only
-# $w^{(2)}$ and reads half the slope: the factor 2 comes from both layers growing together.
+# premise. **This row is an identity and cannot fail** (referee 1.3): with the bias as an input coordinate,
+# $d\tilde a/d\tau=\|\tilde\gamma\|\cos\tilde\delta\,(\|\tilde w^{(1)}\|^2+\|w^{(2)}\|^2)$ holds exactly under the flow, which
+# is $2\tilde a\|\tilde\gamma\|\cos\tilde\delta$ at $c=0$, and the step-halving premise already forces the slope to 1; $c$ is
+# read at $t=0$ only, and the window ($\tau\le1$) ends long before unlocking. So it checks the GD run against the flow;
+# it is **not evidence that $a$ grows exponentially in $\cos\delta$** (the statement's verdict above does not count it).
+# The same GD with $w^{(1)}$ and $b$ frozen (printed, two seeds) reads half the slope by the same algebra: context, not
+# a control. A test of eq. 19 proper — over the whole plateau, predicting $\log\tilde a(\tau)/\tilde a(\tau_u)$ from
+# the rate at $\tau_u$, with $c$ checked over the window — needs a longer GD run (estimated ~30–60 s; not done).
 
 # %%
 G19_LR, G19_T = 0.02, 50
@@ -1432,8 +1475,8 @@ print(f"chapter run time: {time.time() - T_START:.0f} s")
 #   section, with the reason it is not graded).
 #
 # **Not tested, and why** (issue items without a row):
-# - Prop. 4.3's closed form is graded by `prop4.3.frozen-window-gd` (full-batch GD). Eq. 19's growth law is **not
-#   graded**: that run starts from setting 1's unbalanced init ($c_{\rm fac}$ 3.2–7.7) while eq. 19 needs $c\approx0$,
+# - Prop. 4.3's closed form is graded by `prop4.3.frozen-window-gd` (full-batch GD). Eq. 19's growth law was **not
+#   graded** in this round (since the fifth, `eq19.growth-law` checks it as an identity): that run starts from setting 1's unbalanced init ($c_{\rm fac}$ 3.2–7.7) while eq. 19 needs $c\approx0$,
 #   and its cosine tests $q(\tau)$, not $a$'s exponent $\propto\cos\delta$; it needs the GD run rebalanced and
 #   $d\log a/d\tau$ regressed per neuron on $2\|\tilde\gamma\|\cos\delta$ (a new claim, ≈ 30 s and a strict run);
 # - Prop. 4.5 for $\theta$ ("a similar observation holds"): for the incoming vector the ratio of the angular to the radial
@@ -1464,7 +1507,7 @@ print(f"chapter run time: {time.time() - T_START:.0f} s")
 #   this run's ledger (`rc.claims.WHAT_HOLDS`; a unit test checks that it names every declared claim once);
 # - a lazy control run (setting 1's first two image subsets from std 0.3, 4000 steps; $w^{(1)}$ moves by about 3 %,
 #   printed) for `predict.*`, `prune.setting1`–`3` and `unlock.exp-fit`: each is a reproduction again, with that run
-#   as its control (history entries; rules, measurements and expectations unchanged). Its cost is in the chapter's
+#   as its control (history entries; rules and measurements unchanged, `prune.*`'s expectations changed below). Its cost is in the chapter's
 #   timing; 20 000 steps would cost five times more (a probe gave the same verdicts). The std was chosen by how far
 #   $W^{(1)}$ moves: at std 0.05 (8 %) the $t=0$ correlation still reached 0.34 in a probe;
 # - new: `eq19.growth-law`, eq. 19 neuron by neuron on setting 1's init rebalanced ($c=0$) and trained by full-batch GD,
@@ -1476,21 +1519,43 @@ print(f"chapter run time: {time.time() - T_START:.0f} s")
 #   setting 3 has converged in no seed, so `prune.setting3` is *premise not met*; expectations copied from the
 #   published sweep's convergence (history entries).
 #
-# **Still not done** (with costs): the referee's measurement windows — `prop4.4.xor-stays` from each cluster's own drop,
-# `fig2.four-drops` counted per cluster, `prop4.2.w1-to-gamma` on $|\cos(w^{(1)},m^1)|$ on a fixed 50-step grid,
-# `merge.matched` at 25 most-similar pairs with a convergence premise: each changes a measurement (~1 s of compute
-# each, a new measurement function) and needs a probe and a strict full run to set its expectation (~7 min alone,
-# 12 min under this revision's load), which did not fit this revision's time; setting 3 run to convergence, so that
-# `prune.setting3` is graded (several minutes);
-# `fig4.lazy` scored against the clusters' $m^1$ (~1 s); an unselected std sweep for `plateau.setting2` (~60 s per std);
-# the null predictors sign $v_0$, sign $q_0$ against `thm4.1.*` (~1 s); `top-share` against the lazy run (its final
-# $a$ is in this chapter now, ~0 s, a new control declaration); pruning at $t=500$ then training on (~60 s).
+# **Sixth round (a referee's report on the fifth; no new runs).**
+# - `predict.*`, `unlock.exp-fit` and `prune.setting1`–`3` are consistency checks again (histories): the lazy std-0.3
+#   run failed their rules only as the initial state again (`predict.*`, `unlock.exp-fit`: a Gaussian init's norms
+#   are independent of its directions, and the ledger's init grading fails the same way) or through its large random
+#   output (`prune.*`), and it is not comparable for setting 3; its std was chosen after a probe in which std 0.05
+#   passed `rho0 > 0.3`. Its values stay printed beside each row (the table below gives before → after);
+# - `merge.matched`: graded only where setting 1's run converged (premise, history); it tests setting 1 only;
+# - the top table is now *The paper's statements, graded*: each statement's verdict read from its reproduction-tier
+#   rows only, identities and this chapter's extensions (the fixed-gating closed form) named, App. G on its own line,
+#   merging and pruning on separate lines; `eq19.growth-law` and `erratum.E11-balanced` say what they cannot show;
+# - `predict.*` rank only the neurons alive at $t=0$ (referee 1.4; dead ones, about 3–8 % per setting, tie at the
+#   bottom of both rankings): a new measurement, its expectations predicted and committed before the run (histories);
+#   `predict.setting3`'s prediction (0–0.6) missed — it passes 4/5 as before, having only 2–5 dead neurons — and is
+#   now observed (0.6–1, history);
+# - printed, not graded: the dead counts and the old $\rho$ with them; pruning's rate over all seeds with the
+#   unconverged count (2.3); `thm4.1.*` pooled over the seeds with a one-sided binomial bound (2.7).
+#
+# **Still not done** (with costs; an expectation can be predicted before its run, so none waits on a probe):
+# - the lazy control's replacements (referee 1.1, 1.2, 3.2): an antisymmetric (output-zero) lazy init for `prune.*`
+#   and a std sweep $10^{-2}$–0.3 graded as a monotone fall of $\rho$ against $W^{(1)}$ movement (~15 s per std at
+#   4000 steps), null predictors $a(0)$, $\|w^{(2)}(0)\|$, $N^e(0)$ beside $\cos\delta$ (~0 s); `unlock.exp-fit` on
+#   $\log(a(500)/a(0))$ within each supergroup (~0 s);
+# - `prune.*` at a matched training loss from the recorded snapshots, as one comparative claim (referee 2.1, 2.2,
+#   3.3; ~1 s, no run to convergence needed); `merge.matched` at a fixed threshold (~0 s);
+# - measurement windows: `prop4.4.xor-stays` from each cluster's own drop, `fig2.four-drops` per cluster,
+#   `prop4.2.w1-to-gamma` on a fixed 50-step grid or Spearman, `prop4.3.frozen-window-gd` on a percentile, `thm4.1.*`
+#   graded pooled (~1 s each); `fig4.lazy` against the clusters' $m^1$ (~1 s); `top-share` split into two orderings
+#   and against the lazy run (~0 s); the null predictors sign $v_0$, sign $q_0$ for `thm4.1.*` (~1 s);
+# - new runs: `fig5.two-speeds` on $t_{10}$ with a label-swapped run (~3000 steps, ~15 s); eq. 19 over the whole
+#   plateau and `erratum.E11-balanced` on full-batch GD (~30–60 s); an unselected std sweep for `plateau.setting2`
+#   (~60 s per std); pruning at $t=500$ then training on (~60 s). These did not fit this revision's 45 minutes.
 #
 # **Not done in the second round** (each needs new runs; the chapter's full run has a 420 s budget and about 5 s of slack
 # was left by the first round), with the referee's item and an estimate (1.7 and 2.1 are done in the third round):
 # - `fig4.lazy` targets from the clusters' $m^1$
 #   (1.9), `unlock.exp-fit` regressed per neuron on the full-batch GD run with a run as control (1.5, 2.3), `predict.*`
-#   against a lazy-init run (1.6, ~20 000 CIFAR steps, ~60 s) and with the convergence premise (2.10),
+#   against a lazy-init run (1.6; done in the fifth round, withdrawn as a control in the sixth) and with the convergence premise (2.10),
 #   `fig5.two-speeds` on $t_{10}$ with a label-swapped run (2.5, ~3000 steps, ~15 s),
 #   geometric cluster norms for Figure 2 (2.6, a new toy run per seed, ~10 s);
 # - measurement windows: `prop4.4.xor-stays` from each cluster's own drop (2.2), `prop4.2.w1-to-gamma` on a fixed 50-step
@@ -1545,6 +1610,15 @@ pd.DataFrame([dict(claim=i, before=b, after=rate(i), control=ledger.results[i].c
                    tier=ledger.results[i].tier()[0], why=ledger.results[i].tier()[1])
               for i, b in CHANGED5.items()]).set_index("claim")
 
+# %%
+CHANGED6 = {  # sixth round. Before: the fifth round's published sweep (race-s11), headline (tier)
+    "predict.setting1.t0": "5/5", "predict.setting1.t500": "4/5", "predict.setting2": "1/5", "predict.setting3": "4/5",
+    "predict.sharper": "5/5", "unlock.exp-fit": "2/5", "prune.setting1": "2/3", "prune.setting2": "0/4",
+    "prune.setting3": "premise not met (5) (not graded)", "merge.matched": "5/5"}
+CHANGED6 = {i: b if "(" in b else f"{b} (quantitative)" for i, b in CHANGED6.items()}
+pd.DataFrame([dict(claim=i, before=b, after=f"{rate(i)} ({ledger.results[i].tier()[0]})")
+              for i, b in CHANGED6.items()]).set_index("claim")
+
 # %% [markdown]
 # ## Claims ledger
 # Every checkable statement this chapter tests: the declared rule, where its tolerance comes from, the
@@ -1552,7 +1626,7 @@ pd.DataFrame([dict(claim=i, before=b, after=rate(i), control=ledger.results[i].c
 # must fail the same rule). Declarations live in `03_race.claims.yaml` next to this notebook.
 
 # %%
-_ = glue_what_holds("race", ledger, rc.claims.WHAT_HOLDS)
+_ = glue_what_holds("race", ledger, rc.claims.graded_statements(ledger))
 
 # %%
 ch.finish()

@@ -291,3 +291,40 @@ def test_growth_law_reads_slope_one_when_balanced_and_one_half_with_w1_frozen():
     np.testing.assert_allclose(out["slope"], 1.0, atol=5e-3)
     np.testing.assert_allclose(frozen["slope"], 0.5, atol=5e-3)
     assert (out["r2"] > 0.999).all() and (out["c"] < 1e-12).all()
+
+
+def test_statement_verdict_reads_reproduction_tier_rows_only():
+    from types import SimpleNamespace as NS
+
+    def res(kind, tier, verdicts, reason=""):
+        return NS(decl=NS(kind=kind, reason=reason), rate_verdicts=verdicts, tier=lambda: (tier, ""))
+
+    ok, bad = ["reproduced"] * 5, ["not reproduced"] * 5
+    led = NS(results={"a": res("reproduction", "quantitative", ok), "b": res("reproduction", "quantitative", bad),
+                      "c": res("consistency", "consistency", ok, "an identity: x"),
+                      "prop4.3.frozen-window-gd": res("reproduction", "quantitative", ok)})
+    assert rcc.statement_verdict(led, ["a", "c"]).startswith("reproduced (a reproduced 5/5); identities")
+    assert rcc.statement_verdict(led, ["a", "b"]).startswith("mixed")
+    assert rcc.statement_verdict(led, ["b"]).startswith("not reproduced")
+    v = rcc.statement_verdict(led, ["c", "prop4.3.frozen-window-gd"])
+    assert v.startswith("not tested as a reproduction") and "extension" in v
+    assert len(rcc.graded_statements(led, [("s", ["a"])])) == 1
+
+
+def test_pooled_agreement_counts_neurons_over_seeds():
+    out = rcc.pooled_agreement({"n_ok": [10, 10, float("nan")], "x": [1.0, 0.9, float("nan")]}, ["x"])
+    assert out.startswith("x 19/20 (95 % lower bound 0.7")
+
+
+def test_rank_prediction_leaves_out_dead_neurons():
+    g = generator(5)
+    cd, a = torch.rand(2, 40, generator=g, dtype=F64), torch.rand(2, 40, generator=g, dtype=F64)
+    live = torch.ones(2, 40, dtype=torch.bool)
+    live[:, :5] = False
+    cd[:, :5], a[:, :5] = 0.0, 0.0                                      # dead: tied at the bottom of both
+    out = rcc.rank_prediction((cd, cd, a, live))
+    ref = rcc.rank_prediction((cd[:, 5:], cd[:, 5:], a[:, 5:]))
+    np.testing.assert_allclose(out["rho0"], ref["rho0"])
+    assert out["n_dead"].tolist() == [5.0, 5.0]
+    sh = rcc.sharper_prediction([(cd, a, live)] * 3)
+    np.testing.assert_allclose(sh["rho1"], ref["rho0"])

@@ -19,7 +19,9 @@ import math
 
 import numpy as np
 import torch
+from scipy.stats import beta as beta_dist
 
+from ...ledger.verdicts import headline, pass_rate
 from ...losses import Loss
 from ...measure import cosine, drops, first_crossing
 from ...models import activation, forward, preactivations
@@ -135,15 +137,21 @@ def rank_prediction(run) -> dict[str, np.ndarray]:
     Parameters
     ----------
     run : tuple
-        ``(cd0, cd500, a_final)``, each ``(R, m)``: cos δ at t = 0 and t = 500 and the final a.
+        ``(cd0, cd500, a_final)`` or ``(cd0, cd500, a_final, live)``, each ``(R, m)``: cos δ at t = 0 and
+        t = 500, the final a and, optionally, which neurons are alive at t = 0 (only those are ranked).
 
     Returns
     -------
     dict
-        ``rho0``, ``rho500`` ``(R,)``.
+        ``rho0``, ``rho500`` ``(R,)``; with ``live`` also ``n_dead`` ``(R,)``.
     """
-    cd0, cd500, a = (torch.as_tensor(v).to(torch.float64) for v in run)
-    return dict(rho0=spearman(cd0, a).numpy(), rho500=spearman(cd500, a).numpy())
+    cd0, cd500, a = (torch.as_tensor(v).to(torch.float64) for v in run[:3])
+    if len(run) < 4:
+        return dict(rho0=spearman(cd0, a).numpy(), rho500=spearman(cd500, a).numpy())
+    live = torch.as_tensor(run[3]).bool()
+    out = {n: np.array([float(spearman(c[r][live[r]], a[r][live[r]])) for r in range(a.shape[0])])
+           for n, c in (("rho0", cd0), ("rho500", cd500))}
+    return dict(out, n_dead=(~live).sum(-1).numpy().astype(float))
 
 
 def sharper_prediction(run) -> dict[str, np.ndarray]:
@@ -152,15 +160,15 @@ def sharper_prediction(run) -> dict[str, np.ndarray]:
     Parameters
     ----------
     run : tuple
-        Three pairs ``(cd500, a_final)``, each ``(R, m)``, for settings 1, 2, 3.
+        Three pairs ``(cd500, a_final)`` or triples ``(cd500, a_final, live)``, each ``(R, m)``, for settings
+        1, 2, 3 (with ``live``, only the neurons alive at t = 0 are ranked, as in :func:`rank_prediction`).
 
     Returns
     -------
     dict
         ``rho1``, ``rho2``, ``rho3`` ``(R,)``.
     """
-    return {f"rho{k + 1}": spearman(torch.as_tensor(c).to(torch.float64), torch.as_tensor(a).to(torch.float64)).numpy()
-            for k, (c, a) in enumerate(run)}
+    return {f"rho{k + 1}": rank_prediction((v[0],) + tuple(v))["rho0"] for k, v in enumerate(run)}
 
 
 def growth_form(run) -> dict[str, np.ndarray]:
@@ -786,29 +794,136 @@ WHAT_HOLDS = [
      "sharper in setting 1 than in settings 2 and 3",
      ["predict.setting1.t0", "predict.setting1.t500", "predict.setting2", "predict.setting3", "predict.sharper"]),
     ("Theorem 4.1: with fixed gating each outgoing vector settles on 7π/4 or 3π/4, chosen by the sign of "
-     "w¹·(ξ₁ − ξ₂)", ["thm4.1.targets", "thm4.1.window", "thm4.1.linear-sign", "appG.sign"]),
+     "w¹·(ξ₁ − ξ₂)", ["thm4.1.targets", "thm4.1.window", "thm4.1.linear-sign"]),
+    ("App. G: a neuron whose outgoing vector sits at its target and whose incoming vector lies on its m¹ lowers "
+     "the loss (hand-built neurons)", ["appG.sign"]),
     ("Props. 4.2–4.3: early on, the incoming vector turns towards ⟨γ⟩, the difference of the class sums of "
-     "its effective data (fixed-gating closed form)",
+     "its effective data (the paper states the fixed points; the fixed-gating closed form is this chapter's extension)",
      ["prop4.2-4.3.gamma-m", "prop4.2.w1-to-gamma", "prop4.3.frozen-flow", "prop4.3.frozen-window",
       "prop4.3.frozen-window-gd"]),
     ("Prop. 4.4: on a simple data set the initial alignment of the winners remains", ["prop4.4.xor-stays"]),
-    ("Unlocking (eq. 19): a grows exponentially in cos δ (with c ≈ 0 at twice the paper's rate)",
-     ["eq19.growth-law", "unlock.exp-fit", "erratum.E11-factor2", "erratum.E11-balanced", "erratum.E11-cifar"]),
+    ("Unlocking (eq. 19): a grows exponentially in cos δ (eq. 19's growth law itself is an identity of the flow; "
+     "with c ≈ 0 the rate is twice the paper's, an erratum)",
+     ["unlock.exp-fit", "eq19.growth-law", "erratum.E11-factor2", "erratum.E11-balanced", "erratum.E11-cifar"]),
     ("The XOR-like toy (Figs. 2, 9): four clusters fitted at four speeds, in the order of their norms",
      ["fig2.speeds", "fig2.four-drops"]),
     ("Initialisation scale (Fig. 4, §5): rich to lazy; with std 0.01 no plateau, a two-speed race in setting 1",
      ["fig4.lazy", "plateau.setting2", "fig5.two-speeds", "align.s3-vs-s2", "top-share"]),
-    ("Merging and pruning (§5): with a small init 250 neurons merge into about 150 at a loss cost of 0.1 %, "
-     "not in settings 2 and 3; the losers can be pruned",
-     ["merge.setting1", "merge.setting2", "merge.setting3", "merge.matched", "prune.setting1", "prune.setting2",
-      "prune.setting3"]),
+    ("Merging (§5): with a small init 250 neurons merge into about 150 at a loss cost of 0.1 %, not in settings 2 "
+     "and 3", ["merge.setting1", "merge.setting2", "merge.setting3", "merge.matched"]),
+    ("Pruning (§4.6, §5): the neurons that lose the race can be pruned (setting 3 harder to prune)",
+     ["prune.setting1", "prune.setting2", "prune.setting3"]),
     ("The per-neuron equations (eqs. 4–8, 15) and the errata", ["eqs4-8.identities", "eq15.ratio", "eqs4-8.cifar",
                                                                "erratum.E8-conservation", "erratum.E15-params",
                                                                "erratum.E6-E7"]),
 ]
-"""The paper's main statements and the claims that grade them (the chapter's "What holds" table)."""
+"""The paper's main statements and the claims that grade them (the chapter's "The paper's statements, graded")."""
 
-__all__ = ["WHAT_HOLDS", "appendix_g_sign", "growth_law", "cifar_growth", "eq15_errors", "fixed_point_errata", "identity_errors", "parameter_counts", "cluster_times", "conservation", "frozen_flow", "gamma_m_alignment", "growth_form",
+EXTENSIONS = frozenset({"prop4.3.frozen-flow", "prop4.3.frozen-window", "prop4.3.frozen-window-gd"})
+"""Rows that grade this chapter's extension of a statement (a closed form the paper does not give), not the paper."""
+
+REPRODUCTION_TIERS = ("quantitative", "loose bound")
+"""The ledger's tiers that count as evidence for or against a statement."""
+
+_IDENTITY_WORDS = ("identity", "identities", "exact", "algebra", "a count of")
+
+
+def is_identity(result) -> bool:
+    """Whether a graded claim is an identity, an exact invariant, algebra or a count (by its declared reason).
+
+    Parameters
+    ----------
+    result : Result
+        One claim of the ledger.
+
+    Returns
+    -------
+    bool
+        True for a consistency check whose reason names an identity, algebra, an exact relation or a count.
+    """
+    d = result.decl
+    return d.kind == "consistency" and any(w in d.reason for w in _IDENTITY_WORDS)
+
+
+def pooled_agreement(values, names) -> str:
+    """Per-neuron agreement rates pooled over the seeds, each with a one-sided 95 % Clopper–Pearson lower bound.
+
+    Parameters
+    ----------
+    values : dict
+        A measurement with ``n_ok`` (neurons per seed) and, per name, the agreeing fraction per seed.
+    names : sequence of str
+        The fractions to pool.
+
+    Returns
+    -------
+    str
+        ``name k/n (lower bound)`` per name (NaN seeds count as 0 neurons).
+    """
+    n_ok = np.nan_to_num(np.asarray(values["n_ok"], dtype=float))
+    out = []
+    for name in names:
+        k = int(np.round(np.nansum(np.asarray(values[name], dtype=float) * n_ok)))
+        n = int(n_ok.sum())
+        lo = float(beta_dist.ppf(0.05, k, n - k + 1)) if k else 0.0
+        out.append(f"{name} {k}/{n} (95 % lower bound {lo:.3f})")
+    return "; ".join(out)
+
+
+def statement_verdict(ledger, ids) -> str:
+    """One statement's verdict, read from its rows of the reproduction tier only.
+
+    Parameters
+    ----------
+    ledger : Ledger
+        The chapter's graded claims.
+    ids : sequence of str
+        The claims that grade the statement.
+
+    Returns
+    -------
+    str
+        ``reproduced``, ``not reproduced``, ``mixed`` (with the rows' rates) or ``not tested as a
+        reproduction``, followed by the identities among ``ids`` and the extension rows.
+    """
+    res = {i: ledger.results[i] for i in ids}
+    rows = [(i, r) for i, r in res.items() if i not in EXTENSIONS and r.tier()[0] in REPRODUCTION_TIERS]
+    if not rows:
+        out = "not tested as a reproduction (no row of the reproduction tier)"
+    else:
+        rates = [pass_rate(r.rate_verdicts) for _, r in rows]
+        word = ("reproduced" if all(p == g for p, g in rates) else
+                "not reproduced" if all(p == 0 for p, _ in rates) else "mixed")
+        out = word + " (" + "; ".join(f"{i} {headline(r.rate_verdicts)}" for i, r in rows) + ")"
+    ident = [i for i, r in res.items() if is_identity(r)]
+    if ident:
+        out += "; identities, not evidence: " + ", ".join(ident)
+    ext = [i for i in ids if i in EXTENSIONS]
+    if ext:
+        out += "; this chapter's extension, not the paper's statement: " + ", ".join(ext)
+    return out
+
+
+def graded_statements(ledger, statements=None) -> list[tuple[str, list[str]]]:
+    """The statements of :data:`WHAT_HOLDS` with their verdict appended, for ``glue_what_holds``.
+
+    Parameters
+    ----------
+    ledger : Ledger
+        The chapter's graded claims.
+    statements : sequence of (str, sequence of str), optional
+        Default :data:`WHAT_HOLDS`.
+
+    Returns
+    -------
+    list of (str, list of str)
+        ``(statement + " — verdict: ...", ids)`` per statement.
+    """
+    return [(f"{text} — verdict from reproduction-tier rows: {statement_verdict(ledger, ids)}", list(ids))
+            for text, ids in (WHAT_HOLDS if statements is None else statements)]
+
+
+__all__ = ["WHAT_HOLDS", "EXTENSIONS", "REPRODUCTION_TIERS", "graded_statements", "is_identity", "pooled_agreement", "statement_verdict", "appendix_g_sign", "growth_law", "cifar_growth", "eq15_errors", "fixed_point_errata", "identity_errors", "parameter_counts", "cluster_times", "conservation", "frozen_flow", "gamma_m_alignment", "growth_form",
            "half_final_times", "lazy_alignment", "loss_drops", "merge_effect", "norm_concentration", "one_step_growth",
            "phi_targets", "plateau_levels", "rank_prediction", "setting_alignment", "sharper_prediction",
            "winner_drift", "winner_rotation", "settle_targets", "prune_loss", "matched_merge"]
