@@ -154,7 +154,8 @@ def glued_numbers(nb: dict) -> dict[str, str]:
     Returns
     -------
     dict of str to str
-        ``{name: text}``; glued figures are listed with the value ``"<figure>"``.
+        ``{name: text}``; glued figures (an image, or HTML holding images such as a seed switcher)
+        are listed with the value ``"<figure>"``.
     """
     out: dict[str, str] = {}
     for cell in nb.get("cells", []):
@@ -166,8 +167,10 @@ def glued_numbers(nb: dict) -> dict[str, str]:
             prefix = book.get("mime_prefix", "")  # glue(display=False) prefixes the mime types
             data = {k[len(prefix):] if prefix and k.startswith(prefix) else k: v
                     for k, v in (o.get("data") or {}).items()}
-            if any(k.startswith("image/") for k in data):
-                out[name] = "<figure>"
+            html = data.get("text/html", "")
+            html = "".join(html) if isinstance(html, list) else str(html)
+            if any(k.startswith("image/") for k in data) or "<img" in html:
+                out[name] = "<figure>"     # an image, or HTML around images (a seed switcher)
             elif "text/plain" in data:
                 text = data["text/plain"]
                 out[name] = "".join(text) if isinstance(text, list) else str(text)

@@ -225,3 +225,16 @@ def test_merge_keeps_the_chapters_the_new_sweep_did_not_run():
     quick["provenance"]["mode"] = "quick"
     with pytest.raises(SystemExit, match="cannot merge"):
         sw.merge(old, quick)
+
+
+def test_glued_numbers_lists_images_and_seed_switchers_as_figures():
+    """A seed switcher is glued as HTML holding images: it counts as a figure, a glued number stays text."""
+    pre = "application/papermill.record/"
+    nb = {"cells": [{"outputs": [
+        {"metadata": {"scrapbook": {"name": "k-fig1", "mime_prefix": pre}}, "data": {pre + "image/png": "x"}},
+        {"metadata": {"scrapbook": {"name": "k-fig2", "mime_prefix": pre}},
+         "data": {pre + "text/html": ['<div class="lr-seeds"><img src="data:image/png;base64,AA"></div>'],
+                  pre + "text/plain": "<IPython.core.display.HTML object>"}},
+        {"metadata": {"scrapbook": {"name": "k-n", "mime_prefix": pre}}, "data": {pre + "text/plain": "'3/5'"}},
+        {"metadata": {}, "data": {"text/plain": "not glued"}}]}]}
+    assert sw.glued_numbers(nb) == {"k-fig1": "<figure>", "k-fig2": "<figure>", "k-n": "'3/5'"}
