@@ -13,8 +13,10 @@ the Binder/Colab buttons use). For every pair this script checks that:
    papermill/nbclient execution metadata;
 4. it has exactly one cell tagged ``parameters``, and that cell is a code cell;
 5. its code reads as a chapter: the median code cell has at most 8 non-blank lines, no code cell
-   more than 25 (except figure-drawing cells tagged ``hide-input``, which the book collapses), and no function defined in it has a body of more than 8 non-blank lines
-   (longer code belongs in ``lrlib``, where it is tested).
+   more than 25 (except figure-drawing cells tagged ``hide-input``, which the book collapses), no
+   line of a code cell longer than 100 characters (a long line is how a long cell hides), and no
+   function defined in it has a body of more than 8 non-blank lines (longer code belongs in
+   ``lrlib``, where it is tested).
 
 Usage (from anywhere; ``make test`` runs it first)::
 
@@ -87,7 +89,7 @@ def strip_ipynb(path: Path) -> bool:
     return True
 
 
-MEDIAN_CELL, MAX_CELL, MAX_DEF_BODY = 8, 25, 8
+MEDIAN_CELL, MAX_CELL, MAX_DEF_BODY, MAX_WIDTH = 8, 25, 8, 100
 
 
 def _lines(src: str) -> int:
@@ -108,6 +110,10 @@ def check_style(py: Path) -> list[str]:
     for i, (src, n) in enumerate(zip(cells, sizes)):
         if n > MAX_CELL and not hidden[i]:
             problems.append(f"{rel(py)}: code cell {i + 1} has {n} lines (at most {MAX_CELL})")
+        wide = [j + 1 for j, line in enumerate(src.splitlines()) if len(line) > MAX_WIDTH]
+        if wide:
+            problems.append(f"{rel(py)}: code cell {i + 1} has {len(wide)} line(s) over {MAX_WIDTH} characters "
+                            f"(its lines {wide[:5]}{' ...' if len(wide) > 5 else ''}); move code into lrlib")
         try:
             tree = ast.parse(src)
         except SyntaxError:

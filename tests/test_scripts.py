@@ -110,6 +110,11 @@ def test_check_notebooks_style_flags_long_cells_and_functions(tmp_path):
     short = tmp_path / "02_y.py"
     short.write_text("# %%\nx = 1\n\n# %%\ndef g():\n    return 2\n")
     assert check_notebooks.check_style(short) == []
+    wide = tmp_path / "04_w.py"                    # a line over 100 characters is how a long cell hides
+    wide.write_text("# %%\nx = 1\n# %%\ny = '" + "a" * 100 + "'\n")
+    assert any("code cell 2 has 1 line(s) over 100" in p for p in check_notebooks.check_style(wide))
+    wide.write_text("# %%\nx = 1\n# %%\ny = '" + "a" * 94 + "'\n")
+    assert check_notebooks.check_style(wide) == []
 
 
 def test_execute_chapters_starts_the_longest_chapter_first(tmp_path):

@@ -25,7 +25,7 @@ __all__ = ["claims", "core", "data", "lemmas", "limit", "phases", "saddles", "al
            "intermediate_plateaus", "key_vectors", "KeyVectors", "kink_clusters", "lemma2_holds",
            "limit_directions", "limit_function", "linearised_loss_rate", "local_rate", "loss_at", "mass_times",
            "min_alignment", "min_f1_norm", "min_norm_squared", "movement", "no_collapse_margin", "ntk_gap",
-           "ntk_interpolator", "phase_times", "PhaseTimes", "plateau_loss", "plateau_speedup", "row_slopes",
-           "s_sets", "saddle_distance", "saddle_point", "saddle_walk", "step_table", "stuck_measures", "sub_runs",
+           "ntk_interpolator", "phase_times", "PhaseTimes", "plateau_loss", "plateau_speedup",
+           "s_sets", "saddle_distance", "saddle_point", "saddle_walk", "step_table", "stuck_measures",
            "thm1_measures", "top2_explained", "toy_events", "toy_timings", "two_clusters", "u_fitted",
            "unbalanced_sweep_init", "uncovered_floor"]
