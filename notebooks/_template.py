@@ -41,7 +41,8 @@ import torch
 from lrlib import chapter
 from lrlib.losses import half_mse
 from lrlib.models import balanced_init, generator
-from lrlib.plots import glue, panel_grid
+from lrlib.plots import glue
+from lrlib.plots import {{KEY}} as plots
 from lrlib.train import train
 
 ch = chapter.start("{{KEY}}", seed, quick, ledger_path)
@@ -67,9 +68,7 @@ short = train(p0, X, y, loss=half_mse(), lr=0.2, steps=20, record=5)      # the 
 ledger.measure("example.fit", run, controls={"short": short}, init=run.head(1))
 
 # %%
-fig, (ax,) = panel_grid(1)
-ax.loglog(run.time[1:], run.loss[1:].numpy(), color="k", lw=1)
-ax.set(xlabel="gradient-flow time $t$", ylabel="loss")
+fig = plots.loss_curves(run.time[1:], run.loss[1:].numpy())    # lrlib/plots/{{KEY}}.py, tested
 glue("{{KEY}}-fig1", fig, display=False)
 
 # %% [markdown]

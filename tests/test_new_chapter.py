@@ -38,24 +38,29 @@ def scratch(tmp_path):
 def test_new_chapter_is_collected_by_the_book_the_sweep_and_the_ledger_page(scratch, monkeypatch):
     monkeypatch.delenv("LRLIB_QUICK", raising=False)
     monkeypatch.setattr(sweep, "REPO_ROOT", scratch)      # first on the kernels' path
+    existing = sorted(p.stem for p in (REPO / "notebooks").glob("[0-9][0-9]_*.py"))
+    closing = [s for s in existing if s[3:] in new_chapter.CLOSING]
     py = new_chapter.new_chapter("toychapter", "A toy chapter", root=scratch)
-    n_existing = len(list((REPO / "notebooks").glob("[0-9][0-9]_*.py")))
-    stem = f"{n_existing + 1:02d}_toychapter"
+    stem = f"{len(existing) - len(closing) + 1:02d}_toychapter"
     assert py.name == f"{stem}.py"
     nb = scratch / "notebooks" / f"{stem}.ipynb"
 
-    # the book: listed in the table of contents after the last chapter, a clean pair, and
-    # matched by the glob the build executes
+    # the book: listed in the table of contents after the last paper's chapter and before the
+    # closing chapters, which move one number up; a clean pair, matched by the glob the build executes
     pages = site_check.toc_pages(scratch / "_toc.yml")
-    assert f"notebooks/{stem}" in pages
-    assert pages.index(f"notebooks/{stem}") == max(i for i, p in enumerate(pages) if p.startswith("notebooks/"))
+    moved = [f"notebooks/{int(s[:2]) + 1:02d}_{s[3:]}" for s in closing]
+    chapter_pages = [p for p in pages if p.startswith("notebooks/")]
+    assert chapter_pages[-len(moved) - 1:] == [f"notebooks/{stem}", *moved]
+    assert all((scratch / f"{m}.py").is_file() for m in moved)
+    assert not any((scratch / "notebooks" / f"{s}.py").exists() for s in closing)
     for other in (scratch / "notebooks").glob("[0-9][0-9]_*.py"):   # the stand-ins are not pairs
         if other != py:
             other.unlink()
     assert check_notebooks.main(["--dir", str(scratch / "notebooks")]) == 0
     assert nb in set((scratch / "notebooks").glob("[0-9][0-9]_*.ipynb"))
     assert (scratch / "lrlib" / "theory" / "toychapter" / "claims.py").is_file()
-    assert (scratch / "tests" / "test_theory_toychapter.py").is_file()
+    assert (scratch / "tests" / "test_theory_toychapter_claims.py").is_file()
+    assert (scratch / "lrlib" / "plots" / "toychapter.py").is_file()
 
     # the sweep: discovered, executed (quick), its claim graded
     chapters = paths.chapters(scratch / "notebooks")
@@ -70,13 +75,16 @@ def test_new_chapter_is_collected_by_the_book_the_sweep_and_the_ledger_page(scra
 
     # the generated test asserts something that can fail
     import subprocess
-    test = scratch / "tests" / "test_theory_toychapter.py"
+    test = scratch / "tests" / "test_theory_toychapter_claims.py"
     ok = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", str(test)], cwd=scratch)
     assert ok.returncode == 0
     claims_py = scratch / "lrlib" / "theory" / "toychapter" / "claims.py"
     claims_py.write_text(claims_py.read_text().replace("run.loss[-1] / run.loss[0]", "run.loss[0] / run.loss[-1]"))
     bad = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", str(test)], cwd=scratch)
     assert bad.returncode == 1
+    plots_test = scratch / "tests" / "test_plots_toychapter.py"
+    ok = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", str(plots_test)], cwd=scratch)
+    assert ok.returncode == 0
 
     # the ledger page: a row for the claim, with the sweep's pass rate
     rows = ledger_page.ledger_rows(chapters, [agg])
