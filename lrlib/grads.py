@@ -15,7 +15,7 @@ on the small shapes of the orthogonal test bed that overhead is most of a step.
 
 from __future__ import annotations
 
-from typing import Iterable
+from typing import Callable, Iterable
 
 import torch
 
@@ -152,20 +152,94 @@ def backprop(
     if p.b2 is not None:
         out = out + p.b2.unsqueeze(-2)
     L, dout = loss_and_dpred(loss, out, y, need_loss)
-    g: dict[str, Tensor] = {}
+
+    def weight(a: Tensor, b: Tensor, name: str) -> Tensor:
+        return _matmul_t(a, b, getattr(p, name), into, name, beta)
+
+    def bias(a: Tensor, name: str) -> Tensor:
+        return _put(_sum_to(a.sum(-2), getattr(p, name)), into, name, beta)
+
+    def times_slope(d: Tensor) -> Tensor:
+        return d.mul_(slope)
+
+    return L, layer_grads(X, h, dout, p.W2, want, slope_=None if slope is None else times_slope,
+                          weight=weight, bias=bias)
+
+
+def transpose(a):
+    """``aᵀ`` over the last two axes, for a numpy array or a torch tensor alike.
+
+    Parameters
+    ----------
+    a : array or Tensor
+        Shape ``(..., i, j)``.
+
+    Returns
+    -------
+    array or Tensor
+        A view of shape ``(..., j, i)``.
+    """
+    return a.swapaxes(-1, -2)
+
+
+def _weight(a, b, name: str):
+    return transpose(a) @ b
+
+
+def _bias(a, name: str):
+    return a.sum(-2)
+
+
+def layer_grads(X, h, dout, W2, want: Iterable[str], *, slope_: Callable | None = None,
+                weight: Callable = _weight, bias: Callable = _bias) -> dict:
+    """The backward pass of ``out = σ(X W1ᵀ + b1) W2ᵀ + b2`` from ``δout = ∂L/∂out``: the one formula.
+
+    ``∂W2 = δoutᵀ h``, ``∂b2 = Σ_i δout_i``, ``δpre = (δout W2) ⊙ σ'(pre)``, ``∂W1 = δpreᵀ X``,
+    ``∂b1 = Σ_i δpre_i``. The operands are numpy arrays or torch tensors alike: :func:`backprop`
+    (torch), :class:`lrlib.small_step.SmallGD` (numpy) and the race chapter's
+    :func:`~lrlib.theory.race.toy_step.toy_gradients` (numpy, cross-entropy) all differentiate through
+    it, each with its own fast products.
+
+    Parameters
+    ----------
+    X : array or Tensor
+        Inputs ``(n, d)`` or ``(R..., n, d)``.
+    h : array or Tensor
+        Hidden activations ``σ(pre)`` ``(R..., n, m)``.
+    dout : array or Tensor
+        ``∂L/∂out`` ``(R..., n, k)``.
+    W2 : array or Tensor
+        Output weights ``(R..., k, m)``.
+    want : iterable of str
+        The parameters to differentiate, among ``W1, b1, W2, b2``.
+    slope_ : callable or None
+        ``δ ↦ δ ⊙ σ'(pre)`` (may work in place and return its argument); ``None`` for the identity.
+    weight : callable
+        ``(a, b, name) ↦ aᵀ b`` for weight ``name`` (default: the plain product; :func:`backprop`
+        sums broadcast run axes away and accumulates into momentum buffers).
+    bias : callable
+        ``(a, name) ↦ Σ_i a_i`` over the points for bias ``name`` (default ``a.sum(-2)``).
+
+    Returns
+    -------
+    dict of str to array or Tensor
+        ``{name: ∂L/∂name}`` for the names in ``want``, in the order ``W2, b2, W1, b1``.
+    """
+    want = set(want)
+    g = {}
     if "W2" in want:
-        g["W2"] = _matmul_t(dout, h, p.W2, into, "W2", beta)
+        g["W2"] = weight(dout, h, "W2")
     if "b2" in want:
-        g["b2"] = _put(_sum_to(dout.sum(-2), p.b2), into, "b2", beta)
+        g["b2"] = bias(dout, "b2")
     if want & {"W1", "b1"}:
-        dpre = dout @ p.W2
-        if slope is not None:
-            dpre = dpre.mul_(slope)
+        dpre = dout @ W2
+        if slope_ is not None:
+            dpre = slope_(dpre)
         if "W1" in want:
-            g["W1"] = _matmul_t(dpre, X, p.W1, into, "W1", beta)
+            g["W1"] = weight(dpre, X, "W1")
         if "b1" in want:
-            g["b1"] = _put(_sum_to(dpre.sum(-2), p.b1), into, "b1", beta)
-    return L, g
+            g["b1"] = bias(dpre, "b1")
+    return g
 
 
 def _matmul_t(a: Tensor, b: Tensor, like: Tensor, into: dict[str, Tensor] | None, name: str, beta: float) -> Tensor:

@@ -3,7 +3,7 @@
 On the book's small problems (the orthogonal test bed: 6 points, 10 features, 50 neurons —
 about 14 kFLOP a step) a step of :func:`lrlib.train.train` is bound by the ~25 torch dispatches
 of :func:`lrlib.grads.backprop`, not by arithmetic. This module takes the same closed-form
-gradients (see :mod:`lrlib.grads` for the formulas) in about ten numpy calls and updates the
+gradients (:func:`lrlib.grads.layer_grads`, the one formula) in about ten numpy calls and updates the
 parameters **in place through numpy views of the torch tensors**, so that the rest of the loop
 (snapshots, checks, the recorded losses) is unchanged. It agrees with the torch step to rounding
 (``tests/test_small_step.py``); ``train(..., kernel="torch")`` turns it off.
@@ -22,6 +22,7 @@ from typing import Iterable
 import numpy as np
 import torch
 
+from .grads import layer_grads
 from .losses import Loss
 from .models import TwoLayer, forward
 
@@ -153,19 +154,8 @@ class SmallGD:
             if need_loss:
                 L = self._reduce(e)
             dout = (-self.c * self.Y * e)[..., None]
-        g = {}
-        if "W2" in self.trainable:
-            g["W2"] = np.swapaxes(dout, -1, -2) @ h
-        if "b2" in self.trainable:
-            g["b2"] = dout.sum(-2)
-        if "W1" in self.trainable or "b1" in self.trainable:
-            dpre = dout @ W2
-            if self.act == "relu":
-                dpre *= pre > 0
-            if "W1" in self.trainable:
-                g["W1"] = np.swapaxes(dpre, -1, -2) @ self.X
-            if "b1" in self.trainable:
-                g["b1"] = dpre.sum(-2)
+        slope_ = _relu_slope(pre) if self.act == "relu" else None
+        g = layer_grads(self.X, h, dout, W2, self.trainable, slope_=slope_)
         return (None if L is None else torch.from_numpy(np.asarray(L))), g
 
     def run(self, steps: int, lr: float) -> None:
@@ -206,6 +196,14 @@ class SmallGD:
                 buf += gk
                 gk = buf
             self.views[name] -= lr * gk
+
+
+def _relu_slope(pre: np.ndarray):
+    """``δ ↦ δ ⊙ 1[pre > 0]`` in place (ReLU's derivative, 0 at 0)."""
+    def times_slope(d: np.ndarray) -> np.ndarray:
+        d *= pre > 0
+        return d
+    return times_slope
 
 
 __all__ = ["MAX_WORK", "eligible", "SmallGD"]

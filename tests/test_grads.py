@@ -9,7 +9,7 @@ import itertools
 import pytest
 import torch
 
-from lrlib.grads import backprop, loss_and_dpred, supported
+from lrlib.grads import backprop, layer_grads, loss_and_dpred, supported
 from lrlib.losses import Loss, half_mse
 from lrlib.models import TwoLayer, forward, gaussian_init, generator
 from lrlib.train import train
@@ -138,3 +138,30 @@ def test_unsupported_activation_falls_back_to_autograd(monkeypatch):
     tr = train(p, X, y, loss=half_mse(), lr=0.1, steps=5, record=range(6), progress=False)
     ref = train(p, X, y, loss=half_mse(), lr=0.1, steps=5, record=range(6), progress=False, autograd=True)
     assert torch.equal(tr.params.W1, ref.params.W1)
+
+
+def test_layer_grads_is_one_formula_for_numpy_and_torch():
+    """The same backward pass on numpy arrays and torch tensors, equal to backprop's and to the
+    formula written out; ``want`` picks the parameters and ``slope_`` applies σ'."""
+    gen = generator(3)
+    p = gaussian_init(6, 4, 2, std_in=1.0, std_out=1.0, gen=gen, runs=(3,), bias_in=True, bias_out=True)
+    X = torch.randn(9, 4, generator=gen, dtype=p.W1.dtype)
+    y = torch.randn(9, 2, generator=gen, dtype=p.W1.dtype)
+    pre = X @ p.W1.mT + p.b1.unsqueeze(-2)
+    h = pre.clamp(min=0)
+    dout = torch.randn(3, 9, 2, generator=gen, dtype=p.W1.dtype)
+    mask = pre > 0
+    g_t = layer_grads(X, h, dout, p.W2, ("W1", "b1", "W2", "b2"), slope_=lambda d: d * mask)
+    g_n = layer_grads(X.numpy(), h.numpy(), dout.numpy(), p.W2.numpy(), ("W1", "b1", "W2", "b2"),
+                      slope_=lambda d: d * mask.numpy())
+    dpre = (dout @ p.W2) * mask
+    want = {"W2": dout.mT @ h, "b2": dout.sum(-2), "W1": dpre.mT @ X, "b1": dpre.sum(-2)}
+    assert list(g_t) == ["W2", "b2", "W1", "b1"]
+    for k, v in want.items():
+        torch.testing.assert_close(g_t[k], v)
+        torch.testing.assert_close(torch.from_numpy(g_n[k]), v)
+    assert set(layer_grads(X, h, dout, p.W2, ("b2",))) == {"b2"}
+    L, g = backprop(p, X, y, half_mse())
+    _, dpred = loss_and_dpred(half_mse(), h @ p.W2.mT + p.b2.unsqueeze(-2), y)
+    for k, v in layer_grads(X, h, dpred, p.W2, g, slope_=lambda d: d * mask).items():
+        torch.testing.assert_close(g[k], v)
