@@ -23,6 +23,7 @@ import os
 from dataclasses import dataclass
 
 import torch
+from myst_nb import glue
 
 from . import nbparams
 from .checks import positive_int
@@ -155,10 +156,6 @@ def glue_rerun_costs(key: str) -> None:
     key : str
         The chapter key.
     """
-    try:
-        from myst_nb import glue
-    except ImportError:  # pragma: no cover - myst_nb ships with jupyter-book
-        return
     for size, text in rerun_costs(key).items():
         glue(f"{key}-rerun-{size}", text, display=False)
 

@@ -51,6 +51,7 @@ from typing import Callable, Iterable, Sequence
 
 import numpy as np
 import torch
+from scipy.integrate import solve_ivp
 
 from . import grads as closed_forms
 from .errors import DivergenceError, ParameterError
@@ -157,8 +158,6 @@ def integrate(
     DivergenceError
         When the flow diverges or needs more than ``max_evals`` gradient evaluations.
     """
-    from scipy.integrate import solve_ivp
-
     _check_solver(method, rtol, atol)
     if hessian is not None and method in EXPLICIT:
         raise ParameterError(f"hessian is used by the implicit method BDF only, got method {method!r}")

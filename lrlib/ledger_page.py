@@ -15,6 +15,9 @@ import os
 import subprocess
 from pathlib import Path
 
+import matplotlib.pyplot as plt
+import yaml
+
 from .ledger import code_hash, headline, load_declarations
 from .ledger.verdicts import COLOURS, MARKS
 from .ledger.view import legend_html, margin_marks, table_html
@@ -71,8 +74,6 @@ def declaration_history(path: str | Path, root: str | Path = REPO_ROOT) -> dict[
         from the commit before it (``commit``, ``date``, ``subject``); claims changed only in the
         working tree get ``commit = "uncommitted"``. Empty without git.
     """
-    import yaml
-
     path, root = Path(path), Path(root)
     try:
         rel = path.resolve().relative_to(root.resolve()).as_posix()
@@ -404,8 +405,6 @@ def summary_figure(rows: list[dict], aggs: list[dict]):
     -------
     Figure
     """
-    import matplotlib.pyplot as plt
-
     full = next((a for a in aggs if not a["provenance"]["quick"]), None)
     mode = full["provenance"]["mode"] if full else None
     order = ["reproduced", "mixed", "not reproduced", "not graded", "not in a sweep"]

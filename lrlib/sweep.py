@@ -213,7 +213,7 @@ def _run_one(task: dict, rec: dict[str, Any], t0: float) -> dict:
         out.mkdir(parents=True, exist_ok=True)
         out_nb, ledger = out / f"seed{rec['seed']}.ipynb", out / f"seed{rec['seed']}.json"
         ledger.unlink(missing_ok=True)  # a stale ledger from an earlier sweep must not count
-        import nbformat
+        import nbformat  # with papermill: only a worker that runs a notebook needs it
 
         prog = ChapterProgress(f"{task['chapter']} seed {rec['seed']}", nb.stem, nbformat.read(str(nb), as_version=4),
                                task.get("recorded") or {}, task.get("t_all") or t0, injected=True)
@@ -308,7 +308,7 @@ def run_dask(tasks: list[dict], scheduler, on_done=None) -> list[dict]:
     list of dict
         The records, in completion order; a task whose worker failed gets a failed record.
     """
-    from distributed import Client, as_completed
+    from distributed import Client, as_completed  # Dask only for a sweep on a cluster (optional)
 
     client = scheduler if isinstance(scheduler, Client) else Client(scheduler)
     try:

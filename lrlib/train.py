@@ -252,7 +252,7 @@ def train(
 
     bar = None
     if progress_enabled(steps, progress):
-        from tqdm import tqdm
+        from tqdm import tqdm  # only when a progress bar is shown (never in the book's runs)
 
         bar = tqdm(total=steps, mininterval=1.0, desc="train")
 

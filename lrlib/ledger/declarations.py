@@ -28,12 +28,14 @@ cannot pass) and a rule that every input satisfies (a claim that cannot fail) ar
 from __future__ import annotations
 
 import ast
+import importlib
 import re
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Mapping
 
 import numpy as np
+import yaml
 
 from ..errors import ParameterError
 from .rules import Rule
@@ -441,8 +443,6 @@ def load_declarations(path: str | Path) -> list[Declaration]:
     ParameterError
         When the file is missing or malformed, an entry is invalid, or an id repeats.
     """
-    import yaml
-
     path = Path(path)
     if not path.is_file():
         raise ParameterError(f"claims file {path} not found")
@@ -477,8 +477,6 @@ def resolve_measure(decl: Declaration):
     ParameterError
         When the name does not resolve to a callable.
     """
-    import importlib
-
     mod, _, name = f"lrlib.theory.{decl.measure}".rpartition(".")
     try:
         f = getattr(importlib.import_module(mod), name)

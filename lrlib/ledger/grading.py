@@ -43,6 +43,7 @@ must have been made from the same code, else the book's own run fails with
 
 from __future__ import annotations
 
+import json
 import math
 import os
 from dataclasses import asdict, dataclass, field
@@ -749,7 +750,6 @@ class Ledger:
         """
         if not path:
             return None
-        import json
         path = Path(path)
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(json.dumps(self.to_json(), indent=1, allow_nan=False, ensure_ascii=False))

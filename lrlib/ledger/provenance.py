@@ -8,9 +8,12 @@ checksums and the pinned versions (``requirements.txt``).
 
 from __future__ import annotations
 
+import ast
 import hashlib
 import json
 from pathlib import Path
+
+import yaml
 
 from ..errors import ParameterError
 from ..paths import REPO_ROOT, chapters, claims_file
@@ -35,8 +38,6 @@ def grading_digest(path: Path) -> bytes:
         :data:`GRADING_FIELDS` and the premises' rules, in file order, as canonical JSON; the raw
         bytes when the file does not parse (so that any edit of a broken file still counts).
     """
-    import yaml
-
     try:
         decls = load_declarations(path)
     except (ParameterError, yaml.YAMLError):
@@ -57,7 +58,6 @@ def _module_file(name: str, root: Path) -> Path | None:
 def _imported_modules(source: str, module: str, is_package: bool) -> set[str]:
     """Dotted names of the ``lrlib`` modules (and, for ``from m import x``, the candidates
     ``m.x``) that the Python ``source`` of ``module`` imports anywhere in its text."""
-    import ast
     try:
         tree = ast.parse(source)
     except SyntaxError:

@@ -12,6 +12,9 @@ from __future__ import annotations
 
 from typing import Sequence
 
+from IPython.display import HTML
+from myst_nb import glue
+
 from .verdicts import headline
 from .view import _h, table_html
 
@@ -66,11 +69,6 @@ def glue_what_holds(key: str, ledger, statements: Sequence[tuple[str, Sequence[s
         The table's HTML.
     """
     body = table_html(what_holds_rows(ledger, statements), ["the paper says", "graded by: pass rate (kind, tier)"])
-    try:
-        from IPython.display import HTML
-        from myst_nb import glue
-    except ImportError:  # pragma: no cover - myst_nb ships with jupyter-book
-        return body
     glue(f"{key}-what-holds", HTML(body), display=False)
     return body
 

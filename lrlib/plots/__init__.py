@@ -6,6 +6,10 @@ and numbers from :mod:`lrlib.theory`.
 
 from __future__ import annotations
 
+import base64
+import html
+import io
+import re
 from typing import Sequence
 
 import matplotlib.pyplot as plt
@@ -14,6 +18,7 @@ import seaborn as sns
 from IPython.display import HTML
 from matplotlib.figure import Figure
 from myst_nb import glue as _myst_glue
+from PIL import Image
 
 #: Colours with a fixed meaning across the book.
 POS = "#1f6fb4"   # positive-sign neurons / positive labels
@@ -128,10 +133,6 @@ def png_bytes(fig, dpi: int = 110) -> bytes:
     bytes
         The PNG file's bytes.
     """
-    import io
-
-    from PIL import Image
-
     buf = io.BytesIO()
     fig.savefig(buf, format="png", dpi=dpi, bbox_inches="tight")
     plt.close(fig)
@@ -165,11 +166,6 @@ def seed_switcher_html(key: str, figs: Sequence, notes: Sequence[str], *, labels
     str
         HTML (an ``.lr-seeds`` block).
     """
-    import base64
-    import html
-    import io
-    import re
-
     if len(figs) != len(notes) or not figs:
         raise ValueError("seed_switcher_html: one note per figure, at least one figure")
     labels = list(labels) if labels is not None else [f"seed {i}" for i in range(len(figs))]
