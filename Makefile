@@ -136,7 +136,8 @@ book-cache:
 
 # --------------------------------------------------------------------------------
 # make rerun CHAPTER=<key> SEED=<n> [QUICK=1]: one chapter, another seed: a one-run seed sweep
-# (lrlib.sweep: papermill, the notebook's folder as working directory). Output in runs/rerun/.
+# (lrlib.sweep: papermill, the notebook's folder as working directory). Output in runs/rerun/
+# (runs/rerun-quick/ with QUICK=1, so that a quick run never overwrites a full run's ledger).
 CHAPTER ?=
 SEED    ?= 1
 QUICK   ?= 0

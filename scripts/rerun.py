@@ -2,7 +2,8 @@
 
 A one-run seed sweep (:mod:`lrlib.sweep`): the chapter runs through papermill in its own
 folder, with ``seed``, ``quick`` and ``ledger_path`` injected, and its executed notebook and
-claims ledger land in ``runs/rerun/<key>/seed<N>.ipynb`` and ``.json``.
+claims ledger land in ``runs/rerun/<key>/seed<N>.ipynb`` and ``.json`` (a full-size run) or in
+``runs/rerun-quick/<key>/`` (``QUICK=1``): a quick run never overwrites a full run's ledger.
 """
 
 from __future__ import annotations
@@ -29,7 +30,7 @@ def main(argv: list[str] | None = None) -> int:
     if a.quick not in ("0", "1"):
         print(f"make rerun: QUICK must be 0 or 1, got '{a.quick}'", file=sys.stderr)
         return 2
-    out = paths.REPO_ROOT / "runs" / "rerun"
+    out = paths.REPO_ROOT / "runs" / ("rerun-quick" if a.quick == "1" else "rerun")
     agg = sweep.sweep({a.chapter: chapters[a.chapter]}, [int(a.seed)], out, quick=a.quick == "1", workers=1)
     base = out / a.chapter / f"seed{a.seed}"
     if agg["failed"]:
