@@ -28,3 +28,15 @@ def test_order_and_nan_and_bad_input():
     assert t["slope"] == pytest.approx(1.0) and t["mono"] == 1
     with pytest.raises(ValueError):
         trend_stats([1.0, -1.0], [1.0, 2.0])
+
+
+def test_min_points_refuses_a_trend_read_on_too_few_finite_points():
+    scale = np.logspace(0, -6, 7)
+    dev = np.vstack([scale ** 0.5, np.r_[scale[:2] ** 0.5, [np.nan] * 5]])   # seed 1 reached 2 of 7
+    loose = trend_stats(scale, dev)
+    assert np.isfinite(loose["slope"]).all()                                 # the default: two points do
+    strict = trend_stats(scale, dev, min_points=5)
+    np.testing.assert_allclose(strict["slope"][0], 0.5)
+    assert np.isnan(strict["slope"][1]) and np.isnan(strict["mono"][1]) and np.isnan(strict["shrink"][1])
+    with pytest.raises(ValueError):
+        trend_stats(scale, dev, min_points=1)

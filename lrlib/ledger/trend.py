@@ -24,7 +24,8 @@ from __future__ import annotations
 import numpy as np
 
 
-def trend_stats(scale, deviation, *, fit_last: int | None = None, tiny: float = 0.0) -> dict[str, np.ndarray]:
+def trend_stats(scale, deviation, *, fit_last: int | None = None, tiny: float = 0.0,
+                min_points: int = 2) -> dict[str, np.ndarray]:
     """Per-seed trend of a deviation along a sweep towards a limit.
 
     Parameters
@@ -38,24 +39,30 @@ def trend_stats(scale, deviation, *, fit_last: int | None = None, tiny: float = 
     tiny : float
         Deviations at or below ``tiny`` count as having reached the limit (they end the
         monotone check as "not growing" and are left out of the slope fit).
+    min_points : int
+        Non-finite deviations (a run that did not reach the event measured) are left out; a seed
+        with fewer than ``min_points`` finite points (``>= 2``) gets ``nan`` everywhere, so that a
+        trend read on two surviving points of a long sweep cannot pass unnoticed.
 
     Returns
     -------
     dict of str to np.ndarray
         ``mono``, ``slope``, ``shrink``, ``decades``, each of shape ``S...`` (``nan`` where fewer
-        than two finite points remain).
+        than ``min_points`` finite points remain; ``decades`` is the sweep's span).
     """
     scale = np.asarray(scale, dtype=float)
     dev = np.abs(np.asarray(deviation, dtype=float))
     if scale.ndim != 1 or dev.shape[-1] != scale.size or scale.size < 2 or (scale <= 0).any():
         raise ValueError("trend_stats: scale is a positive 1-d sweep of k >= 2 points and deviation (..., k)")
+    if int(min_points) < 2:
+        raise ValueError("trend_stats: min_points >= 2 (a slope needs two points)")
     order = np.argsort(-scale)                     # shallow -> deep
     s, d = scale[order], dev[..., order]
     mono = np.full(d.shape[:-1], np.nan)
     shrink = np.full(d.shape[:-1], np.nan)
     for idx in np.ndindex(*d.shape[:-1]):
         f = d[idx][np.isfinite(d[idx])]                  # the measured points, shallow -> deep
-        if f.size >= 2:
+        if f.size >= min_points:
             mono[idx] = np.mean((np.diff(f) <= 0) | (f[1:] <= tiny))
             with np.errstate(divide="ignore"):
                 shrink[idx] = f[0] / f[-1]
@@ -64,7 +71,7 @@ def trend_stats(scale, deviation, *, fit_last: int | None = None, tiny: float = 
     slope = np.full(d.shape[:-1], np.nan)
     for idx in np.ndindex(*d.shape[:-1]):
         ok = np.isfinite(ld[idx]) & (ld[idx] > tiny)
-        if ok.sum() >= 2:
+        if ok.sum() >= 2 and np.isfinite(d[idx]).sum() >= min_points:
             slope[idx] = np.polyfit(ls[ok], np.log(ld[idx][ok]), 1)[0]
     decades = np.full(d.shape[:-1], np.log10(s.max() / s.min()))
     return {"mono": mono, "slope": slope, "shrink": shrink, "decades": decades}
