@@ -88,8 +88,10 @@ def test_expectations():
     assert not expectation_met("0.6-1", ["reproduced"] * 2 + ["not reproduced"] * 3)
     assert expectation_met("premise not met", ["premise not met"] * 2)
     assert headline(["reproduced"] * 5) == "reproduced 5/5"
-    assert headline(["reproduced", "not reproduced", "premise not met"]) == "1/2"
+    assert headline(["reproduced", "not reproduced", "premise not met"]) == "1/2 (+1 premise not met)"
     assert headline(["premise not met"] * 3) == "premise not met (3)"
+    assert headline(["reproduced"] * 3 + ["premise not met"] * 2) == "reproduced 3/3 (+2 premise not met)"
+    assert headline(["reproduced", "not reproduced", "inconclusive"]) == "1/2 (+1 inconclusive)"
 
 
 def ledger(tmp_path, *extra, seeds=5):
@@ -157,7 +159,7 @@ def test_premise_not_met_is_excluded_from_the_pass_rate(tmp_path, monkeypatch):
     led.grade("p", rate=[1.0, 1.0, 5.0, 1.0, 1.0], a3=[1, 1, 0, 1, 1], control=dict(rate=3.0))
     led.finish(None, strict=True)
     assert led.results["p"].verdicts[2] == "premise not met"
-    assert headline(led.results["p"].verdicts) == "reproduced 4/4"
+    assert headline(led.results["p"].verdicts) == "reproduced 4/4 (+1 premise not met)"
 
 
 def test_grade_errors(tmp_path):

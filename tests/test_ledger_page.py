@@ -66,7 +66,7 @@ def test_tiers_margins_and_revision_changes(tmp_path):
     assert "**1 quantitative reproductions** (1 reproduced in every graded seed" in lp.chapter_summary(rows, [agg])
     before = {"claims": {"fake.thm1.a": {"passes": 0, "graded": 1, "runs": [{"verdicts": ["not reproduced"]}]}}}
     text = lp.revision_changes(rows, [agg], before)
-    assert "`fake.thm1.a`: not reproduced 0/1 → reproduced 1/1 (now: quantitative)" in text
+    assert "`fake.thm1.a`: not reproduced 0/1 → reproduced 1/1 (+1 premise not met) (now: quantitative)" in text
     assert "| `fake` | 0 / 0 / 1 / 0 | 1 / 0 / 0 / 0 | 1 / 0 / 1 / 0 |" in text
 
 

@@ -26,3 +26,5 @@ def test_each_statement_lists_its_claims_with_pass_rate_and_tier(tmp_path):
     assert "reproduced 2/2" in rows[1][1] and "consistency" in rows[1][1]
     html = glue_what_holds("x", led, [("an identity", ["ident"])])
     assert "the paper says" in html and "ident" in html
+    html = glue_what_holds("x", led, [("an identity", ["ident"])], header="cross-paper statement")
+    assert "cross-paper statement" in html and "the paper says" not in html

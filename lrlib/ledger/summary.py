@@ -51,7 +51,8 @@ def what_holds_rows(ledger, statements: Sequence[tuple[str, Sequence[str]]]) -> 
     return rows
 
 
-def glue_what_holds(key: str, ledger, statements: Sequence[tuple[str, Sequence[str]]]) -> str:
+def glue_what_holds(key: str, ledger, statements: Sequence[tuple[str, Sequence[str]]], *,
+                    header: str = "the paper says") -> str:
     """Glue the summary table as ``<key>-what-holds`` (HTML) and return it.
 
     Parameters
@@ -62,13 +63,16 @@ def glue_what_holds(key: str, ledger, statements: Sequence[tuple[str, Sequence[s
         The chapter's graded claims.
     statements : sequence of (str, sequence of str)
         As in :func:`what_holds_rows`.
+    header : str
+        The first column's title (a chapter that crosses papers: ``"cross-paper statement"``).
 
     Returns
     -------
     str
-        The table's HTML.
+        The table's HTML. A pass rate counts the seeds left out of it, e.g.
+        ``reproduced 3/3 (+2 premise not met)``.
     """
-    body = table_html(what_holds_rows(ledger, statements), ["the paper says", "graded by: pass rate (kind, tier)"])
+    body = table_html(what_holds_rows(ledger, statements), [header, "graded by: pass rate (kind, tier)"])
     glue(f"{key}-what-holds", HTML(body), display=False)
     return body
 

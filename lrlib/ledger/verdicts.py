@@ -156,15 +156,22 @@ def headline(verdicts: list[str]) -> str:
     Returns
     -------
     str
-        ``reproduced 5/5``, ``not reproduced 0/5``, ``3/5``, ``premise not met (5)``, ...
+        ``reproduced 5/5``, ``not reproduced 0/5``, ``3/5``, ``premise not met (5)``, ...; seeds
+        left out of the rate are counted after it: ``reproduced 3/3 (+2 premise not met)``.
     """
     passes, graded = pass_rate(verdicts)
     if graded == 0:
         kinds = sorted(set(verdicts))
         return f"{kinds[0]} ({len(verdicts)})" if len(kinds) == 1 else "not graded"
     if passes == graded:
-        return f"reproduced {passes}/{graded}"
-    if passes == 0:
+        text = f"reproduced {passes}/{graded}"
+    elif passes == 0:
         word = "partial" if "partial" in verdicts else "not reproduced"
-        return f"{word} 0/{graded}"
-    return f"{passes}/{graded}"
+        text = f"{word} 0/{graded}"
+    else:
+        text = f"{passes}/{graded}"
+    if graded == len(verdicts):
+        return text
+    left = sorted({v for v in verdicts if v in ("premise not met", "inconclusive")})
+    counts = ", ".join(f"+{verdicts.count(v)} {v}" for v in left)
+    return f"{text} ({counts})" if counts else text
