@@ -62,6 +62,12 @@ def test_lint_finds_narrow_conjunctions():
     lint("4000 <= a <= 6500 and abs(b - 0.5) <= 0.01 and 10000 <= c <= 13000 and d < 1e-6 and e == 0 and f == 1")
     with pytest.raises(ParameterError):
         lint("2")
+    # several equalities: their margins are 0 or ∞, so the ascent counts the conditions met
+    lint("abs(drift_ratio - 2) <= 0.2 and flips == 0 and wrong_way == 0 and escapes == 0 and mass_ok == 1")
+    with pytest.raises(ParameterError, match="no input"):
+        lint("x > 1 and x < 0")
+    with pytest.raises(ParameterError, match="every input"):
+        lint("x > 1 or x <= 1")
 
 
 def test_resolve_measure_reports_a_missing_function():

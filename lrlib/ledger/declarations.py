@@ -369,20 +369,36 @@ def rule_candidates(consts: list[float], rng: np.random.Generator, n: int) -> np
     return np.where(pick, rng.choice(pool, n), mags)
 
 
+def _conjuncts(rule: Rule) -> list[Rule]:
+    """The top-level conditions of a conjunction (the rule itself otherwise)."""
+    body = rule._tree.body
+    if isinstance(body, ast.BoolOp) and isinstance(body.op, ast.And):
+        return [Rule(ast.unparse(v)) for v in body.values]
+    return [rule]
+
+
+def _climb_score(rule: Rule, parts: list[Rule], vals: dict) -> np.ndarray:
+    """How close inputs come to passing: the conditions met, plus the rule's margin squashed
+    into ``[0, 1)`` (so that an equality, whose margin is 0 or ∞, still counts when it is met)."""
+    met = sum(np.asarray(c(vals), dtype=float) for c in parts)
+    m = np.nan_to_num(rule.margin(vals), nan=0.0, posinf=1e300)
+    return met + m / (1.0 + m)
+
+
 def _climb(rule: Rule, vals: dict, consts: list[float], rng: np.random.Generator, keep: int = 256,
            rounds: int = 4) -> np.ndarray:
-    """Coordinate ascent on the margin from the best random inputs: a conjunction of many
-    conditions is rarely met by independent draws, but each name can be set to meet its own."""
-    m = np.nan_to_num(rule.margin(vals), nan=-1.0)
-    idx = np.argsort(-m)[:keep]
+    """Coordinate ascent from the best random inputs on the number of the rule's conditions met
+    (then its margin): a conjunction of many conditions is rarely met by independent draws, but
+    each name can be set to meet its own."""
+    parts = _conjuncts(rule)
+    idx = np.argsort(-_climb_score(rule, parts, vals))[:keep]
     cur = {k: v[idx].copy() for k, v in vals.items()}
     pool = rule_candidates(consts, rng, 400)
     for _ in range(rounds):
         for k in cur:
             trial = {j: np.repeat(v[:, None], pool.size, 1) for j, v in cur.items()}
             trial[k] = np.broadcast_to(pool, trial[k].shape)
-            tm = np.nan_to_num(rule.margin(trial), nan=-1.0)
-            cur[k] = pool[np.argmax(tm, axis=1)]
+            cur[k] = pool[np.argmax(_climb_score(rule, parts, trial), axis=1)]
     return rule(cur)
 
 
@@ -415,9 +431,7 @@ def lint(text: str, *, where: str = "rule", tautology: bool = True, n: int = 40_
     consts = rule_constants(text)
     vals = {k: rule_candidates(consts, rng, n) for k in sorted(rule.names)}
     ok = rule(vals)
-    if not ok.any():
-        ok = _climb(rule, vals, consts, rng)
-    if not ok.any():
+    if not ok.any() and not _climb(rule, vals, consts, rng).any():
         raise ParameterError(f"{where} {rule.text!r}: no input satisfies it ({n} random inputs tried), "
                              "so neither the claim nor its control can pass")
     if tautology and ok.all():
