@@ -4,7 +4,7 @@ neuron sets, the limit, the saddle, phase times) and the measurements behind the
 (:mod:`.phases`, :mod:`.lemmas`, :mod:`.saddles`, :mod:`.limit`; the claims' measurement functions in :mod:`.claims`). ``from lrlib.theory import orthogonal as th`` gives the closed forms and the
 measurements; the data sets are ``th.data``."""
 
-from . import claims, core, data, lemmas, limit, phases, saddles
+from . import claims, core, data, lemmas, limit, phases, report, runs, saddles
 from .core import (alignment_directions, assumption3_failure_probability, check_orthogonal, escape_curvature,
                    fit_vectors, key_vectors, KeyVectors, limit_directions, limit_function, local_rate,
                    min_f1_norm, min_norm_squared, phase_times, PhaseTimes, plateau_loss, s_sets, saddle_point,
@@ -13,12 +13,17 @@ from .lemmas import (assumption3_counts, inactive_violations, lemma2_holds, min_
                      stuck_measures, uncovered_floor)
 from .limit import (excess_norm, f1_cost, function_gap, kink_clusters, movement, ntk_gap, ntk_interpolator,
                     thm1_measures, two_clusters)
-from .phases import (decay_rates, drop_iteration, dwell_time, half_fit_gap, half_fit_times, loss_at, mass_times,
-                     toy_events, toy_timings, u_fitted)
-from .saddles import (count_saddles, hd_measures, intermediate_plateaus, linearised_loss_rate, plateau_speedup,
-                      saddle_distance, saddle_walk, step_table, top2_explained)
+from .phases import (decay_rates, drop_iteration, dwell_time, gd_flow_table, half_fit_gap, half_fit_times, loss_at, mass_times,
+                     pl_rates, toy_events, toy_timings, u_fitted)
+from .report import (claims_table, coarse_outcomes, control_table, iterations_text, lambda_frame,
+                     migrated_table, per_run_frame, rounded, seed_index, share_where, admissible_table, stacked_measures)
+from .runs import (coarse_sweep, flat_runs, flow_columns, inits_at_scales, select_runs, split_runs, stacked_inputs,
+                   step_gap, sweep_gd, tile_columns, unbalanced_control, unflat_runs)
+from .saddles import (count_saddles, hd_measures, intermediate_plateaus, linearised_loss_rate, linearised_rates, loss_gradient_norm,
+                      plateau_speedup,
+                      saddle_distance, saddle_snapshots, saddle_walk, step_table, top2_explained)
 
-__all__ = ["claims", "core", "data", "lemmas", "limit", "phases", "saddles", "alignment_directions", "assumption3_counts",
+__all__ = ["claims", "core", "data", "lemmas", "limit", "phases", "report", "runs", "saddles", "alignment_directions", "assumption3_counts",
            "assumption3_failure_probability", "check_orthogonal", "count_saddles", "decay_rates",
            "drop_iteration", "dwell_time", "escape_curvature", "excess_norm", "f1_cost",
            "fit_vectors", "function_gap", "half_fit_gap", "half_fit_times", "hd_measures", "inactive_violations",
@@ -28,4 +33,9 @@ __all__ = ["claims", "core", "data", "lemmas", "limit", "phases", "saddles", "al
            "ntk_interpolator", "phase_times", "PhaseTimes", "plateau_loss", "plateau_speedup",
            "s_sets", "saddle_distance", "saddle_point", "saddle_walk", "step_table", "stuck_measures",
            "thm1_measures", "top2_explained", "toy_events", "toy_timings", "two_clusters", "u_fitted",
-           "unbalanced_sweep_init", "uncovered_floor"]
+           "unbalanced_sweep_init", "uncovered_floor",
+           "pl_rates", "claims_table", "coarse_outcomes", "control_table", "iterations_text", "lambda_frame",
+           "migrated_table", "per_run_frame", "rounded", "seed_index", "stacked_measures", "coarse_sweep",
+           "flat_runs", "flow_columns", "inits_at_scales", "select_runs", "split_runs", "stacked_inputs",
+           "step_gap", "sweep_gd", "unbalanced_control", "saddle_snapshots", "share_where",
+           "admissible_table", "tile_columns", "unflat_runs", "linearised_rates", "loss_gradient_norm", "gd_flow_table"]
