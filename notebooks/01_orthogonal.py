@@ -125,8 +125,8 @@ from lrlib.schedules import linear_schedule, log_schedule
 # %%
 ch = chapter.start("orthogonal", seed, quick, ledger_path)
 quick, N_SEEDS, ledger, rate_of = ch.quick, ch.n_seeds, ch.ledger, ch.rate
-MEAN_MSE = Loss("square", "mean")   # the authors' code: mean (h - y)^2 = 2 L
-print("theory runs:", half_mse().describe(), "| figure runs:", MEAN_MSE.describe())
+# the authors' code: mean (h - y)^2 = 2 L (orth.paper_gd)
+print("theory runs:", half_mse().describe(), "| figure runs:", Loss("square", "mean").describe())
 
 # %% [markdown]
 # ## The orthogonal toy example (Figures 2 and 3)
@@ -146,8 +146,8 @@ p_toy = balanced_init(m_toy, 2, scale=lam_toy, gen=generator(seed), runs=(N_SEED
 # one draw at λ = 1 (the figure) and at the controls' moderate λ = 1e-3/√m, 1e-2/√m
 scales_toy = [1.0, 1e-3 / math.sqrt(m_toy), 1e-2 / math.sqrt(m_toy)]
 p_toy_other = orth.inits_at_scales(m_toy, 2, scales_toy, seed + 11)
-toy_all = train(cat_runs(p_toy, p_toy_other), X_toy, y_toy, loss=MEAN_MSE, lr=eta, steps=20_000,
-                record=linear_schedule(20_000, 50), time_scale=2.0, dense_loss=True)
+toy_all = orth.paper_gd(cat_runs(p_toy, p_toy_other), X_toy, y_toy, eta, 20_000,
+                        linear_schedule(20_000, 50))
 
 # %%
 toy, toy_big, toy_m3, toy_m2 = orth.split_runs(toy_all, [N_SEEDS, 1, 1, None])
@@ -213,8 +213,7 @@ glue("orthogonal-anim2", display=False, obj=anim2)
 # %%
 tt = orth.toy_timings(toy.dense_loss)
 tt_big = orth.toy_timings(toy_big.dense_loss)
-toy2 = train(p_toy, X_toy, y_toy, loss=MEAN_MSE, lr=2 * eta, steps=10_000, record=[0, 10_000],
-             time_scale=2.0, dense_loss=True)
+toy2 = orth.paper_gd(p_toy, X_toy, y_toy, 2 * eta, 10_000, [0, 10_000])
 tt2 = orth.toy_timings(toy2.dense_loss, iteration_scale=2.0)
 step_toy = orth.step_gap(tt2, tt, ["exit1", "exit2"])
 
@@ -1117,15 +1116,13 @@ X_no, y_no = nonorthogonal_1d()
 eta4 = 1e-2 if quick else 1e-3
 steps4 = int(400 * 1e-3 / eta4 * 1000)
 p_no = balanced_init(60, 2, scale=1e-4 / math.sqrt(60), gen=generator(seed + 2), runs=(N_SEEDS,))
-no = train(p_no, X_no, y_no, loss=MEAN_MSE, lr=eta4, steps=steps4, record=400, time_scale=2.0,
-           dense_loss=True)
+no = orth.paper_gd(p_no, X_no, y_no, eta4, steps4, 400)
 # in units of the paper's iterations
 it_no = no.steps * eta4 / 1e-3
 
 # %%
 steps4_2 = int(100 * 1e-3 / (2 * eta4) * 1000)
-no2 = train(p_no, X_no, y_no, loss=MEAN_MSE, lr=2 * eta4, steps=steps4_2, record=[0, steps4_2],
-            time_scale=2.0, dense_loss=True)
+no2 = orth.paper_gd(p_no, X_no, y_no, 2 * eta4, steps4_2, [0, steps4_2])
 half_no = orth.drop_iteration(no.dense_loss, 0.5, eta4 / 1e-3)
 step_no = np.abs(orth.drop_iteration(no2.dense_loss, 0.5, 2 * eta4 / 1e-3) / half_no - 1)
 walk_no = [orth.saddle_walk(no.run(r), it_no, above=100) for r in range(N_SEEDS)]
@@ -1183,9 +1180,8 @@ glue_seeds("orthogonal-fig4", [fig4(r) for r in range(N_SEEDS)], [note4(r) for r
 
 # %%
 p_lazy = balanced_init(60, 2, scale=10 / math.sqrt(60), gen=generator(seed + 2), runs=(N_SEEDS,))
-lazy = train(p_lazy, X_no, y_no, loss=MEAN_MSE, lr=1e-3, steps=20_000, record=400, time_scale=2.0)
-lazy2 = train(p_lazy, X_no, y_no, loss=MEAN_MSE, lr=2e-3, steps=10_000, record=[0, 10_000],
-              time_scale=2.0)
+lazy = orth.paper_gd(p_lazy, X_no, y_no, 1e-3, 20_000, 400, dense_loss=False)
+lazy2 = orth.paper_gd(p_lazy, X_no, y_no, 2e-3, 10_000, [0, 10_000], dense_loss=False)
 grid_lz = torch.linspace(-2.5, 3.0, 200, dtype=torch.float64)
 Z_lz = torch.stack([grid_lz, torch.ones_like(grid_lz)], -1)
 # the NTK interpolators
@@ -1330,9 +1326,8 @@ pd.DataFrame({"|h - h_NTK| / max|y|, large init": gap_lazy, "same, small init": 
 # on the same snapshot grid).
 
 # %%
-# reduced size: the doubled step
+# reduced size: the doubled step; steps_hd: the paper's 200 000 iterations
 eta_hd = 4e-2 if quick else 2e-2
-# the paper's 200 000 iterations
 steps_hd = int(200 / eta_hd)
 gen_hd = generator(seed + 4)
 teachers = [relu_teacher(75, 150, 6, gen=gen_hd) for _ in range(N_SEEDS)]
@@ -1344,10 +1339,9 @@ p_hd = balanced_init(200, 150, scale=lam_hd, gen=generator(seed + 5), runs=(N_SE
 # reduced size: the paper's horizon only
 long_hd = 1 if quick else 2
 rec_hd = np.union1d(log_schedule(steps_hd, 60), [long_hd * steps_hd])
-hd = train(p_hd, X_hd, y_hd, loss=MEAN_MSE, lr=eta_hd, steps=long_hd * steps_hd, record=rec_hd,
-           time_scale=2.0, dense_loss=True)
-hd2 = None if quick else train(p_hd, X_hd, y_hd, loss=MEAN_MSE, lr=2 * eta_hd, steps=steps_hd,
-                               record=[0, steps_hd // 2, steps_hd], time_scale=2.0, dense_loss=True)
+hd = orth.paper_gd(p_hd, X_hd, y_hd, eta_hd, long_hd * steps_hd, rec_hd)
+hd2 = None if quick else orth.paper_gd(p_hd, X_hd, y_hd, 2 * eta_hd, steps_hd,
+                                       [0, steps_hd // 2, steps_hd])
 
 # %%
 m_hd = orth.hd_measures(hd.dense_loss, hd.at(hd.index_of_step(steps_hd)).W1, eta_hd)
@@ -1355,8 +1349,7 @@ m_hd2 = m_hd if quick else orth.hd_measures(hd2.dense_loss, hd2.at(1).W1, 2 * et
 # nan: not checked (reduced size)
 step_hd = np.full(N_SEEDS, np.nan) if quick else np.abs(m_hd2["exit"] / m_hd["exit"] - 1)
 p_hd_big = balanced_init(200, 150, scale=10 / math.sqrt(200 * 150), gen=generator(seed + 6))
-hd_big = train(p_hd_big, X_hd[0], y_hd[0], loss=MEAN_MSE, lr=2e-2, steps=2000, record=[0, 2000],
-               time_scale=2.0, dense_loss=True)
+hd_big = orth.paper_gd(p_hd_big, X_hd[0], y_hd[0], 2e-2, 2000, [0, 2000])
 
 # %%
 grid_hd, it_hd = m_hd["grid"], m_hd["it"]
@@ -1383,9 +1376,8 @@ FIG7_NAMES = {"fig7.saddle": ("n_plateaus", "ratio"), "fig7.pca": ("top2",),
               "fig7.saddle-location": ("on_saddle",)}
 by_step = {f"η={eta_hd:g}": m_hd}
 if not quick:
-    hd_half = train(orth.select_runs(p_hd, slice(0, 1)), X_hd[:1], y_hd[:1], loss=MEAN_MSE,
-                    lr=eta_hd / 2, steps=2 * steps_hd, record=[0, 2 * steps_hd], time_scale=2.0,
-                    dense_loss=True)
+    p_hd0 = orth.select_runs(p_hd, slice(0, 1))
+    hd_half = orth.paper_gd(p_hd0, X_hd[:1], y_hd[:1], eta_hd / 2, 2 * steps_hd, [0, 2 * steps_hd])
     m_half = orth.hd_measures(hd_half.dense_loss, hd_half.final.W1, eta_hd / 2)
     by_step = {f"η={eta_hd / 2:g}": m_half, **by_step, f"η={2 * eta_hd:g}": m_hd2}
 step_tab = orth.step_table(by_step, verdicts_by_variant(ledger.decls, FIG7_NAMES, by_step))

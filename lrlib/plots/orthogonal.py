@@ -88,6 +88,7 @@ def neuron_animation(P: np.ndarray, a: np.ndarray, titles: list[str], *, dpi: in
     ValueError
         If the shapes do not match.
     """
+    # lazy imports: IPython and matplotlib's animation writer are needed only for this figure
     from IPython.display import HTML
     from matplotlib import animation
 

@@ -18,7 +18,7 @@ import torch
 
 from ...errors import ParameterError
 from ...integrate import flow
-from ...losses import half_mse
+from ...losses import Loss, half_mse
 from ...models import TwoLayer, balanced_init, cat_runs, generator
 from ...schedules import linear_schedule
 from ...train import train
@@ -302,4 +302,37 @@ def _unflatten_first(t: Tensor, runs: tuple[int, ...]) -> Tensor:
 
 
 
-__all__ = ["coarse_sweep", "flat_runs", "flow_columns", "inits_at_scales", "select_runs", "split_runs", "stacked_inputs", "step_gap", "sweep_gd", "tile_columns", "unbalanced_control", "unflat_runs"]
+def paper_gd(p: TwoLayer, X: Tensor, y: Tensor, lr: float, steps: int, record, dense_loss: bool = True) -> Trajectory:
+    """GD as in the authors' code, for the chapter's figure runs: the mean square loss ``mean (h − y)² = 2L``.
+
+    Its time axis is the paper's time (``time_scale = 2``: one step of ``lr`` on ``2L`` is ``2·lr`` of
+    paper time), and by default the loss is kept at every step (``dense_loss``).
+
+    Parameters
+    ----------
+    p : TwoLayer
+        Initialisation, runs ``R...``.
+    X : Tensor
+        ``(n, d)`` or ``(R..., n, d)`` inputs.
+    y : Tensor
+        ``(n,)`` or ``(R..., n)`` labels.
+    lr : float
+        Step (on the mean square loss).
+    steps : int
+        Number of GD steps.
+    record : int or array of int
+        Snapshots, as in :func:`lrlib.train.train`.
+    dense_loss : bool
+        Keep the loss at every step.
+
+    Returns
+    -------
+    Trajectory
+        Runs ``R...``; ``loss`` is the mean square loss ``2L``, ``time`` paper time.
+    """
+    return train(p, X, y, loss=Loss("square", "mean"), lr=lr, steps=steps, record=record, time_scale=2.0,
+                 dense_loss=dense_loss)
+
+
+
+__all__ = ["coarse_sweep", "flat_runs", "flow_columns", "inits_at_scales", "paper_gd", "select_runs", "split_runs", "stacked_inputs", "step_gap", "sweep_gd", "tile_columns", "unbalanced_control", "unflat_runs"]
