@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import types
+
 import matplotlib
 
 matplotlib.use("Agg")
@@ -11,9 +13,11 @@ import numpy as np  # noqa: E402
 import pytest  # noqa: E402
 import torch  # noqa: E402
 
+from lrlib.losses import half_mse  # noqa: E402
 from lrlib.models import balanced_init, generator  # noqa: E402
 from lrlib.plots import orthogonal as oplot  # noqa: E402
 from lrlib.theory.orthogonal.data import orthogonal_toy  # noqa: E402
+from lrlib.train import train  # noqa: E402
 
 pytestmark = pytest.mark.usefixtures("close_figures")
 
@@ -126,3 +130,28 @@ def test_lazy_and_snapshot_panels():
     fig = oplot.snapshot_panels([p] * 3, X, y, grid, ["a", "b", "c"], "t")
     assert sum(1 for ax in fig.axes if ax.get_title(loc="left") or ax.get_title()) >= 3
     plt.close(fig)
+
+
+def test_iteration_labels_and_run_snapshots():
+    X, y = orthogonal_toy()
+    traj = train(balanced_init(4, 2, scale=0.5, gen=generator(0)), X, y, loss=half_mse(), lr=0.1, steps=4,
+                 record=[0, 2, 4], progress=False)
+    assert oplot.iteration_labels(traj.steps, [0, 2]) == ["iteration 0", "iteration 4"]
+    assert oplot.iteration_labels(np.array([0, 100]), [1], scale=20.0) == ["iteration 2,000"]
+    fig = oplot.run_snapshots(traj, [0, 2], X, y, torch.linspace(-2, 3, 11, dtype=torch.float64), "t")
+    titles = [ax.get_title(loc) for ax in fig.axes for loc in ("center", "left", "right")]
+    assert "(a) iteration 0" in titles and "(b) iteration 4" in titles and fig._suptitle.get_text() == "t"
+
+
+def test_phase_marks_and_projected_snapshots():
+    pt = types.SimpleNamespace(t_plus1=1.0, t_minus1=2.0, t2_scale=4.0, t3_scale=8.0)
+    marks = oplot.phase_marks(pt, per=2.0)
+    assert list(marks.values()) == [0.5, 1.0, 2.0, 4.0]
+    assert list(oplot.phase_marks(pt, exits=False).values()) == [4.0, 8.0]
+    W1 = torch.randn(3, 2, 5, 4, dtype=torch.float64)                  # (T, R, m, d)
+    W2 = torch.randn(3, 2, 1, 5, dtype=torch.float64)
+    traj = types.SimpleNamespace(params=types.SimpleNamespace(W1=W1, a=W2[..., 0, :]))
+    V = torch.eye(4, dtype=torch.float64)[:2]
+    P, a = oplot.projected_snapshots(traj, [0, 2], 1, V)
+    assert P.shape == (2, 5, 2) and np.allclose(P[1], W1[2, 1, :, :2].numpy())
+    assert np.allclose(a[0], W2[0, 1, 0].numpy())

@@ -80,3 +80,31 @@ def test_half_fit_gap_is_zero_against_itself_and_checks_lengths(testbed):
     assert th.half_fit_gap(gd.run(slice(0, 1)), [late], X, y) == pytest.approx(1 - 1 / 1.1, rel=1e-9)
     with pytest.raises(ParameterError):
         th.half_fit_gap(gd, single[:1], X, y)
+
+
+def test_pl_rates_reads_the_rate_after_the_fit_and_on_the_plateau():
+    t = np.linspace(0.0, 10.0, 11)
+    # run 0: exp(-t) (rate 1) everywhere; run 1: exp(-3t)
+    L = np.stack([np.exp(-t), np.exp(-3 * t)], -1)[:, :, None]           # (T, rows=2, K=1)
+    after, plat = th.pl_rates(t, L, plateau=1.0, t2=np.array([[2.0]]), t3=np.array([[6.0]]))
+    assert after.shape == (2, 1) and plat.shape == (1, 1)
+    assert after[0, 0] == pytest.approx(1.0) and after[1, 0] == pytest.approx(3.0)
+    assert plat[0, 0] == pytest.approx(1.0)
+    _, none = th.pl_rates(t, L, plateau=1.0, t2=np.array([[20.0]]), t3=np.array([[30.0]]))
+    assert none[0, 0] == np.inf
+
+
+def test_gd_flow_table_compares_seed_zero_with_the_flows(testbed):
+    X, y = testbed
+    lams = torch.tensor([1e-2, 1e-3], dtype=F64)
+    p = sweep_init(6, 10, lams, seeds=2, seed=1)
+    gd = train(p, X, y, loss=half_mse(), lr=0.05, steps=1200, record=list(range(0, 1201, 4)), progress=False)
+    t2, t3 = th.half_fit_times(gd, X, y)
+    flows = [gd.run(0, k) for k in range(2)]                  # GD standing in for the flow: gap 0
+    for f in flows:
+        f.meta["grad_evals"] = 7
+    table, gap = th.gd_flow_table(t2, t3, flows, X, y, lams, [0, 1])
+    assert list(table["λ"]) == ["1e-02", "1e-03"] and list(table["flow gradient evaluations"]) == [7, 7]
+    assert gap == 0.0 or np.isnan(gap)
+    table2, gap2 = th.gd_flow_table(t2 * 1.1, t3, flows, X, y, lams, [0, 1])
+    assert gap2 == pytest.approx(0.1) or np.isnan(gap2)

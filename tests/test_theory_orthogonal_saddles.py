@@ -104,3 +104,35 @@ def test_step_table_reads_one_run_and_grades_each_rule():
     assert list(tab.index) == ["η=1", "η=2"]
     assert tab.loc["η=1", "exit (paper time t)"] == pytest.approx(0.2)
     assert list(tab["a"]) == ["reproduced", "not reproduced"] and list(tab["b"]) == ["not reproduced", "reproduced"]
+
+
+def test_saddle_snapshots_picks_five_ordered_panels():
+    L = np.r_[np.full(5, 1.0), np.linspace(1.0, 0.3, 5), np.full(10, 0.3), np.geomspace(0.3, 1e-6, 10)]
+    walk = {"main": (10, 19), "i_b": 3}
+    idx, pl = th.saddle_snapshots(L, walk)
+    assert pl == (10, 19) and idx[0] == 0 and idx[1] == 3 and idx[-1] == len(L) - 1
+    assert idx[1] <= idx[2] <= idx[3] <= idx[4] and idx[3] > 19
+    assert L[idx[2]] < (1.0 + 0.3) / 2 <= L[idx[2] - 1]
+    idx0, pl0 = th.saddle_snapshots(L, {"main": None, "i_b": 1})
+    assert pl0 == (15, 15)
+
+
+def test_loss_gradient_norm_vanishes_at_the_saddle_and_not_elsewhere(testbed):
+    X, y = testbed
+    assert th.loss_gradient_norm(th.saddle_point(X, y), X, y) < 1e-10
+    p = balanced_init(5, 10, scale=0.5, gen=generator(1))
+    W1 = p.W1.clone().requires_grad_(True)
+    W2 = p.W2.clone().requires_grad_(True)
+    loss = 0.5 * ((torch.relu(X @ W1.T) @ W2[0] - y) ** 2).mean()
+    loss.backward()
+    expected = float((W1.grad.norm() ** 2 + W2.grad.norm() ** 2) ** 0.5)
+    assert th.loss_gradient_norm(p, X, y) == pytest.approx(expected, rel=1e-10)
+
+
+def test_linearised_rates_is_the_rate_of_every_run(testbed):
+    X, _ = testbed
+    p = balanced_init(4, 10, scale=0.5, gen=generator(2), runs=(2, 3))
+    r = th.linearised_rates(p, X)
+    assert r.shape == (2, 3)
+    one = TwoLayer(W1=p.W1[1, 2], W2=p.W2[1, 2])
+    assert r[1, 2] == th.linearised_loss_rate(one, X)

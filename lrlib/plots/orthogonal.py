@@ -88,6 +88,7 @@ def neuron_animation(P: np.ndarray, a: np.ndarray, titles: list[str], *, dpi: in
     ValueError
         If the shapes do not match.
     """
+    # lazy imports: IPython and matplotlib's animation writer are needed only for this figure
     from IPython.display import HTML
     from matplotlib import animation
 
@@ -531,3 +532,90 @@ def snapshot_panels(nets, X, y, grid, titles: list[str], title: str):
     label_panels(axes)
     fig.suptitle(title)
     return fig
+
+
+def iteration_labels(steps: np.ndarray, idx, scale: float = 1.0) -> list[str]:
+    """Panel titles ``iteration 12,345`` for some snapshots.
+
+    Parameters
+    ----------
+    steps : ndarray
+        ``(T,)`` GD step of every snapshot.
+    idx : sequence of int
+        Snapshot indices.
+    scale : float
+        Iterations per GD step (the run's step over the paper's).
+
+    Returns
+    -------
+    list of str
+        One title per index.
+    """
+    return [f"iteration {steps[i] * scale:,.0f}" for i in idx]
+
+
+def run_snapshots(traj, idx, X, y, grid, title: str):
+    """Figure 2: :func:`snapshot_panels` of one run at some snapshots, titled by their iteration.
+
+    Parameters
+    ----------
+    traj : Trajectory
+        One run (1-D inputs with a bias coordinate, as in :func:`draw_1d_panels`).
+    idx : sequence of int
+        Snapshot indices, one panel each.
+    X, y, grid : Tensor
+        As in :func:`draw_1d_panels`.
+    title : str
+        The figure's title.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+    """
+    return snapshot_panels([traj.at(i) for i in idx], X, y, grid, iteration_labels(traj.steps, idx), title)
+
+
+def phase_marks(pt, per: float = 1.0, exits: bool = True) -> dict:
+    """The predicted times marked on a loss curve (Figures 1 and 3), by their TeX label.
+
+    Parameters
+    ----------
+    pt : lrlib.theory.orthogonal.PhaseTimes
+        The predicted times (paper time).
+    per : float
+        Paper time per unit of the figure's axis (e.g. ``2η`` for an axis in iterations).
+    exits : bool
+        Also mark the ends of alignment ``t_{+1}``, ``t_{-1}``.
+
+    Returns
+    -------
+    dict
+        Label → time in the axis' unit: ``ln(1/λ)/‖D_±‖`` and, with ``exits``, ``t_{±1}``.
+    """
+    marks = {"$t_{+1}$": pt.t_plus1 / per, "$t_{-1}$": pt.t_minus1 / per} if exits else {}
+    marks.update({"$\\ln(1/\\lambda)/\\|D_+\\|$": pt.t2_scale / per, "$\\ln(1/\\lambda)/\\|D_-\\|$": pt.t3_scale / per})
+    return marks
+
+
+def projected_snapshots(traj, idx, run: int, V) -> tuple[np.ndarray, np.ndarray]:
+    """One run's neurons at some snapshots, projected on two directions (Figures 6 and 7's animation).
+
+    Parameters
+    ----------
+    traj : Trajectory
+        Runs ``(R,)``, neurons ``W1`` ``(T, R, m, d)``.
+    idx : sequence of int
+        Snapshot indices.
+    run : int
+        The run shown.
+    V : Tensor
+        ``(2, d)`` the directions (rows).
+
+    Returns
+    -------
+    (ndarray, ndarray)
+        ``(len(idx), m, 2)`` projections ``W1 Vᵀ`` and ``(len(idx), m)`` output weights ``a``.
+    """
+    idx = list(idx)
+    P = (traj.params.W1[idx, run] @ V.T).numpy()
+    return P, traj.params.a[idx, run].numpy()

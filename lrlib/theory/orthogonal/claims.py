@@ -18,6 +18,7 @@ time (gradient flow on ``L``).
 from __future__ import annotations
 
 import math
+import operator
 from dataclasses import dataclass
 
 import numpy as np
@@ -53,7 +54,7 @@ def first_snapshots(traj: Trajectory, k: int = 1) -> Trajectory:
     -------
     Trajectory
     """
-    return Trajectory(steps=traj.steps[:k], time=traj.time[:k], params=traj.params.map(lambda t: t[:k]),
+    return Trajectory(steps=traj.steps[:k], time=traj.time[:k], params=traj.params.map(operator.itemgetter(slice(0, k))),
                       loss=traj.loss[:k], meta=dict(traj.meta),
                       dense_loss=None if traj.dense_loss is None else traj.dense_loss[:k])
 
@@ -780,7 +781,7 @@ def lemma34_margins(run: Sweep, eps: float = 0.018, lam_max: float = 1e-17) -> d
             a, b = (a if a >= 0 else len(traj) - 1), (b if b >= 0 else len(traj) - 1)
             w2, w3 = W[a, r, li], W[b, r, li]                                   # (m, d)
             sp, sm, cc = Sp[r, li], Sm[r, li], float(c[r, li])
-            h3 = traj.at(b).map(lambda t: t[r, li])
+            h3 = traj.at(b).map(operator.itemgetter((r, li)))
             res = y - forward(h3, X)[..., 0]
             vals = {"time3": float(traj.time[a]) / b2,
                     "align3": kv.norm_plus * (1 + _top(-(w2[sp] @ up / w2[sp].norm(dim=-1)))) / lam ** (eps / 2),

@@ -179,9 +179,8 @@ def movement(traj: Trajectory) -> Tensor:
         ``(R...)``.
     """
     runs = traj.runs
-    flat = lambda t: t.reshape(*runs, -1)                                      # noqa: E731
-    d0 = torch.cat([flat(t[0]) for t in traj.params], -1)
-    d1 = torch.cat([flat(t[-1]) for t in traj.params], -1)
+    d0 = torch.cat([t[0].reshape(*runs, -1) for t in traj.params], -1)
+    d1 = torch.cat([t[-1].reshape(*runs, -1) for t in traj.params], -1)
     return torch.linalg.vector_norm(d1 - d0, dim=-1) / torch.linalg.vector_norm(d0, dim=-1)
 
 

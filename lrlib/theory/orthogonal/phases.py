@@ -11,6 +11,7 @@ The λ-sweep checks take ``traj, X, y, lams`` (``The λ-sweep and its data``): `
 from __future__ import annotations
 
 import numpy as np
+import pandas as pd
 import torch
 
 from ...errors import ParameterError
@@ -288,4 +289,71 @@ def toy_events(traj: Trajectory, X: Tensor, y: Tensor, plateau_level: float = 0.
     return [0, i_align, i_mid, len(L) - 1]
 
 
-__all__ = ["decay_rates", "drop_iteration", "dwell_time", "half_fit_gap", "half_fit_times", "loss_at", "mass_times", "toy_events", "toy_timings", "u_fitted"]
+
+
+def pl_rates(time: np.ndarray, loss, plateau: float, t2: np.ndarray, t3: np.ndarray,
+             floor: float = 1e-24) -> tuple[np.ndarray, np.ndarray]:
+    """The smallest local Polyak-Łojasiewicz rate ``μ = −d ln L / dt`` after the fit and on the plateau.
+
+    Parameters
+    ----------
+    time : ndarray
+        ``(T,)`` snapshot times (paper time).
+    loss : Tensor or ndarray
+        ``(T, rows, K)`` losses (the first ``seeds`` rows are the runs of ``t2``, ``t3``).
+    plateau : float
+        The plateau loss: "after the fit" is ``floor < L < 1e-2 · plateau``.
+    t2, t3 : ndarray
+        ``(seeds, K)`` half-fit times (paper time): the plateau is ``t2 < t < t3``.
+    floor : float
+        Losses at or below it (float64 round-off) are left out.
+
+    Returns
+    -------
+    (ndarray, ndarray)
+        ``(rows, K)`` min μ after the fit and ``(seeds, K)`` min μ on the plateau (1 / paper time;
+        ``inf`` where no interval qualifies). μ is read between consecutive snapshots.
+    """
+    L = np.asarray(loss).clip(1e-300)
+    mu = -np.diff(np.log(L), axis=0) / np.diff(time)[:, None, None]                 # (T-1, rows, K)
+    t_mid = (time[1:] + time[:-1])[:, None, None] / 2
+    late = (L[1:] < 1e-2 * plateau) & (L[1:] > floor)
+    mu_after = np.where(late, mu, np.inf).min(0)
+    on_plateau = (t_mid > t2[None]) & (t_mid < t3[None])
+    return mu_after, np.where(on_plateau, mu[:, :t2.shape[0]], np.inf).min(0)
+
+
+def gd_flow_table(t2: np.ndarray, t3: np.ndarray, flows: list[Trajectory], X: Tensor, y: Tensor, lams: Tensor,
+                  columns) -> tuple[pd.DataFrame, float]:
+    """Half-fit times of GD (seed 0) beside those of the integrated gradient flow, and their largest gap.
+
+    Parameters
+    ----------
+    t2, t3 : ndarray
+        ``(seeds, K)`` GD half-fit times (:func:`half_fit_times`, paper time).
+    flows : list of Trajectory
+        One single-run flow per column in ``columns`` (seed 0's draw), e.g. from
+        :func:`lrlib.theory.orthogonal.runs.flow_columns`.
+    X, y : Tensor
+        ``(n, d)`` inputs and ``(n,)`` labels.
+    lams : Tensor
+        ``(K,)`` the λ of the columns.
+    columns : sequence of int
+        The columns the flows stand for.
+
+    Returns
+    -------
+    (DataFrame, float)
+        One row per column (λ, both times for GD and flow, the flow's gradient evaluations) and
+        ``max |t_GD / t_flow − 1|`` over both times and the columns (dimensionless; nan if a time is missing).
+    """
+    rows = []
+    for k, gf in zip(columns, flows):
+        t2_gf, t3_gf = half_fit_times(gf, X, y)
+        rows.append({"λ": f"{lams[k].item():.0e}", "t₂½ GD": t2[0, k], "t₂½ flow": float(t2_gf),
+                     "t₃½ GD": t3[0, k], "t₃½ flow": float(t3_gf), "flow gradient evaluations": gf.meta["grad_evals"]})
+    table = pd.DataFrame(rows)
+    ratios = np.r_[table["t₂½ GD"] / table["t₂½ flow"], table["t₃½ GD"] / table["t₃½ flow"]]
+    return table, float(np.max(np.abs(ratios - 1)))
+
+__all__ = ["decay_rates", "drop_iteration", "dwell_time", "gd_flow_table", "half_fit_gap", "half_fit_times", "loss_at", "mass_times", "pl_rates", "toy_events", "toy_timings", "u_fitted"]

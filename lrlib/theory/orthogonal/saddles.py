@@ -5,12 +5,14 @@ its distance, the linearised rate of escape, and the high-dimensional runs of Fi
 from __future__ import annotations
 
 import math
+import operator
 
 import numpy as np
 import pandas as pd
 import torch
 
 from ...errors import ParameterError
+from ...losses import half_mse
 from ...models import TwoLayer, forward
 from ...measure import plateaus
 from ...schedules import log_schedule
@@ -303,4 +305,74 @@ def step_table(runs: dict[str, dict], verdicts: dict[str, dict[str, str]], run: 
     return pd.DataFrame(rows).T
 
 
-__all__ = ["count_saddles", "hd_measures", "intermediate_plateaus", "linearised_loss_rate", "plateau_speedup", "saddle_distance", "saddle_walk", "step_table", "top2_explained"]
+
+
+def saddle_snapshots(L: np.ndarray, walk: dict) -> tuple[list[int], tuple[int, int]]:
+    """Figure 4's five snapshots of a run that passes a saddle, and its plateau.
+
+    Parameters
+    ----------
+    L : ndarray
+        ``(T,)`` the run's loss series.
+    walk : dict
+        :func:`saddle_walk` of the run (``main``: its longest plateau or None, ``i_b``: end of alignment).
+
+    Returns
+    -------
+    (list of int, (int, int))
+        Snapshot indices: the start, the end of alignment ``i_b``, the first growth (the loss halfway
+        between ``L(0)`` and the plateau's mean), leaving the saddle (after the plateau, the geometric
+        mean of the plateau's loss and the final loss, floored at 1e-12), the end; and the plateau
+        ``(first, last)`` (the middle snapshot twice when there is none).
+    """
+    pl = walk["main"] or (len(L) // 2, len(L) // 2)
+    L_pl = L[pl[0]:pl[1] + 1].mean()
+    i_c = int(np.argmax(L < (L[0] + L_pl) / 2))
+    i_d = pl[1] + int(np.argmax(L[pl[1]:] < np.sqrt(L_pl * max(L[-1], 1e-12))))
+    return [0, walk["i_b"], i_c, i_d, len(L) - 1], pl
+
+
+def loss_gradient_norm(p: TwoLayer, X: Tensor, y: Tensor) -> float:
+    """The norm of the gradient of the ½-mean square loss in ``(W1, W2)`` at one network (e.g. the saddle).
+
+    Parameters
+    ----------
+    p : TwoLayer
+        One run (no run axes), ReLU.
+    X : Tensor
+        ``(n, d)`` inputs.
+    y : Tensor
+        ``(n,)`` labels.
+
+    Returns
+    -------
+    float
+        ``‖∇L(θ)‖`` (Euclidean, over ``W1`` and ``W2`` together).
+    """
+    def loss_of(W1: Tensor, W2: Tensor) -> Tensor:
+        return half_mse()(forward(TwoLayer(W1=W1, W2=W2), X), y)
+
+    grads = torch.func.grad(loss_of, argnums=(0, 1))(p.W1, p.W2)
+    return float(sum(g.norm() ** 2 for g in grads) ** 0.5)
+
+
+def linearised_rates(p: TwoLayer, X: Tensor) -> np.ndarray:
+    """:func:`linearised_loss_rate` of every run of a λ-sweep's networks.
+
+    Parameters
+    ----------
+    p : TwoLayer
+        Runs ``(seeds, K)``.
+    X : Tensor
+        ``(n, d)`` inputs.
+
+    Returns
+    -------
+    ndarray
+        ``(seeds, K)`` rates per unit of paper time.
+    """
+    seeds, K = p.runs
+    return np.array([[linearised_loss_rate(p.map(operator.itemgetter((s, k))), X) for k in range(K)]
+                     for s in range(seeds)])
+
+__all__ = ["count_saddles", "hd_measures", "intermediate_plateaus", "linearised_loss_rate", "linearised_rates", "loss_gradient_norm", "plateau_speedup", "saddle_distance", "saddle_snapshots", "saddle_walk", "step_table", "top2_explained"]
