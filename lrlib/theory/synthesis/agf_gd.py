@@ -5,7 +5,8 @@ A loss curve's drops are read against a staircase of predicted levels with
 compared with :func:`lrlib.measure.relative_error`; GD's plateaus between drops are read with
 :func:`lrlib.measure.plateau_between` (the median, lowest and highest loss over the middle half of each
 interval), their deviation from predicted levels with :func:`level_deviation`; :func:`agf_vs_gd_jumps` is the table of AGF's jumps against GD's drops and a
-reference prediction (AGF on the orthogonal-input data of Boursier et al.).
+reference prediction (AGF on the orthogonal-input data of Boursier et al.). AGF's cost phase in both
+parts is plain GD on the active neurons (:func:`cost_phase`).
 """
 
 from __future__ import annotations
@@ -13,7 +14,11 @@ from __future__ import annotations
 import numpy as np
 
 from ...errors import ParameterError
+from ...losses import Loss
 from ...measure import Plateau, drop_times, plateau_between, relative_error
+from ...models import TwoLayer
+from ...schedules import log_schedule
+from ...train import train
 
 
 def level_deviation(plateau: Plateau, levels: np.ndarray) -> np.ndarray:
@@ -77,3 +82,33 @@ def agf_vs_gd_jumps(time: np.ndarray, loss: np.ndarray, tau: np.ndarray, levels:
     return rows
 
 
+
+
+def cost_phase(net: TwoLayer, X: np.ndarray, y: np.ndarray, *, loss: Loss, lr: float, steps: int,
+               n_record: int = 30):
+    """AGF's cost phase as plain GD on the active neurons (the ``cost_fn`` of
+    :func:`lrlib.theory.agf.agf`, bound to the data with :func:`functools.partial`).
+
+    Parameters
+    ----------
+    net : TwoLayer
+        The active neurons, no run dimension.
+    X : Tensor
+        ``(N, D)`` inputs.
+    y : Tensor
+        ``(N,)`` or ``(N, k)`` targets.
+    loss : Loss
+        The loss (the square loss in this chapter).
+    lr : float
+        GD's step (gradient-flow time per step).
+    steps : int
+        Number of GD steps.
+    n_record : int
+        Snapshots recorded, log-spaced over the steps.
+
+    Returns
+    -------
+    Trajectory
+        The GD run (:func:`lrlib.train.train`); AGF reads its final state.
+    """
+    return train(net, X, y, loss=loss, lr=lr, steps=steps, record=log_schedule(steps, n_record))

@@ -17,16 +17,17 @@ AGF's run on these data: :func:`xor_agf` (the settings of part 3). Measurements:
 
 from __future__ import annotations
 
+from functools import partial
+
 import numpy as np
 import torch
 
 from ...errors import ParameterError
 from ...models import TwoLayer, forward
 from ...measure import first_crossing, relative_error
-from ...schedules import log_schedule
-from ...train import train
 from ..agf import agf
 from ..race import xor_clusters
+from .agf_gd import cost_phase
 
 Tensor = torch.Tensor
 
@@ -129,9 +130,9 @@ def xor_agf(net: TwoLayer, X: Tensor, Y: Tensor, *, tau_max: float, loss, cost_l
     AGFRun
         The run (:class:`~lrlib.theory.agf.AGFRun`), at most 6 jumps.
     """
+    cost = partial(cost_phase, X=X, y=Y, loss=loss, lr=cost_lr, steps=cost_steps)
     return agf(net, X, Y, loss=loss, kappa=2, eta=1.0, dtau_max=0.5, tau_max=tau_max, max_iter=6,
-               cost_fn=lambda n: train(n, X, Y, loss=loss, lr=cost_lr, steps=cost_steps,
-                                       record=log_schedule(cost_steps, 30)))
+               cost_fn=cost)
 
 
 def cluster_losses(params: TwoLayer, X: Tensor, Y: Tensor, cl: Tensor) -> Tensor:
