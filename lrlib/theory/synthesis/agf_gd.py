@@ -12,6 +12,7 @@ parts is plain GD on the active neurons (:func:`cost_phase`).
 from __future__ import annotations
 
 import numpy as np
+import torch
 
 from ...errors import ParameterError
 from ...losses import Loss
@@ -20,6 +21,8 @@ from ...models import TwoLayer
 from ...schedules import log_schedule
 from ...train import train
 
+Tensor = torch.Tensor
+
 
 def level_deviation(plateau: Plateau, levels: np.ndarray) -> np.ndarray:
     """The largest relative deviation of a curve from predicted levels over the plateaus read by
@@ -27,8 +30,10 @@ def level_deviation(plateau: Plateau, levels: np.ndarray) -> np.ndarray:
 
     Parameters
     ----------
-    plateau : the plateaus, ``(K,)`` each of ``level``, ``low``, ``high``.
-    levels : ``(K,)`` the predicted level ``ℓ_k`` of each plateau.
+    plateau : Plateau
+        the plateaus, ``(K,)`` each of ``level``, ``low``, ``high``.
+    levels : np.ndarray
+        ``(K,)`` the predicted level ``ℓ_k`` of each plateau.
 
     Returns
     -------
@@ -50,12 +55,18 @@ def agf_vs_gd_jumps(time: np.ndarray, loss: np.ndarray, tau: np.ndarray, levels:
 
     Parameters
     ----------
-    time : ``(T,)`` times of the GD loss curve, in the units of ``tau`` (here gradient-flow time).
-    loss : ``(T,)`` one GD loss curve.
-    tau : ``(K+1,)`` AGF's jump times (``tau[0] = 0``), from :class:`~lrlib.theory.agf.AGFRun`.
-    levels : ``(K+1,)`` AGF's loss levels.
-    reference : the reference times of the first jumps (same units).
-    tol : the tolerance, passed through to the rows.
+    time : np.ndarray
+        ``(T,)`` times of the GD loss curve, in the units of ``tau`` (here gradient-flow time).
+    loss : np.ndarray
+        ``(T,)`` one GD loss curve.
+    tau : np.ndarray
+        ``(K+1,)`` AGF's jump times (``tau[0] = 0``), from :class:`~lrlib.theory.agf.AGFRun`.
+    levels : np.ndarray
+        ``(K+1,)`` AGF's loss levels.
+    reference : tuple[float, ...]
+        the reference times of the first jumps (same units).
+    tol : float
+        the tolerance, passed through to the rows.
 
     Returns
     -------
@@ -84,7 +95,7 @@ def agf_vs_gd_jumps(time: np.ndarray, loss: np.ndarray, tau: np.ndarray, levels:
 
 
 
-def cost_phase(net: TwoLayer, X: np.ndarray, y: np.ndarray, *, loss: Loss, lr: float, steps: int,
+def cost_phase(net: TwoLayer, X: Tensor, y: Tensor, *, loss: Loss, lr: float, steps: int,
                n_record: int = 30):
     """AGF's cost phase as plain GD on the active neurons (the ``cost_fn`` of
     :func:`lrlib.theory.agf.agf`, bound to the data with :func:`functools.partial`).
