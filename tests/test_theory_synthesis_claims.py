@@ -14,7 +14,8 @@ from lrlib.theory import synthesis as sy
 from lrlib.theory.synthesis import claims as C
 from lrlib.trajectory import Trajectory
 
-from test_theory_synthesis import V_HAND, W_HAND, X4, Y4, _net, _Run, _xor_staircase
+from test_theory_synthesis_race_alignment import V_HAND, W_HAND, X4, Y4, _net
+from test_theory_synthesis_xor import _Run, _xor_staircase
 
 F64 = torch.float64
 LAMS = np.array([1e-3, 1e-6, 1e-12, 1e-24])

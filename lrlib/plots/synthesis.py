@@ -18,11 +18,16 @@ def agf_on_orthogonal(time: np.ndarray, losses: dict[float, np.ndarray], agf_run
 
     Parameters
     ----------
-    time : ``(T,)`` gradient-flow time.
-    losses : ``λ → (T,)`` GD's loss for one seed at each ``λ``.
-    agf_runs : ``λ → AGFRun``, the AGF run from the same initialisation.
-    jumps : table with columns ``lam, jump, err_agf, err_leading``.
-    seed : the seed of ``losses`` and ``agf_runs``, for panel (a)'s title.
+    time : np.ndarray
+        ``(T,)`` gradient-flow time.
+    losses : dict[float, np.ndarray]
+        ``λ → (T,)`` GD's loss for one seed at each ``λ``.
+    agf_runs : dict of float to AGFRun
+        ``λ → AGFRun``, the AGF run from the same initialisation.
+    jumps : pd.DataFrame
+        table with columns ``lam, jump, err_agf, err_leading``.
+    seed : int
+        the seed of ``losses`` and ``agf_runs``, for panel (a)'s title.
 
     Returns
     -------
@@ -64,11 +69,16 @@ def alignment_on_race(series: pd.DataFrame, cos_end: np.ndarray, winners: np.nda
 
     Parameters
     ----------
-    series : table with columns ``step, in_cone, stable_rank`` over the steps of one run.
-    cos_end : ``(m,)`` cosines to ``sign(v) x_a(w)`` at the end of the plateau.
-    winners : ``(m,)`` bool, the race's winners.
-    step_end : the step of the end of the plateau.
-    seed : the run's seed, for panel (iii)'s title.
+    series : pd.DataFrame
+        table with columns ``step, in_cone, stable_rank`` over the steps of one run.
+    cos_end : np.ndarray
+        ``(m,)`` cosines to ``sign(v) x_a(w)`` at the end of the plateau.
+    winners : np.ndarray
+        ``(m,)`` bool, the race's winners.
+    step_end : int
+        the step of the end of the plateau.
+    seed : int
+        the run's seed, for panel (iii)'s title.
 
     Returns
     -------
@@ -100,14 +110,22 @@ def agf_on_xor(time: np.ndarray, loss: np.ndarray, closs: np.ndarray, run, table
 
     Parameters
     ----------
-    time : ``(T,)`` gradient-flow time.
-    loss : ``(T,)`` GD's total loss (one seed).
-    closs : ``(T, C)`` its per-cluster losses.
-    run : the AGF run (:class:`~lrlib.theory.agf.AGFRun`) from the same initialisation.
-    table : every seed and cluster, columns ``cluster, gd, agf`` (gradient-flow time).
-    tol : the relative tolerance drawn as a band.
-    labels : ``C`` cluster names.
-    seed : the seed of ``loss``, ``closs`` and ``run``, for panel (a)'s title.
+    time : np.ndarray
+        ``(T,)`` gradient-flow time.
+    loss : np.ndarray
+        ``(T,)`` GD's total loss (one seed).
+    closs : np.ndarray
+        ``(T, C)`` its per-cluster losses.
+    run : AGFRun
+        the AGF run (:class:`~lrlib.theory.agf.AGFRun`) from the same initialisation.
+    table : pd.DataFrame
+        every seed and cluster, columns ``cluster, gd, agf`` (gradient-flow time).
+    tol : float
+        the relative tolerance drawn as a band.
+    labels : list[str]
+        ``C`` cluster names.
+    seed : int
+        the seed of ``loss``, ``closs`` and ``run``, for panel (a)'s title.
 
     Returns
     -------

@@ -5,15 +5,23 @@ A loss curve's drops are read against a staircase of predicted levels with
 compared with :func:`lrlib.measure.relative_error`; GD's plateaus between drops are read with
 :func:`lrlib.measure.plateau_between` (the median, lowest and highest loss over the middle half of each
 interval), their deviation from predicted levels with :func:`level_deviation`; :func:`agf_vs_gd_jumps` is the table of AGF's jumps against GD's drops and a
-reference prediction (AGF on the orthogonal-input data of Boursier et al.).
+reference prediction (AGF on the orthogonal-input data of Boursier et al.). AGF's cost phase in both
+parts is plain GD on the active neurons (:func:`cost_phase`).
 """
 
 from __future__ import annotations
 
 import numpy as np
+import torch
 
 from ...errors import ParameterError
+from ...losses import Loss
 from ...measure import Plateau, drop_times, plateau_between, relative_error
+from ...models import TwoLayer
+from ...schedules import log_schedule
+from ...train import train
+
+Tensor = torch.Tensor
 
 
 def level_deviation(plateau: Plateau, levels: np.ndarray) -> np.ndarray:
@@ -22,8 +30,10 @@ def level_deviation(plateau: Plateau, levels: np.ndarray) -> np.ndarray:
 
     Parameters
     ----------
-    plateau : the plateaus, ``(K,)`` each of ``level``, ``low``, ``high``.
-    levels : ``(K,)`` the predicted level ``ℓ_k`` of each plateau.
+    plateau : Plateau
+        the plateaus, ``(K,)`` each of ``level``, ``low``, ``high``.
+    levels : np.ndarray
+        ``(K,)`` the predicted level ``ℓ_k`` of each plateau.
 
     Returns
     -------
@@ -45,12 +55,18 @@ def agf_vs_gd_jumps(time: np.ndarray, loss: np.ndarray, tau: np.ndarray, levels:
 
     Parameters
     ----------
-    time : ``(T,)`` times of the GD loss curve, in the units of ``tau`` (here gradient-flow time).
-    loss : ``(T,)`` one GD loss curve.
-    tau : ``(K+1,)`` AGF's jump times (``tau[0] = 0``), from :class:`~lrlib.theory.agf.AGFRun`.
-    levels : ``(K+1,)`` AGF's loss levels.
-    reference : the reference times of the first jumps (same units).
-    tol : the tolerance, passed through to the rows.
+    time : np.ndarray
+        ``(T,)`` times of the GD loss curve, in the units of ``tau`` (here gradient-flow time).
+    loss : np.ndarray
+        ``(T,)`` one GD loss curve.
+    tau : np.ndarray
+        ``(K+1,)`` AGF's jump times (``tau[0] = 0``), from :class:`~lrlib.theory.agf.AGFRun`.
+    levels : np.ndarray
+        ``(K+1,)`` AGF's loss levels.
+    reference : tuple[float, ...]
+        the reference times of the first jumps (same units).
+    tol : float
+        the tolerance, passed through to the rows.
 
     Returns
     -------
@@ -77,3 +93,33 @@ def agf_vs_gd_jumps(time: np.ndarray, loss: np.ndarray, tau: np.ndarray, levels:
     return rows
 
 
+
+
+def cost_phase(net: TwoLayer, X: Tensor, y: Tensor, *, loss: Loss, lr: float, steps: int,
+               n_record: int = 30):
+    """AGF's cost phase as plain GD on the active neurons (the ``cost_fn`` of
+    :func:`lrlib.theory.agf.agf`, bound to the data with :func:`functools.partial`).
+
+    Parameters
+    ----------
+    net : TwoLayer
+        The active neurons, no run dimension.
+    X : Tensor
+        ``(N, D)`` inputs.
+    y : Tensor
+        ``(N,)`` or ``(N, k)`` targets.
+    loss : Loss
+        The loss (the square loss in this chapter).
+    lr : float
+        GD's step (gradient-flow time per step).
+    steps : int
+        Number of GD steps.
+    n_record : int
+        Snapshots recorded, log-spaced over the steps.
+
+    Returns
+    -------
+    Trajectory
+        The GD run (:func:`lrlib.train.train`); AGF reads its final state.
+    """
+    return train(net, X, y, loss=loss, lr=lr, steps=steps, record=log_schedule(steps, n_record))

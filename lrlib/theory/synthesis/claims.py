@@ -49,16 +49,24 @@ class LambdaSweep:
 
     Parameters
     ----------
-    lams : ``(K,)`` initialisation scales λ.
-    time : ``(T,)`` gradient-flow times of the curves.
-    loss : ``(T, K, S)`` loss curves.
-    tau : ``[K][S]`` AGF's jump times (``tau[0] = 0``), each ``(J+1,)``.
-    levels : ``[K][S]`` AGF's loss levels, each ``(J+1,)``.
-    leading : ``(K, 2)`` the orthogonal paper's leading-order times ``ln(1/λ)/‖D±‖``.
-    loss2 : ``(T, K, S)`` or None: the same runs with twice the step, on the same time grid. Where given,
+    lams : np.ndarray
+        ``(K,)`` initialisation scales λ.
+    time : np.ndarray
+        ``(T,)`` gradient-flow times of the curves.
+    loss : np.ndarray
+        ``(T, K, S)`` loss curves.
+    tau : list
+        ``[K][S]`` AGF's jump times (``tau[0] = 0``), each ``(J+1,)``.
+    levels : list
+        ``[K][S]`` AGF's loss levels, each ``(J+1,)``.
+    leading : np.ndarray
+        ``(K, 2)`` the orthogonal paper's leading-order times ``ln(1/λ)/‖D±‖``.
+    loss2 : np.ndarray or None
+        ``(T, K, S)`` or None: the same runs with twice the step, on the same time grid. Where given,
         GD's drop times are Richardson-extrapolated to the flow, ``2 t(dt) − t(2 dt)`` (GD's first-order
         step bias cancels); otherwise they are read on ``loss`` alone.
-    c : ``(K, S)`` or None: Boursier et al.'s initial scale ``c = max_j ‖w_j(0)‖ / λ`` of each run, for the
+    c : np.ndarray or None
+        ``(K, S)`` or None: Boursier et al.'s initial scale ``c = max_j ‖w_j(0)‖ / λ`` of each run, for the
         leading order with its constant, ``ln(1/(cλ))/‖D±‖`` (``lead_c`` in :meth:`table`).
     """
 
@@ -76,8 +84,10 @@ class LambdaSweep:
 
         Parameters
         ----------
-        loss : ``(T, K, S)`` the other curves, on the same time grid.
-        loss2 : ``(T, K, S)`` or None: those runs with twice the step (Richardson extrapolation), or none.
+        loss : np.ndarray
+            ``(T, K, S)`` the other curves, on the same time grid.
+        loss2 : np.ndarray or None
+            ``(T, K, S)`` or None: those runs with twice the step (Richardson extrapolation), or none.
 
         Returns
         -------
@@ -135,7 +145,8 @@ def agf_time_trend(sw: LambdaSweep) -> dict[str, np.ndarray]:
 
     Parameters
     ----------
-    sw : the sweep (module conventions).
+    sw : LambdaSweep
+        the sweep (module conventions).
 
     Returns
     -------
@@ -154,7 +165,8 @@ def leading_time_trend(sw: LambdaSweep) -> dict[str, np.ndarray]:
 
     Parameters
     ----------
-    sw : the sweep (module conventions).
+    sw : LambdaSweep
+        the sweep (module conventions).
 
     Returns
     -------
@@ -170,11 +182,14 @@ def level_trend(sw: LambdaSweep, *, rate: float, tiny: float = 1e-10) -> dict[st
 
     Parameters
     ----------
-    sw : the sweep (module conventions).
-    rate : the flow's exponent ``p`` of the deviation ``∝ λ^p`` (on orthogonal inputs, midway between the
+    sw : LambdaSweep
+        the sweep (module conventions).
+    rate : float
+        the flow's exponent ``p`` of the deviation ``∝ λ^p`` (on orthogonal inputs, midway between the
         drops the negative-label neurons have grown from ``λ`` to ``λ^(1 − ‖D−‖/‖D+‖)`` of the level:
         ``p = 1 − ‖D−‖/‖D+‖``); returned as ``rate`` for the rule.
-    tiny : relative deviations at or below this count as the limit reached and are left out of the slope
+    tiny : float
+        relative deviations at or below this count as the limit reached and are left out of the slope
         (float64 round-off of a level of order 0.1 over flow times of order 100).
 
     Returns
@@ -199,7 +214,8 @@ def agf_vs_leading(sw: LambdaSweep) -> dict[str, np.ndarray]:
 
     Parameters
     ----------
-    sw : the sweep (module conventions).
+    sw : LambdaSweep
+        the sweep (module conventions).
 
     Returns
     -------
@@ -222,13 +238,20 @@ class XorRuns:
 
     Parameters
     ----------
-    time : ``(T,)`` gradient-flow times.
-    loss : ``(T, S)`` GD's total loss.
-    closs : ``(T, S, C)`` GD's per-cluster losses.
-    agf : ``[S]`` AGF's runs (:class:`~lrlib.theory.agf.AGFRun`).
-    X : ``(S, N, D)`` inputs.
-    Y : ``(S, N, k)`` targets.
-    cl : ``(N,)`` cluster index.
+    time : np.ndarray
+        ``(T,)`` gradient-flow times.
+    loss : np.ndarray
+        ``(T, S)`` GD's total loss.
+    closs : np.ndarray
+        ``(T, S, C)`` GD's per-cluster losses.
+    agf : list
+        ``[S]`` AGF's runs (:class:`~lrlib.theory.agf.AGFRun`).
+    X : Tensor
+        ``(S, N, D)`` inputs.
+    Y : Tensor
+        ``(S, N, k)`` targets.
+    cl : Tensor
+        ``(N,)`` cluster index.
     """
 
     time: np.ndarray
@@ -245,8 +268,10 @@ def xor_clusters(xr: XorRuns, *, std: float) -> dict[str, np.ndarray]:
 
     Parameters
     ----------
-    xr : the runs (module conventions).
-    std : AGF's initialisation scale, for the tolerance unit ``1/ln(1/std)``.
+    xr : XorRuns
+        the runs (module conventions).
+    std : float
+        AGF's initialisation scale, for the tolerance unit ``1/ln(1/std)``.
 
     Returns
     -------
@@ -284,8 +309,10 @@ class XorStdSweep:
 
     Parameters
     ----------
-    stds : ``(K,)`` the initialisation scales.
-    runs : ``[K]`` :class:`XorRuns`, one per std (each on its own time grid), the same seeds in each.
+    stds : np.ndarray
+        ``(K,)`` the initialisation scales.
+    runs : list
+        ``[K]`` :class:`XorRuns`, one per std (each on its own time grid), the same seeds in each.
     """
 
     stds: np.ndarray
@@ -296,7 +323,8 @@ class XorStdSweep:
 
         Parameters
         ----------
-        runs : ``[K]`` :class:`XorRuns` with the other curves and the same AGF runs.
+        runs : list
+            ``[K]`` :class:`XorRuns` with the other curves and the same AGF runs.
 
         Returns
         -------
@@ -313,7 +341,8 @@ def xor_time_trend(sw: XorStdSweep) -> dict[str, np.ndarray]:
 
     Parameters
     ----------
-    sw : the sweep.
+    sw : XorStdSweep
+        the sweep.
 
     Returns
     -------
@@ -343,7 +372,8 @@ def xor_time_constants(sw: XorStdSweep) -> np.ndarray:
 
     Parameters
     ----------
-    sw : the sweep.
+    sw : XorStdSweep
+        the sweep.
 
     Returns
     -------
@@ -360,7 +390,8 @@ def xor_levels(xr: XorRuns) -> dict[str, np.ndarray]:
 
     Parameters
     ----------
-    xr : the runs (module conventions); GD's drops are the first crossings of the mid-levels between
+    xr : XorRuns
+        the runs (module conventions); GD's drops are the first crossings of the mid-levels between
         AGF's levels (:func:`lrlib.measure.drop_times`).
 
     Returns
@@ -392,7 +423,8 @@ def xor_levels_trend(sw: XorStdSweep) -> dict[str, np.ndarray]:
 
     Parameters
     ----------
-    sw : the sweep (each std's runs read with their own AGF levels).
+    sw : XorStdSweep
+        the sweep (each std's runs read with their own AGF levels).
 
     Returns
     -------
@@ -411,11 +443,16 @@ class RaceRuns:
 
     Parameters
     ----------
-    traj : a :class:`~lrlib.trajectory.Trajectory` whose runs ``first … first + S − 1`` are these.
-    X : ``(S, N, D)`` inputs.
-    y : ``(S, N)`` labels ``{0, 1}``.
-    first : index of the first of these runs in ``traj``.
-    at_start : read every measurement at step 0 instead (:meth:`start`).
+    traj : Trajectory
+        a :class:`~lrlib.trajectory.Trajectory` whose runs ``first … first + S − 1`` are these.
+    X : Tensor
+        ``(S, N, D)`` inputs.
+    y : Tensor
+        ``(S, N)`` labels ``{0, 1}``.
+    first : int
+        index of the first of these runs in ``traj``.
+    at_start : bool
+        read every measurement at step 0 instead (:meth:`start`).
     """
 
     traj: object
@@ -441,8 +478,10 @@ def window_end(tr, growth: float) -> int:
 
     Parameters
     ----------
-    tr : a single-run trajectory of a race network.
-    growth : the allowed growth factor of the largest row norm of ``W1`` (> 1).
+    tr : Trajectory
+        a single-run trajectory of a race network.
+    growth : float
+        the allowed growth factor of the largest row norm of ``W1`` (> 1).
 
     Returns
     -------
@@ -461,8 +500,10 @@ def local_field(rr: RaceRuns, *, growth: float = 2.0) -> dict[str, np.ndarray]:
 
     Parameters
     ----------
-    rr : the runs (module conventions).
-    growth : the window ends at the last snapshot where the largest first-layer row norm is at most
+    rr : RaceRuns
+        the runs (module conventions).
+    growth : float
+        the window ends at the last snapshot where the largest first-layer row norm is at most
         ``growth`` times its initial value (:func:`window_end`).
 
     Returns
@@ -499,8 +540,10 @@ def cones_and_rank(rr: RaceRuns, *, plateau_level: float = 0.99 * math.log(2)) -
 
     Parameters
     ----------
-    rr : the runs (module conventions).
-    plateau_level : the end of the plateau is the last snapshot with loss ``≥ plateau_level`` (nats); a run
+    rr : RaceRuns
+        the runs (module conventions).
+    plateau_level : float
+        the end of the plateau is the last snapshot with loss ``≥ plateau_level`` (nats); a run
         whose loss never reaches it is read at step 0.
 
     Returns
@@ -538,7 +581,8 @@ def data_mu(data: tuple[Tensor, Tensor]) -> dict[str, np.ndarray]:
 
     Parameters
     ----------
-    data : ``(X, y)``, ``X (S, N, D)`` inputs and ``y (S, N)`` labels ``{0, 1}``.
+    data : tuple[Tensor, Tensor]
+        ``(X, y)``, ``X (S, N, D)`` inputs and ``y (S, N)`` labels ``{0, 1}``.
 
     Returns
     -------

@@ -32,7 +32,8 @@ def pm_labels(y: Tensor) -> Tensor:
 
     Parameters
     ----------
-    y : ``(…, N)`` class labels 0 or 1.
+    y : Tensor
+        ``(…, N)`` class labels 0 or 1.
 
     Returns
     -------
@@ -49,7 +50,8 @@ def logit_difference(p: TwoLayer) -> TwoLayer:
 
     Parameters
     ----------
-    p : a :class:`~lrlib.models.TwoLayer` with two outputs (``W2 (…, 2, m)``).
+    p : TwoLayer
+        a :class:`~lrlib.models.TwoLayer` with two outputs (``W2 (…, 2, m)``).
 
     Returns
     -------
@@ -73,9 +75,12 @@ def race_gamma_from_alignment(p: TwoLayer, X: Tensor, y: Tensor) -> Tensor:
 
     Parameters
     ----------
-    p : a two-output race network (``W1 (…, m, D)``).
-    X : ``(…, N, D)`` inputs.
-    y : ``(…, N)`` class labels ``{0, 1}``.
+    p : TwoLayer
+        a two-output race network (``W1 (…, m, D)``).
+    X : Tensor
+        ``(…, N, D)`` inputs.
+    y : Tensor
+        ``(…, N)`` class labels ``{0, 1}``.
 
     Returns
     -------
@@ -102,9 +107,12 @@ def alignment_lens(p: TwoLayer, X: Tensor, y: Tensor) -> tuple[dict[str, float],
 
     Parameters
     ----------
-    p : one race network (two outputs, ``W1 (m, D)``, no run dimensions).
-    X : ``(N, D)`` inputs.
-    y : ``(N,)`` labels ``{0, 1}``.
+    p : TwoLayer
+        one race network (two outputs, ``W1 (m, D)``, no run dimensions).
+    X : Tensor
+        ``(N, D)`` inputs.
+    y : Tensor
+        ``(N,)`` labels ``{0, 1}``.
 
     Returns
     -------
@@ -128,8 +136,10 @@ def plateau_end(loss: np.ndarray, level: float) -> int:
 
     Parameters
     ----------
-    loss : ``(T,)`` a loss curve.
-    level : the plateau threshold (loss units).
+    loss : np.ndarray
+        ``(T,)`` a loss curve.
+    level : float
+        the plateau threshold (loss units).
 
     Returns
     -------
@@ -153,10 +163,14 @@ def separable_pairs(n_per_class: int, dim: int, gen: torch.Generator, *, offset:
 
     Parameters
     ----------
-    n_per_class : points per class.
-    dim : input dimension ``D``.
-    gen : the random generator (:func:`lrlib.models.generator`).
-    offset, noise : the class mean's distance from 0 along ``e₁`` and the noise's std.
+    n_per_class : int
+        points per class.
+    dim : int
+        input dimension ``D``.
+    gen : torch.Generator
+        the random generator (:func:`lrlib.models.generator`).
+    offset, noise : float
+        the class mean's distance from 0 along ``e₁`` and the noise's std.
 
     Returns
     -------
@@ -174,9 +188,12 @@ def alignment_lens_series(traj, X: Tensor, y: Tensor) -> list[dict]:
 
     Parameters
     ----------
-    traj : a single-run :class:`~lrlib.trajectory.Trajectory` of a race network.
-    X : ``(N, D)`` inputs.
-    y : ``(N,)`` labels ``{0, 1}``.
+    traj : Trajectory
+        a single-run :class:`~lrlib.trajectory.Trajectory` of a race network.
+    X : Tensor
+        ``(N, D)`` inputs.
+    y : Tensor
+        ``(N,)`` labels ``{0, 1}``.
 
     Returns
     -------
@@ -192,11 +209,16 @@ def alignment_lens_rows(traj, X: Tensor, y: Tensor, *, plateau_level: float = 0.
 
     Parameters
     ----------
-    traj : a single-run :class:`~lrlib.trajectory.Trajectory` of a race network.
-    X : ``(N, D)`` inputs.
-    y : ``(N,)`` labels ``{0, 1}``.
-    plateau_level : the end of the plateau is the last snapshot with loss ``≥ plateau_level`` (nats).
-    winners_quantile : the winners are the neurons whose final ``a_α = ‖w1_α‖‖w2_α‖`` is at or above
+    traj : Trajectory
+        a single-run :class:`~lrlib.trajectory.Trajectory` of a race network.
+    X : Tensor
+        ``(N, D)`` inputs.
+    y : Tensor
+        ``(N,)`` labels ``{0, 1}``.
+    plateau_level : float
+        the end of the plateau is the last snapshot with loss ``≥ plateau_level`` (nats).
+    winners_quantile : float
+        the winners are the neurons whose final ``a_α = ‖w1_α‖‖w2_α‖`` is at or above
         this quantile.
 
     Returns

@@ -17,16 +17,17 @@ AGF's run on these data: :func:`xor_agf` (the settings of part 3). Measurements:
 
 from __future__ import annotations
 
+from functools import partial
+
 import numpy as np
 import torch
 
 from ...errors import ParameterError
 from ...models import TwoLayer, forward
 from ...measure import first_crossing, relative_error
-from ...schedules import log_schedule
-from ...train import train
 from ..agf import agf
 from ..race import xor_clusters
+from .agf_gd import cost_phase
 
 Tensor = torch.Tensor
 
@@ -37,10 +38,14 @@ def xor_task(n_per_cluster: int, gen: torch.Generator, *, dtype: torch.dtype = t
 
     Parameters
     ----------
-    n_per_cluster : points per cluster.
-    gen : the random generator (:func:`lrlib.models.generator`).
-    dtype : the floating dtype.
-    **kwargs : passed to :func:`~lrlib.theory.race.xor_clusters` (``norms``, ``std``).
+    n_per_cluster : int
+        points per cluster.
+    gen : torch.Generator
+        the random generator (:func:`lrlib.models.generator`).
+    dtype : torch.dtype
+        the floating dtype.
+    **kwargs : dict
+        passed to :func:`~lrlib.theory.race.xor_clusters` (``norms``, ``std``).
 
     Returns
     -------
@@ -59,7 +64,8 @@ def homogeneous_race_net(p: TwoLayer) -> TwoLayer:
 
     Parameters
     ----------
-    p : a race network with hidden and output biases; the output bias must be zero (it is dropped).
+    p : TwoLayer
+        a race network with hidden and output biases; the output bias must be zero (it is dropped).
 
     Returns
     -------
@@ -78,9 +84,12 @@ def xor_variant_data(sizes, norms, gens) -> tuple[Tensor, Tensor, Tensor]:
 
     Parameters
     ----------
-    sizes : points per cluster (clusters at 45°, 135°, 225°, 315°).
-    norms : centroid norms per cluster.
-    gens : one random generator per seed (a fresh draw each).
+    sizes : sequence of int
+        points per cluster (clusters at 45°, 135°, 225°, 315°).
+    norms : sequence of float
+        centroid norms per cluster.
+    gens : list of torch.Generator
+        one random generator per seed (a fresh draw each).
 
     Returns
     -------
@@ -99,9 +108,12 @@ def xor_agf_runs(p: TwoLayer, X: Tensor, Y: Tensor, **kwargs) -> list:
 
     Parameters
     ----------
-    p : bias-free networks with one run dimension, ``W1 (S, m, 3)``.
-    X, Y : ``(S, N, 3)`` and ``(S, N, 2)``.
-    **kwargs : passed to :func:`xor_agf` (``tau_max``, ``loss``, ...).
+    p : TwoLayer
+        bias-free networks with one run dimension, ``W1 (S, m, 3)``.
+    X, Y : Tensor
+        ``(S, N, 3)`` and ``(S, N, 2)``.
+    **kwargs : dict
+        passed to :func:`xor_agf` (``tau_max``, ``loss``, ...).
 
     Returns
     -------
@@ -118,20 +130,25 @@ def xor_agf(net: TwoLayer, X: Tensor, Y: Tensor, *, tau_max: float, loss, cost_l
 
     Parameters
     ----------
-    net : one bias-free network on ``X̃`` (:func:`homogeneous_race_net`), no run dimension.
-    X, Y : ``(N, 3)`` inputs with the constant coordinate and ``(N, 2)`` targets (:func:`xor_task`).
-    tau_max : AGF's horizon (its time is gradient-flow time here, ``η = 1``).
-    loss : the :class:`~lrlib.losses.Loss` (the square loss ``½ mean ‖f − y‖²``).
-    cost_lr, cost_steps : the cost phase's GD step and number of steps.
+    net : TwoLayer
+        one bias-free network on ``X̃`` (:func:`homogeneous_race_net`), no run dimension.
+    X, Y : Tensor
+        ``(N, 3)`` inputs with the constant coordinate and ``(N, 2)`` targets (:func:`xor_task`).
+    tau_max : float
+        AGF's horizon (its time is gradient-flow time here, ``η = 1``).
+    loss : Loss
+        the :class:`~lrlib.losses.Loss` (the square loss ``½ mean ‖f − y‖²``).
+    cost_lr, cost_steps : float, int
+        the cost phase's GD step and number of steps.
 
     Returns
     -------
     AGFRun
         The run (:class:`~lrlib.theory.agf.AGFRun`), at most 6 jumps.
     """
+    cost = partial(cost_phase, X=X, y=Y, loss=loss, lr=cost_lr, steps=cost_steps)
     return agf(net, X, Y, loss=loss, kappa=2, eta=1.0, dtau_max=0.5, tau_max=tau_max, max_iter=6,
-               cost_fn=lambda n: train(n, X, Y, loss=loss, lr=cost_lr, steps=cost_steps,
-                                       record=log_schedule(cost_steps, 30)))
+               cost_fn=cost)
 
 
 def cluster_losses(params: TwoLayer, X: Tensor, Y: Tensor, cl: Tensor) -> Tensor:
@@ -139,9 +156,12 @@ def cluster_losses(params: TwoLayer, X: Tensor, Y: Tensor, cl: Tensor) -> Tensor
 
     Parameters
     ----------
-    params : a :class:`~lrlib.models.TwoLayer`, possibly with leading dims (e.g. time and runs of a trajectory).
-    X, Y : ``(…, N, D)`` inputs and ``(…, N, k)`` targets, broadcasting against ``params``.
-    cl : ``(N,)`` cluster index ``0..C−1``.
+    params : TwoLayer
+        a :class:`~lrlib.models.TwoLayer`, possibly with leading dims (e.g. time and runs of a trajectory).
+    X, Y : Tensor
+        ``(…, N, D)`` inputs and ``(…, N, k)`` targets, broadcasting against ``params``.
+    cl : Tensor
+        ``(N,)`` cluster index ``0..C−1``.
 
     Returns
     -------
@@ -160,9 +180,12 @@ def neuron_clusters(W1: Tensor, X: Tensor, cl: Tensor) -> Tensor:
 
     Parameters
     ----------
-    W1 : ``(k, D)`` first-layer weights of ``k`` neurons.
-    X : ``(N, D)`` inputs.
-    cl : ``(N,)`` cluster index.
+    W1 : Tensor
+        ``(k, D)`` first-layer weights of ``k`` neurons.
+    X : Tensor
+        ``(N, D)`` inputs.
+    cl : Tensor
+        ``(N,)`` cluster index.
 
     Returns
     -------
@@ -187,11 +210,16 @@ def xor_agf_vs_gd(time: np.ndarray, closs: np.ndarray, run, X: Tensor, Y: Tensor
 
     Parameters
     ----------
-    time : ``(T,)`` gradient-flow times of GD's per-cluster losses.
-    closs : ``(T, C)`` GD's per-cluster losses (:func:`cluster_losses`).
-    run : the :class:`~lrlib.theory.agf.AGFRun` from the same initial network on ``X``, ``Y``.
-    X, Y : ``(N, D)`` inputs and ``(N, k)`` targets.
-    cl : ``(N,)`` cluster index.
+    time : np.ndarray
+        ``(T,)`` gradient-flow times of GD's per-cluster losses.
+    closs : np.ndarray
+        ``(T, C)`` GD's per-cluster losses (:func:`cluster_losses`).
+    run : AGFRun
+        the :class:`~lrlib.theory.agf.AGFRun` from the same initial network on ``X``, ``Y``.
+    X, Y : Tensor
+        ``(N, D)`` inputs and ``(N, k)`` targets.
+    cl : Tensor
+        ``(N,)`` cluster index.
 
     Returns
     -------
@@ -231,7 +259,8 @@ def swap_first_two(rows: list[dict]) -> tuple[list[dict], bool]:
 
     Parameters
     ----------
-    rows : the per-cluster rows of :func:`xor_agf_vs_gd` (``cluster``, ``jump``, ``agf``, ``gd``, ``err``;
+    rows : list[dict]
+        the per-cluster rows of :func:`xor_agf_vs_gd` (``cluster``, ``jump``, ``agf``, ``gd``, ``err``;
         times in gradient-flow time).
 
     Returns
