@@ -6,7 +6,9 @@ from __future__ import annotations
 
 import matplotlib.pyplot as plt
 import numpy as np
+import torch
 
+from ..theory.agf import dln, modular
 from . import PALETTE, POS, THEORY, label_panels, panel_grid
 
 
@@ -204,8 +206,6 @@ def fig8(u, v, beta, alphas, time_rec, dense_loss, h, agf8, alpha_agf, X, y):
         Each coordinate in polar coordinates (log radius), accumulated utility, angle, the path of β
         over the loss landscape, the loss.
     """
-    from ..theory.agf import dln
-
     u8, v8, beta8, alphas8, X8, y8 = u, v, beta, alphas, X, y
     fig = plt.figure(figsize=(14, 7.5), constrained_layout=True)
     gs = fig.add_gridspec(2, 4)
@@ -292,8 +292,6 @@ def fig6(time, loss, bounds, agf_time, agf_levels, agf_power, power, pred, out, 
     -------
     matplotlib.figure.Figure
     """
-    from ..theory.agf import modular
-
     s = seed_index
     fig = plt.figure(figsize=(14, 8), constrained_layout=True)
     gsf = fig.add_gridspec(2, 4)
@@ -326,7 +324,7 @@ def fig6(time, loss, bounds, agf_time, agf_levels, agf_power, power, pred, out, 
         ax.plot(targets[pair], "k--", lw=1, label="target")
         ax.plot(out[i_s, s, pair], color=POS, lw=1.5, label="network")
         W_t = W_hist[i_s]
-        dom = modular.dominant_frequency(torch_tensor(W_t)).numpy()
+        dom = modular.dominant_frequency(torch.tensor(W_t)).numpy()
         big = np.linalg.norm(W_t, axis=1) > 0.3 * np.linalg.norm(W_t, axis=1).max()
         ax.set(title=f"t = {time[i_s]:.3g}", xlabel="output index", ylim=(-2.2, 2.6))
         ax.text(0.02, 0.97, f"large neurons' frequencies: {sorted(set(dom[big].tolist()))}", transform=ax.transAxes,
@@ -353,10 +351,8 @@ def fig6d(W, order):
         Three panels: rows ``w_i`` coloured by dominant frequency, their power spectra (sorted), and the
         phase of ``ŵ_i`` at that frequency (polar; radius: frequency rank).
     """
-    from ..theory.agf import modular
-
     fig, axes = panel_grid(3, width=4.4, height=3.3)
-    dom = modular.dominant_frequency(torch_tensor(W)).numpy()
+    dom = modular.dominant_frequency(torch.tensor(W)).numpy()
     colour = [PALETTE[order.index(k) if k in order else 5] for k in dom]
     for i in np.argsort(dom):
         axes[0].plot(W[i], color=colour[i], lw=1, alpha=0.8)
@@ -373,18 +369,3 @@ def fig6d(W, order):
     fig.suptitle("Figure 6 (d) — the learned neurons: single-frequency waveforms")
     return fig
 
-
-def torch_tensor(a):
-    """``torch.tensor(a)``, imported lazily (the drawing helpers otherwise need only numpy).
-
-    Parameters
-    ----------
-    a : array-like.
-
-    Returns
-    -------
-    Tensor
-    """
-    import torch
-
-    return torch.tensor(a)

@@ -31,6 +31,7 @@ from typing import Callable
 
 import numpy as np
 import torch
+from scipy.integrate import solve_ivp
 
 from ...errors import ParameterError
 from ...losses import Loss
@@ -381,6 +382,25 @@ def conserved(p: TwoLayer, kappa: float) -> Tensor:
     return (kappa - 1) * p.norms_out() ** 2 - p.norms_in() ** 2
 
 
+def conserved_drift(p: TwoLayer, kappa: float, ref: int = -1) -> float:
+    """The largest drift of :func:`conserved` along a trajectory, relative to the largest squared
+    neuron norm at snapshot ``ref``.
+
+    Parameters
+    ----------
+    p : a TwoLayer with a leading snapshot dimension ``(T, R..., …)``.
+    kappa : the homogeneity degree.
+    ref : the snapshot whose largest ``‖θ_i‖²`` sets the scale.
+
+    Returns
+    -------
+    float
+        ``max |c_i(t) − c_i(0)| / max_i ‖θ_i(t_ref)‖²`` over snapshots, runs and neurons (0 for the flow).
+    """
+    c = conserved(p, kappa)
+    return float((c - c[0]).abs().max() / (p.neuron_vectors()[ref] ** 2).sum(-1).max())
+
+
 def utility_flow(theta0: Tensor, X: Tensor, G: Tensor, d: int, act: str, t_eval: np.ndarray,
                  mask: Tensor | None = None, rtol: float = 1e-10, stop_norm: float | None = None) -> np.ndarray:
     """Gradient flow of one neuron's utility, ``dθ/dt = ∇_θ U(θ)`` (Eq. 2 with η = 1 and a frozen residual),
@@ -403,8 +423,6 @@ def utility_flow(theta0: Tensor, X: Tensor, G: Tensor, d: int, act: str, t_eval:
     np.ndarray
         ``θ(t)`` ``(T', D)``, ``T' ≤ T`` (+1 with ``stop_norm``).
     """
-    from scipy.integrate import solve_ivp
-
     M = torch.ones_like(theta0) if mask is None else mask
 
     def rhs(_, th):

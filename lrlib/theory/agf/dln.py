@@ -22,6 +22,7 @@ import math
 from dataclasses import dataclass, field
 
 import numpy as np
+from scipy.integrate import solve_ivp
 from scipy.optimize import lsq_linear
 
 from ...errors import ParameterError
@@ -325,6 +326,44 @@ def utility_flow(g: float, alpha: float, t: np.ndarray) -> dict[str, np.ndarray]
     return {"norm2": 2 * alpha ** 2 * np.cosh(2 * abs(g) * t), "S": 0.5 * log_cosh(2 * abs(g) * t)}
 
 
+def utility_flow_check(g: float, alpha: float, t_end: float = 5.0, n_t: int = 51) -> dict[str, float]:
+    """Lemmas C.1–C.3 and Cor. C.5 against a direct integration of one neuron's flow under a fixed
+    gradient ``g`` (``u' = −g v``, ``v' = −g u`` from ``u = √2 α``, ``v = 0``; DOP853, ``rtol = 1e-12``).
+
+    Parameters
+    ----------
+    g : the fixed gradient ``∇_β L`` of the coordinate.
+    alpha : the initialisation scale.
+    t_end : the last raw time (η = 1) of the comparison grid.
+    n_t : the number of grid times in ``[0, t_end]``.
+
+    Returns
+    -------
+    dict
+        Relative errors (floats): ``e_norm`` of ``‖θ‖²`` against :func:`utility_flow`; ``e_cons`` of the
+        conserved ``u² − v² = 2α²`` (Lemma C.2 as corrected); ``e_hit`` of the time where ``‖θ‖ = 1``
+        against Cor. C.5 (``arccosh(1/(2α²)) / (2|g|)``); ``u_err``, the absolute error of the end
+        utility against Lemma C.1's ``|g|/2``; ``e_typo``, the deviation from the printed ``2α``.
+    """
+    def rhs(_t, z):
+        return [-g * z[1], -g * z[0]]
+
+    def unit_norm(_t, z):
+        return z[0] ** 2 + z[1] ** 2 - 1
+
+    t = np.linspace(0, t_end, n_t)
+    z0 = [math.sqrt(2) * alpha, 0.0]
+    u, v = solve_ivp(rhs, (0, t_end), z0, t_eval=t, rtol=1e-12, atol=1e-20, method="DOP853").y
+    cf = utility_flow(g, alpha, t)
+    t_hit = float(np.arccosh(1 / (2 * alpha ** 2)) / (2 * abs(g)))
+    hit = solve_ivp(rhs, (0, 2 * t_hit), z0, rtol=1e-12, atol=1e-20, method="DOP853", events=unit_norm)
+    u_end = -(u[-1] * v[-1]) * g / (u[-1] ** 2 + v[-1] ** 2)
+    return {"e_norm": float(np.max(np.abs(u ** 2 + v ** 2 - cf["norm2"]) / cf["norm2"])),
+            "e_cons": float(np.max(np.abs(u ** 2 - v ** 2 - 2 * alpha ** 2)) / (2 * alpha ** 2)),
+            "e_hit": float(abs(hit.t_events[0][0] - t_hit) / t_hit),
+            "u_err": float(abs(u_end - abs(g) / 2)),
+            "e_typo": float(np.max(np.abs(u ** 2 - v ** 2 - 2 * alpha)) / (2 * alpha))}
+
 def fig3_data(seed: int = 10, n: int = 20, d: int = 5) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Figure 3's data, as the authors' code draws it: ``x ~ N(0, diag(1/i))``, ``β* = 10 N(0, I)``, ``y = Xβ*``.
 
@@ -365,3 +404,29 @@ def fig8_data(angle: float = 150.0, beta: tuple[float, float] = (-0.2, 2.0)) -> 
     X = np.linalg.cholesky(C)
     b = np.array(beta, dtype=float)
     return X, X @ b, b
+
+
+def fig8_draws(seed: int, n_seeds: int) -> list[tuple[float, tuple[float, float]]]:
+    """The chapter's Figure 8 problems, one per seed: the paper's example (angle 150°, ``β* = (−0.2, 2)``)
+    for base seed 0's first draw, otherwise the angle ``150° ± 10°`` and ``β*`` perturbed by ±25 % and
+    ±10 % (uniform, ``numpy.random.default_rng(seed + 8)``).
+
+    Parameters
+    ----------
+    seed : the chapter's base seed.
+    n_seeds : the number of problems.
+
+    Returns
+    -------
+    list of (float, (float, float))
+        ``(angle, beta)`` per problem, the arguments of :func:`fig8_data`.
+    """
+    g = np.random.default_rng(seed + 8)
+    draws = []
+    for i in range(n_seeds):
+        if seed == 0 and i == 0:
+            draws.append((150.0, (-0.2, 2.0)))
+        else:
+            draws.append((150 + g.uniform(-10, 10), (-0.2 * (1 + g.uniform(-0.25, 0.25)),
+                                                     2.0 * (1 + g.uniform(-0.1, 0.1)))))
+    return draws

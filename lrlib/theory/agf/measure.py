@@ -7,6 +7,7 @@ from typing import Callable, Iterable
 
 import numpy as np
 import torch
+from scipy.integrate import solve_ivp
 
 from ...errors import ParameterError
 from ...measure import drop_times, first_crossing, plateau_between, relative_error
@@ -221,8 +222,6 @@ def align_fractions(theta0: Tensor, X: Tensor, G: Tensor, d: int, act: str, kapp
     np.ndarray
         ``(R,)`` fractions; ``nan`` for a neuron that does not reach norm 1.
     """
-    from scipy.integrate import solve_ivp
-
     if theta0.ndim != 2 or X.ndim != 3 or G.ndim != 3 or not (theta0.shape[0] == X.shape[0] == G.shape[0]):
         raise ParameterError(f"align_fractions needs theta0 (R, D), X (R, n, d), G (R, n, k); got "
                              f"{tuple(theta0.shape)}, {tuple(X.shape)}, {tuple(G.shape)}")
@@ -271,6 +270,24 @@ def align_fractions(theta0: Tensor, X: Tensor, G: Tensor, d: int, act: str, kapp
         out[r] = float(np.trapezoid(far * wgt) / np.trapezoid(wgt))
     return out
 
+
+
+def align_sweep(theta0: Tensor, X: Tensor, G: Tensor, d: int, act: str, kappa: int, alphas, **kw
+                ) -> np.ndarray:
+    """:func:`align_fractions` at each ``α`` of a sweep.
+
+    Parameters
+    ----------
+    theta0, X, G, d, act, kappa : as :func:`align_fractions`.
+    alphas : ``(A,)`` initialisation scales.
+    **kw : passed to :func:`align_fractions` (``angle``, ``adaptive``, …).
+
+    Returns
+    -------
+    np.ndarray
+        ``(A, R)`` fractions.
+    """
+    return np.array([align_fractions(theta0, X, G, d, act, kappa, a, **kw) for a in alphas])
 
 def staircase_drop_times(tau: np.ndarray, levels: np.ndarray, ref_levels: np.ndarray) -> np.ndarray:
     """Drop times of a step curve against the mid-levels of a reference staircase.

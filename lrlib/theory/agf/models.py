@@ -306,6 +306,23 @@ def square_hessian(p: TwoLayer, X: Tensor, y: Tensor) -> Tensor:
     return torch.cat([torch.cat([H11, H12], 1), torch.cat([H12.T, H22], 1)], 0)
 
 
+
+def max_hessian_eigenvalue(p: TwoLayer, X: Tensor, y: Tensor) -> float:
+    """The largest eigenvalue of :func:`square_hessian` over a batch of runs.
+
+    Parameters
+    ----------
+    p : a square-activation TwoLayer with one leading run dimension ``(R, …)``.
+    X, y : the data (as :func:`square_hessian`).
+
+    Returns
+    -------
+    float
+        ``max_r λ_max(∇²L(θ_r))`` (loss units per squared parameter).
+    """
+    return max(float(torch.linalg.eigvalsh(square_hessian(p.map(lambda t, r=r: t[r]), X, y))[-1])
+               for r in range(p.W1.shape[0]))
+
 def modular_grad_fn(p: int):
     """A fast ``grad_fn`` for the modular-addition network on the full dataset of
     :func:`lrlib.theory.agf.modular.dataset` (all ``p²`` pairs ``(a, b)``, row ``a·p + b``).

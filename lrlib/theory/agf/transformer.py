@@ -25,9 +25,11 @@ from dataclasses import dataclass
 
 import numpy as np
 import torch
+from scipy.integrate import solve_ivp
 
 from ...errors import ParameterError
 from .core import step_at
+from .linear import population_design
 
 Tensor = torch.Tensor
 
@@ -194,6 +196,24 @@ def head_utility(V: Tensor, K: Tensor, Q: Tensor, Gamma_A: Tensor, Sigma: Tensor
     return V * torch.einsum("hi,ij,hj->h", K, G, Q)
 
 
+def head_utility_flat(theta: Tensor, Sigma: np.ndarray, N: int) -> Tensor:
+    """:func:`head_utility` of ONE head packed as ``θ = (V, K, Q)`` at ``Γ_A = 0`` (Lemma E.1's problem).
+
+    Parameters
+    ----------
+    theta : ``(1 + 2d,)`` the head ``(V, K, Q)``.
+    Sigma, N : the task (module conventions).
+
+    Returns
+    -------
+    Tensor
+        A scalar, the head's utility.
+    """
+    d = len(Sigma)
+    return head_utility(theta[:1], theta[1:1 + d].unsqueeze(0), theta[1 + d:].unsqueeze(0),
+                        torch.zeros(d, d, dtype=theta.dtype), torch.tensor(Sigma), N)[0]
+
+
 def fig5_sigma(seed: int = 0, d: int = 4, trace: float = 2.0) -> np.ndarray:
     """Figure 5's covariance: eigenvalues ∝ (1, ½, …, 1/d) scaled to ``tr Σ = trace``, random orthogonal
     eigenvectors (QR of a Gaussian matrix).
@@ -230,8 +250,6 @@ def design(Sigma: np.ndarray, N: int) -> tuple[np.ndarray, np.ndarray, float]:
     (np.ndarray, np.ndarray, float)
         Inputs ``(d², 2d)`` = ``(z, x_q)``, targets ``(d²,)`` and ``const``.
     """
-    from .linear import population_design
-
     d = len(Sigma)
     Mzz, Mzb = moments(Sigma, N)
     Zs, Xs = population_design(Mzz), population_design(Sigma)
@@ -296,8 +314,6 @@ def agf_heads(V0: np.ndarray, K0: np.ndarray, Q0: np.ndarray, Sigma: np.ndarray,
     -------
     HeadsAGF
     """
-    from scipy.integrate import solve_ivp
-
     V0, K0, Q0 = (np.asarray(a, dtype=float) for a in (V0, K0, Q0))
     if V0.ndim != 1 or K0.shape != Q0.shape or K0.shape != (len(V0), len(Sigma)):
         raise ParameterError(f"agf_heads needs V0 (H,), K0, Q0 (H, d) with d = {len(Sigma)}; got "
