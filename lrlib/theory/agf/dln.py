@@ -6,7 +6,7 @@ initialisation ``u_i = √2 α``, ``v_i = 0`` (the Pesme–Flammarion init), so 
 ``η_α = −log(√2 α)``.  Time is *accelerated time* ``τ = t / η_α`` with ``t`` gradient-flow time
 on ``L``; one GD step of size ``lr`` is ``Δτ = lr / η_α``.
 
-Closed forms (the paper's §3 and App. C, tested in ``tests/test_theory_agf.py``):
+Closed forms (the paper's §3 and App. C, tested in ``tests/test_theory_agf_dln.py``):
 
 * Lemma C.1: ``Ū*_i = ½ |g_i|`` with ``g = ∇_β L(β_A)``;
 * Thm C.4: ``S_i(τ_k + t) = log cosh(2η|g_i| t + ρ_i arccosh(e^{2η S_i(τ_k)})) / (2η)``;
