@@ -34,7 +34,8 @@ def log_cosh(a: np.ndarray) -> np.ndarray:
 
     Parameters
     ----------
-    a : array-like.
+    a : ndarray
+        array-like.
 
     Returns
     -------
@@ -50,7 +51,8 @@ def acosh_exp(x: np.ndarray) -> np.ndarray:
 
     Parameters
     ----------
-    x : array-like, ``≥ 0``.
+    x : ndarray
+        array-like, ``≥ 0``.
 
     Returns
     -------
@@ -66,7 +68,8 @@ def eta_alpha(alpha: float) -> float:
 
     Parameters
     ----------
-    alpha : the initialisation scale, ``< 1/√2``.
+    alpha : float
+        the initialisation scale, ``< 1/√2``.
 
     Returns
     -------
@@ -82,7 +85,8 @@ def loss(X: np.ndarray, y: np.ndarray, beta: np.ndarray) -> float:
 
     Parameters
     ----------
-    X, y, beta : the data and the coefficients at which the loss is read (module conventions).
+    X, y, beta : ndarray
+        the data and the coefficients at which the loss is read (module conventions).
 
     Returns
     -------
@@ -96,7 +100,8 @@ def grad(X: np.ndarray, y: np.ndarray, beta: np.ndarray) -> np.ndarray:
 
     Parameters
     ----------
-    X, y, beta : the data and the coefficients at which the gradient is taken (module conventions).
+    X, y, beta : ndarray
+        the data and the coefficients at which the gradient is taken (module conventions).
 
     Returns
     -------
@@ -111,9 +116,12 @@ def constrained_ls(X: np.ndarray, y: np.ndarray, signs: np.ndarray, tol: float =
 
     Parameters
     ----------
-    X, y : the data (module conventions), fitted in the mean-reduced loss.
-    signs : ``(d,)`` in ``{−1, 0, +1}``.
-    tol : tolerance of the active-set iteration.
+    X, y : ndarray
+        the data (module conventions), fitted in the mean-reduced loss.
+    signs : ndarray
+        ``(d,)`` in ``{−1, 0, +1}``.
+    tol : float, optional
+        tolerance of the active-set iteration.
 
     Returns
     -------
@@ -139,14 +147,22 @@ class DLNResult:
 
     Parameters
     ----------
-    tau : ``(K+1,)`` jump times in accelerated time (``tau[0] = 0``).
-    levels : ``(K+1,)`` the loss ``ℓ_k`` after jump ``k``.
-    betas : ``(K+1, d)`` the active network ``β_A``.
-    active : ``(K+1, d)`` bool.
-    order : the coordinates activated at each jump.
-    eta : the acceleration ``η_α`` (``inf`` for PF).
-    kind : ``"agf"`` or ``"pf"``.
-    segments : per iteration ``(g, ρ, A0)`` (AGF) or ``(g, S0)`` (PF), enough to evaluate ``S_i`` at any
+    tau : ndarray
+        ``(K+1,)`` jump times in accelerated time (``tau[0] = 0``).
+    levels : ndarray
+        ``(K+1,)`` the loss ``ℓ_k`` after jump ``k``.
+    betas : ndarray
+        ``(K+1, d)`` the active network ``β_A``.
+    active : ndarray
+        ``(K+1, d)`` bool.
+    order : list[list[int]]
+        the coordinates activated at each jump.
+    eta : float
+        the acceleration ``η_α`` (``inf`` for PF).
+    kind : str
+        ``"agf"`` or ``"pf"``.
+    segments : list, optional
+        per iteration ``(g, ρ, A0)`` (AGF) or ``(g, S0)`` (PF), enough to evaluate ``S_i`` at any
         time (:meth:`S_at`).
     """
 
@@ -165,7 +181,8 @@ class DLNResult:
 
         Parameters
         ----------
-        times : ``(T,)`` accelerated times.
+        times : ndarray
+            ``(T,)`` accelerated times.
 
         Returns
         -------
@@ -198,7 +215,8 @@ class DLNResult:
 
         Parameters
         ----------
-        times : ``(T,)`` accelerated times ``τ = t/η_α`` (as for :meth:`S_at`).
+        times : ndarray
+            ``(T,)`` accelerated times ``τ = t/η_α`` (as for :meth:`S_at`).
 
         Returns
         -------
@@ -278,10 +296,14 @@ def agf(X: np.ndarray, y: np.ndarray, alpha: float, *, max_iter: int = 100, tie:
 
     Parameters
     ----------
-    X, y : the data (module conventions).
-    alpha : the initialisation scale (``u = √2 α``, ``v = 0``).
-    max_iter : most jumps.
-    tie : relative tolerance under which jump times count as simultaneous.
+    X, y : ndarray
+        the data (module conventions).
+    alpha : float
+        the initialisation scale (``u = √2 α``, ``v = 0``).
+    max_iter : int, optional
+        most jumps.
+    tie : float, optional
+        relative tolerance under which jump times count as simultaneous.
 
     Returns
     -------
@@ -295,9 +317,12 @@ def pesme_flammarion(X: np.ndarray, y: np.ndarray, *, max_iter: int = 100, tie: 
 
     Parameters
     ----------
-    X, y : the data (module conventions); no initialisation scale (α → 0).
-    max_iter : most jumps.
-    tie : relative tolerance under which jump times count as simultaneous.
+    X, y : ndarray
+        the data (module conventions); no initialisation scale (α → 0).
+    max_iter : int, optional
+        most jumps.
+    tie : float, optional
+        relative tolerance under which jump times count as simultaneous.
 
     Returns
     -------
@@ -313,9 +338,12 @@ def utility_flow(g: float, alpha: float, t: np.ndarray) -> dict[str, np.ndarray]
 
     Parameters
     ----------
-    g : the fixed gradient ``∇_β L`` of the coordinate.
-    alpha : the initialisation scale.
-    t : ``(T,)`` raw times (η = 1).
+    g : float
+        the fixed gradient ``∇_β L`` of the coordinate.
+    alpha : float
+        the initialisation scale.
+    t : ndarray
+        ``(T,)`` raw times (η = 1).
 
     Returns
     -------
@@ -332,10 +360,14 @@ def utility_flow_check(g: float, alpha: float, t_end: float = 5.0, n_t: int = 51
 
     Parameters
     ----------
-    g : the fixed gradient ``∇_β L`` of the coordinate.
-    alpha : the initialisation scale.
-    t_end : the last raw time (η = 1) of the comparison grid.
-    n_t : the number of grid times in ``[0, t_end]``.
+    g : float
+        the fixed gradient ``∇_β L`` of the coordinate.
+    alpha : float
+        the initialisation scale.
+    t_end : float, optional
+        the last raw time (η = 1) of the comparison grid.
+    n_t : int, optional
+        the number of grid times in ``[0, t_end]``.
 
     Returns
     -------
@@ -369,9 +401,12 @@ def fig3_data(seed: int = 10, n: int = 20, d: int = 5) -> tuple[np.ndarray, np.n
 
     Parameters
     ----------
-    seed : numpy legacy seed (the authors': 10).
-    n : number of points.
-    d : dimension.
+    seed : int, optional
+        numpy legacy seed (the authors': 10).
+    n : int, optional
+        number of points.
+    d : int, optional
+        dimension.
 
     Returns
     -------
@@ -390,8 +425,10 @@ def fig8_data(angle: float = 150.0, beta: tuple[float, float] = (-0.2, 2.0)) -> 
 
     Parameters
     ----------
-    angle : the rotation in degrees (the paper's: 150).
-    beta : the teacher ``β*`` (the paper's: (−0.2, 2)).
+    angle : float, optional
+        the rotation in degrees (the paper's: 150).
+    beta : tuple[float, float], optional
+        the teacher ``β*`` (the paper's: (−0.2, 2)).
 
     Returns
     -------
@@ -413,8 +450,10 @@ def fig8_draws(seed: int, n_seeds: int) -> list[tuple[float, tuple[float, float]
 
     Parameters
     ----------
-    seed : the chapter's base seed.
-    n_seeds : the number of problems.
+    seed : int
+        the chapter's base seed.
+    n_seeds : int
+        the number of problems.
 
     Returns
     -------

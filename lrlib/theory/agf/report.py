@@ -47,9 +47,12 @@ def rate_line(rate: Callable[[str], str], ids: Iterable[str], sep: str = "; ") -
 
     Parameters
     ----------
-    rate : claim id → its pass-rate text (module conventions).
-    ids : the claim ids, in print order.
-    sep : the separator.
+    rate : callable
+        claim id → its pass-rate text (module conventions).
+    ids : Iterable[str]
+        the claim ids, in print order.
+    sep : str, optional
+        the separator.
 
     Returns
     -------
@@ -63,10 +66,14 @@ def fig3_table(alphas, etas, errors: np.ndarray, level_errors: np.ndarray, gd_ro
 
     Parameters
     ----------
-    alphas : ``(A,)`` the sweep's ``α``.
-    etas : ``(A,)`` ``η_α``.
-    errors, level_errors : ``(S, A)`` the flow's largest drop-time and level errors per seed.
-    gd_rows : ``α`` → :func:`.measure.dln_vs_agf`'s result for GD on the paper's data (index 2: the
+    alphas : array_like
+        ``(A,)`` the sweep's ``α``.
+    etas : array_like
+        ``(A,)`` ``η_α``.
+    errors, level_errors : ndarray
+        ``(S, A)`` the flow's largest drop-time and level errors per seed.
+    gd_rows : dict
+        ``α`` → :func:`.measure.dln_vs_agf`'s result for GD on the paper's data (index 2: the
         drop-time errors); an ``α`` missing here prints ``nan``.
 
     Returns
@@ -89,8 +96,10 @@ def alignment_table(alphas, k2: np.ndarray, k3_adaptive: np.ndarray, k3_plain: n
 
     Parameters
     ----------
-    alphas : ``(A,)`` the sweep's ``α``.
-    k2, k3_adaptive, k3_plain : ``(A,)`` the fractions.
+    alphas : array_like
+        ``(A,)`` the sweep's ``α``.
+    k2, k3_adaptive, k3_plain : ndarray
+        ``(A,)`` the fractions.
 
     Returns
     -------
@@ -107,8 +116,10 @@ def step_gap_table(gaps: dict[float, np.ndarray], names: list[str]) -> pd.DataFr
 
     Parameters
     ----------
-    gaps : step size → ``(V, S)`` (:func:`.runs.fc_step_gaps`).
-    names : the ``V`` variant names.
+    gaps : dict[float, ndarray]
+        step size → ``(V, S)`` (:func:`.runs.fc_step_gaps`).
+    names : list[str]
+        the ``V`` variant names.
 
     Returns
     -------
@@ -124,10 +135,14 @@ def fig4_times_note(coarse_gap: np.ndarray, K: int, errors: np.ndarray, etas, al
 
     Parameters
     ----------
-    coarse_gap : ``(S,)`` GD at ``h = 0.05`` against the flow.
-    K : the number of drops graded.
-    errors : ``(A, S)`` the largest drop-time error per ``α`` and seed.
-    etas, alphas : ``(A,)``.
+    coarse_gap : ndarray
+        ``(S,)`` GD at ``h = 0.05`` against the flow.
+    K : int
+        the number of drops graded.
+    errors : ndarray
+        ``(A, S)`` the largest drop-time error per ``α`` and seed.
+    etas, alphas : array_like
+        ``(A,)``.
 
     Returns
     -------
@@ -145,11 +160,16 @@ def fig4_summary(name: str, K: int, errors: np.ndarray, levels: np.ndarray, spec
 
     Parameters
     ----------
-    name : the variant.
-    K : the number of drops graded.
-    errors : ``(A, S)`` the largest drop-time error per ``α`` and seed.
-    levels, spectra : ``(A, S)`` the largest level and spectrum errors.
-    etas : ``(A,)``; the first two are the graded ``α`` (1e-6, 1e-12).
+    name : str
+        the variant.
+    K : int
+        the number of drops graded.
+    errors : ndarray
+        ``(A, S)`` the largest drop-time error per ``α`` and seed.
+    levels, spectra : ndarray
+        ``(A, S)`` the largest level and spectrum errors.
+    etas : array_like
+        ``(A,)``; the first two are the graded ``α`` (1e-6, 1e-12).
 
     Returns
     -------
@@ -166,7 +186,8 @@ def plateau_windows(plateaus: tuple[np.ndarray, np.ndarray, np.ndarray]) -> str:
 
     Parameters
     ----------
-    plateaus : ``(level, low, high)``, each ``(S, P)`` (:func:`.claims_modular.plateaus`).
+    plateaus : tuple[ndarray, ndarray, ndarray]
+        ``(level, low, high)``, each ``(S, P)`` (:func:`.claims_modular.plateaus`).
 
     Returns
     -------
@@ -183,8 +204,10 @@ def changes_table(rate: Callable[[str], str], tier: Callable[[str], str]) -> pd.
 
     Parameters
     ----------
-    rate : claim id → pass-rate text (module conventions).
-    tier : claim id → its tier now.
+    rate : callable
+        claim id → pass-rate text (module conventions).
+    tier : callable
+        claim id → its tier now.
 
     Returns
     -------

@@ -38,8 +38,10 @@ def dln_init(alphas: np.ndarray, d: int) -> TwoLayer:
 
     Parameters
     ----------
-    alphas : ``(A,)`` initialisation scales.
-    d : the input dimension.
+    alphas : ndarray
+        ``(A,)`` initialisation scales.
+    d : int
+        the input dimension.
 
     Returns
     -------
@@ -57,11 +59,16 @@ def dln_gd(X: np.ndarray, y: np.ndarray, alphas: np.ndarray, h: float, steps: in
 
     Parameters
     ----------
-    X, y : ``(n, d)``, ``(n,)`` the regression data.
-    alphas : ``(A,)`` initialisation scales (the runs).
-    h, steps, record : learning rate (flow time per step), GD steps, record (module conventions).
-    loss : the loss (default ``half_mse``).
-    meta : optional metadata stored on the trajectory.
+    X, y : ndarray
+        ``(n, d)``, ``(n,)`` the regression data.
+    alphas : ndarray
+        ``(A,)`` initialisation scales (the runs).
+    h, steps, record : float / int / int or array_like
+        learning rate (flow time per step), GD steps, record (module conventions).
+    loss : Loss or None, optional
+        the loss (default ``half_mse``).
+    meta : dict or None, optional
+        optional metadata stored on the trajectory.
 
     Returns
     -------
@@ -79,9 +86,12 @@ def heads_init(alpha: float, n_seeds: int, H: int, d: int, gen: torch.Generator
 
     Parameters
     ----------
-    alpha : the initialisation scale.
-    n_seeds, H, d : seeds ``S``, heads and the token dimension.
-    gen : the generator (consumed: ``V``, then ``K``, then ``Q``).
+    alpha : float
+        the initialisation scale.
+    n_seeds, H, d : int
+        seeds ``S``, heads and the token dimension.
+    gen : torch.Generator
+        the generator (consumed: ``V``, then ``K``, then ``Q``).
 
     Returns
     -------
@@ -100,10 +110,14 @@ def heads_gd(V: Tensor, K: Tensor, Q: Tensor, Sigma: np.ndarray, N: int, h: floa
 
     Parameters
     ----------
-    V, K, Q : ``(S, H)``, ``(S, H, d)``, ``(S, H, d)`` initial heads.
-    Sigma, N : the in-context task (:mod:`.transformer` conventions).
-    h, steps, record : learning rate, GD steps, record (module conventions).
-    loss : the loss (default ``half_mse``).
+    V, K, Q : Tensor
+        ``(S, H)``, ``(S, H, d)``, ``(S, H, d)`` initial heads.
+    Sigma, N : ndarray / int
+        the in-context task (:mod:`.transformer` conventions).
+    h, steps, record : float / int / int or array_like
+        learning rate, GD steps, record (module conventions).
+    loss : Loss or None, optional
+        the loss (default ``half_mse``).
 
     Returns
     -------
@@ -124,9 +138,12 @@ def modular_init(alpha: float, n_seeds: int, H: int, p: int, gen: torch.Generato
 
     Parameters
     ----------
-    alpha : the initialisation scale.
-    n_seeds, H, p : seeds ``S``, hidden width and the modulus.
-    gen : the generator (consumed: ``U``, ``V``, ``W``).
+    alpha : float
+        the initialisation scale.
+    n_seeds, H, p : int
+        seeds ``S``, hidden width and the modulus.
+    gen : torch.Generator
+        the generator (consumed: ``U``, ``V``, ``W``).
 
     Returns
     -------
@@ -145,11 +162,16 @@ def modular_flow(U: Tensor, V: Tensor, W: Tensor, X: Tensor, Y: Tensor, dt: floa
 
     Parameters
     ----------
-    U, V, W : ``(S, H, p)`` initial weights (:func:`.models.modular_params`).
-    X, Y : ``(p², 2p)``, ``(p², p)`` the modular-addition data.
-    dt, steps, record : the time axis (flow time ``dt`` per step) and the steps to record.
-    rtol, atol : the integrator's tolerances.
-    loss : the loss (default ``half_mse``).
+    U, V, W : Tensor
+        ``(S, H, p)`` initial weights (:func:`.models.modular_params`).
+    X, Y : Tensor
+        ``(p², 2p)``, ``(p², p)`` the modular-addition data.
+    dt, steps, record : float / int / int or array_like
+        the time axis (flow time ``dt`` per step) and the steps to record.
+    rtol, atol : float
+        the integrator's tolerances.
+    loss : Loss or None, optional
+        the loss (default ``half_mse``).
 
     Returns
     -------
@@ -166,12 +188,18 @@ def modular_gd(U: Tensor, V: Tensor, W: Tensor, X: Tensor, Y: Tensor, h: float, 
 
     Parameters
     ----------
-    U, V, W : ``(S, H, p)`` initial weights.
-    X, Y : ``(p², 2p)``, ``(p², p)`` the modular-addition data.
-    h, steps : learning rate and steps (module conventions).
-    momentum : the heavy-ball coefficient.
-    n_record : about this many log-spaced snapshots.
-    loss : the loss (default ``half_mse``).
+    U, V, W : Tensor
+        ``(S, H, p)`` initial weights.
+    X, Y : Tensor
+        ``(p², 2p)``, ``(p², p)`` the modular-addition data.
+    h, steps : float / int
+        learning rate and steps (module conventions).
+    momentum : float, optional
+        the heavy-ball coefficient.
+    n_record : int, optional
+        about this many log-spaced snapshots.
+    loss : Loss or None, optional
+        the loss (default ``half_mse``).
 
     Returns
     -------
@@ -189,8 +217,10 @@ def per_seed_normals(gens: list[torch.Generator], shapes) -> list[Tensor]:
 
     Parameters
     ----------
-    gens : ``S`` generators, one per seed.
-    shapes : the shapes to draw, in order.
+    gens : list[torch.Generator]
+        ``S`` generators, one per seed.
+    shapes : sequence of tuple of int
+        the shapes to draw, in order.
 
     Returns
     -------
@@ -206,7 +236,8 @@ def fig4_design(setups: list[tuple[np.ndarray, np.ndarray]]) -> tuple[Tensor, Te
 
     Parameters
     ----------
-    setups : ``V`` pairs ``(Σ_xx (d, d), B (c, d))`` (:func:`.linear.fig4_setup`).
+    setups : list[tuple[ndarray, ndarray]]
+        ``V`` pairs ``(Σ_xx (d, d), B (c, d))`` (:func:`.linear.fig4_setup`).
 
     Returns
     -------
@@ -226,10 +257,14 @@ def fc_init(alphas: np.ndarray, n_variants: int, n_seeds: int, gen: torch.Genera
 
     Parameters
     ----------
-    alphas : ``(A,)`` initialisation scales.
-    n_variants, n_seeds : the other run dimensions (variants, seeds).
-    gen : the generator of the directions.
-    d : width, input and output dimension.
+    alphas : ndarray
+        ``(A,)`` initialisation scales.
+    n_variants, n_seeds : int
+        the other run dimensions (variants, seeds).
+    gen : torch.Generator
+        the generator of the directions.
+    d : int, optional
+        width, input and output dimension.
 
     Returns
     -------
@@ -246,10 +281,14 @@ def fc_flow(p: TwoLayer, X: Tensor, Y: Tensor, dt: float, steps: int, record, lo
 
     Parameters
     ----------
-    p : runs ``(A, V, S)`` (:func:`fc_init`).
-    X, Y : ``(V, n, d)``, ``(V, n, c)`` per variant (:func:`fig4_design`).
-    dt, steps, record : the time axis (flow time ``dt`` per step) and the steps to record.
-    loss : the loss (default ``half_mse``).
+    p : TwoLayer
+        runs ``(A, V, S)`` (:func:`fc_init`).
+    X, Y : Tensor
+        ``(V, n, d)``, ``(V, n, c)`` per variant (:func:`fig4_design`).
+    dt, steps, record : float / int / int or array_like
+        the time axis (flow time ``dt`` per step) and the steps to record.
+    loss : Loss or None, optional
+        the loss (default ``half_mse``).
 
     Returns
     -------
@@ -267,15 +306,24 @@ def fc_step_gaps(p: TwoLayer, X: Tensor, Y: Tensor, t_end: float, hs, flow_drops
 
     Parameters
     ----------
-    p : runs ``(A, V, S)``; the first ``len(etas)`` values of ``α`` are run.
-    X, Y : per variant (:func:`fig4_design`).
-    t_end : the flow time to run to.
-    hs : the step sizes.
-    flow_drops : ``(V, A', S, K)`` the flow's drops (:func:`.measure.fc_drops` on the same ``α``).
-    etas : ``(A',)`` ``η_α`` of the ``α`` run.
-    preds : variant name → prediction (:func:`.linear.conjecture`).
-    K : the number of drops compared.
-    loss : the loss (default ``half_mse``).
+    p : TwoLayer
+        runs ``(A, V, S)``; the first ``len(etas)`` values of ``α`` are run.
+    X, Y : Tensor
+        per variant (:func:`fig4_design`).
+    t_end : float
+        the flow time to run to.
+    hs : sequence of float
+        the step sizes.
+    flow_drops : ndarray
+        ``(V, A', S, K)`` the flow's drops (:func:`.measure.fc_drops` on the same ``α``).
+    etas : ndarray
+        ``(A',)`` ``η_α`` of the ``α`` run.
+    preds : dict
+        variant name → prediction (:func:`.linear.conjecture`).
+    K : int, optional
+        the number of drops compared.
+    loss : Loss or None, optional
+        the loss (default ``half_mse``).
 
     Returns
     -------
@@ -298,10 +346,14 @@ def heads_view(run: Trajectory, pred, const: float, h: float) -> HeadsRun:
 
     Parameters
     ----------
-    run : a :func:`heads_gd` trajectory, runs ``(S,)``.
-    pred : Eq. 7's prediction (:func:`.transformer.predict`; its eigenvectors ``v``).
-    const : the population loss's constant (:func:`.transformer.design`).
-    h : the step size.
+    run : Trajectory
+        a :func:`heads_gd` trajectory, runs ``(S,)``.
+    pred : TransformerAGF
+        Eq. 7's prediction (:func:`.transformer.predict`; its eigenvectors ``v``).
+    const : float
+        the population loss's constant (:func:`.transformer.design`).
+    h : float
+        the step size.
 
     Returns
     -------

@@ -39,7 +39,8 @@ def moments(Sigma: np.ndarray, N: int) -> tuple[np.ndarray, np.ndarray]:
 
     Parameters
     ----------
-    Sigma, N : the task (module conventions), which fixes both moments.
+    Sigma, N : ndarray / int
+        the task (module conventions), which fixes both moments.
 
     Returns
     -------
@@ -54,7 +55,8 @@ def population_loss(Gamma: np.ndarray, Sigma: np.ndarray, N: int) -> np.ndarray:
 
     Parameters
     ----------
-    Gamma, Sigma, N : module conventions; one loss for each ``Γ`` of the stack.
+    Gamma, Sigma, N : ndarray / int
+        module conventions; one loss for each ``Γ`` of the stack.
 
     Returns
     -------
@@ -73,7 +75,8 @@ def population_grad(Gamma: np.ndarray, Sigma: np.ndarray, N: int) -> np.ndarray:
 
     Parameters
     ----------
-    Gamma, Sigma, N : module conventions; the gradient is taken at each ``Γ`` of the stack.
+    Gamma, Sigma, N : ndarray / int
+        module conventions; the gradient is taken at each ``Γ`` of the stack.
 
     Returns
     -------
@@ -89,9 +92,12 @@ def monte_carlo_loss(Gamma: np.ndarray, Sigma: np.ndarray, N: int, samples: int,
 
     Parameters
     ----------
-    Gamma, Sigma, N : module conventions, with a single ``Γ`` ``(d, d)`` here.
-    samples : number of prompts.
-    rs : numpy ``RandomState``.
+    Gamma, Sigma, N : ndarray / int
+        module conventions, with a single ``Γ`` ``(d, d)`` here.
+    samples : int
+        number of prompts.
+    rs : np.random.RandomState
+        numpy ``RandomState``.
 
     Returns
     -------
@@ -113,11 +119,16 @@ class TransformerAGF:
 
     Parameters
     ----------
-    levels : ``(d+1,)`` loss levels.
-    A : ``(d,)`` the learned magnitudes ``A_k``.
-    u_star : ``(d,)`` maximal utilities ``Ū*_k``.
-    lam : ``(d,)`` eigenvalues of Σ, descending.
-    v : ``(d, d)`` eigenvectors (columns).
+    levels : ndarray
+        ``(d+1,)`` loss levels.
+    A : ndarray
+        ``(d,)`` the learned magnitudes ``A_k``.
+    u_star : ndarray
+        ``(d,)`` maximal utilities ``Ū*_k``.
+    lam : ndarray
+        ``(d,)`` eigenvalues of Σ, descending.
+    v : ndarray
+        ``(d, d)`` eigenvectors (columns).
     """
 
     levels: np.ndarray
@@ -131,7 +142,8 @@ class TransformerAGF:
 
         Parameters
         ----------
-        k : number of learned heads.
+        k : int
+            number of learned heads.
 
         Returns
         -------
@@ -145,9 +157,12 @@ class TransformerAGF:
 
         Parameters
         ----------
-        k : the jump (``≥ 1``).
-        eta : the acceleration (``1`` gives raw flow time).
-        mu : the largest dormant head norm at the previous jump.
+        k : int
+            the jump (``≥ 1``).
+        eta : float
+            the acceleration (``1`` gives raw flow time).
+        mu : float
+            the largest dormant head norm at the previous jump.
 
         Returns
         -------
@@ -161,7 +176,8 @@ def predict(Sigma: np.ndarray, N: int) -> TransformerAGF:
 
     Parameters
     ----------
-    Sigma, N : the task (module conventions); Σ's eigenvalues, descending, order the jumps.
+    Sigma, N : ndarray / int
+        the task (module conventions); Σ's eigenvalues, descending, order the jumps.
 
     Returns
     -------
@@ -181,10 +197,14 @@ def head_utility(V: Tensor, K: Tensor, Q: Tensor, Gamma_A: Tensor, Sigma: Tensor
 
     Parameters
     ----------
-    V : ``(H,)``.
-    K, Q : ``(H, d)``.
-    Gamma_A : ``(d, d)`` the active heads' ``Γ``.
-    Sigma, N : the task (module conventions), ``Sigma`` a tensor here.
+    V : Tensor
+        ``(H,)``.
+    K, Q : Tensor
+        ``(H, d)``.
+    Gamma_A : Tensor
+        ``(d, d)`` the active heads' ``Γ``.
+    Sigma, N : Tensor / int
+        the task (module conventions), ``Sigma`` a tensor here.
 
     Returns
     -------
@@ -201,8 +221,10 @@ def head_utility_flat(theta: Tensor, Sigma: np.ndarray, N: int) -> Tensor:
 
     Parameters
     ----------
-    theta : ``(1 + 2d,)`` the head ``(V, K, Q)``.
-    Sigma, N : the task (module conventions).
+    theta : Tensor
+        ``(1 + 2d,)`` the head ``(V, K, Q)``.
+    Sigma, N : ndarray / int
+        the task (module conventions).
 
     Returns
     -------
@@ -220,9 +242,12 @@ def fig5_sigma(seed: int = 0, d: int = 4, trace: float = 2.0) -> np.ndarray:
 
     Parameters
     ----------
-    seed : numpy seed.
-    d : the dimension.
-    trace : ``tr Σ``.
+    seed : int, optional
+        numpy seed.
+    d : int, optional
+        the dimension.
+    trace : float, optional
+        ``tr Σ``.
 
     Returns
     -------
@@ -243,7 +268,8 @@ def design(Sigma: np.ndarray, N: int) -> tuple[np.ndarray, np.ndarray, float]:
 
     Parameters
     ----------
-    Sigma, N : the task (module conventions) whose population loss the design reproduces.
+    Sigma, N : ndarray / int
+        the task (module conventions) whose population loss the design reproduces.
 
     Returns
     -------
@@ -267,9 +293,12 @@ class HeadsAGF:
 
     Parameters
     ----------
-    tau : ``(K+1,)`` jump times in accelerated time ``τ = α t`` (``tau[0] = 0``).
-    levels : ``(K+1,)`` the loss after each jump.
-    order : the head that jumped at each jump.
+    tau : ndarray
+        ``(K+1,)`` jump times in accelerated time ``τ = α t`` (``tau[0] = 0``).
+    levels : ndarray
+        ``(K+1,)`` the loss after each jump.
+    order : list[int]
+        the head that jumped at each jump.
     """
 
     tau: np.ndarray
@@ -281,7 +310,8 @@ class HeadsAGF:
 
         Parameters
         ----------
-        times : ``(T,)`` accelerated times ``τ = α t``.
+        times : ndarray
+            ``(T,)`` accelerated times ``τ = α t``.
 
         Returns
         -------
@@ -304,11 +334,16 @@ def agf_heads(V0: np.ndarray, K0: np.ndarray, Q0: np.ndarray, Sigma: np.ndarray,
 
     Parameters
     ----------
-    V0 : ``(H,)`` initial values.
-    K0, Q0 : ``(H, d)`` initial keys and queries.
-    Sigma, N : the task (module conventions).
-    alpha : the initialisation scale (``η_α = 1/α``).
-    rtol : relative tolerance of the integrator.
+    V0 : ndarray
+        ``(H,)`` initial values.
+    K0, Q0 : ndarray
+        ``(H, d)`` initial keys and queries.
+    Sigma, N : ndarray / int
+        the task (module conventions).
+    alpha : float
+        the initialisation scale (``η_α = 1/α``).
+    rtol : float, optional
+        relative tolerance of the integrator.
 
     Returns
     -------
