@@ -7,7 +7,7 @@ import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
 
 from lrlib.plots import agf as agf_plots  # noqa: E402
-from lrlib.theory.agf import linear, transformer  # noqa: E402
+from lrlib.theory.agf import dln, linear, modular, transformer  # noqa: E402
 
 
 def test_fig4_draws_two_rows_of_loss_and_spectrum():
@@ -36,8 +36,6 @@ def test_fig5_draws_loss_and_projections_with_the_agf_staircase():
 
 
 def test_fig3_and_fig2_draw_two_panels():
-    from lrlib.theory.agf import dln
-
     X, y, bstar = dln.fig3_data()
     agf_inf = dln.agf(X, y, 1e-100)
     t = np.linspace(0, 10, 30)
@@ -54,8 +52,6 @@ def test_fig3_and_fig2_draw_two_panels():
 
 
 def test_fig8_draws_six_panels():
-    from lrlib.theory.agf import dln
-
     X, y, _ = dln.fig8_data()
     pred = dln.agf(X, y, 1e-6)
     T, A = 40, 2
@@ -66,8 +62,6 @@ def test_fig8_draws_six_panels():
 
 
 def test_fig6_and_fig6d_draw_from_fake_arrays():
-    from lrlib.theory.agf import modular
-
     x = modular.template(20, {1: 10.0, 3: 5.0, 5: 2.5})
     pred = modular.predict(x)
     T, S, H, n = 12, 2, 6, 400

@@ -6,7 +6,9 @@ from __future__ import annotations
 
 import matplotlib.pyplot as plt
 import numpy as np
+import torch
 
+from ..theory.agf import dln, modular
 from . import PALETTE, POS, THEORY, label_panels, panel_grid
 
 
@@ -15,15 +17,23 @@ def fig4(time, loss, sv, etas, alphas, preds: dict, tmax: float, seed_index: int
 
     Parameters
     ----------
-    time : ``(T,)`` raw gradient-flow time.
-    loss : ``(T, A, V, S)`` loss per α, variant and seed.
-    sv : ``(T, A, V, S, r)`` singular values of ``AW``.
-    etas : ``(A,)`` ``η_α = −log α`` (the accelerated clock is ``t/η_α``).
-    alphas : ``(A,)`` initialisation scales (the first two are drawn; the spectrum at the second).
-    preds : variant name → Conjecture 4.1's prediction (:func:`lrlib.theory.agf.linear.conjecture`), in
+    time : ndarray
+        ``(T,)`` raw gradient-flow time.
+    loss : ndarray
+        ``(T, A, V, S)`` loss per α, variant and seed.
+    sv : ndarray
+        ``(T, A, V, S, r)`` singular values of ``AW``.
+    etas : ndarray
+        ``(A,)`` ``η_α = −log α`` (the accelerated clock is ``t/η_α``).
+    alphas : ndarray
+        ``(A,)`` initialisation scales (the first two are drawn; the spectrum at the second).
+    preds : dict
+        variant name → Conjecture 4.1's prediction (:func:`lrlib.theory.agf.linear.conjecture`), in
         the order of the variant axis.
-    tmax : right end of the accelerated-time axis.
-    seed_index : the seed drawn.
+    tmax : float
+        right end of the accelerated-time axis.
+    seed_index : int, optional
+        the seed drawn.
 
     Returns
     -------
@@ -62,16 +72,26 @@ def fig5(steps_dense, loss, steps_rec, proj, pred, bounds, agf_steps, agf_levels
 
     Parameters
     ----------
-    steps_dense : ``(n+1,)`` GD step indices of ``loss``.
-    loss : ``(n+1, S)`` population loss per step and seed.
-    steps_rec : ``(T,)`` recorded GD steps.
-    proj : ``(T, S, d)`` projections ``v_kᵀΓv_k`` at the recorded steps.
-    pred : Eq. 7's prediction (:func:`lrlib.theory.agf.transformer.predict`: levels, ``A_k``).
-    bounds : ``(4,)`` jump lower bounds of the seed drawn, in GD steps.
-    agf_steps : ``(K+1,)`` simulated AGF's jump times (the seed drawn), in GD steps.
-    agf_levels : ``(K+1,)`` its loss levels.
-    steps_max : right end of the step axis.
-    seed_index : the seed drawn opaque in (b), whose bounds and simulated AGF are drawn.
+    steps_dense : ndarray
+        ``(n+1,)`` GD step indices of ``loss``.
+    loss : ndarray
+        ``(n+1, S)`` population loss per step and seed.
+    steps_rec : ndarray
+        ``(T,)`` recorded GD steps.
+    proj : ndarray
+        ``(T, S, d)`` projections ``v_kᵀΓv_k`` at the recorded steps.
+    pred : TransformerAGF
+        Eq. 7's prediction (:func:`lrlib.theory.agf.transformer.predict`: levels, ``A_k``).
+    bounds : ndarray
+        ``(4,)`` jump lower bounds of the seed drawn, in GD steps.
+    agf_steps : ndarray
+        ``(K+1,)`` simulated AGF's jump times (the seed drawn), in GD steps.
+    agf_levels : ndarray
+        ``(K+1,)`` its loss levels.
+    steps_max : int
+        right end of the step axis.
+    seed_index : int, optional
+        the seed drawn opaque in (b), whose bounds and simulated AGF are drawn.
 
     Returns
     -------
@@ -109,13 +129,20 @@ def fig3(time_dense, loss_dense, time_rec, beta, alphas, agf_inf, beta_star):
 
     Parameters
     ----------
-    time_dense : ``(n+1,)`` raw gradient-flow time of every GD step.
-    loss_dense : ``(n+1, A)`` loss per step and α.
-    time_rec : ``(T,)`` raw time of the recorded snapshots.
-    beta : ``(T, A, d)`` coefficients ``β = u ⊙ v`` at the snapshots.
-    alphas : ``(A,)`` initialisation scales.
-    agf_inf : the closed-form AGF at a vanishing α (:class:`~lrlib.theory.agf.dln.DLNResult`).
-    beta_star : ``(d,)`` the target coefficients.
+    time_dense : ndarray
+        ``(n+1,)`` raw gradient-flow time of every GD step.
+    loss_dense : ndarray
+        ``(n+1, A)`` loss per step and α.
+    time_rec : ndarray
+        ``(T,)`` raw time of the recorded snapshots.
+    beta : ndarray
+        ``(T, A, d)`` coefficients ``β = u ⊙ v`` at the snapshots.
+    alphas : ndarray
+        ``(A,)`` initialisation scales.
+    agf_inf : DLNResult
+        the closed-form AGF at a vanishing α (:class:`~lrlib.theory.agf.dln.DLNResult`).
+    beta_star : ndarray
+        ``(d,)`` the target coefficients.
 
     Returns
     -------
@@ -151,7 +178,8 @@ def fig2(run):
 
     Parameters
     ----------
-    run : an :class:`~lrlib.theory.agf.core.AGFRun` (its ``hist`` of norms over accelerated time).
+    run : AGFRun
+        an :class:`~lrlib.theory.agf.core.AGFRun` (its ``hist`` of norms over accelerated time).
 
     Returns
     -------
@@ -189,14 +217,22 @@ def fig8(u, v, beta, alphas, time_rec, dense_loss, h, agf8, alpha_agf, X, y):
 
     Parameters
     ----------
-    u, v, beta : ``(T, A, 2)`` the DLN's coordinates and ``β = u ⊙ v`` at the snapshots.
-    alphas : ``(A,)`` initialisation scales.
-    time_rec : ``(T,)`` raw gradient-flow time of the snapshots.
-    dense_loss : ``(n+1, A)`` loss at every GD step.
-    h : the GD step (raw time per step).
-    agf8 : the closed-form AGF at ``alpha_agf`` (:func:`lrlib.theory.agf.dln.agf`).
-    alpha_agf : its initialisation scale.
-    X, y : ``(n, 2)`` and ``(n,)`` the data (for the loss landscape).
+    u, v, beta : ndarray
+        ``(T, A, 2)`` the DLN's coordinates and ``β = u ⊙ v`` at the snapshots.
+    alphas : ndarray
+        ``(A,)`` initialisation scales.
+    time_rec : ndarray
+        ``(T,)`` raw gradient-flow time of the snapshots.
+    dense_loss : ndarray
+        ``(n+1, A)`` loss at every GD step.
+    h : float
+        the GD step (raw time per step).
+    agf8 : DLNResult
+        the closed-form AGF at ``alpha_agf`` (:func:`lrlib.theory.agf.dln.agf`).
+    alpha_agf : float
+        its initialisation scale.
+    X, y : ndarray
+        ``(n, 2)`` and ``(n,)`` the data (for the loss landscape).
 
     Returns
     -------
@@ -204,8 +240,6 @@ def fig8(u, v, beta, alphas, time_rec, dense_loss, h, agf8, alpha_agf, X, y):
         Each coordinate in polar coordinates (log radius), accumulated utility, angle, the path of β
         over the loss landscape, the loss.
     """
-    from ..theory.agf import dln
-
     u8, v8, beta8, alphas8, X8, y8 = u, v, beta, alphas, X, y
     fig = plt.figure(figsize=(14, 7.5), constrained_layout=True)
     gs = fig.add_gridspec(2, 4)
@@ -273,27 +307,39 @@ def fig6(time, loss, bounds, agf_time, agf_levels, agf_power, power, pred, out, 
 
     Parameters
     ----------
-    time : ``(T,)`` recorded flow times ``t`` (``time[0] = 0``).
-    loss : ``(T, S)`` the flow's loss per recorded time and seed.
-    bounds : ``(K,)`` drop lower bounds, in flow time.
-    agf_time : ``(J+1,)`` simulated AGF's jump times (the seed drawn), in flow time (first entry 0).
-    agf_levels : ``(J+1,)`` its loss after each jump.
-    agf_power : ``(J+1, p//2+1)`` its output power per frequency after each jump.
-    power : ``(T, S, p//2+1)`` the flow's mean |rfft(output)| per frequency.
-    pred : :class:`lrlib.theory.agf.modular.ModularAGF` (order, levels, amps).
-    out : ``(T, S, p², p)`` the outputs at the recorded times.
-    targets : ``(p², p)`` the targets.
-    W_hist : ``(T, H, p)`` the drawn seed's output weights (rows ``w_i``) at the recorded times.
-    pair : index of the ``(a, b)`` pair drawn in (c).
-    alpha : the initialisation scale (title).
-    seed_index : the seed of panels (b) and (c) and of the simulated AGF.
+    time : ndarray
+        ``(T,)`` recorded flow times ``t`` (``time[0] = 0``).
+    loss : ndarray
+        ``(T, S)`` the flow's loss per recorded time and seed.
+    bounds : ndarray
+        ``(K,)`` drop lower bounds, in flow time.
+    agf_time : ndarray
+        ``(J+1,)`` simulated AGF's jump times (the seed drawn), in flow time (first entry 0).
+    agf_levels : ndarray
+        ``(J+1,)`` its loss after each jump.
+    agf_power : ndarray
+        ``(J+1, p//2+1)`` its output power per frequency after each jump.
+    power : ndarray
+        ``(T, S, p//2+1)`` the flow's mean |rfft(output)| per frequency.
+    pred : ModularAGF
+        :class:`lrlib.theory.agf.modular.ModularAGF` (order, levels, amps).
+    out : ndarray
+        ``(T, S, p², p)`` the outputs at the recorded times.
+    targets : ndarray
+        ``(p², p)`` the targets.
+    W_hist : ndarray
+        ``(T, H, p)`` the drawn seed's output weights (rows ``w_i``) at the recorded times.
+    pair : int
+        index of the ``(a, b)`` pair drawn in (c).
+    alpha : float
+        the initialisation scale (title).
+    seed_index : int, optional
+        the seed of panels (b) and (c) and of the simulated AGF.
 
     Returns
     -------
     matplotlib.figure.Figure
     """
-    from ..theory.agf import modular
-
     s = seed_index
     fig = plt.figure(figsize=(14, 8), constrained_layout=True)
     gsf = fig.add_gridspec(2, 4)
@@ -326,7 +372,7 @@ def fig6(time, loss, bounds, agf_time, agf_levels, agf_power, power, pred, out, 
         ax.plot(targets[pair], "k--", lw=1, label="target")
         ax.plot(out[i_s, s, pair], color=POS, lw=1.5, label="network")
         W_t = W_hist[i_s]
-        dom = modular.dominant_frequency(torch_tensor(W_t)).numpy()
+        dom = modular.dominant_frequency(torch.tensor(W_t)).numpy()
         big = np.linalg.norm(W_t, axis=1) > 0.3 * np.linalg.norm(W_t, axis=1).max()
         ax.set(title=f"t = {time[i_s]:.3g}", xlabel="output index", ylim=(-2.2, 2.6))
         ax.text(0.02, 0.97, f"large neurons' frequencies: {sorted(set(dom[big].tolist()))}", transform=ax.transAxes,
@@ -344,8 +390,10 @@ def fig6d(W, order):
 
     Parameters
     ----------
-    W : ``(H, p)`` the output weights ``w_i`` (rows) at the end of the run.
-    order : the predicted frequencies in learning order (colours: rank in this list).
+    W : ndarray
+        ``(H, p)`` the output weights ``w_i`` (rows) at the end of the run.
+    order : list of int
+        the predicted frequencies in learning order (colours: rank in this list).
 
     Returns
     -------
@@ -353,10 +401,8 @@ def fig6d(W, order):
         Three panels: rows ``w_i`` coloured by dominant frequency, their power spectra (sorted), and the
         phase of ``ŵ_i`` at that frequency (polar; radius: frequency rank).
     """
-    from ..theory.agf import modular
-
     fig, axes = panel_grid(3, width=4.4, height=3.3)
-    dom = modular.dominant_frequency(torch_tensor(W)).numpy()
+    dom = modular.dominant_frequency(torch.tensor(W)).numpy()
     colour = [PALETTE[order.index(k) if k in order else 5] for k in dom]
     for i in np.argsort(dom):
         axes[0].plot(W[i], color=colour[i], lw=1, alpha=0.8)
@@ -373,18 +419,3 @@ def fig6d(W, order):
     fig.suptitle("Figure 6 (d) — the learned neurons: single-frequency waveforms")
     return fig
 
-
-def torch_tensor(a):
-    """``torch.tensor(a)``, imported lazily (the drawing helpers otherwise need only numpy).
-
-    Parameters
-    ----------
-    a : array-like.
-
-    Returns
-    -------
-    Tensor
-    """
-    import torch
-
-    return torch.tensor(a)

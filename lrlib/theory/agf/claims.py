@@ -54,12 +54,18 @@ def dln_flow_reduced(X: np.ndarray, y: np.ndarray, alpha: float, times: np.ndarr
 
     Parameters
     ----------
-    X : ``(n, d)`` inputs.
-    y : ``(n,)`` targets.
-    alpha : the initialisation scale (any positive float; ``α² > 1e-300``).
-    times : ``(T,)`` increasing raw flow times to record.
-    time_scale : the flow's clock is sped up by this factor (the flow of ``time_scale · L``).
-    rtol, atol : the integrator's tolerances (on ``z``, whose scale is ``log(1/α²)``).
+    X : ndarray
+        ``(n, d)`` inputs.
+    y : ndarray
+        ``(n,)`` targets.
+    alpha : float
+        the initialisation scale (any positive float; ``α² > 1e-300``).
+    times : ndarray
+        ``(T,)`` increasing raw flow times to record.
+    time_scale : float, optional
+        the flow's clock is sped up by this factor (the flow of ``time_scale · L``).
+    rtol, atol : float, optional
+        the integrator's tolerances (on ``z``, whose scale is ``log(1/α²)``).
 
     Returns
     -------
@@ -100,13 +106,20 @@ class DLNSweep:
 
     Parameters
     ----------
-    X : ``(S, n, d)`` each seed's inputs.
-    y : ``(S, n)`` each seed's targets.
-    alphas : ``(A,)`` the initialisation scales, shallow to deep.
-    time : ``(A, T)`` raw flow time of the records, per ``α``.
-    loss : ``(S, A, T)`` the loss curves.
-    beta : ``(S, A, T, d)`` the coefficients.
-    time_scale : the factor by which the flow's clock was sped up (1: the flow itself).
+    X : ndarray
+        ``(S, n, d)`` each seed's inputs.
+    y : ndarray
+        ``(S, n)`` each seed's targets.
+    alphas : ndarray
+        ``(A,)`` the initialisation scales, shallow to deep.
+    time : ndarray
+        ``(A, T)`` raw flow time of the records, per ``α``.
+    loss : ndarray
+        ``(S, A, T)`` the loss curves.
+    beta : ndarray
+        ``(S, A, T, d)`` the coefficients.
+    time_scale : float, optional
+        the factor by which the flow's clock was sped up (1: the flow itself).
     """
 
     X: np.ndarray
@@ -132,11 +145,16 @@ def dln_sweep(data, alphas, *, time_scale: float = 1.0, n_grid: int = 1001, past
 
     Parameters
     ----------
-    data : sequence of ``(X (n, d), y (n,))``, one per seed.
-    alphas : ``(A,)`` initialisation scales.
-    time_scale : see :func:`dln_flow_reduced` (a control run perturbs it).
-    n_grid : points of each half of the accelerated grid.
-    past : the grid's end over AGF's last jump time.
+    data : array_like
+        sequence of ``(X (n, d), y (n,))``, one per seed.
+    alphas : array_like
+        ``(A,)`` initialisation scales.
+    time_scale : float, optional
+        see :func:`dln_flow_reduced` (a control run perturbs it).
+    n_grid : int, optional
+        points of each half of the accelerated grid.
+    past : float, optional
+        the grid's end over AGF's last jump time.
 
     Returns
     -------
@@ -158,7 +176,8 @@ def sweep_errors(sw: DLNSweep) -> tuple[np.ndarray, np.ndarray]:
 
     Parameters
     ----------
-    sw : the sweep (module conventions).
+    sw : DLNSweep
+        the sweep (module conventions).
 
     Returns
     -------
@@ -181,7 +200,8 @@ def drop_time_trend(sw: DLNSweep) -> dict[str, np.ndarray]:
 
     Parameters
     ----------
-    sw : the sweep (module conventions), at least two ``α``.
+    sw : DLNSweep
+        the sweep (module conventions), at least two ``α``.
 
     Returns
     -------
@@ -207,9 +227,12 @@ def cost_step_frac(net: TwoLayer, *, X: torch.Tensor, Y: torch.Tensor, pred) -> 
 
     Parameters
     ----------
-    net : the square-activation networks ``(R, ...)`` (the groups at the end of their descent, or at its start).
-    X, Y : ``(p², 2p)`` inputs and ``(p², p)`` targets of :func:`lrlib.theory.agf.modular.dataset`.
-    pred : the :class:`~lrlib.theory.agf.modular.ModularAGF` of the template (``levels``).
+    net : TwoLayer
+        the square-activation networks ``(R, ...)`` (the groups at the end of their descent, or at its start).
+    X, Y : Tensor
+        ``(p², 2p)`` inputs and ``(p², p)`` targets of :func:`lrlib.theory.agf.modular.dataset`.
+    pred : ModularAGF
+        the :class:`~lrlib.theory.agf.modular.ModularAGF` of the template (``levels``).
 
     Returns
     -------
@@ -226,11 +249,16 @@ def utility_update(net: TwoLayer, *, X: torch.Tensor, Y: torch.Tensor, template:
 
     Parameters
     ----------
-    net : the square-activation networks ``(R, ...)``.
-    X, Y : as for :func:`cost_step_frac`.
-    template : ``(p,)`` the template ``x``.
-    xi : the dominant frequency removed.
-    neurons : ``(R, K, 3, p)`` unit test neurons per run.
+    net : TwoLayer
+        the square-activation networks ``(R, ...)``.
+    X, Y : Tensor
+        as for :func:`cost_step_frac`.
+    template : ndarray
+        ``(p,)`` the template ``x``.
+    xi : int
+        the dominant frequency removed.
+    neurons : ndarray
+        ``(R, K, 3, p)`` unit test neurons per run.
 
     Returns
     -------
@@ -247,9 +275,12 @@ def width_outcome(run, *, X: torch.Tensor, pred) -> dict[str, np.ndarray]:
 
     Parameters
     ----------
-    run : a :class:`~lrlib.trajectory.Trajectory` of square-activation networks ``(T, S, ...)``.
-    X : ``(p², 2p)`` inputs of :func:`lrlib.theory.agf.modular.dataset`.
-    pred : the :class:`~lrlib.theory.agf.modular.ModularAGF` of the template (``levels``, ``order``).
+    run : array_like
+        a :class:`~lrlib.trajectory.Trajectory` of square-activation networks ``(T, S, ...)``.
+    X : Tensor
+        ``(p², 2p)`` inputs of :func:`lrlib.theory.agf.modular.dataset`.
+    pred : ModularAGF
+        the :class:`~lrlib.theory.agf.modular.ModularAGF` of the template (``levels``, ``order``).
 
     Returns
     -------
@@ -267,7 +298,8 @@ def width_orders(run, *, X: torch.Tensor, pred) -> list[list[int]]:
 
     Parameters
     ----------
-    run, X, pred : as for :func:`width_outcome`.
+    run, X, pred : object / Tensor
+        as for :func:`width_outcome`.
 
     Returns
     -------
@@ -288,7 +320,8 @@ def dln_grid(data, alphas, *, n_grid: int = 1001, past: float = 1.25) -> np.ndar
 
     Parameters
     ----------
-    data, alphas, n_grid, past : as for :func:`dln_sweep`.
+    data, alphas, n_grid, past : object / int, optional / float, optional
+        as for :func:`dln_sweep`.
 
     Returns
     -------
@@ -311,7 +344,8 @@ def linear_model_sweep(data, alphas, *, n_grid: int = 1001, past: float = 1.25) 
 
     Parameters
     ----------
-    data, alphas, n_grid, past : as for :func:`dln_sweep`.
+    data, alphas, n_grid, past : object / int, optional / float, optional
+        as for :func:`dln_sweep`.
 
     Returns
     -------
@@ -349,7 +383,8 @@ def sweep_ratios(sw: DLNSweep) -> np.ndarray:
 
     Parameters
     ----------
-    sw : the sweep (module conventions).
+    sw : DLNSweep
+        the sweep (module conventions).
 
     Returns
     -------
@@ -369,7 +404,8 @@ def finite_alpha_ratios(sw: DLNSweep) -> dict[str, np.ndarray]:
 
     Parameters
     ----------
-    sw : the sweep (module conventions); its first three ``α`` are read (1e-4, 1e-8, 1e-16 in the chapter).
+    sw : DLNSweep
+        the sweep (module conventions); its first three ``α`` are read (1e-4, 1e-8, 1e-16 in the chapter).
 
     Returns
     -------
@@ -385,7 +421,8 @@ def deep_drop_ratio(sw: DLNSweep) -> dict[str, np.ndarray]:
 
     Parameters
     ----------
-    sw : the sweep (module conventions).
+    sw : DLNSweep
+        the sweep (module conventions).
 
     Returns
     -------
@@ -404,7 +441,8 @@ def dormancy_ratio(sw: DLNSweep) -> dict[str, np.ndarray]:
 
     Parameters
     ----------
-    sw : the sweep (module conventions), data with AGF's dormancy (≥ 3 jumps).
+    sw : DLNSweep
+        the sweep (module conventions), data with AGF's dormancy (≥ 3 jumps).
 
     Returns
     -------
@@ -436,7 +474,8 @@ def plateau_levels(sw: DLNSweep) -> dict[str, np.ndarray]:
 
     Parameters
     ----------
-    sw : the sweep (module conventions).
+    sw : DLNSweep
+        the sweep (module conventions).
 
     Returns
     -------
@@ -458,8 +497,10 @@ def order_onset(sw: DLNSweep, *, index: int = 2) -> dict[str, np.ndarray]:
 
     Parameters
     ----------
-    sw : the sweep (module conventions).
-    index : the ``α`` read (2: ``1e-16`` in the chapter).
+    sw : DLNSweep
+        the sweep (module conventions).
+    index : int, optional
+        the ``α`` read (2: ``1e-16`` in the chapter).
 
     Returns
     -------
@@ -494,10 +535,14 @@ class FCSweep:
 
     Parameters
     ----------
-    time : ``(T,)`` raw flow time.
-    loss : ``(T, A, S)`` the loss.
-    sv : ``(T, A, S, r)`` singular values of the end-to-end map ``AW``.
-    alphas : ``(A,)`` the initialisation scales (``η_α = −log α``).
+    time : ndarray
+        ``(T,)`` raw flow time.
+    loss : ndarray
+        ``(T, A, S)`` the loss.
+    sv : ndarray
+        ``(T, A, S, r)`` singular values of the end-to-end map ``AW``.
+    alphas : ndarray
+        ``(A,)`` the initialisation scales (``η_α = −log α``).
     """
 
     time: np.ndarray
@@ -520,11 +565,16 @@ def fc_linear_model(Sxx: np.ndarray, B: np.ndarray, time: np.ndarray, alphas, n_
 
     Parameters
     ----------
-    Sxx : ``(d, d)`` input covariance.
-    B : ``(c, d)`` the target map.
-    time : ``(T,)`` raw flow times.
-    alphas : ``(A,)`` the scales whose clocks the measurements use.
-    n_seeds : ``S``.
+    Sxx : ndarray
+        ``(d, d)`` input covariance.
+    B : ndarray
+        ``(c, d)`` the target map.
+    time : ndarray
+        ``(T,)`` raw flow times.
+    alphas : array_like
+        ``(A,)`` the scales whose clocks the measurements use.
+    n_seeds : int
+        ``S``.
 
     Returns
     -------
@@ -547,9 +597,12 @@ def fc_time_trend(run: FCSweep, *, pred, K: int) -> dict[str, np.ndarray]:
 
     Parameters
     ----------
-    run : the sweep (one variant).
-    pred : the conjecture's prediction (:func:`lrlib.theory.agf.linear.conjecture`).
-    K : the drops graded (those predicted inside the integration window).
+    run : FCSweep
+        the sweep (one variant).
+    pred : LinearAGF
+        the conjecture's prediction (:func:`lrlib.theory.agf.linear.conjecture`).
+    K : int
+        the drops graded (those predicted inside the integration window).
 
     Returns
     -------
@@ -578,8 +631,10 @@ def fc_level_errors(run: FCSweep, *, pred, K: int) -> dict[str, np.ndarray]:
 
     Parameters
     ----------
-    run : the sweep (one variant), containing ``α = 1e-6`` and ``1e-12``.
-    pred, K : as for :func:`fc_time_trend`.
+    run : FCSweep
+        the sweep (one variant), containing ``α = 1e-6`` and ``1e-12``.
+    pred, K : object / int
+        as for :func:`fc_time_trend`.
 
     Returns
     -------
@@ -596,7 +651,8 @@ def fc_spectrum_errors(run: FCSweep, *, pred, K: int) -> dict[str, np.ndarray]:
 
     Parameters
     ----------
-    run, pred, K : as for :func:`fc_level_errors`.
+    run, pred, K : FCSweep / object / int
+        as for :func:`fc_level_errors`.
 
     Returns
     -------
@@ -614,8 +670,10 @@ class AlignSweep:
 
     Parameters
     ----------
-    alphas : ``(A,)`` initial norms, shallow to deep.
-    frac : ``(A, S)`` the fraction of the time to norm 1 spent far from the final direction, per seed.
+    alphas : ndarray
+        ``(A,)`` initial norms, shallow to deep.
+    frac : ndarray
+        ``(A, S)`` the fraction of the time to norm 1 spent far from the final direction, per seed.
     """
 
     alphas: np.ndarray
@@ -627,7 +685,8 @@ def align_trend(sw: AlignSweep) -> dict[str, np.ndarray]:
 
     Parameters
     ----------
-    sw : the sweep.
+    sw : AlignSweep
+        the sweep.
 
     Returns
     -------
@@ -687,10 +746,14 @@ def dln_gd_sweep(data, alphas, h: float, *, n_grid: int = 1001, past: float = 1.
 
     Parameters
     ----------
-    data : sequence of ``(X (n, d), y (n,))``, one per seed.
-    alphas : ``(A,)`` initialisation scales.
-    h : the step.
-    n_grid, past : as for :func:`dln_sweep`.
+    data : array_like
+        sequence of ``(X (n, d), y (n,))``, one per seed.
+    alphas : array_like
+        ``(A,)`` initialisation scales.
+    h : float
+        the step.
+    n_grid, past : int, optional / float, optional
+        as for :func:`dln_sweep`.
 
     Returns
     -------

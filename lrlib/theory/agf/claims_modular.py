@@ -34,12 +34,18 @@ class HeadsRun:
 
     Parameters
     ----------
-    loss : ``(n+1, S)`` the population loss at every step ``0..n``.
-    steps : ``(T,)`` the recorded steps.
-    proj : ``(T, S, d)`` ``v_kᵀΓv_k`` at the recorded steps.
-    head_norm : ``(T, S, H)`` each head's norm ``√(V² + ‖K‖² + ‖Q‖²)`` at the recorded steps.
-    gamma_end : ``(S, d, d)`` ``Γ`` at the last step.
-    h : the step size.
+    loss : ndarray
+        ``(n+1, S)`` the population loss at every step ``0..n``.
+    steps : ndarray
+        ``(T,)`` the recorded steps.
+    proj : ndarray
+        ``(T, S, d)`` ``v_kᵀΓv_k`` at the recorded steps.
+    head_norm : ndarray
+        ``(T, S, H)`` each head's norm ``√(V² + ‖K‖² + ‖Q‖²)`` at the recorded steps.
+    gamma_end : ndarray
+        ``(S, d, d)`` ``Γ`` at the last step.
+    h : float
+        the step size.
     """
 
     loss: np.ndarray
@@ -61,9 +67,12 @@ class ModularFlow:
 
     Parameters
     ----------
-    time : ``(T,)`` flow times.
-    loss : ``(T, S)`` the loss.
-    power : ``(T, S, p//2+1)`` output power per frequency (:func:`lrlib.theory.agf.modular.output_power`).
+    time : ndarray
+        ``(T,)`` flow times.
+    loss : ndarray
+        ``(T, S)`` the loss.
+    power : ndarray
+        ``(T, S, p//2+1)`` output power per frequency (:func:`lrlib.theory.agf.modular.output_power`).
     """
 
     time: np.ndarray
@@ -82,7 +91,8 @@ def run_drops(run, pred) -> np.ndarray:
 
     Parameters
     ----------
-    run, pred : module conventions (a :class:`HeadsRun` or a :class:`ModularFlow` and its prediction).
+    run, pred : HeadsRun
+        module conventions (a :class:`HeadsRun` or a :class:`ModularFlow` and its prediction).
 
     Returns
     -------
@@ -99,8 +109,10 @@ def plateau_error(run, pred, *, log_time: bool = False) -> np.ndarray:
 
     Parameters
     ----------
-    run, pred : as for :func:`run_drops`.
-    log_time : read the middle half of each interval in ``log t`` (:func:`plateaus`).
+    run, pred : HeadsRun or ModularFlow / TransformerAGF or ModularAGF
+        as for :func:`run_drops`.
+    log_time : bool, optional
+        read the middle half of each interval in ``log t`` (:func:`plateaus`).
 
     Returns
     -------
@@ -120,8 +132,10 @@ def plateaus(run, pred, *, log_time: bool = False) -> tuple[np.ndarray, np.ndarr
 
     Parameters
     ----------
-    run, pred : as for :func:`run_drops`.
-    log_time : read the window in ``log t``.
+    run, pred : HeadsRun or ModularFlow / TransformerAGF or ModularAGF
+        as for :func:`run_drops`.
+    log_time : bool, optional
+        read the window in ``log t``.
 
     Returns
     -------
@@ -142,9 +156,12 @@ def sequential_order(time: np.ndarray, values: np.ndarray, finals: np.ndarray) -
 
     Parameters
     ----------
-    time : ``(T,)`` times.
-    values : ``(T, m)`` the components, in the predicted order.
-    finals : ``(m,)`` their targets.
+    time : ndarray
+        ``(T,)`` times.
+    values : ndarray
+        ``(T, m)`` the components, in the predicted order.
+    finals : ndarray
+        ``(m,)`` their targets.
 
     Returns
     -------
@@ -167,7 +184,8 @@ def fig5_levels(run: HeadsRun, *, pred) -> dict[str, np.ndarray]:
 
     Parameters
     ----------
-    run, pred : module conventions.
+    run, pred : HeadsRun / TransformerAGF
+        module conventions.
 
     Returns
     -------
@@ -189,7 +207,8 @@ def fig5_bound_steps(run: HeadsRun, *, pred) -> np.ndarray:
 
     Parameters
     ----------
-    run, pred : module conventions.
+    run, pred : HeadsRun / TransformerAGF
+        module conventions.
 
     Returns
     -------
@@ -213,7 +232,8 @@ def fig5_jump_bound(run: HeadsRun, *, pred) -> dict[str, np.ndarray]:
 
     Parameters
     ----------
-    run, pred : module conventions.
+    run, pred : HeadsRun / TransformerAGF
+        module conventions.
 
     Returns
     -------
@@ -228,7 +248,8 @@ def fig5_order(run: HeadsRun, *, pred) -> dict[str, np.ndarray]:
 
     Parameters
     ----------
-    run, pred : module conventions.
+    run, pred : HeadsRun / TransformerAGF
+        module conventions.
 
     Returns
     -------
@@ -246,7 +267,8 @@ def fig6_order(run: ModularFlow, *, pred) -> dict[str, np.ndarray]:
 
     Parameters
     ----------
-    run, pred : module conventions.
+    run, pred : ModularFlow / ModularAGF
+        module conventions.
 
     Returns
     -------
@@ -266,7 +288,8 @@ def fig6_levels(run: ModularFlow, *, pred) -> dict[str, np.ndarray]:
 
     Parameters
     ----------
-    run, pred : module conventions.
+    run, pred : ModularFlow / ModularAGF
+        module conventions.
 
     Returns
     -------
@@ -286,8 +309,10 @@ def fig6_agf_error(run: ModularFlow, *, pred, agf_drops: np.ndarray) -> dict[str
 
     Parameters
     ----------
-    run, pred : module conventions.
-    agf_drops : ``(S, K)`` AGF's mid-level crossing times (flow time) from each seed's initialisation
+    run, pred : ModularFlow / ModularAGF
+        module conventions.
+    agf_drops : ndarray
+        ``(S, K)`` AGF's mid-level crossing times (flow time) from each seed's initialisation
         (:func:`lrlib.theory.agf.measure.staircase_drop_times`).
 
     Returns
@@ -303,10 +328,13 @@ def fig6_phase(net, *, x: np.ndarray, freqs) -> dict[str, np.ndarray]:
 
     Parameters
     ----------
-    net : square-activation networks ``(S, ...)`` (:class:`lrlib.models.TwoLayer`, ``W1 (S, H, 2p)``,
+    net : array_like
+        square-activation networks ``(S, ...)`` (:class:`lrlib.models.TwoLayer`, ``W1 (S, H, 2p)``,
         ``W2 (S, p, H)``).
-    x : ``(p,)`` the template.
-    freqs : the frequencies read.
+    x : ndarray
+        ``(p,)`` the template.
+    freqs : list of int
+        the frequencies read.
 
     Returns
     -------

@@ -31,6 +31,7 @@ from typing import Callable
 
 import numpy as np
 import torch
+from scipy.integrate import solve_ivp
 
 from ...errors import ParameterError
 from ...losses import Loss
@@ -45,9 +46,12 @@ def step_at(tau: np.ndarray, values: np.ndarray, times: np.ndarray) -> np.ndarra
 
     Parameters
     ----------
-    tau : ``(K+1,)`` the jump times, ascending (``tau[0]`` the start).
-    values : ``(K+1, ...)`` the value in force from each jump on.
-    times : ``(T,)`` where to read it; times before ``tau[0]`` get ``values[0]``.
+    tau : ndarray
+        ``(K+1,)`` the jump times, ascending (``tau[0]`` the start).
+    values : ndarray
+        ``(K+1, ...)`` the value in force from each jump on.
+    times : ndarray
+        ``(T,)`` where to read it; times before ``tau[0]`` get ``values[0]``.
 
     Returns
     -------
@@ -64,13 +68,19 @@ class AGFRun:
 
     Parameters
     ----------
-    tau : ``(K+1,)`` jump times in accelerated time ``τ = t/η`` (``tau[0] = 0``).
-    levels : ``(K+1,)`` the loss of the active network after each jump (``levels[0]`` at init with every
+    tau : ndarray
+        ``(K+1,)`` jump times in accelerated time ``τ = t/η`` (``tau[0] = 0``).
+    levels : ndarray
+        ``(K+1,)`` the loss of the active network after each jump (``levels[0]`` at init with every
         neuron removed).
-    nets : ``K+1`` TwoLayer, the active network after each jump (dormant neurons zeroed).
-    order : the neurons activated at each jump.
-    returned : the neurons that went back to dormancy at each jump.
-    hist : utility-phase samples ``t (T,)``, ``S (T, m)`` accumulated utility, ``norm (T, m)``,
+    nets : list[TwoLayer]
+        ``K+1`` TwoLayer, the active network after each jump (dormant neurons zeroed).
+    order : list[list[int]]
+        the neurons activated at each jump.
+    returned : list[list[int]]
+        the neurons that went back to dormancy at each jump.
+    hist : dict[str, ndarray], optional
+        utility-phase samples ``t (T,)``, ``S (T, m)`` accumulated utility, ``norm (T, m)``,
         ``U (T, m)`` normalised utility, ``dormant (T, m)``.
     """
 
@@ -86,7 +96,8 @@ class AGFRun:
 
         Parameters
         ----------
-        times : ``(T,)`` accelerated times ``τ = t/η`` (before ``tau[0]``: the level at init).
+        times : ndarray
+            ``(T,)`` accelerated times ``τ = t/η`` (before ``tau[0]``: the level at init).
 
         Returns
         -------
@@ -101,7 +112,8 @@ def split(p: TwoLayer) -> Tensor:
 
     Parameters
     ----------
-    p : a TwoLayer without run dimensions or biases, ``W1 (m, d)``, ``W2 (k, m)``.
+    p : TwoLayer
+        a TwoLayer without run dimensions or biases, ``W1 (m, d)``, ``W2 (k, m)``.
 
     Returns
     -------
@@ -118,9 +130,12 @@ def join(theta: Tensor, d: int, act: str) -> TwoLayer:
 
     Parameters
     ----------
-    theta : ``(m, d + k)`` neuron vectors.
-    d : the input dimension.
-    act : the activation name.
+    theta : Tensor
+        ``(m, d + k)`` neuron vectors.
+    d : int
+        the input dimension.
+    act : str
+        the activation name.
 
     Returns
     -------
@@ -134,10 +149,14 @@ def neuron_outputs(theta: Tensor, X: Tensor, d: int, act: str) -> Tensor:
 
     Parameters
     ----------
-    theta : ``(m, d + k)`` neuron vectors.
-    X : ``(n, d)`` inputs.
-    d : the input dimension.
-    act : the activation name.
+    theta : Tensor
+        ``(m, d + k)`` neuron vectors.
+    X : Tensor
+        ``(n, d)`` inputs.
+    d : int
+        the input dimension.
+    act : str
+        the activation name.
 
     Returns
     -------
@@ -152,11 +171,16 @@ def utilities(theta: Tensor, X: Tensor, G: Tensor, d: int, act: str) -> Tensor:
 
     Parameters
     ----------
-    theta : ``(m, d + k)`` neuron vectors.
-    X : ``(n, d)`` inputs.
-    G : ``(n, k)`` ``∇_f L(f_A)``, the loss gradient at the active network's outputs.
-    d : the input dimension.
-    act : the activation name.
+    theta : Tensor
+        ``(m, d + k)`` neuron vectors.
+    X : Tensor
+        ``(n, d)`` inputs.
+    G : Tensor
+        ``(n, k)`` ``∇_f L(f_A)``, the loss gradient at the active network's outputs.
+    d : int
+        the input dimension.
+    act : str
+        the activation name.
 
     Returns
     -------
@@ -171,10 +195,14 @@ def loss_gradient(net: TwoLayer, X: Tensor, y: Tensor, loss: Loss) -> tuple[Tens
 
     Parameters
     ----------
-    net : the active network (TwoLayer).
-    X : ``(n, d)`` inputs; the active network's outputs are ``(n, k)``.
-    y : ``(n, k)`` targets.
-    loss : the :class:`~lrlib.losses.Loss`.
+    net : TwoLayer
+        the active network (TwoLayer).
+    X : Tensor
+        ``(n, d)`` inputs; the active network's outputs are ``(n, k)``.
+    y : Tensor
+        ``(n, k)`` targets.
+    loss : Loss
+        the :class:`~lrlib.losses.Loss`.
 
     Returns
     -------
@@ -214,24 +242,39 @@ def agf(
 
     Parameters
     ----------
-    p0 : the initial network, a single bias-free TwoLayer ``W1 (m, d)``, ``W2 (k, m)``; every neuron must
+    p0 : TwoLayer
+        the initial network, a single bias-free TwoLayer ``W1 (m, d)``, ``W2 (k, m)``; every neuron must
         have norm ``‖θ_i(0)‖ < 1`` (else :class:`~lrlib.errors.ParameterError`: its jump condition would
         already hold and the jump times come out negative).
-    X : ``(n, d)`` inputs.
-    y : ``(n, k)`` targets.
-    loss : the :class:`~lrlib.losses.Loss`.
-    kappa : the neurons' homogeneity degree ``κ ≥ 2``.
-    eta : the acceleration ``η_α`` (accelerated time ``τ = t/η``).
-    cost_fn : ``cost_fn(active_net) -> Trajectory`` minimising the loss over the active neurons (a
+    X : Tensor
+        ``(n, d)`` inputs.
+    y : Tensor
+        ``(n, k)`` targets.
+    loss : Loss
+        the :class:`~lrlib.losses.Loss`.
+    kappa : float
+        the neurons' homogeneity degree ``κ ≥ 2``.
+    eta : float
+        the acceleration ``η_α`` (accelerated time ``τ = t/η``).
+    cost_fn : callable
+        ``cost_fn(active_net) -> Trajectory`` minimising the loss over the active neurons (a
         TwoLayer holding only them), e.g. with :func:`lrlib.train.train`.
-    mask : optional ``(m, d)`` mask fixing entries of ``W1`` at zero.
-    max_iter : most jumps.
-    tau_max : stop after this accelerated time.
-    dtau_max : largest integration step in ``τ``.
-    dir_step : largest angle (radians) a direction turns in one step.
-    dormant_tol : norm below which an active neuron returns to dormancy (default ``10 × max ‖θ(0)‖``).
-    record_every : record the utility phase every this many steps.
-    max_returns : most restarts of one cost phase after returns to dormancy.
+    mask : Tensor or None, optional
+        optional ``(m, d)`` mask fixing entries of ``W1`` at zero.
+    max_iter : int, optional
+        most jumps.
+    tau_max : float, optional
+        stop after this accelerated time.
+    dtau_max : float, optional
+        largest integration step in ``τ``.
+    dir_step : float, optional
+        largest angle (radians) a direction turns in one step.
+    dormant_tol : float or None, optional
+        norm below which an active neuron returns to dormancy (default ``10 × max ‖θ(0)‖``).
+    record_every : int, optional
+        record the utility phase every this many steps.
+    max_returns : int, optional
+        most restarts of one cost phase after returns to dormancy.
 
     Returns
     -------
@@ -370,8 +413,10 @@ def conserved(p: TwoLayer, kappa: float) -> Tensor:
 
     Parameters
     ----------
-    p : a TwoLayer (any leading dims).
-    kappa : the homogeneity degree.
+    p : TwoLayer
+        a TwoLayer (any leading dims).
+    kappa : float
+        the homogeneity degree.
 
     Returns
     -------
@@ -381,6 +426,28 @@ def conserved(p: TwoLayer, kappa: float) -> Tensor:
     return (kappa - 1) * p.norms_out() ** 2 - p.norms_in() ** 2
 
 
+def conserved_drift(p: TwoLayer, kappa: float, ref: int = -1) -> float:
+    """The largest drift of :func:`conserved` along a trajectory, relative to the largest squared
+    neuron norm at snapshot ``ref``.
+
+    Parameters
+    ----------
+    p : TwoLayer
+        a TwoLayer with a leading snapshot dimension ``(T, R..., …)``.
+    kappa : float
+        the homogeneity degree.
+    ref : int, optional
+        the snapshot whose largest ``‖θ_i‖²`` sets the scale.
+
+    Returns
+    -------
+    float
+        ``max |c_i(t) − c_i(0)| / max_i ‖θ_i(t_ref)‖²`` over snapshots, runs and neurons (0 for the flow).
+    """
+    c = conserved(p, kappa)
+    return float((c - c[0]).abs().max() / (p.neuron_vectors()[ref] ** 2).sum(-1).max())
+
+
 def utility_flow(theta0: Tensor, X: Tensor, G: Tensor, d: int, act: str, t_eval: np.ndarray,
                  mask: Tensor | None = None, rtol: float = 1e-10, stop_norm: float | None = None) -> np.ndarray:
     """Gradient flow of one neuron's utility, ``dθ/dt = ∇_θ U(θ)`` (Eq. 2 with η = 1 and a frozen residual),
@@ -388,23 +455,30 @@ def utility_flow(theta0: Tensor, X: Tensor, G: Tensor, d: int, act: str, t_eval:
 
     Parameters
     ----------
-    theta0 : ``(D,)`` the initial neuron, ``D = d + k``.
-    X : ``(n, d)`` inputs.
-    G : ``(n, k)`` the frozen ``∇_f L(f_A)``.
-    d : the input dimension.
-    act : the activation name.
-    t_eval : ``(T,)`` raw times to record.
-    mask : optional ``(D,)`` mask on ``θ``.
-    rtol : relative tolerance.
-    stop_norm : stop where ``‖θ‖`` first reaches it (the last row is then the state at that moment).
+    theta0 : Tensor
+        ``(D,)`` the initial neuron, ``D = d + k``.
+    X : Tensor
+        ``(n, d)`` inputs.
+    G : Tensor
+        ``(n, k)`` the frozen ``∇_f L(f_A)``.
+    d : int
+        the input dimension.
+    act : str
+        the activation name.
+    t_eval : ndarray
+        ``(T,)`` raw times to record.
+    mask : Tensor or None, optional
+        optional ``(D,)`` mask on ``θ``.
+    rtol : float, optional
+        relative tolerance.
+    stop_norm : float or None, optional
+        stop where ``‖θ‖`` first reaches it (the last row is then the state at that moment).
 
     Returns
     -------
     np.ndarray
         ``θ(t)`` ``(T', D)``, ``T' ≤ T`` (+1 with ``stop_norm``).
     """
-    from scipy.integrate import solve_ivp
-
     M = torch.ones_like(theta0) if mask is None else mask
 
     def rhs(_, th):
@@ -432,8 +506,10 @@ def norm_bound_slack(p: TwoLayer, kappa: float) -> float:
 
     Parameters
     ----------
-    p : a TwoLayer (any leading dims, e.g. a trajectory's snapshots and runs).
-    kappa : the homogeneity degree.
+    p : TwoLayer
+        a TwoLayer (any leading dims, e.g. a trajectory's snapshots and runs).
+    kappa : float
+        the homogeneity degree.
 
     Returns
     -------

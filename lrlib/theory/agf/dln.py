@@ -6,7 +6,7 @@ initialisation ``u_i = √2 α``, ``v_i = 0`` (the Pesme–Flammarion init), so 
 ``η_α = −log(√2 α)``.  Time is *accelerated time* ``τ = t / η_α`` with ``t`` gradient-flow time
 on ``L``; one GD step of size ``lr`` is ``Δτ = lr / η_α``.
 
-Closed forms (the paper's §3 and App. C, tested in ``tests/test_theory_agf.py``):
+Closed forms (the paper's §3 and App. C, tested in ``tests/test_theory_agf_dln.py``):
 
 * Lemma C.1: ``Ū*_i = ½ |g_i|`` with ``g = ∇_β L(β_A)``;
 * Thm C.4: ``S_i(τ_k + t) = log cosh(2η|g_i| t + ρ_i arccosh(e^{2η S_i(τ_k)})) / (2η)``;
@@ -22,6 +22,7 @@ import math
 from dataclasses import dataclass, field
 
 import numpy as np
+from scipy.integrate import solve_ivp
 from scipy.optimize import lsq_linear
 
 from ...errors import ParameterError
@@ -33,7 +34,8 @@ def log_cosh(a: np.ndarray) -> np.ndarray:
 
     Parameters
     ----------
-    a : array-like.
+    a : ndarray
+        array-like.
 
     Returns
     -------
@@ -49,7 +51,8 @@ def acosh_exp(x: np.ndarray) -> np.ndarray:
 
     Parameters
     ----------
-    x : array-like, ``≥ 0``.
+    x : ndarray
+        array-like, ``≥ 0``.
 
     Returns
     -------
@@ -65,7 +68,8 @@ def eta_alpha(alpha: float) -> float:
 
     Parameters
     ----------
-    alpha : the initialisation scale, ``< 1/√2``.
+    alpha : float
+        the initialisation scale, ``< 1/√2``.
 
     Returns
     -------
@@ -81,7 +85,8 @@ def loss(X: np.ndarray, y: np.ndarray, beta: np.ndarray) -> float:
 
     Parameters
     ----------
-    X, y, beta : the data and the coefficients at which the loss is read (module conventions).
+    X, y, beta : ndarray
+        the data and the coefficients at which the loss is read (module conventions).
 
     Returns
     -------
@@ -95,7 +100,8 @@ def grad(X: np.ndarray, y: np.ndarray, beta: np.ndarray) -> np.ndarray:
 
     Parameters
     ----------
-    X, y, beta : the data and the coefficients at which the gradient is taken (module conventions).
+    X, y, beta : ndarray
+        the data and the coefficients at which the gradient is taken (module conventions).
 
     Returns
     -------
@@ -110,9 +116,12 @@ def constrained_ls(X: np.ndarray, y: np.ndarray, signs: np.ndarray, tol: float =
 
     Parameters
     ----------
-    X, y : the data (module conventions), fitted in the mean-reduced loss.
-    signs : ``(d,)`` in ``{−1, 0, +1}``.
-    tol : tolerance of the active-set iteration.
+    X, y : ndarray
+        the data (module conventions), fitted in the mean-reduced loss.
+    signs : ndarray
+        ``(d,)`` in ``{−1, 0, +1}``.
+    tol : float, optional
+        tolerance of the active-set iteration.
 
     Returns
     -------
@@ -138,14 +147,22 @@ class DLNResult:
 
     Parameters
     ----------
-    tau : ``(K+1,)`` jump times in accelerated time (``tau[0] = 0``).
-    levels : ``(K+1,)`` the loss ``ℓ_k`` after jump ``k``.
-    betas : ``(K+1, d)`` the active network ``β_A``.
-    active : ``(K+1, d)`` bool.
-    order : the coordinates activated at each jump.
-    eta : the acceleration ``η_α`` (``inf`` for PF).
-    kind : ``"agf"`` or ``"pf"``.
-    segments : per iteration ``(g, ρ, A0)`` (AGF) or ``(g, S0)`` (PF), enough to evaluate ``S_i`` at any
+    tau : ndarray
+        ``(K+1,)`` jump times in accelerated time (``tau[0] = 0``).
+    levels : ndarray
+        ``(K+1,)`` the loss ``ℓ_k`` after jump ``k``.
+    betas : ndarray
+        ``(K+1, d)`` the active network ``β_A``.
+    active : ndarray
+        ``(K+1, d)`` bool.
+    order : list[list[int]]
+        the coordinates activated at each jump.
+    eta : float
+        the acceleration ``η_α`` (``inf`` for PF).
+    kind : str
+        ``"agf"`` or ``"pf"``.
+    segments : list, optional
+        per iteration ``(g, ρ, A0)`` (AGF) or ``(g, S0)`` (PF), enough to evaluate ``S_i`` at any
         time (:meth:`S_at`).
     """
 
@@ -164,7 +181,8 @@ class DLNResult:
 
         Parameters
         ----------
-        times : ``(T,)`` accelerated times.
+        times : ndarray
+            ``(T,)`` accelerated times.
 
         Returns
         -------
@@ -197,7 +215,8 @@ class DLNResult:
 
         Parameters
         ----------
-        times : ``(T,)`` accelerated times ``τ = t/η_α`` (as for :meth:`S_at`).
+        times : ndarray
+            ``(T,)`` accelerated times ``τ = t/η_α`` (as for :meth:`S_at`).
 
         Returns
         -------
@@ -277,10 +296,14 @@ def agf(X: np.ndarray, y: np.ndarray, alpha: float, *, max_iter: int = 100, tie:
 
     Parameters
     ----------
-    X, y : the data (module conventions).
-    alpha : the initialisation scale (``u = √2 α``, ``v = 0``).
-    max_iter : most jumps.
-    tie : relative tolerance under which jump times count as simultaneous.
+    X, y : ndarray
+        the data (module conventions).
+    alpha : float
+        the initialisation scale (``u = √2 α``, ``v = 0``).
+    max_iter : int, optional
+        most jumps.
+    tie : float, optional
+        relative tolerance under which jump times count as simultaneous.
 
     Returns
     -------
@@ -294,9 +317,12 @@ def pesme_flammarion(X: np.ndarray, y: np.ndarray, *, max_iter: int = 100, tie: 
 
     Parameters
     ----------
-    X, y : the data (module conventions); no initialisation scale (α → 0).
-    max_iter : most jumps.
-    tie : relative tolerance under which jump times count as simultaneous.
+    X, y : ndarray
+        the data (module conventions); no initialisation scale (α → 0).
+    max_iter : int, optional
+        most jumps.
+    tie : float, optional
+        relative tolerance under which jump times count as simultaneous.
 
     Returns
     -------
@@ -312,9 +338,12 @@ def utility_flow(g: float, alpha: float, t: np.ndarray) -> dict[str, np.ndarray]
 
     Parameters
     ----------
-    g : the fixed gradient ``∇_β L`` of the coordinate.
-    alpha : the initialisation scale.
-    t : ``(T,)`` raw times (η = 1).
+    g : float
+        the fixed gradient ``∇_β L`` of the coordinate.
+    alpha : float
+        the initialisation scale.
+    t : ndarray
+        ``(T,)`` raw times (η = 1).
 
     Returns
     -------
@@ -325,14 +354,59 @@ def utility_flow(g: float, alpha: float, t: np.ndarray) -> dict[str, np.ndarray]
     return {"norm2": 2 * alpha ** 2 * np.cosh(2 * abs(g) * t), "S": 0.5 * log_cosh(2 * abs(g) * t)}
 
 
+def utility_flow_check(g: float, alpha: float, t_end: float = 5.0, n_t: int = 51) -> dict[str, float]:
+    """Lemmas C.1–C.3 and Cor. C.5 against a direct integration of one neuron's flow under a fixed
+    gradient ``g`` (``u' = −g v``, ``v' = −g u`` from ``u = √2 α``, ``v = 0``; DOP853, ``rtol = 1e-12``).
+
+    Parameters
+    ----------
+    g : float
+        the fixed gradient ``∇_β L`` of the coordinate.
+    alpha : float
+        the initialisation scale.
+    t_end : float, optional
+        the last raw time (η = 1) of the comparison grid.
+    n_t : int, optional
+        the number of grid times in ``[0, t_end]``.
+
+    Returns
+    -------
+    dict
+        Relative errors (floats): ``e_norm`` of ``‖θ‖²`` against :func:`utility_flow`; ``e_cons`` of the
+        conserved ``u² − v² = 2α²`` (Lemma C.2 as corrected); ``e_hit`` of the time where ``‖θ‖ = 1``
+        against Cor. C.5 (``arccosh(1/(2α²)) / (2|g|)``); ``u_err``, the absolute error of the end
+        utility against Lemma C.1's ``|g|/2``; ``e_typo``, the deviation from the printed ``2α``.
+    """
+    def rhs(_t, z):
+        return [-g * z[1], -g * z[0]]
+
+    def unit_norm(_t, z):
+        return z[0] ** 2 + z[1] ** 2 - 1
+
+    t = np.linspace(0, t_end, n_t)
+    z0 = [math.sqrt(2) * alpha, 0.0]
+    u, v = solve_ivp(rhs, (0, t_end), z0, t_eval=t, rtol=1e-12, atol=1e-20, method="DOP853").y
+    cf = utility_flow(g, alpha, t)
+    t_hit = float(np.arccosh(1 / (2 * alpha ** 2)) / (2 * abs(g)))
+    hit = solve_ivp(rhs, (0, 2 * t_hit), z0, rtol=1e-12, atol=1e-20, method="DOP853", events=unit_norm)
+    u_end = -(u[-1] * v[-1]) * g / (u[-1] ** 2 + v[-1] ** 2)
+    return {"e_norm": float(np.max(np.abs(u ** 2 + v ** 2 - cf["norm2"]) / cf["norm2"])),
+            "e_cons": float(np.max(np.abs(u ** 2 - v ** 2 - 2 * alpha ** 2)) / (2 * alpha ** 2)),
+            "e_hit": float(abs(hit.t_events[0][0] - t_hit) / t_hit),
+            "u_err": float(abs(u_end - abs(g) / 2)),
+            "e_typo": float(np.max(np.abs(u ** 2 - v ** 2 - 2 * alpha)) / (2 * alpha))}
+
 def fig3_data(seed: int = 10, n: int = 20, d: int = 5) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Figure 3's data, as the authors' code draws it: ``x ~ N(0, diag(1/i))``, ``β* = 10 N(0, I)``, ``y = Xβ*``.
 
     Parameters
     ----------
-    seed : numpy legacy seed (the authors': 10).
-    n : number of points.
-    d : dimension.
+    seed : int, optional
+        numpy legacy seed (the authors': 10).
+    n : int, optional
+        number of points.
+    d : int, optional
+        dimension.
 
     Returns
     -------
@@ -351,8 +425,10 @@ def fig8_data(angle: float = 150.0, beta: tuple[float, float] = (-0.2, 2.0)) -> 
 
     Parameters
     ----------
-    angle : the rotation in degrees (the paper's: 150).
-    beta : the teacher ``β*`` (the paper's: (−0.2, 2)).
+    angle : float, optional
+        the rotation in degrees (the paper's: 150).
+    beta : tuple[float, float], optional
+        the teacher ``β*`` (the paper's: (−0.2, 2)).
 
     Returns
     -------
@@ -365,3 +441,31 @@ def fig8_data(angle: float = 150.0, beta: tuple[float, float] = (-0.2, 2.0)) -> 
     X = np.linalg.cholesky(C)
     b = np.array(beta, dtype=float)
     return X, X @ b, b
+
+
+def fig8_draws(seed: int, n_seeds: int) -> list[tuple[float, tuple[float, float]]]:
+    """The chapter's Figure 8 problems, one per seed: the paper's example (angle 150°, ``β* = (−0.2, 2)``)
+    for base seed 0's first draw, otherwise the angle ``150° ± 10°`` and ``β*`` perturbed by ±25 % and
+    ±10 % (uniform, ``numpy.random.default_rng(seed + 8)``).
+
+    Parameters
+    ----------
+    seed : int
+        the chapter's base seed.
+    n_seeds : int
+        the number of problems.
+
+    Returns
+    -------
+    list of (float, (float, float))
+        ``(angle, beta)`` per problem, the arguments of :func:`fig8_data`.
+    """
+    g = np.random.default_rng(seed + 8)
+    draws = []
+    for i in range(n_seeds):
+        if seed == 0 and i == 0:
+            draws.append((150.0, (-0.2, 2.0)))
+        else:
+            draws.append((150 + g.uniform(-10, 10), (-0.2 * (1 + g.uniform(-0.25, 0.25)),
+                                                     2.0 * (1 + g.uniform(-0.1, 0.1)))))
+    return draws

@@ -30,11 +30,16 @@ class LinearAGF:
 
     Parameters
     ----------
-    tau : ``(K+1,)`` jump times in accelerated time (``tau[0] = 0``).
-    levels : ``(K+1,)`` loss levels.
-    betas : ``(K+1, c, d)`` the end-to-end map on each plateau.
-    sv : ``(K+1, min(c, d))`` singular values of each ``β^{(k)}``.
-    sigma : ``(K, r)`` the rows ``σ^{(l)}_·`` of the recursion.
+    tau : ndarray
+        ``(K+1,)`` jump times in accelerated time (``tau[0] = 0``).
+    levels : ndarray
+        ``(K+1,)`` loss levels.
+    betas : ndarray
+        ``(K+1, c, d)`` the end-to-end map on each plateau.
+    sv : ndarray
+        ``(K+1, min(c, d))`` singular values of each ``β^{(k)}``.
+    sigma : ndarray
+        ``(K, r)`` the rows ``σ^{(l)}_·`` of the recursion.
     """
 
     tau: np.ndarray
@@ -48,7 +53,8 @@ class LinearAGF:
 
         Parameters
         ----------
-        times : ``(T,)`` accelerated times ``τ = t/η_α``.
+        times : ndarray
+            ``(T,)`` accelerated times ``τ = t/η_α``.
 
         Returns
         -------
@@ -62,7 +68,8 @@ class LinearAGF:
 
         Parameters
         ----------
-        times : ``(T,)`` accelerated times, as for :meth:`loss_at`.
+        times : ndarray
+            ``(T,)`` accelerated times, as for :meth:`loss_at`.
 
         Returns
         -------
@@ -77,7 +84,8 @@ def population_loss(beta: np.ndarray, B: np.ndarray, Sxx: np.ndarray) -> np.ndar
 
     Parameters
     ----------
-    beta, B, Sxx : the maps to score and the task (module conventions).
+    beta, B, Sxx : ndarray
+        the maps to score and the task (module conventions).
 
     Returns
     -------
@@ -93,8 +101,10 @@ def reduced_rank(Syx: np.ndarray, Sxx: np.ndarray, k: int) -> tuple[np.ndarray, 
 
     Parameters
     ----------
-    Syx, Sxx : the covariances (module conventions).
-    k : the rank.
+    Syx, Sxx : ndarray
+        the covariances (module conventions).
+    k : int
+        the rank.
 
     Returns
     -------
@@ -113,7 +123,8 @@ def conjecture(Sxx: np.ndarray, B: np.ndarray) -> LinearAGF:
 
     Parameters
     ----------
-    Sxx, B : the task (module conventions); ``r = min(c, d)`` jumps.
+    Sxx, B : ndarray
+        the task (module conventions); ``r = min(c, d)`` jumps.
 
     Returns
     -------
@@ -143,7 +154,8 @@ def commuting_times(Sxx: np.ndarray, B: np.ndarray) -> np.ndarray:
 
     Parameters
     ----------
-    Sxx, B : the task (module conventions), for which ``Σ_xx`` commutes with ``Σ_yxᵀ Σ_yx``.
+    Sxx, B : ndarray
+        the task (module conventions), for which ``Σ_xx`` commutes with ``Σ_yxᵀ Σ_yx``.
 
     Returns
     -------
@@ -160,9 +172,12 @@ def fig4_setup(seed: int = 0, d: int = 10, commuting: bool = True) -> tuple[np.n
 
     Parameters
     ----------
-    seed : numpy legacy seed (the authors': 0).
-    d : the dimension.
-    commuting : the commuting variant.
+    seed : int, optional
+        numpy legacy seed (the authors': 0).
+    d : int, optional
+        the dimension.
+    commuting : bool, optional
+        the commuting variant.
 
     Returns
     -------
@@ -189,7 +204,8 @@ def population_design(Sxx: np.ndarray) -> np.ndarray:
 
     Parameters
     ----------
-    Sxx : ``(d, d)`` the covariance.
+    Sxx : ndarray
+        ``(d, d)`` the covariance.
 
     Returns
     -------

@@ -7,6 +7,7 @@ from typing import Callable, Iterable
 
 import numpy as np
 import torch
+from scipy.integrate import solve_ivp
 
 from ...errors import ParameterError
 from ...measure import drop_times, first_crossing, plateau_between, relative_error
@@ -22,11 +23,16 @@ def fc_drops(time: np.ndarray, loss: np.ndarray, etas: np.ndarray, preds: dict, 
 
     Parameters
     ----------
-    time : ``(T,)`` raw gradient-flow time.
-    loss : ``(T, A, V, S)`` loss per α, variant and seed.
-    etas : ``(A,)`` the ``η_α`` of each α.
-    preds : variant → prediction (with ``levels``), in the order of the variant axis.
-    K : number of drops.
+    time : ndarray
+        ``(T,)`` raw gradient-flow time.
+    loss : ndarray
+        ``(T, A, V, S)`` loss per α, variant and seed.
+    etas : ndarray
+        ``(A,)`` the ``η_α`` of each α.
+    preds : dict
+        variant → prediction (with ``levels``), in the order of the variant axis.
+    K : int
+        number of drops.
 
     Returns
     -------
@@ -45,10 +51,14 @@ def activation_order(time: np.ndarray, values: np.ndarray, finals: np.ndarray, f
 
     Parameters
     ----------
-    time : ``(T,)`` times.
-    values : ``(T, m)`` the coordinates.
-    finals : ``(m,)`` their reference values (a zero reference is left out).
-    frac : the fraction of ``|finals[i]|`` to reach.
+    time : ndarray
+        ``(T,)`` times.
+    values : ndarray
+        ``(T, m)`` the coordinates.
+    finals : ndarray
+        ``(m,)`` their reference values (a zero reference is left out).
+    frac : float, optional
+        the fraction of ``|finals[i]|`` to reach.
 
     Returns
     -------
@@ -71,10 +81,14 @@ def maximise_on_sphere(fn: Callable[[Tensor], Tensor], theta0: Tensor, *, lr: fl
 
     Parameters
     ----------
-    fn : ``θ (D,) -> scalar`` tensor function.
-    theta0 : ``(D,)`` the start (normalised here).
-    lr : the ascent step.
-    steps : number of steps.
+    fn : callable
+        ``θ (D,) -> scalar`` tensor function.
+    theta0 : Tensor
+        ``(D,)`` the start (normalised here).
+    lr : float, optional
+        the ascent step.
+    steps : int, optional
+        number of steps.
 
     Returns
     -------
@@ -98,11 +112,16 @@ def maximise_on_stiefel(M: np.ndarray, m: int, *, lr: float = 0.1, steps: int = 
 
     Parameters
     ----------
-    M : ``(c, d)`` ``−∇_β L(β_A)``.
-    m : number of neurons.
-    lr : ascent step.
-    steps : number of steps.
-    seed : numpy seed of the random start.
+    M : ndarray
+        ``(c, d)`` ``−∇_β L(β_A)``.
+    m : int
+        number of neurons.
+    lr : float, optional
+        ascent step.
+    steps : int, optional
+        number of steps.
+    seed : int, optional
+        numpy seed of the random start.
 
     Returns
     -------
@@ -131,11 +150,16 @@ def dln_vs_agf(X: np.ndarray, y: np.ndarray, alpha: float, time: np.ndarray,
 
     Parameters
     ----------
-    X : ``(n, d)`` inputs.
-    y : ``(n,)`` targets.
-    alpha : the initialisation scale.
-    time : ``(T,)`` raw gradient-flow time of the loss curve.
-    loss : ``(T,)`` the loss curve.
+    X : ndarray
+        ``(n, d)`` inputs.
+    y : ndarray
+        ``(n,)`` targets.
+    alpha : float
+        the initialisation scale.
+    time : ndarray
+        ``(T,)`` raw gradient-flow time of the loss curve.
+    loss : ndarray
+        ``(T,)`` the loss curve.
 
     Returns
     -------
@@ -158,7 +182,8 @@ def verdict_1_over_eta(errs: Iterable[tuple[float, np.ndarray]]) -> str:
 
     Parameters
     ----------
-    errs : pairs ``(η_α, errors)`` with ``errors`` an array of relative errors.
+    errs : Iterable[tuple[float, ndarray]]
+        pairs ``(η_α, errors)`` with ``errors`` an array of relative errors.
 
     Returns
     -------
@@ -174,10 +199,14 @@ def align_fraction(theta0: Tensor, X: Tensor, G: Tensor, d: int, act: str, kappa
 
     Parameters
     ----------
-    theta0 : ``(D,)`` direction.
-    X : ``(n, d)`` data.
-    G : ``(n, k)`` frozen residual gradient.
-    d, act, kappa, alpha, angle, n_grid, horizon : as for :func:`align_fractions`.
+    theta0 : Tensor
+        ``(D,)`` direction.
+    X : Tensor
+        ``(n, d)`` data.
+    G : Tensor
+        ``(n, k)`` frozen residual gradient.
+    d, act, kappa, alpha, angle, n_grid, horizon : int / str / float / float, optional / int, optional
+        as for :func:`align_fractions`.
 
     Returns
     -------
@@ -202,18 +231,30 @@ def align_fractions(theta0: Tensor, X: Tensor, G: Tensor, d: int, act: str, kapp
 
     Parameters
     ----------
-    theta0 : ``(R, D)`` directions (normalised here).
-    X : ``(R, n, d)`` each neuron's data.
-    G : ``(R, n, k)`` each neuron's frozen residual gradient ``∇_f L(f_A)``.
-    d : the input dimension.
-    act : the activation name.
-    kappa : the homogeneity degree.
-    alpha : the initial norm.
-    angle : the threshold angle (radians).
-    n_grid : number of ``σ`` samples.
-    horizon : integration horizon, in units of ``log(1/α)``.
-    rtol : relative tolerance of the integrator.
-    adaptive : App. B.4's neuron-wise learning rate ``η‖θ‖^{2−κ}``, whose flow *is* the norm-free system
+    theta0 : Tensor
+        ``(R, D)`` directions (normalised here).
+    X : Tensor
+        ``(R, n, d)`` each neuron's data.
+    G : Tensor
+        ``(R, n, k)`` each neuron's frozen residual gradient ``∇_f L(f_A)``.
+    d : int
+        the input dimension.
+    act : str
+        the activation name.
+    kappa : int
+        the homogeneity degree.
+    alpha : float
+        the initial norm.
+    angle : float, optional
+        the threshold angle (radians).
+    n_grid : int, optional
+        number of ``σ`` samples.
+    horizon : float, optional
+        integration horizon, in units of ``log(1/α)``.
+    rtol : float, optional
+        relative tolerance of the integrator.
+    adaptive : bool, optional
+        App. B.4's neuron-wise learning rate ``η‖θ‖^{2−κ}``, whose flow *is* the norm-free system
         (uniform weights).
 
     Returns
@@ -221,8 +262,6 @@ def align_fractions(theta0: Tensor, X: Tensor, G: Tensor, d: int, act: str, kapp
     np.ndarray
         ``(R,)`` fractions; ``nan`` for a neuron that does not reach norm 1.
     """
-    from scipy.integrate import solve_ivp
-
     if theta0.ndim != 2 or X.ndim != 3 or G.ndim != 3 or not (theta0.shape[0] == X.shape[0] == G.shape[0]):
         raise ParameterError(f"align_fractions needs theta0 (R, D), X (R, n, d), G (R, n, k); got "
                              f"{tuple(theta0.shape)}, {tuple(X.shape)}, {tuple(G.shape)}")
@@ -272,14 +311,38 @@ def align_fractions(theta0: Tensor, X: Tensor, G: Tensor, d: int, act: str, kapp
     return out
 
 
+
+def align_sweep(theta0: Tensor, X: Tensor, G: Tensor, d: int, act: str, kappa: int, alphas, **kw
+                ) -> np.ndarray:
+    """:func:`align_fractions` at each ``α`` of a sweep.
+
+    Parameters
+    ----------
+    theta0, X, G, d, act, kappa : Tensor / int / str
+        as :func:`align_fractions`.
+    alphas : array_like
+        ``(A,)`` initialisation scales.
+    **kw : dict
+        passed to :func:`align_fractions` (``angle``, ``adaptive``, …).
+
+    Returns
+    -------
+    np.ndarray
+        ``(A, R)`` fractions.
+    """
+    return np.array([align_fractions(theta0, X, G, d, act, kappa, a, **kw) for a in alphas])
+
 def staircase_drop_times(tau: np.ndarray, levels: np.ndarray, ref_levels: np.ndarray) -> np.ndarray:
     """Drop times of a step curve against the mid-levels of a reference staircase.
 
     Parameters
     ----------
-    tau : ``(K+1,)`` the step curve's jump times.
-    levels : ``(K+1,)`` its levels (``levels[k]`` from ``tau[k]`` on).
-    ref_levels : ``(J+1,)`` the reference levels.
+    tau : ndarray
+        ``(K+1,)`` the step curve's jump times.
+    levels : ndarray
+        ``(K+1,)`` its levels (``levels[k]`` from ``tau[k]`` on).
+    ref_levels : ndarray
+        ``(J+1,)`` the reference levels.
 
     Returns
     -------
@@ -303,9 +366,12 @@ def phase_constraint(U: np.ndarray, V: np.ndarray, W: np.ndarray, x: np.ndarray,
 
     Parameters
     ----------
-    U, V, W : ``(H, p)`` each neuron's input weights on ``a·x`` and ``b·x`` and its output weights.
-    x : ``(p,)`` the template.
-    freqs : the frequencies.
+    U, V, W : ndarray
+        ``(H, p)`` each neuron's input weights on ``a·x`` and ``b·x`` and its output weights.
+    x : ndarray
+        ``(p,)`` the template.
+    freqs : Iterable[int]
+        the frequencies.
 
     Returns
     -------
@@ -337,8 +403,10 @@ def neuron_phase_residuals(U: np.ndarray, V: np.ndarray, W: np.ndarray, x: np.nd
 
     Parameters
     ----------
-    U, V, W : ``(H, p)`` the neurons.
-    x : ``(p,)`` the template.
+    U, V, W : ndarray
+        ``(H, p)`` the neurons.
+    x : ndarray
+        ``(p,)`` the template.
 
     Returns
     -------
@@ -364,12 +432,18 @@ def staircase_errors(time: np.ndarray, loss: np.ndarray, sv: np.ndarray, etas: n
 
     Parameters
     ----------
-    time : ``(T,)`` raw flow time.
-    loss : ``(T, A, S)`` loss of ``S`` seeds at ``A`` initial scales.
-    sv : ``(T, A, S, r)`` singular values of the end-to-end map.
-    etas : ``(A,)`` the accelerations ``η_α``.
-    pred : the prediction (``levels``, ``tau``, ``sv``: the predicted plateaus' spectra).
-    K : number of drops that count.
+    time : ndarray
+        ``(T,)`` raw flow time.
+    loss : ndarray
+        ``(T, A, S)`` loss of ``S`` seeds at ``A`` initial scales.
+    sv : ndarray
+        ``(T, A, S, r)`` singular values of the end-to-end map.
+    etas : ndarray
+        ``(A,)`` the accelerations ``η_α``.
+    pred : LinearAGF
+        the prediction (``levels``, ``tau``, ``sv``: the predicted plateaus' spectra).
+    K : int
+        number of drops that count.
 
     Returns
     -------
@@ -398,12 +472,18 @@ def plateaus_between_own_drops(time: np.ndarray, loss: np.ndarray, sv: np.ndarra
 
     Parameters
     ----------
-    time : ``(T,)`` raw flow time.
-    loss : ``(T, A, S)`` loss of ``S`` seeds at ``A`` initial scales.
-    sv : ``(T, A, S, r)`` singular values of the end-to-end map, descending.
-    etas : ``(A,)`` the accelerations ``η_α``.
-    pred : the prediction (``levels``; ``sv``: row ``k`` the predicted spectrum after jump ``k``).
-    K : number of drops that count.
+    time : ndarray
+        ``(T,)`` raw flow time.
+    loss : ndarray
+        ``(T, A, S)`` loss of ``S`` seeds at ``A`` initial scales.
+    sv : ndarray
+        ``(T, A, S, r)`` singular values of the end-to-end map, descending.
+    etas : ndarray
+        ``(A,)`` the accelerations ``η_α``.
+    pred : LinearAGF
+        the prediction (``levels``; ``sv``: row ``k`` the predicted spectrum after jump ``k``).
+    K : int
+        number of drops that count.
 
     Returns
     -------
@@ -434,12 +514,18 @@ def sign_flip_and_drops(time: np.ndarray, beta0: np.ndarray, dense_time: np.ndar
 
     Parameters
     ----------
-    time : ``(T,)`` raw time of the snapshots.
-    beta0 : ``(T,)`` the first coefficient ``β₀`` at the snapshots.
-    dense_time : ``(N,)`` raw time of every step.
-    dense_loss : ``(N,)`` the loss at every step.
-    pred : the AGF prediction (``betas``, ``levels``).
-    eta : the acceleration ``η_α``.
+    time : ndarray
+        ``(T,)`` raw time of the snapshots.
+    beta0 : ndarray
+        ``(T,)`` the first coefficient ``β₀`` at the snapshots.
+    dense_time : ndarray
+        ``(N,)`` raw time of every step.
+    dense_loss : ndarray
+        ``(N,)`` the loss at every step.
+    pred : DLNResult
+        the AGF prediction (``betas``, ``levels``).
+    eta : float
+        the acceleration ``η_α``.
 
     Returns
     -------
@@ -459,11 +545,16 @@ def utility_update_error(neurons: np.ndarray, X: np.ndarray, R: np.ndarray, x: n
 
     Parameters
     ----------
-    neurons : ``(K, 3, p)`` unit neurons ``(u, v, w)``.
-    X : ``(p², 2p)`` inputs of :func:`lrlib.theory.agf.modular.dataset`.
-    R : ``(p², p)`` residual ``y − f`` of the network after the cost step.
-    x : ``(p,)`` the template.
-    xi : the removed frequency.
+    neurons : ndarray
+        ``(K, 3, p)`` unit neurons ``(u, v, w)``.
+    X : ndarray
+        ``(p², 2p)`` inputs of :func:`lrlib.theory.agf.modular.dataset`.
+    R : ndarray
+        ``(p², p)`` residual ``y − f`` of the network after the cost step.
+    x : ndarray
+        ``(p,)`` the template.
+    xi : int
+        the removed frequency.
 
     Returns
     -------
@@ -483,9 +574,12 @@ def frequency_order(time: np.ndarray, power: np.ndarray, pred) -> list[int]:
 
     Parameters
     ----------
-    time : ``(T,)`` times.
-    power : ``(T, p//2+1)`` output power per frequency (:func:`lrlib.theory.agf.modular.output_power`).
-    pred : the :class:`lrlib.theory.agf.modular.ModularAGF` (``order``, ``amps``).
+    time : ndarray
+        ``(T,)`` times.
+    power : ndarray
+        ``(T, p//2+1)`` output power per frequency (:func:`lrlib.theory.agf.modular.output_power`).
+    pred : ModularAGF
+        the :class:`lrlib.theory.agf.modular.ModularAGF` (``order``, ``amps``).
 
     Returns
     -------

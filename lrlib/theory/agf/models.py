@@ -29,7 +29,8 @@ def dln_params(u: Tensor, v: Tensor) -> TwoLayer:
 
     Parameters
     ----------
-    u, v : ``(R..., d)``.
+    u, v : Tensor
+        ``(R..., d)``.
 
     Returns
     -------
@@ -44,7 +45,8 @@ def dln_beta(p: TwoLayer) -> Tensor:
 
     Parameters
     ----------
-    p : a DLN from :func:`dln_params` (any leading dims).
+    p : TwoLayer
+        a DLN from :func:`dln_params` (any leading dims).
 
     Returns
     -------
@@ -59,9 +61,12 @@ def dln_grad(p: TwoLayer, X: Tensor, y: Tensor) -> dict[str, Tensor]:
 
     Parameters
     ----------
-    p : a DLN from :func:`dln_params` (``R...`` runs).
-    X : ``(n, d)`` inputs; the runs broadcast.
-    y : ``(n,)`` targets.
+    p : TwoLayer
+        a DLN from :func:`dln_params` (``R...`` runs).
+    X : Tensor
+        ``(n, d)`` inputs; the runs broadcast.
+    y : Tensor
+        ``(n,)`` targets.
 
     Returns
     -------
@@ -82,14 +87,21 @@ def dln_flow(X: Tensor, y: Tensor, u0: Tensor, v0: Tensor, times, *, rtol: float
 
     Parameters
     ----------
-    X : ``(n, d)`` inputs.
-    y : ``(n,)`` targets.
-    u0, v0 : ``(R..., d)`` the initialisation.
-    times : ``(T,)`` raw flow times to record.
-    rtol : relative tolerance of the integrator.
-    atol : absolute tolerance; it sits far below the smallest initial scale (``α ≥ 1e-16`` gives
+    X : Tensor
+        ``(n, d)`` inputs.
+    y : Tensor
+        ``(n,)`` targets.
+    u0, v0 : Tensor
+        ``(R..., d)`` the initialisation.
+    times : array_like
+        ``(T,)`` raw flow times to record.
+    rtol : float, optional
+        relative tolerance of the integrator.
+    atol : float, optional
+        absolute tolerance; it sits far below the smallest initial scale (``α ≥ 1e-16`` gives
         ``u0 ≈ 1.4e-16``).
-    max_evals : most gradient evaluations allowed.
+    max_evals : int, optional
+        most gradient evaluations allowed.
 
     Returns
     -------
@@ -115,8 +127,10 @@ def dln_mask(d: int, dtype: torch.dtype = torch.float64) -> Tensor:
 
     Parameters
     ----------
-    d : the dimension.
-    dtype : the mask's dtype.
+    d : int
+        the dimension.
+    dtype : torch.dtype, optional
+        the mask's dtype.
 
     Returns
     -------
@@ -131,8 +145,10 @@ def heads_params(V: Tensor, K: Tensor, Q: Tensor) -> TwoLayer:
 
     Parameters
     ----------
-    V : ``(R..., H)`` value scalars.
-    K, Q : ``(R..., H, d)`` key and query vectors.
+    V : Tensor
+        ``(R..., H)`` value scalars.
+    K, Q : Tensor
+        ``(R..., H, d)`` key and query vectors.
 
     Returns
     -------
@@ -149,7 +165,8 @@ def heads_of(p: TwoLayer) -> tuple[Tensor, Tensor, Tensor]:
 
     Parameters
     ----------
-    p : tied heads from :func:`heads_params` (any leading dims).
+    p : TwoLayer
+        tied heads from :func:`heads_params` (any leading dims).
 
     Returns
     -------
@@ -166,7 +183,8 @@ def heads_gamma(p: TwoLayer) -> Tensor:
 
     Parameters
     ----------
-    p : tied heads from :func:`heads_params`.
+    p : TwoLayer
+        tied heads from :func:`heads_params`.
 
     Returns
     -------
@@ -182,7 +200,8 @@ def heads_grad_fn(loss: Loss):
 
     Parameters
     ----------
-    loss : the :class:`~lrlib.losses.Loss`.
+    loss : Loss
+        the :class:`~lrlib.losses.Loss`.
 
     Returns
     -------
@@ -207,7 +226,8 @@ def modular_params(U: Tensor, V: Tensor, W: Tensor) -> TwoLayer:
 
     Parameters
     ----------
-    U, V, W : ``(R..., H, p)`` input blocks and output weights.
+    U, V, W : Tensor
+        ``(R..., H, p)`` input blocks and output weights.
 
     Returns
     -------
@@ -223,8 +243,10 @@ def masked_grad_fn(loss: Loss, mask: Tensor):
 
     Parameters
     ----------
-    loss : the :class:`~lrlib.losses.Loss`.
-    mask : ``(m, d)`` or broadcastable to ``W1``.
+    loss : Loss
+        the :class:`~lrlib.losses.Loss`.
+    mask : Tensor
+        ``(m, d)`` or broadcastable to ``W1``.
 
     Returns
     -------
@@ -247,9 +269,12 @@ def square_grad(p: TwoLayer, X: Tensor, y: Tensor) -> dict[str, Tensor]:
 
     Parameters
     ----------
-    p : ``W1 (R..., m, d)``, ``W2 (R..., k, m)``.
-    X : ``(n, d)`` inputs.
-    y : ``(n, k)`` targets.
+    p : TwoLayer
+        ``W1 (R..., m, d)``, ``W2 (R..., k, m)``.
+    X : Tensor
+        ``(n, d)`` inputs.
+    y : Tensor
+        ``(n, k)`` targets.
 
     Returns
     -------
@@ -274,9 +299,12 @@ def square_hessian(p: TwoLayer, X: Tensor, y: Tensor) -> Tensor:
 
     Parameters
     ----------
-    p : ``W1 (m, d)``, ``W2 (k, m)`` (no run dimensions).
-    X : ``(n, d)`` inputs.
-    y : ``(n, k)`` targets.
+    p : TwoLayer
+        ``W1 (m, d)``, ``W2 (k, m)`` (no run dimensions).
+    X : Tensor
+        ``(n, d)`` inputs.
+    y : Tensor
+        ``(n, k)`` targets.
 
     Returns
     -------
@@ -306,6 +334,25 @@ def square_hessian(p: TwoLayer, X: Tensor, y: Tensor) -> Tensor:
     return torch.cat([torch.cat([H11, H12], 1), torch.cat([H12.T, H22], 1)], 0)
 
 
+
+def max_hessian_eigenvalue(p: TwoLayer, X: Tensor, y: Tensor) -> float:
+    """The largest eigenvalue of :func:`square_hessian` over a batch of runs.
+
+    Parameters
+    ----------
+    p : TwoLayer
+        a square-activation TwoLayer with one leading run dimension ``(R, …)``.
+    X, y : Tensor
+        the data (as :func:`square_hessian`).
+
+    Returns
+    -------
+    float
+        ``max_r λ_max(∇²L(θ_r))`` (loss units per squared parameter).
+    """
+    return max(float(torch.linalg.eigvalsh(square_hessian(p.map(lambda t, r=r: t[r]), X, y))[-1])
+               for r in range(p.W1.shape[0]))
+
 def modular_grad_fn(p: int):
     """A fast ``grad_fn`` for the modular-addition network on the full dataset of
     :func:`lrlib.theory.agf.modular.dataset` (all ``p²`` pairs ``(a, b)``, row ``a·p + b``).
@@ -317,7 +364,8 @@ def modular_grad_fn(p: int):
 
     Parameters
     ----------
-    p : the modulus; the returned function checks that ``X`` is ``(p², 2p)``.
+    p : int
+        the modulus; the returned function checks that ``X`` is ``(p², 2p)``.
 
     Returns
     -------
@@ -351,8 +399,10 @@ def heads_grad_population(Sigma: Tensor, N: int):
 
     Parameters
     ----------
-    Sigma : ``(d, d)`` the input covariance.
-    N : the context length.
+    Sigma : Tensor
+        ``(d, d)`` the input covariance.
+    N : int
+        the context length.
 
     Returns
     -------
@@ -383,8 +433,10 @@ def harmonic_grad_fn(P: Tensor, grad_fn=square_grad):
 
     Parameters
     ----------
-    P : ``(p, q)`` orthonormal columns, e.g. :func:`lrlib.theory.agf.modular.harmonic_basis`.
-    grad_fn : the unprojected gradient (default :func:`square_grad`).
+    P : Tensor
+        ``(p, q)`` orthonormal columns, e.g. :func:`lrlib.theory.agf.modular.harmonic_basis`.
+    grad_fn : str, optional
+        the unprojected gradient (default :func:`square_grad`).
 
     Returns
     -------

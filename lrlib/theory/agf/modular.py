@@ -29,8 +29,10 @@ def template(p: int, amps: dict[int, float]) -> np.ndarray:
 
     Parameters
     ----------
-    p : its length.
-    amps : frequency → DFT modulus.
+    p : int
+        its length.
+    amps : dict[int, float]
+        frequency → DFT modulus.
 
     Returns
     -------
@@ -50,7 +52,8 @@ def dataset(x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 
     Parameters
     ----------
-    x : the template (module conventions), rolled by ``a``, ``b`` and ``a + b``.
+    x : ndarray
+        the template (module conventions), rolled by ``a``, ``b`` and ``a + b``.
 
     Returns
     -------
@@ -69,7 +72,8 @@ def fourier_utility(u: np.ndarray, v: np.ndarray, w: np.ndarray, x: np.ndarray) 
 
     Parameters
     ----------
-    u, v, w, x : one neuron and the template (module conventions); only ``k ≠ 0`` enters.
+    u, v, w, x : ndarray
+        one neuron and the template (module conventions); only ``k ≠ 0`` enters.
 
     Returns
     -------
@@ -87,7 +91,8 @@ def direct_utility(u: np.ndarray, v: np.ndarray, w: np.ndarray, x: np.ndarray) -
 
     Parameters
     ----------
-    u, v, w, x : one neuron and the template (module conventions), as for :func:`fourier_utility`.
+    u, v, w, x : ndarray
+        one neuron and the template (module conventions), as for :func:`fourier_utility`.
 
     Returns
     -------
@@ -106,10 +111,14 @@ class ModularAGF:
 
     Parameters
     ----------
-    order : frequencies ``1 ≤ ξ ≤ p/2`` by decreasing ``|x̂|``.
-    levels : ``(K+1,)`` loss levels (½-sum-over-outputs, mean-over-pairs loss).
-    u_star : ``(K,)`` maximal utilities ``Ū*`` of Thm F.3.
-    amps : ``(K,)`` ``|x̂[ξ]|`` in that order.
+    order : list[int]
+        frequencies ``1 ≤ ξ ≤ p/2`` by decreasing ``|x̂|``.
+    levels : ndarray
+        ``(K+1,)`` loss levels (½-sum-over-outputs, mean-over-pairs loss).
+    u_star : ndarray
+        ``(K,)`` maximal utilities ``Ū*`` of Thm F.3.
+    amps : ndarray
+        ``(K,)`` ``|x̂[ξ]|`` in that order.
     """
 
     order: list[int]
@@ -124,7 +133,8 @@ class ModularAGF:
 
         Parameters
         ----------
-        alpha : the initialisation scale.
+        alpha : float
+            the initialisation scale.
 
         Returns
         -------
@@ -139,8 +149,10 @@ def predict(x: np.ndarray, tol: float = 1e-9) -> ModularAGF:
 
     Parameters
     ----------
-    x : the template (module conventions).
-    tol : frequencies with ``|x̂| ≤ tol·max|x̂|`` are ignored.
+    x : ndarray
+        the template (module conventions).
+    tol : float, optional
+        frequencies with ``|x̂| ≤ tol·max|x̂|`` are ignored.
 
     Returns
     -------
@@ -165,8 +177,10 @@ def output_power(pred: Tensor, p: int) -> Tensor:
 
     Parameters
     ----------
-    pred : ``(..., n, p)`` network outputs.
-    p : the template length.
+    pred : Tensor
+        ``(..., n, p)`` network outputs.
+    p : int
+        the template length.
 
     Returns
     -------
@@ -181,7 +195,8 @@ def dominant_frequency(W: Tensor) -> Tensor:
 
     Parameters
     ----------
-    W : ``(..., m, p)``.
+    W : Tensor
+        ``(..., m, p)``.
 
     Returns
     -------
@@ -198,8 +213,10 @@ def harmonic_basis(p: int, xi: int) -> np.ndarray:
 
     Parameters
     ----------
-    p : the length.
-    xi : the frequency (``0 < 2ξ < p``).
+    p : int
+        the length.
+    xi : int
+        the frequency (``0 < 2ξ < p``).
 
     Returns
     -------
@@ -217,8 +234,10 @@ def without_frequency(x: np.ndarray, xi: int) -> np.ndarray:
 
     Parameters
     ----------
-    x : the template (module conventions).
-    xi : the frequency to remove.
+    x : ndarray
+        the template (module conventions).
+    xi : int
+        the frequency to remove.
 
     Returns
     -------
@@ -236,9 +255,12 @@ def residual_utility(u: np.ndarray, v: np.ndarray, w: np.ndarray, X: np.ndarray,
 
     Parameters
     ----------
-    u, v, w : the ``K`` neurons, ``(K, p)`` each (module conventions).
-    X : ``(p², 2p)`` the inputs of :func:`dataset`.
-    R : ``(p², p)`` the residual.
+    u, v, w : ndarray
+        the ``K`` neurons, ``(K, p)`` each (module conventions).
+    X : ndarray
+        ``(p², 2p)`` the inputs of :func:`dataset`.
+    R : ndarray
+        ``(p², p)`` the residual.
 
     Returns
     -------

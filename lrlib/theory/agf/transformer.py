@@ -25,9 +25,11 @@ from dataclasses import dataclass
 
 import numpy as np
 import torch
+from scipy.integrate import solve_ivp
 
 from ...errors import ParameterError
 from .core import step_at
+from .linear import population_design
 
 Tensor = torch.Tensor
 
@@ -37,7 +39,8 @@ def moments(Sigma: np.ndarray, N: int) -> tuple[np.ndarray, np.ndarray]:
 
     Parameters
     ----------
-    Sigma, N : the task (module conventions), which fixes both moments.
+    Sigma, N : ndarray / int
+        the task (module conventions), which fixes both moments.
 
     Returns
     -------
@@ -52,7 +55,8 @@ def population_loss(Gamma: np.ndarray, Sigma: np.ndarray, N: int) -> np.ndarray:
 
     Parameters
     ----------
-    Gamma, Sigma, N : module conventions; one loss for each ``Γ`` of the stack.
+    Gamma, Sigma, N : ndarray / int
+        module conventions; one loss for each ``Γ`` of the stack.
 
     Returns
     -------
@@ -71,7 +75,8 @@ def population_grad(Gamma: np.ndarray, Sigma: np.ndarray, N: int) -> np.ndarray:
 
     Parameters
     ----------
-    Gamma, Sigma, N : module conventions; the gradient is taken at each ``Γ`` of the stack.
+    Gamma, Sigma, N : ndarray / int
+        module conventions; the gradient is taken at each ``Γ`` of the stack.
 
     Returns
     -------
@@ -87,9 +92,12 @@ def monte_carlo_loss(Gamma: np.ndarray, Sigma: np.ndarray, N: int, samples: int,
 
     Parameters
     ----------
-    Gamma, Sigma, N : module conventions, with a single ``Γ`` ``(d, d)`` here.
-    samples : number of prompts.
-    rs : numpy ``RandomState``.
+    Gamma, Sigma, N : ndarray / int
+        module conventions, with a single ``Γ`` ``(d, d)`` here.
+    samples : int
+        number of prompts.
+    rs : np.random.RandomState
+        numpy ``RandomState``.
 
     Returns
     -------
@@ -111,11 +119,16 @@ class TransformerAGF:
 
     Parameters
     ----------
-    levels : ``(d+1,)`` loss levels.
-    A : ``(d,)`` the learned magnitudes ``A_k``.
-    u_star : ``(d,)`` maximal utilities ``Ū*_k``.
-    lam : ``(d,)`` eigenvalues of Σ, descending.
-    v : ``(d, d)`` eigenvectors (columns).
+    levels : ndarray
+        ``(d+1,)`` loss levels.
+    A : ndarray
+        ``(d,)`` the learned magnitudes ``A_k``.
+    u_star : ndarray
+        ``(d,)`` maximal utilities ``Ū*_k``.
+    lam : ndarray
+        ``(d,)`` eigenvalues of Σ, descending.
+    v : ndarray
+        ``(d, d)`` eigenvectors (columns).
     """
 
     levels: np.ndarray
@@ -129,7 +142,8 @@ class TransformerAGF:
 
         Parameters
         ----------
-        k : number of learned heads.
+        k : int
+            number of learned heads.
 
         Returns
         -------
@@ -143,9 +157,12 @@ class TransformerAGF:
 
         Parameters
         ----------
-        k : the jump (``≥ 1``).
-        eta : the acceleration (``1`` gives raw flow time).
-        mu : the largest dormant head norm at the previous jump.
+        k : int
+            the jump (``≥ 1``).
+        eta : float
+            the acceleration (``1`` gives raw flow time).
+        mu : float
+            the largest dormant head norm at the previous jump.
 
         Returns
         -------
@@ -159,7 +176,8 @@ def predict(Sigma: np.ndarray, N: int) -> TransformerAGF:
 
     Parameters
     ----------
-    Sigma, N : the task (module conventions); Σ's eigenvalues, descending, order the jumps.
+    Sigma, N : ndarray / int
+        the task (module conventions); Σ's eigenvalues, descending, order the jumps.
 
     Returns
     -------
@@ -179,10 +197,14 @@ def head_utility(V: Tensor, K: Tensor, Q: Tensor, Gamma_A: Tensor, Sigma: Tensor
 
     Parameters
     ----------
-    V : ``(H,)``.
-    K, Q : ``(H, d)``.
-    Gamma_A : ``(d, d)`` the active heads' ``Γ``.
-    Sigma, N : the task (module conventions), ``Sigma`` a tensor here.
+    V : Tensor
+        ``(H,)``.
+    K, Q : Tensor
+        ``(H, d)``.
+    Gamma_A : Tensor
+        ``(d, d)`` the active heads' ``Γ``.
+    Sigma, N : Tensor / int
+        the task (module conventions), ``Sigma`` a tensor here.
 
     Returns
     -------
@@ -194,15 +216,38 @@ def head_utility(V: Tensor, K: Tensor, Q: Tensor, Gamma_A: Tensor, Sigma: Tensor
     return V * torch.einsum("hi,ij,hj->h", K, G, Q)
 
 
+def head_utility_flat(theta: Tensor, Sigma: np.ndarray, N: int) -> Tensor:
+    """:func:`head_utility` of ONE head packed as ``θ = (V, K, Q)`` at ``Γ_A = 0`` (Lemma E.1's problem).
+
+    Parameters
+    ----------
+    theta : Tensor
+        ``(1 + 2d,)`` the head ``(V, K, Q)``.
+    Sigma, N : ndarray / int
+        the task (module conventions).
+
+    Returns
+    -------
+    Tensor
+        A scalar, the head's utility.
+    """
+    d = len(Sigma)
+    return head_utility(theta[:1], theta[1:1 + d].unsqueeze(0), theta[1 + d:].unsqueeze(0),
+                        torch.zeros(d, d, dtype=theta.dtype), torch.tensor(Sigma), N)[0]
+
+
 def fig5_sigma(seed: int = 0, d: int = 4, trace: float = 2.0) -> np.ndarray:
     """Figure 5's covariance: eigenvalues ∝ (1, ½, …, 1/d) scaled to ``tr Σ = trace``, random orthogonal
     eigenvectors (QR of a Gaussian matrix).
 
     Parameters
     ----------
-    seed : numpy seed.
-    d : the dimension.
-    trace : ``tr Σ``.
+    seed : int, optional
+        numpy seed.
+    d : int, optional
+        the dimension.
+    trace : float, optional
+        ``tr Σ``.
 
     Returns
     -------
@@ -223,15 +268,14 @@ def design(Sigma: np.ndarray, N: int) -> tuple[np.ndarray, np.ndarray, float]:
 
     Parameters
     ----------
-    Sigma, N : the task (module conventions) whose population loss the design reproduces.
+    Sigma, N : ndarray / int
+        the task (module conventions) whose population loss the design reproduces.
 
     Returns
     -------
     (np.ndarray, np.ndarray, float)
         Inputs ``(d², 2d)`` = ``(z, x_q)``, targets ``(d²,)`` and ``const``.
     """
-    from .linear import population_design
-
     d = len(Sigma)
     Mzz, Mzb = moments(Sigma, N)
     Zs, Xs = population_design(Mzz), population_design(Sigma)
@@ -249,9 +293,12 @@ class HeadsAGF:
 
     Parameters
     ----------
-    tau : ``(K+1,)`` jump times in accelerated time ``τ = α t`` (``tau[0] = 0``).
-    levels : ``(K+1,)`` the loss after each jump.
-    order : the head that jumped at each jump.
+    tau : ndarray
+        ``(K+1,)`` jump times in accelerated time ``τ = α t`` (``tau[0] = 0``).
+    levels : ndarray
+        ``(K+1,)`` the loss after each jump.
+    order : list[int]
+        the head that jumped at each jump.
     """
 
     tau: np.ndarray
@@ -263,7 +310,8 @@ class HeadsAGF:
 
         Parameters
         ----------
-        times : ``(T,)`` accelerated times ``τ = α t``.
+        times : ndarray
+            ``(T,)`` accelerated times ``τ = α t``.
 
         Returns
         -------
@@ -286,18 +334,21 @@ def agf_heads(V0: np.ndarray, K0: np.ndarray, Q0: np.ndarray, Sigma: np.ndarray,
 
     Parameters
     ----------
-    V0 : ``(H,)`` initial values.
-    K0, Q0 : ``(H, d)`` initial keys and queries.
-    Sigma, N : the task (module conventions).
-    alpha : the initialisation scale (``η_α = 1/α``).
-    rtol : relative tolerance of the integrator.
+    V0 : ndarray
+        ``(H,)`` initial values.
+    K0, Q0 : ndarray
+        ``(H, d)`` initial keys and queries.
+    Sigma, N : ndarray / int
+        the task (module conventions).
+    alpha : float
+        the initialisation scale (``η_α = 1/α``).
+    rtol : float, optional
+        relative tolerance of the integrator.
 
     Returns
     -------
     HeadsAGF
     """
-    from scipy.integrate import solve_ivp
-
     V0, K0, Q0 = (np.asarray(a, dtype=float) for a in (V0, K0, Q0))
     if V0.ndim != 1 or K0.shape != Q0.shape or K0.shape != (len(V0), len(Sigma)):
         raise ParameterError(f"agf_heads needs V0 (H,), K0, Q0 (H, d) with d = {len(Sigma)}; got "
