@@ -1,17 +1,17 @@
-"""Tests for lrlib.theory.alignment.mnist (the exact reductions of the MNIST runs) and the
-Lemma 15 measurement of lrlib.theory.alignment.measure."""
+"""Tests for lrlib.theory.alignment.mnist (the exact reductions of the MNIST runs)."""
+
+from __future__ import annotations
 
 import numpy as np
 import pytest
 import torch
 
 from lrlib.errors import ParameterError
-from lrlib.integrate import flow
 from lrlib.losses import Loss
 from lrlib.models import gaussian_init, generator
+from lrlib.schedules import linear_schedule
 from lrlib.theory import alignment as al
 from lrlib.train import train
-from lrlib.schedules import linear_schedule
 
 EXP_MEAN = Loss("exponential", "mean")
 
@@ -75,19 +75,3 @@ def test_train_until_stable_equals_one_long_run():
         al.stable_rank_change(tr2, 75)
     with pytest.raises(ParameterError):
         al.train_until_stable(p0, X, y, steps=50, block=100, cap=400, tol=0.1, record=10, **kw)
-
-
-def test_lemma15_ratio_holds_and_frozen_first_layer_fails():
-    g = generator(5)
-    X = torch.randn(12, 4, generator=g, dtype=torch.float64)
-    X[:, 0] = X[:, 0].abs() + 0.5
-    y = torch.ones(12, dtype=torch.float64)
-    y[6:] = -1
-    X[6:] *= -1                                               # separable by z = e1, margin ≥ 0.5
-    gamma = float((y * X[:, 0]).min())
-    p0 = gaussian_init(10, 4, std_in=0.1, std_out=0.1, gen=generator(6), runs=(2,), act="linear")
-    kw = dict(loss=Loss("exponential", "sum"), lr=1e-3, steps=20_000, record=120)
-    ratio, n_win = al.lemma15_ratio(flow(p0, X, y, **kw), X, y, gamma)
-    assert ratio.shape == (2,) and (n_win >= 20).all() and (ratio >= 1).all()
-    ratio_c, n_c = al.lemma15_ratio(flow(p0, X, y, trainable=("W2",), **kw), X, y, gamma)
-    assert (n_c > 0).all() and (ratio_c < 1).all()

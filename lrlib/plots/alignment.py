@@ -4,7 +4,10 @@ from __future__ import annotations
 
 import numpy as np
 import torch
+from matplotlib.collections import LineCollection
 
+from ..theory.alignment.measure import class_alignment
+from ..track import stable_rank
 from . import NEG, POS, THEORY, label_panels, panel_grid
 
 
@@ -175,8 +178,6 @@ def draw_neurons(ax, p, X, y, title):
     -------
     None
     """
-    from matplotlib.collections import LineCollection
-
     w = (p.W1 / p.norms_in().max()).numpy()
     Xs = (X / X.norm(dim=-1).max()).numpy()
     for sgn, col, mk in ((1, POS, "o"), (-1, NEG, "s")):
@@ -275,9 +276,6 @@ def mnist_figure(X, y, traj, pos, neg, fig_no, at_step=None):
     -------
     matplotlib.figure.Figure
     """
-    from ..theory.alignment import class_alignment
-    from ..track import stable_rank
-
     sr, s2 = (v.numpy() for v in stable_rank(traj.params.W1))
     return mnist_panels(X, y, traj, pos, neg, class_alignment(traj, X, y), sr, s2, fig_no, at_step)
 

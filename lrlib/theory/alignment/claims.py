@@ -26,8 +26,15 @@ import torch
 from ...ledger.trend import trend_stats
 from ...measure import drops, line_fit
 from ...trajectory import Trajectory
-from .core import alignment_times, geometry, horizon, live_outside_s_plus, t1_bound, zeta, zeta2
-from .measure import fitting_times, growth_outside_s_plus, refined_alignment_min, init_activation_mc, lemma1_bound, lemma15_ratio, low_rank_check, mnist_summary, simplified_deviation
+from ...losses import Loss
+from ...models import TwoLayer, forward, generator
+from ...schedules import linear_schedule
+from ...train import train
+from .core import geometry, horizon, lemma1_bound, t1_bound, zeta, zeta2
+from .data import synthetic_separable
+from .lemmas import init_activation_mc, lemma11_min_ratio, lemma15_ratio, refined_alignment_min
+from .measure import (alignment_times, direction_deviation, fitting_times, growth_outside_s_plus, live_outside_s_plus,
+                      low_rank_check, mnist_summary, simplified_deviation, two_phase_ratio)
 
 Tensor = torch.Tensor
 
@@ -256,11 +263,6 @@ def t2_n_sweep(W0, n: int, seed: int, R: int, act: str = "relu", div: int = 1) -
         The runs ``(ε, seed)``, summed exponential loss, to ``t = 1.5 log(1/(√50·10⁻¹²))/min‖x±‖ + 2``,
         snapshots every ``5·div`` steps (no direction error).
     """
-    from ...losses import Loss
-    from ...models import TwoLayer, generator
-    from ...schedules import linear_schedule
-    from ...train import train
-    from .core import synthetic_separable
     X, y = synthetic_separable(n, 10, 0.3, generator(seed + 40 + n))
     g, eps = geometry(X, y), 10.0 ** -np.arange(4, 13, 4)
     sc = torch.as_tensor(eps).repeat_interleave(R)[:, None, None]
@@ -526,7 +528,7 @@ def init_probability(run: InitDraws) -> dict[str, np.ndarray]:
     Parameters
     ----------
     run : InitDraws
-        The draws (:func:`~lrlib.theory.alignment.measure.init_activation_mc` per seed).
+        The draws (:func:`~lrlib.theory.alignment.lemmas.init_activation_mc` per seed).
 
     Returns
     -------
@@ -534,7 +536,6 @@ def init_probability(run: InitDraws) -> dict[str, np.ndarray]:
         ``p_one`` — ``(p̂ − 1/2)/se`` for one neuron; ``p_none`` — ``(p̂ − 2⁻ᵐ)/se`` for none of ``m``;
         each ``(R,)`` (dimensionless).
     """
-    from ...models import generator
     z = np.array([init_activation_mc(run.X, run.y, generator(s), run.draws, run.m, bias=run.bias) for s in run.seeds])
     return {"p_one": z[:, 0], "p_none": z[:, 1]}
 
@@ -589,7 +590,7 @@ class SchemeRun:
     Parameters
     ----------
     norm_change, direction_change : ndarray
-        Per snapshot ``(T,)`` (:func:`~lrlib.theory.alignment.core.norm_and_direction_change`).
+        Per snapshot ``(T,)`` (:func:`~lrlib.theory.alignment.cones.norm_and_direction_change`).
     loss : ndarray
         Mean loss per snapshot ``(T,)``.
     """
@@ -613,7 +614,6 @@ def two_phase(run: SchemeRun) -> dict[str, np.ndarray]:
         ``ratio`` — ``|norm change|`` at the peak of the direction change over its largest magnitude;
         ``flat`` — 1 if the loss there is within 1 % of its start, else 0.
     """
-    from .core import two_phase_ratio
     i, ratio = two_phase_ratio(run.norm_change, run.direction_change)
     return {"ratio": np.array([ratio]), "flat": np.array([float(run.loss[i] > 0.99 * run.loss[0])])}
 
@@ -676,7 +676,6 @@ def lemma3_norms(run: EpsSweep) -> dict[str, np.ndarray]:
         ``w_ratio`` — max over ε, snapshots with ``t ≤ T(ε)`` and neurons of ``‖w_j‖²/(2εW_max²/√h)``;
         ``f_ratio`` — the same for ``max_i |f(x_i)|/(2ε√h X_max W_max²)``; each ``(R,)``.
     """
-    from ...models import forward
     g = geometry(run.X, run.y)
     E, R = len(run.eps), run.R
     time = np.asarray(run.traj.time)
@@ -710,7 +709,6 @@ def lemma4_direction(run: Trajectory, X: Tensor, y: Tensor, R: int) -> dict[str,
         ``ratio`` — max of the deviation (:func:`~lrlib.theory.alignment.measure.direction_deviation`)
         over ``2 n X_max max_i |f(x_i)|``; ``n_snap`` — the number of snapshots counted; each ``(R,)``.
     """
-    from .measure import direction_deviation
     g = geometry(X, y)
     dev, fmax = direction_deviation(run, X, y)                                       # (T, E·R)
     ok = (fmax <= 1) & (fmax > 0)
@@ -733,7 +731,6 @@ def lemma11_ratio(run: TheoryRuns) -> dict[str, np.ndarray]:
     dict of str to ndarray
         ``ratio`` — min of ``‖x_a(w_j)‖/(√μ n_a X_min)`` over snapshots and neurons with ``n_a ≥ 1``, ``(R,)``.
     """
-    from .measure import lemma11_min_ratio
     return {"ratio": lemma11_min_ratio(run.traj, run.X, run.y, geometry(run.X, run.y))}
 
 
