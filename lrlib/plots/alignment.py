@@ -6,7 +6,7 @@ import numpy as np
 import torch
 from matplotlib.collections import LineCollection
 
-from ..theory.alignment.measure import class_alignment
+from ..theory.alignment.measure import class_alignment, settled
 from ..track import stable_rank
 from . import NEG, POS, THEORY, label_panels, panel_grid
 
@@ -223,6 +223,45 @@ def toy_panels(toy, X, y, i_al, control_loss, sr, s2):
     label_panels(axes)
     fig.suptitle("Figure 6 — 2-D toy: alignment, then growth")
     return fig
+
+
+def toy_figure(toy, X, y, control_loss):
+    """Figure 6 for one draw of the toy family (:func:`toy_panels`), with the end of its alignment.
+
+    Parameters
+    ----------
+    toy, X, y, control_loss : object
+        The run, its data and its control's loss, as in :func:`toy_panels`.
+
+    Returns
+    -------
+    (matplotlib.figure.Figure, int)
+        The figure and the iteration at which every neuron has settled
+        (:func:`lrlib.theory.alignment.measure.settled`; the last one if never).
+    """
+    ok_t = settled(toy.params, X, y).all(-1).numpy()
+    i_al = int(np.argmax(ok_t)) if ok_t.any() else len(toy) - 1
+    sr, s2 = stable_rank(toy.params.W1)
+    return toy_panels(toy, X, y, i_al, control_loss, sr.numpy(), s2.numpy()), int(toy.steps[i_al])
+
+
+def toy_notes(iterations, n_drops, n_drops_control):
+    """The per-draw notes under Figure 6's seed switcher.
+
+    Parameters
+    ----------
+    iterations : sequence of int
+        The end of alignment per draw (iterations).
+    n_drops, n_drops_control : sequence of int
+        The loss drops per draw and per mirrored control.
+
+    Returns
+    -------
+    list of str
+        One note per draw.
+    """
+    return [f"draw {r}: alignment ends at iteration {it:,}; {n_drops[r]} drop(s) (its mirrored control: "
+            f"{n_drops_control[r]})" for r, it in enumerate(iterations)]
 
 
 def two_point_panels(tr, X, y, counts, steps, title):

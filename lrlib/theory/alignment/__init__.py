@@ -6,7 +6,7 @@ helpers (:mod:`.mnist`), the chapter's experiments (:mod:`.runs`) and the claims
 functions (:mod:`.claims`). ``from lrlib.theory import alignment as al`` exposes their public
 names."""
 
-from . import claims, cones, core, data, lemmas, measure, mnist
+from . import claims, cones, core, data, lemmas, measure, mnist, runs
 from .cones import (approx_direction_velocity, cap_leaves_cone, cone_membership, direction_velocity, n_active,
                     norm_and_direction_change, project, signed_active_sum)
 from .core import (DataGeometry, alpha_rate, eq28_log10_bound, geometry, horizon, lemma1_bound, lemma2_gap,
@@ -20,7 +20,7 @@ from .measure import (alignment_times, class_alignment, direction_deviation, fit
                       simplified_deviation, two_phase_ratio)
 from .mnist import active_columns, rule_inputs, stable_rank_change, train_active, train_until_stable
 
-__all__ = ["claims", "cones", "core", "data", "lemmas", "measure", "mnist",
+__all__ = ["claims", "cones", "core", "data", "lemmas", "measure", "mnist", "runs",
            "approx_direction_velocity", "cap_leaves_cone", "cone_membership", "direction_velocity", "n_active",
            "norm_and_direction_change", "project", "signed_active_sum",
            "DataGeometry", "alpha_rate", "eq28_log10_bound", "geometry", "horizon", "lemma1_bound", "lemma2_gap",
