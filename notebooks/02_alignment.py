@@ -497,7 +497,7 @@ pd.DataFrame(verdicts_n, index=[f"{n_img} per digit", f"{2 * n_img} per digit"])
 proto = json.loads((Path(chapter.__file__).parents[1] / "notebooks" / "results"
                     / "alignment_mnist_protocol.json").read_text())
 proto_tab = pd.DataFrame(proto["rows"])
-proto_tab["cpu_s"] = proto_tab.images_per_digit.map(lambda n: proto["seconds"][str(n)])
+proto_tab["cpu_s"] = proto_tab.images_per_digit.astype(str).map(proto["seconds"])
 proto_tab.round(3)
 
 # %% [markdown]

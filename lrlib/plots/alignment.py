@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import matplotlib.pyplot as plt
 import numpy as np
 import torch
 from matplotlib.collections import LineCollection
@@ -75,7 +76,6 @@ def activation_timeline(time, active, y, t1, title=""):
     -------
     matplotlib.figure.Figure
     """
-    import matplotlib.pyplot as plt
 
     order = np.argsort(-np.asarray(y), kind="stable")
     fig, ax = plt.subplots(figsize=(6.4, 0.25 * len(y) + 1.4), constrained_layout=True)
@@ -111,7 +111,6 @@ def direction_field(circle, field, X, y):
     -------
     matplotlib.figure.Figure
     """
-    import matplotlib.pyplot as plt
 
     fig, ax = plt.subplots(figsize=(4.2, 4.2), constrained_layout=True)
     ax.plot(circle[:, 0], circle[:, 1], color="0.8", lw=0.8)
@@ -142,7 +141,6 @@ def cones(dirs, masks, X, y, x_plus, x_minus):
     -------
     matplotlib.figure.Figure
     """
-    import matplotlib.pyplot as plt
 
     fig, ax = plt.subplots(figsize=(4.6, 4.6), constrained_layout=True)
     labels = {"S_plus": "$\\mathcal{S}_+$", "S_minus": "$\\mathcal{S}_-$", "S_dead": "$\\mathcal{S}_{dead}$", "other": "other"}
@@ -342,7 +340,6 @@ def mnist_panels(X, y, traj, pos, neg, bands, sr, s2, fig_no, at_step=None):
     -------
     matplotlib.figure.Figure
     """
-    import matplotlib.pyplot as plt
 
     fig = plt.figure(figsize=(13, 6.4), constrained_layout=True)
     gs = fig.add_gridspec(2, 3)
@@ -401,7 +398,6 @@ def scheme_changes(ep, nc, dc, L, title):
     -------
     matplotlib.figure.Figure
     """
-    import matplotlib.pyplot as plt
 
     fig, ax = plt.subplots(figsize=(6, 3.6), constrained_layout=True)
     ax.loglog(ep[1:], np.abs(nc[1:]), color=POS, label="norm change $\\sum_j 2\\langle-\\nabla_{w_j}L, w_j\\rangle$")

@@ -2,11 +2,11 @@
 small initialization": the paper's closed forms (:mod:`.core`), the cones and the direction
 dynamics (:mod:`.cones`), its data sets and initialisation (:mod:`.data`), measurements on
 trajectories (:mod:`.measure`, and those behind the lemmas in :mod:`.lemmas`), the MNIST training
-helpers (:mod:`.mnist`), the chapter's experiments (:mod:`.runs`) and the claims' measurement
-functions (:mod:`.claims`). ``from lrlib.theory import alignment as al`` exposes their public
-names."""
+helpers (:mod:`.mnist`), the chapter's experiments (:mod:`.runs`), the run bundles handed to the
+claims (:mod:`.bundles`) and the claims' measurement functions (:mod:`.claims`).
+``from lrlib.theory import alignment as al`` exposes their public names."""
 
-from . import claims, cones, core, data, lemmas, measure, mnist, runs
+from . import bundles, claims, cones, core, data, lemmas, measure, mnist, runs
 from .cones import (approx_direction_velocity, cap_leaves_cone, cone_membership, direction_velocity, n_active,
                     norm_and_direction_change, project, signed_active_sum)
 from .core import (DataGeometry, alpha_rate, eq28_log10_bound, geometry, horizon, lemma1_bound, lemma2_gap,
@@ -20,7 +20,7 @@ from .measure import (alignment_times, class_alignment, direction_deviation, fit
                       simplified_deviation, two_phase_ratio)
 from .mnist import active_columns, rule_inputs, stable_rank_change, train_active, train_until_stable
 
-__all__ = ["claims", "cones", "core", "data", "lemmas", "measure", "mnist", "runs",
+__all__ = ["bundles", "claims", "cones", "core", "data", "lemmas", "measure", "mnist", "runs",
            "approx_direction_velocity", "cap_leaves_cone", "cone_membership", "direction_velocity", "n_active",
            "norm_and_direction_change", "project", "signed_active_sum",
            "DataGeometry", "alpha_rate", "eq28_log10_bound", "geometry", "horizon", "lemma1_bound", "lemma2_gap",
