@@ -10,6 +10,9 @@ Two exact reductions keep the paper's 15 000 iterations affordable:
   the frozen initial weights back, so every measurement sees the full ``W``.
 * :func:`train_until_stable` continues a run in blocks until its stable rank has converged.
   GD without momentum is memoryless, so continuing from the last state equals one longer run.
+
+The chapter's runs are :func:`run_pair` (Figs 5, 10, 11) and :func:`sgd_schemes` (Figs 12/13);
+:func:`summary_note` and :func:`image_count_verdicts` read the pairs' summaries for the ledger.
 """
 
 from __future__ import annotations
