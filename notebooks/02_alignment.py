@@ -104,6 +104,7 @@ ledger_path = ""    # write the claims ledger to this JSON file (empty string: n
 # %%
 import json
 import math
+from functools import partial
 from pathlib import Path
 
 import numpy as np
@@ -111,24 +112,24 @@ import pandas as pd
 import torch
 
 from lrlib import chapter
-from lrlib.ledger.grading import grade_seeds
 from lrlib.ledger.summary import glue_what_holds
 from lrlib.data import mnist_pair
 from lrlib.losses import Loss
-from lrlib.models import TwoLayer, forward, gaussian_init, generator, random_signs
+from lrlib.models import TwoLayer, gaussian_init, generator
 from lrlib.plots import glue, glue_seeds
 from lrlib.plots import alignment as al_plots
 from lrlib.theory import alignment as al
 from lrlib.errors import DivergenceError
 from lrlib.integrate import flow
-from lrlib.measure import cosine, drops, first_crossing
+from lrlib.measure import cosine
 from lrlib.track import balancedness_drift, stable_rank
 from lrlib.train import train
 from lrlib.schedules import linear_schedule
 
 # %%
-ch = chapter.start("alignment", seed, quick, ledger_path)   # checks, one torch thread, style, declared ledger
-quick, N_SEEDS, ledger = ch.quick, ch.n_seeds, ch.ledger     # N_SEEDS: runs of every batched experiment
+# checks, one torch thread, style, the declared ledger; N_SEEDS: runs of every batched experiment
+ch = chapter.start("alignment", seed, quick, ledger_path)
+quick, N_SEEDS, ledger = ch.quick, ch.n_seeds, ch.ledger
 EXP_SUM = Loss("exponential", "sum")      # the paper's loss
 EXP_MEAN = Loss("exponential", "mean")    # every experiment (see Conventions)
 print("experiments:", EXP_MEAN.describe(), "| theory checks:", EXP_SUM.describe())
@@ -151,9 +152,10 @@ probe = TwoLayer(W1=circle, W2=torch.ones(1, len(circle), dtype=torch.float64))
 field = al.approx_direction_velocity(probe, X_f1, y_f1)                   # (48, 2)
 
 # %%
-X_fam, y_toy = al.toy_family(N_SEEDS, generator(seed + 5))            # Fig. 6's declared family (below)
-X_mir, _ = al.toy_family(N_SEEDS, generator(seed + 5), mirror=True)     # its control: mirrored negatives
-X_toy = X_fam[0]                                                          # the draw of the first seed
+# Fig. 6's declared family (below), its control (mirrored negatives), the first seed's draw
+X_fam, y_toy = al.toy_family(N_SEEDS, generator(seed + 5))
+X_mir, _ = al.toy_family(N_SEEDS, generator(seed + 5), mirror=True)
+X_toy = X_fam[0]
 g_toy = al.geometry(X_toy, y_toy)
 fine = torch.linspace(0, 2 * math.pi, 721, dtype=torch.float64)[:-1]
 dirs = torch.stack([fine.cos(), fine.sin()], -1)
@@ -162,7 +164,8 @@ dirs = torch.stack([fine.cos(), fine.sin()], -1)
 cones = al.cone_membership(dirs, X_toy, y_toy)
 
 glue("alignment-fig1", al_plots.direction_field(circle, field, X_f1, y_f1), display=False)
-glue("alignment-fig2", al_plots.cones(dirs, cones, X_toy, y_toy, g_toy.x_plus, g_toy.x_minus), display=False)
+fig2 = al_plots.cones(dirs, cones, X_toy, y_toy, g_toy.x_plus, g_toy.x_minus)
+glue("alignment-fig2", fig2, display=False)
 print(f"toy data: mu = {g_toy.mu:.4f}, S_dead non-empty: {bool(cones['S_dead'].any())}")
 
 # %% [markdown]
@@ -209,22 +212,17 @@ print(f"toy data: mu = {g_toy.mu:.4f}, S_dead non-empty: {bool(cones['S_dead'].a
 
 # %%
 steps_toy = 30_000
-steps_toy_mean = 6 * steps_toy                                           # the mean at eta for 6x the steps = the sum's 30 000 (n = 6)
 p6 = gaussian_init(50, 2, std_in=1e-6, std_out=1e-6, gen=generator(seed), runs=(2 * N_SEEDS,))
-toy_all = train(p6, torch.cat([X_fam, X_mir]), y_toy, loss=EXP_MEAN, lr=2e-3, steps=steps_toy_mean,
-                record=linear_schedule(steps_toy_mean, 100))                  # runs: N_SEEDS family draws, then their controls
-toy_sum = train(p6, torch.cat([X_fam, X_mir]), y_toy, loss=EXP_SUM, lr=2e-3, steps=steps_toy,
-                record=linear_schedule(steps_toy, 100))                  # the same runs on the summed loss
+X_6 = torch.cat([X_fam, X_mir])          # runs: N_SEEDS family draws, then their controls
+# the mean at eta for 6x the steps = the sum's 30 000 (n = 6); then the summed loss itself
+toy_all = al.runs.gd(p6, X_6, y_toy, 2e-3, 6 * steps_toy, 100, loss=EXP_MEAN)
+toy_sum = al.runs.gd(p6, X_6, y_toy, 2e-3, steps_toy, 100, loss=EXP_SUM)
 
 # %%
 def fig6(r):
     """Figure 6 for draw ``r`` of the family, and the iteration at which its alignment ends."""
-    toy = toy_all.run(r)
-    ok_t = al.settled(toy.params, X_fam[r], y_toy).all(-1).numpy()
-    i_al = int(np.argmax(ok_t)) if ok_t.any() else len(toy) - 1
-    sr_t, s2_t = stable_rank(toy.params.W1)
     ctrl = toy_all.loss[:, N_SEEDS + r].numpy()
-    return al_plots.toy_panels(toy, X_fam[r], y_toy, i_al, ctrl, sr_t.numpy(), s2_t.numpy()), int(toy.steps[i_al])
+    return al_plots.toy_figure(toy_all.run(r), X_fam[r], y_toy, ctrl)
 
 # %% [markdown]
 # ```{glue:figure} alignment-fig6
@@ -239,22 +237,22 @@ def fig6(r):
 
 
 # %%
-L_all = toy_all.loss.numpy()                                              # (T, 2·N_SEEDS)
-n_drops = np.array([len(drops(toy_all.steps, L_all[:, r])) for r in range(2 * N_SEEDS)])
-fin_ratio = L_all[-1] / L_all[0]
+n_drops = al.runs.drop_counts(toy_all)                                    # (2·N_SEEDS,)
 print("drops per seed:", n_drops[:N_SEEDS], "| control (mirrored negatives):", n_drops[N_SEEDS:])
 print("mu per draw:", [round(al.mu(X, y_toy), 3) for X in X_fam])
-ledger.measure("fig6.two-drops", toy_all.run(slice(0, N_SEEDS)), controls={"mirrored": toy_all.run(slice(N_SEEDS, 2 * N_SEEDS))})
-figs6 = [fig6(r) for r in range(N_SEEDS)]                 # drawn and closed in this cell (no stray output)
-glue_seeds("alignment-fig6", [f for f, _ in figs6],
-           [f"draw {r}: alignment ends at iteration {it:,}; {n_drops[r]} drop(s) (its mirrored control: "
-            f"{n_drops[N_SEEDS + r]})" for r, (_, it) in enumerate(figs6)], labels=[f"draw {r}" for r in range(N_SEEDS)])
+fam, mirrored = toy_all.run(slice(0, N_SEEDS)), toy_all.run(slice(N_SEEDS, 2 * N_SEEDS))
+ledger.measure("fig6.two-drops", fam, controls={"mirrored": mirrored})
+# drawn and closed in this cell (no stray output)
+figs6 = [fig6(r) for r in range(N_SEEDS)]
+notes6 = al_plots.toy_notes([it for _, it in figs6], n_drops[:N_SEEDS], n_drops[N_SEEDS:])
+glue_seeds("alignment-fig6", [f for f, _ in figs6], notes6,
+           labels=[f"draw {r}" for r in range(N_SEEDS)])
 
 # %%
 L_sum = toy_sum.loss.numpy()
-n_drops_sum = np.array([len(drops(toy_sum.steps, L_sum[:, r])) for r in range(N_SEEDS)])
-print("summed loss instead: drops", n_drops_sum, "| final ratio", (L_sum[-1] / L_sum[0])[:N_SEEDS].round(4),
-      "| the same rule passes", int(((n_drops_sum == 2) & (L_sum[-1, :N_SEEDS] / L_sum[0, :N_SEEDS] < 0.01)).sum()), "of", N_SEEDS)
+print("summed loss instead: drops", al.runs.drop_counts(toy_sum)[:N_SEEDS],
+      "| final ratio", (L_sum[-1] / L_sum[0])[:N_SEEDS].round(4),
+      "| the same rule passes", al.runs.two_drop_passes(toy_sum, N_SEEDS), "of", N_SEEDS)
 
 # %% [markdown]
 # The printed counts are the whole result: the number of drops in each seed's draw of the family and in
@@ -286,32 +284,33 @@ rec_mu = np.union1d(linear_schedule(steps_mu, 500), [7000, 21_000])
 thetas_mu = {"fig7": 0.1, "fig8": 0.001, "fig9": 0.0, "ctrl": 0.5}
 X_mu = {name: al.two_point_data(th)[0] for name, th in thetas_mu.items()}
 y2 = al.two_point_data(0.1)[1]
-p2 = gaussian_init(50, 2, std_in=1e-6, std_out=1e-6, gen=generator(seed + 10), runs=(len(thetas_mu) * N_SEEDS,))
+p2 = gaussian_init(50, 2, std_in=1e-6, std_out=1e-6, gen=generator(seed + 10),
+                   runs=(len(thetas_mu) * N_SEEDS,))
 
 # %%
 X_mu_all = torch.cat([X.expand(N_SEEDS, 2, 2) for X in X_mu.values()])
 tr_mu = train(p2, X_mu_all, y2, loss=EXP_MEAN, lr=2e-3, steps=steps_mu, record=rec_mu)
-tr_mu_sum = train(p2, X_mu_all, y2, loss=EXP_SUM, lr=2e-3, steps=steps_mu, record=rec_mu)   # the sum, printed
-runs_mu = {name: (X_mu[name], y2, tr_mu.run(slice(k * N_SEEDS, (k + 1) * N_SEEDS))) for k, name in enumerate(thetas_mu)}
-
-counts = {name: {k: al.live_outside_s_plus(tr.at(tr.index_of_step(k)), X2, y2).numpy() for k in (7000, 21_000)}
+tr_mu_sum = train(p2, X_mu_all, y2, loss=EXP_SUM, lr=2e-3, steps=steps_mu, record=rec_mu)  # printed
+seeds_of = {name: slice(k * N_SEEDS, (k + 1) * N_SEEDS) for k, name in enumerate(thetas_mu)}
+runs_mu = {name: (X_mu[name], y2, tr_mu.run(seeds_of[name])) for name in thetas_mu}
+counts = {name: al.runs.stragglers_at(tr, X2, y2, (7000, 21_000))
           for name, (X2, y2, tr) in runs_mu.items()}
 
 # %%
 for name, cts in counts.items():
     print(name, {k: v.tolist() for k, v in cts.items()})
-for k, name in enumerate(thetas_mu):
-    t_ = tr_mu_sum.run(slice(k * N_SEEDS, (k + 1) * N_SEEDS))
-    print("summed loss:", name, {s_: al.live_outside_s_plus(t_.at(t_.index_of_step(s_)), X_mu[name], y2).tolist()
-                                 for s_ in (7000, 21_000)})
+for name in thetas_mu:
+    cts = al.runs.stragglers_at(tr_mu_sum.run(seeds_of[name]), X_mu[name], y2, (7000, 21_000))
+    print("summed loss:", name, {k: v.tolist() for k, v in cts.items()})
 
 # %%
 for name, mu_txt in zip(["fig7", "fig8", "fig9"], ["\\sin 0.1", "\\sin 0.001", "0"]):
     X2, y2, tr = runs_mu[name]
     r = int(np.argmax(counts[name][7000]))      # show the seed with the most stragglers at 7000
-    title = f"Figure {name[3]} — two positive points, $\\mu={mu_txt}$ (seed {r} of {N_SEEDS}: most stragglers at 7000)"
-    fig = al_plots.two_point_panels(tr.run(r), X2, y2, {k: counts[name][k][r] for k in (7000, 21_000)},
-                                   [0, 7000, 21_000, steps_mu], title)
+    title = (f"Figure {name[3]} — two positive points, $\\mu={mu_txt}$ "
+             f"(seed {r} of {N_SEEDS}: most stragglers at 7000)")
+    counts_r = {k: counts[name][k][r] for k in (7000, 21_000)}
+    fig = al_plots.two_point_panels(tr.run(r), X2, y2, counts_r, [0, 7000, 21_000, steps_mu], title)
     glue(f"alignment-{name}", fig, display=False)
 
 # %% [markdown]
@@ -340,21 +339,21 @@ for name, mu_txt in zip(["fig7", "fig8", "fig9"], ["\\sin 0.1", "\\sin 0.001", "
 
 # %%
 two_pt = {name: al.claims.TwoPointRuns(tr, X2, y2) for name, (X2, y2, tr) in runs_mu.items()}
-at_init = {name: al.claims.TwoPointRuns(al.claims.initial(tr), X2, y2) for name, (X2, y2, tr) in runs_mu.items()}
-ledger.measure("fig7.fast", two_pt["fig7"], controls={"small_mu": two_pt["fig8"]}, init=at_init["fig7"])
-ledger.measure("fig8.slow", two_pt["fig8"], controls={"well_separated": two_pt["ctrl"]}, init=at_init["fig8"])
-
-
+at_init = {name: al.claims.TwoPointRuns(al.claims.initial(tr), X2, y2)
+           for name, (X2, y2, tr) in runs_mu.items()}
+ledger.measure("fig7.fast", two_pt["fig7"], controls={"small_mu": two_pt["fig8"]},
+               init=at_init["fig7"])
+ledger.measure("fig8.slow", two_pt["fig8"], controls={"well_separated": two_pt["ctrl"]},
+               init=at_init["fig8"])
 res9 = ledger.measure("fig9.orthogonal", two_pt["fig9"], controls={"assumption1": two_pt["fig7"]})
-share9, ratio9 = np.asarray(res9.values["share"], dtype=float), np.asarray(res9.values["ratio"], dtype=float)
+share9, ratio9 = (np.asarray(res9.values[k], dtype=float) for k in ("share", "ratio"))
 X9, _, tr9 = runs_mu["fig9"]
 
 # %%
-c9 = al.cone_membership(tr9.final.W1, X9, y2)
-out9 = (tr9.final.a > 0) & ~c9["S_dead"] & ~c9["S_plus"]
-growth9 = torch.where(out9, tr9.final.norms_in() / tr9.at(0).norms_in(), torch.zeros(())).amax(-1).numpy()
-print(f"mu = 0: share of live V+ neurons outside S+ {share9.round(2)}; largest outside norm / largest S+ norm "
-      f"{ratio9.round(4)}; the fastest-growing neuron outside S+ grew by {growth9.min():.2g}-{growth9.max():.2g}x")
+growth9 = al.runs.outside_growth(tr9, X9, y2)
+print(f"mu = 0: share of live V+ neurons outside S+ {share9.round(2)}; "
+      f"largest outside norm / largest S+ norm {ratio9.round(4)}; "
+      f"the fastest-growing neuron outside S+ grew by {growth9.min():.2g}-{growth9.max():.2g}x")
 
 # %% [markdown]
 # With $\mu=\sin0.001$ the slow neurons are seed-dependent; the paper shows one instance, so the claim is
@@ -395,8 +394,9 @@ print(f"mu = 0: share of live V+ neurons outside S+ {share9.round(2)}; largest o
 # %%
 X_sum, y_sum = mnist_pair(1, 0, 1000, dtype=torch.float32)
 try:
-    train(gaussian_init(50, 784, std_in=1e-6, std_out=1e-6, gen=generator(seed), dtype=torch.float32),
-          X_sum, y_sum, loss=EXP_SUM, lr=2e-3, steps=200, record=2, check_every=1)
+    p_sum = gaussian_init(50, 784, std_in=1e-6, std_out=1e-6, gen=generator(seed),
+                          dtype=torch.float32)
+    train(p_sum, X_sum, y_sum, loss=EXP_SUM, lr=2e-3, steps=200, record=2, check_every=1)
     sum_diverged = "did not diverge in 200 steps"
 except DivergenceError as err:
     sum_diverged = str(err).split(":")[0]
@@ -405,22 +405,23 @@ print(f"GD on the summed loss, digits 1/0, 2000 images, eta = 2e-3: {sum_diverge
 # %%
 n_img = 100 if quick else 500                       # images per digit (Choices)
 steps_mn = 1500 if quick else 15_000                # the paper's iteration count
-block_mn = 500 if quick else 5000                   # stable-rank convergence window and continuation block
-cap_mn = steps_mn + block_mn if quick else 30_000   # continuation cap
-rec_mn = np.union1d(linear_schedule(min(6000, steps_mn), 50), linear_schedule(steps_mn, block_mn // 5))
+# stable-rank convergence window and continuation block; the continuation cap
+block_mn = 500 if quick else 5000
+cap_mn = steps_mn + block_mn if quick else 30_000
+rec_mn = np.union1d(linear_schedule(min(6000, steps_mn), 50),
+                    linear_schedule(steps_mn, block_mn // 5))
 
 
 def run_mnist(pos, neg, n=n_img, alpha=1e-6, cap=cap_mn):
-    X, y = mnist_pair(pos, neg, n, dtype=torch.float32)
-    p = gaussian_init(50, 784, std_in=alpha, std_out=alpha, gen=generator(seed), dtype=torch.float32)
-    return X, y, *al.train_until_stable(p, X, y, loss=EXP_MEAN, lr=2e-3, steps=steps_mn, block=block_mn,
-                                        cap=cap, tol=0.01, record=rec_mn)
+    return al.mnist.run_pair(pos, neg, n, alpha, seed, loss=EXP_MEAN, steps=steps_mn,
+                             block=block_mn, cap=cap, record=rec_mn)
 
 # %%
 mn = {}
-for pos, neg, key, fig_no in [(1, 0, "alignment-fig5", 5), (3, 8, "alignment-fig10", 10), (1, 7, "alignment-fig11", 11)]:
+for pos, neg, fig_no in [(1, 0, 5), (3, 8, 10), (1, 7, 11)]:
     mn[(pos, neg)] = run_mnist(pos, neg)
-    glue(key, al_plots.mnist_figure(*mn[(pos, neg)][:3], pos, neg, fig_no, at_step=steps_mn), display=False)
+    fig = al_plots.mnist_figure(*mn[(pos, neg)][:3], pos, neg, fig_no, at_step=steps_mn)
+    glue(f"alignment-fig{fig_no}", fig, display=False)
 
 # %% [markdown]
 # ```{glue:figure} alignment-fig5
@@ -449,19 +450,21 @@ for pos, neg, key, fig_no in [(1, 0, "alignment-fig5", 5), (3, 8, "alignment-fig
 
 # %%
 mn_runs = al.claims.MnistRuns({f"{pos} vs {neg}": run for (pos, neg), run in mn.items()})
-ctl_runs = al.claims.MnistRuns({"1 vs 0, control α = 0.1": run_mnist(1, 0, n=100 if quick else 200, alpha=0.1, cap=steps_mn)})
-mn_tab = pd.DataFrame([dict(pair=k, **v) for k, v in zip(mn_runs.runs, mn_runs.summaries)])
-pd.concat([mn_tab, pd.DataFrame([dict(pair=k, **v) for k, v in zip(ctl_runs.runs, ctl_runs.summaries)])])
+ctl_run = run_mnist(1, 0, n=100 if quick else 200, alpha=0.1, cap=steps_mn)
+ctl_runs = al.claims.MnistRuns({"1 vs 0, control α = 0.1": ctl_run})
+mn_tab, ctl_tab = (pd.DataFrame([dict(pair=k, **v) for k, v in zip(m.runs, m.summaries)])
+                   for m in (mn_runs, ctl_runs))
+pd.concat([mn_tab, ctl_tab])
 
 # %%
-r01 = mn_tab.iloc[0]
+r01 = mn_runs.summaries[0]                        # digits 1/0
 ctl_mn = {"large_init": ctl_runs}                 # the control run of all four MNIST claims
+note = {kind: al.mnist.summary_note(mn_runs.runs, mn_runs.summaries, kind)
+        for kind in ("timing", "rank")}
 ledger.measure("mnist.timescales", mn_runs, controls=ctl_mn)
-ledger.measure("mnist.align-first", mn_runs, controls=ctl_mn,
-               note="; ".join(f"{r.pair}: aligned at {r.k_align:.0f}, drop at {r.k_drop:.0f}" for r in mn_tab.itertuples()))
+ledger.measure("mnist.align-first", mn_runs, controls=ctl_mn, note=note["timing"])
 ledger.measure("mnist.align-decreases", mn_runs, controls=ctl_mn)
-ledger.measure("mnist.low-rank", mn_runs, controls=ctl_mn,
-               note="; ".join(f"{r.pair}: stable rank {r.final_stable_rank:.3f} at iteration {r.last_iteration}" for r in mn_tab.itertuples()))
+ledger.measure("mnist.low-rank", mn_runs, controls=ctl_mn, note=note["rank"])
 
 # %% [markdown]
 # **Does the image count matter?** The build trains on 500 images per digit (Choices). The declared check
@@ -471,10 +474,10 @@ ledger.measure("mnist.low-rank", mn_runs, controls=ctl_mn,
 
 # %%
 big01 = al.claims.MnistRuns({"1 vs 0": run_mnist(1, 0, n=2 * n_img)}).summaries[0]
-verdicts_n = {c: (grade_seeds(ledger.decls[c], v)[0], grade_seeds(ledger.decls[c], al.rule_inputs(big01)[c])[0])
-              for c, v in al.rule_inputs(r01.to_dict()).items()}
+verdicts_n = al.mnist.image_count_verdicts(ledger.decls, r01, big01)
 k_shift = max(abs(big01[k] / r01[k] - 1) for k in ("k_align", "k_drop"))
-ledger.grade("mnist.image-count", changed=sum(a != b for a, b in verdicts_n.values()), k_shift=k_shift)
+changed = sum(a != b for a, b in verdicts_n.values())
+ledger.grade("mnist.image-count", changed=changed, k_shift=k_shift)
 pd.DataFrame(verdicts_n, index=[f"{n_img} per digit", f"{2 * n_img} per digit"]).T
 
 # %% [markdown]
@@ -494,7 +497,7 @@ pd.DataFrame(verdicts_n, index=[f"{n_img} per digit", f"{2 * n_img} per digit"])
 proto = json.loads((Path(chapter.__file__).parents[1] / "notebooks" / "results"
                     / "alignment_mnist_protocol.json").read_text())
 proto_tab = pd.DataFrame(proto["rows"])
-proto_tab["cpu_s"] = proto_tab.images_per_digit.map(lambda n: proto["seconds"][str(n)])
+proto_tab["cpu_s"] = proto_tab.images_per_digit.astype(str).map(proto["seconds"])
 proto_tab.round(3)
 
 # %% [markdown]
@@ -535,18 +538,12 @@ epochs = np.unique(np.geomspace(1, steps_sgd // per_epoch, 150).astype(int))
 rec_sgd = np.unique(np.concatenate([[0], epochs * per_epoch]))
 
 # %%
-p_both = gaussian_init(50, 784, std_in=1e-6, std_out=1e-6, gen=generator(seed + 3), dtype=torch.float32)
-p_first = TwoLayer(W1=p_both.W1.clone(), W2=random_signs((1, 50), generator(seed + 4), torch.float32))
-schemes = {"both layers": al.train_active(p_both, X01, y01, loss=EXP_MEAN, lr=2e-3, steps=steps_sgd, batch_size=batch, record=rec_sgd, seed=seed),
-           "first layer only, v = ±1": al.train_active(p_first, X01, y01, loss=EXP_MEAN, lr=2e-3, steps=steps_sgd, batch_size=batch,
-                                               record=rec_sgd, seed=seed, trainable=("W1",))}
-changes = {}
+schemes = al.mnist.sgd_schemes(X01, y01, seed, loss=EXP_MEAN, steps=steps_sgd, batch_size=batch,
+                               record=rec_sgd)
 
 # %%
-for name, tr in schemes.items():
-    nc, dc = zip(*[al.norm_and_direction_change(tr.at(i), X01, y01, EXP_MEAN) for i in range(len(tr))])
-    changes[name] = (tr.steps / per_epoch, np.array([float(v) for v in nc]), np.array([float(v) for v in dc]), tr.loss.numpy())
-
+changes = {name: al.runs.scheme_changes(tr, X01, y01, EXP_MEAN, per_epoch)
+           for name, tr in schemes.items()}
 for (name, (ep, nc, dc, L)), fig_no in zip(changes.items(), (12, 13)):
     fig = al_plots.scheme_changes(ep, nc, dc, L, f"Figure {fig_no} — SGD on digits 0/1, {name}")
     glue(f"alignment-fig{fig_no}", fig, display=False)
@@ -577,7 +574,8 @@ pd.DataFrame(tp).T
 # %%
 both_, first_ = tp["both layers"], tp["first layer only, v = ±1"]
 scheme_runs = {name: al.claims.SchemeRun(nc, dc, L) for name, (ep, nc, dc, L) in changes.items()}
-ledger.measure("fig12.two-phase", scheme_runs["both layers"], controls={"first_layer_only": scheme_runs["first layer only, v = ±1"]})
+ledger.measure("fig12.two-phase", scheme_runs["both layers"],
+               controls={"first_layer_only": scheme_runs["first layer only, v = ±1"]})
 ledger.grade("fig13.one-phase", ratio=first_["ratio"])
 ledger.grade("a5.both-fit", final=max(both_["final"], first_["final"]))
 
@@ -612,10 +610,10 @@ eta_t = 0.01 / (g_t.n * g_t.X_max)
 
 # %%
 steps_t = int((10.0 if quick else 14.0) / eta_t)      # the fit starts near t ≈ log(1/ε)/8 ≈ 7
-th_run = train(p_t, X_t, y_t, loss=EXP_SUM, lr=eta_t, steps=steps_t, record=linear_schedule(steps_t, 10))
-t_fix = 2.0                                       # step-convergence re-runs: t in [0, 2] at eta and eta/2
-short = {k: train(p_t, X_t, y_t, loss=EXP_SUM, lr=eta_t / k, steps=int(round(t_fix * k / eta_t)),
-                  record=linear_schedule(int(round(t_fix * k / eta_t)), 10 * k)) for k in (1, 2)}
+th_run = al.runs.gd(p_t, X_t, y_t, eta_t, steps_t, 10)
+t_fix = 2.0                          # step-convergence re-runs: t in [0, 2] at eta and eta/2
+short = {k: al.runs.gd(p_t, X_t, y_t, eta_t / k, int(round(t_fix * k / eta_t)), 10 * k)
+         for k in (1, 2)}
 P = th_run.params
 
 # %%
@@ -629,8 +627,10 @@ z2 = np.array([al.zeta2(p_t.W1[r] / eps_t, torch.sign(p_t.a[r]), g_t) for r in r
 # %%
 t1_bd = np.array([al.t1_bound(g_t, al.zeta(g_t.zeta1, z), g_t.xi_lower) for z in z2])
 T_h = al.horizon(g_t, 50, eps_t)
-print(f"mu = {g_t.mu:.4f}, X_max = {g_t.X_max:.3f}, X_min = {g_t.X_min:.3f}, zeta1 = {g_t.zeta1:.4f}, xi >= mu^2 = {g_t.xi_lower:.2e}")
-print("t1 (measured):", t1_emp.round(4), " at eta/2:", t1_h[2].round(4), " horizon T:", round(T_h, 4), " bound:", t1_bd.round(1))
+print(f"mu = {g_t.mu:.4f}, X_max = {g_t.X_max:.3f}, X_min = {g_t.X_min:.3f}, "
+      f"zeta1 = {g_t.zeta1:.4f}, xi >= mu^2 = {g_t.xi_lower:.2e}")
+print("t1 (measured):", t1_emp.round(4), " at eta/2:", t1_h[2].round(4),
+      " horizon T:", round(T_h, 4), " bound:", t1_bd.round(1))
 W0_max = p_t.norms_in().amax(-1).numpy() / eps_t                          # W_max of W = eps W0
 lb28 = np.array([al.eq28_log10_bound(g_t, 50, W0_max[r], al.zeta(g_t.zeta1, z2[r]))
                  for r in range(R_t)])
@@ -638,19 +638,20 @@ print(f"eq. (28): proved for eps <= 10^{lb28.max():.0f} (the most generous run; 
       f"{lb28.round(0).tolist()}); these runs: eps = {eps_t:g}")
 
 # %%
-i1 = [th_run.index_of_step(int(round(t / eta_t))) if np.isfinite(t) else len(th_run) - 1 for t in t1_emp]
+i1 = al.runs.snapshots_at_times(th_run, t1_emp, eta_t)
 at_t1 = TwoLayer(W1=torch.stack([P.W1[i1[r], r] for r in range(R_t)]), W2=p_t.W2)
 unsettled = np.array([int((~settled[i1[r], r]).sum()) for r in range(R_t)])
 ledger.grade("thm1.part1", unsettled=unsettled, lost=al.lost_neurons(p_t, at_t1, X_t, y_t))
-eps_big, n_fix = 1e-2, int(round(t_fix / eta_t))        # control: the same directions at a large scale
+eps_big, n_fix = 1e-2, int(round(t_fix / eta_t))        # the same directions at a large scale
 p_big = TwoLayer(W1=p_t.W1 * (eps_big / eps_t), W2=p_t.W2 * (eps_big / eps_t))
-big_run = train(p_big, X_t, y_t, loss=EXP_SUM, lr=eta_t, steps=n_fix, record=linear_schedule(n_fix, 10))
-coarse_run = train(p_t, X_t, y_t, loss=EXP_SUM, lr=100 * eta_t, steps=n_fix // 100, record=linear_schedule(n_fix // 100, 1))
+big_run = al.runs.gd(p_big, X_t, y_t, eta_t, n_fix, 10)
+coarse_run = al.runs.gd(p_t, X_t, y_t, 100 * eta_t, n_fix // 100, 1)
 res_t1 = ledger.measure("thm1.t1-bound", al.claims.TheoryRuns(th_run, X_t, y_t, p_t, eps_t),
                         coarse=al.claims.TheoryRuns(coarse_run, X_t, y_t, p_t, eps_t),
                         premises=dict(t1_gap=al.rel_gap(t1_h[2], t1_h[1])))
 big_t1 = al.claims.t1_within_bound(al.claims.TheoryRuns(big_run, X_t, y_t, p_big, eps_big))
-print(f"eps = {eps_big:g} (not a control): t1 {np.round(big_t1['t1'], 4)}, horizon {big_t1['T'][0]:.4f}; "
+print(f"eps = {eps_big:g} (not a control): t1 {np.round(big_t1['t1'], 4)}, "
+      f"horizon {big_t1['T'][0]:.4f}; "
       f"coarse step 100 eta: t1 {np.round(al.alignment_times(coarse_run, X_t, y_t), 4)}")
 
 # %% [markdown]
@@ -683,11 +684,10 @@ print(f"eps = {eps_big:g} (not a control): t1 {np.round(big_t1['t1'], 4)}, horiz
 # two opposite-label points at 90°, so $\mu=0$; our toy family keeps every opposite-label pair above 90°.
 
 # %%
-leak = {name: np.array([float(al.cap_leaves_cone(g_t.x_plus, z, X_t, y_t, "S_plus", generator(seed + 60 + r))
-                              or al.cap_leaves_cone(g_t.x_minus, z, X_t, y_t, "S_minus", generator(seed + 70 + r)))
-                        for r, z in enumerate(zs)])
-        for name, zs in (("min", [al.zeta(g_t.zeta1, z) for z in z2]), ("max", [max(g_t.zeta1, z) for z in z2]))}
-ledger.grade("erratum.zeta", leak_min=leak["min"], leak_max=leak["max"], z2_over=(z2 > g_t.zeta1).astype(float),
+zetas = {"min": [al.zeta(g_t.zeta1, z) for z in z2], "max": [max(g_t.zeta1, z) for z in z2]}
+leak = {name: al.runs.erratum_leaks(g_t, zs, X_t, y_t, seed) for name, zs in zetas.items()}
+ledger.grade("erratum.zeta", leak_min=leak["min"], leak_max=leak["max"],
+             z2_over=(z2 > g_t.zeta1).astype(float),
              note=f"ζ₁ = {g_t.zeta1:.4f}, ζ₂ = {z2.min():.4f}–{z2.max():.4f}")
 
 # %% [markdown]
@@ -742,36 +742,17 @@ print(f"n = 2: mu = {g_28.mu:.3f}; eq. (28) bound 10^{lb_28.round(0).tolist()}, 
 # These are invariants of the dynamics, filed as consistency checks.
 
 # %%
-# GD, not the flow, breaks the balance: by O(eta) over a fixed time. Halving eta must halve the drift.
+# GD, not the flow, breaks the balance by O(eta) over a fixed time: halving eta halves the drift
 drift = {k: balancedness_drift(tr, relative_to="current").numpy() for k, tr in short.items()}
-flips = (torch.sign(P.a) != torch.sign(P.a[0])).sum((0, -1)).numpy()
 actp = (X_t @ P.W1.transpose(-1, -2) > 0)                                   # (T, R, n, m)
-gain_neg = actp[1:, :, y_t < 0] & ~actp[:-1, :, y_t < 0]
-lose_pos = ~actp[1:, :, y_t > 0] & actp[:-1, :, y_t > 0]
+inv = al.runs.pattern_invariants(P, y_t, cm, actp, i1)
+n_changes = inv["n_changes"]                                # (R, m) pattern changes per neuron
 
 # %%
-gain_pos = actp[1:, :, y_t > 0] & ~actp[:-1, :, y_t > 0]
-lose_neg = ~actp[1:, :, y_t < 0] & actp[:-1, :, y_t < 0]
-vp = vpos[0].unsqueeze(0).unsqueeze(-2)                                     # (1, R, 1, m)
-wrong_way = (((gain_neg | lose_pos) & vp).sum((0, 2, 3)) + ((gain_pos | lose_neg) & ~vp).sum((0, 2, 3))).numpy()
-n_changes = ((actp[1:] != actp[:-1]).any(-2)).sum(0)                         # (R, m) pattern changes per neuron
-trap_own = torch.where(vpos, cm["S_plus"], cm["S_minus"]) | cm["S_dead"]
-
-# %%
-escapes = (trap_own[:-1] & ~trap_own[1:]).sum((0, -1)).numpy()
-mass_ok = np.ones(R_t)
-for r in range(R_t):
-    for sgn, cone in ((1, "S_plus"), (-1, "S_minus")):
-        Vt = cm[cone][i1[r], r] & (torch.sign(P.a[0, r]) == sgn)
-        u = ((P.W1[i1[r]:, r] ** 2).sum(-1) * Vt).sum(-1)
-        mass_ok[r] *= float((u[1:] >= u[:-1] * (1 - 1e-12)).all())
-
-# %%
-ledger.grade("lemmas.invariants", drift_ratio=drift[1] / drift[2], flips=flips, wrong_way=wrong_way,
-             changes_over_n=n_changes.amax(-1).numpy() / g_t.n, escapes=escapes, mass_ok=mass_ok)
-yh = torch.linspace(-1, 1, 100_001, dtype=torch.float64)
-ledger.grade("lemma2", gap=max(float((al.lemma2_gap(torch.full_like(yh, s_), yh, k) - 2 * yh.abs()).max())
-                               for s_ in (1.0, -1.0) for k in ("exponential", "logistic2")))
+ledger.grade("lemmas.invariants", drift_ratio=drift[1] / drift[2], flips=inv["flips"],
+             wrong_way=inv["wrong_way"], changes_over_n=n_changes.amax(-1).numpy() / g_t.n,
+             escapes=inv["escapes"], mass_ok=inv["mass_ok"])
+ledger.grade("lemma2", gap=al.runs.lemma2_excess(100_001))
 
 # %% [markdown]
 # **Figure 4 from a real trajectory.** The paper draws the activation-pattern timeline of one neuron as a
@@ -825,14 +806,16 @@ glue_seeds("alignment-fig4", [f for f, _ in figs4],
 # %%
 t2pm_t = al.fitting_times(th_run, X_t, y_t, per_class=True)                    # (R, 2): t2+, t2-
 off_t = 6 / (math.sqrt(g_t.mu) * int((y_t > 0).sum()) * g_t.X_min)
-res_ra = ledger.measure("thm1.refined-alignment", al.claims.TheoryRuns(th_run, X_t, y_t, p_t, eps_t))
+th_runs = al.claims.TheoryRuns(th_run, X_t, y_t, p_t, eps_t)
+res_ra = ledger.measure("thm1.refined-alignment", th_runs)
 ra_big = al.claims.refined_alignment(al.claims.TheoryRuns(big_run, X_t, y_t, p_big, eps_big))
 cos_min = 1 - np.asarray(res_ra.values["one_minus_cos"], dtype=float)
 cos_min0, _ = al.refined_alignment_min(th_run, X_t, y_t, t1_emp, t2pm_t, -np.inf)
 ledger.grade("lemma13", ratio=al.lemma13_ratio(th_run, X_t, y_t, g_t, t1_emp))
-res_l11 = ledger.measure("lemma11", al.claims.TheoryRuns(th_run, X_t, y_t, p_t, eps_t))
+res_l11 = ledger.measure("lemma11", th_runs)
 print(f"refined alignment: window starts {off_t:.2f} after t1, t2± = {t2pm_t.round(2).tolist()}, "
-      f"min cos {cos_min.round(3)} (from t = 0: {cos_min0.round(3)}); the eps = {eps_big:g} run's window "
+      f"min cos {cos_min.round(3)} (from t = 0: {cos_min0.round(3)}); "
+      f"the eps = {eps_big:g} run's window "
       f"{ra_big['window'].round(2)} (empty: it fits before it aligns); "
       f"Lemma 11, min ||x_a|| / (sqrt(mu) n_a X_min): "
       f"{np.round(res_l11.values['ratio'], 3)}")
@@ -850,13 +833,16 @@ print(f"refined alignment: window starts {off_t:.2f} after t1, t2± = {t2pm_t.ro
 # positives, failed by construction).
 
 # %%
-dt_bound = lambda z: (lambda n_a: 4 / (min(z, g_t.xi_lower) * math.sqrt(g_t.mu) * g_t.X_min * n_a))
-dwell = np.array([al.dwell_ratio(th_run.time, actp[:, r:r + 1], settled[:, r:r + 1], dt_bound(al.zeta(g_t.zeta1, z2[r])))[0]
-                  for r in range(R_t)])
+# Lemma 10's Δt of run r (al.runs.dwell_bound with its zeta), as a function of n_a
+dt_bounds = [partial(al.runs.dwell_bound, g_t, al.zeta(g_t.zeta1, z)) for z in z2]
+dwell = np.array([al.dwell_ratio(th_run.time, actp[:, r:r + 1], settled[:, r:r + 1], dt)[0]
+                  for r, dt in enumerate(dt_bounds)])
 ledger.grade("dwell-time", ratio=dwell, t1_gap=al.rel_gap(t1_h[2], t1_h[1]))
-res_mc = ledger.measure("init-probability", al.claims.InitDraws(X_t, y_t, [seed + 100 + r for r in range(R_t)]))
+draws = al.claims.InitDraws(X_t, y_t, [seed + 100 + r for r in range(R_t)])
+res_mc = ledger.measure("init-probability", draws)
 mc = np.stack([res_mc.values["p_one"], res_mc.values["p_none"]], -1)
-print(f"longest constant-pattern interval over Δt: {dwell}; Monte Carlo z scores (one, none of 4): {mc.round(1).tolist()}")
+print(f"longest constant-pattern interval over Δt: {dwell}; "
+      f"Monte Carlo z scores (one, none of 4): {mc.round(1).tolist()}")
 
 # %% [markdown]
 # ### Theorem 1, part 2: the $O(1/t)$ rate and the low-rank bias
@@ -889,10 +875,13 @@ print(f"longest constant-pattern interval over Δt: {dwell}; Monte Carlo z score
 X_r, y_r = al.synthetic_separable(16, 10, 0.05, generator(seed + 80))
 g_r = al.geometry(X_r, y_r)
 p_r = al.balanced_theory_init(50, 10, eps_t, generator(seed + 81), runs=(R_t,))
-lr_f, steps_f = 1e-3, int((20 if quick else 1000) / 1e-3)      # flow time t = lr_f · step, up to t = 1000
+# flow time t = lr_f · step, up to t = 1000
+lr_f, steps_f = 1e-3, int((20 if quick else 1000) / 1e-3)
 rec_f = np.unique(np.concatenate([[0], np.geomspace(1, steps_f, 200).astype(int)]))
-rtols = (1e-4, 1e-5) if quick else (1e-6, 1e-7)                # the run, and its tighter re-run (premise)
-rate = [flow(p_r, X_r, y_r, loss=EXP_SUM, lr=lr_f, steps=steps_f, record=rec_f, rtol=rt, atol=1e-40) for rt in rtols]
+# the run, and its tighter re-run (premise)
+rtols = (1e-4, 1e-5) if quick else (1e-6, 1e-7)
+rate = [flow(p_r, X_r, y_r, loss=EXP_SUM, lr=lr_f, steps=steps_f, record=rec_f, rtol=rt, atol=1e-40)
+        for rt in rtols]
 
 # %%
 lr_ck = al.loss_rate_check(rate[0], X_r, y_r, g_r)
@@ -900,7 +889,8 @@ ledger.grade("thm1.loss-rate", ratio_min=lr_ck["ratio_min"], bound_drop=lr_ck["b
              loss_gap=al.rel_gap(rate[1].loss[-1].numpy(), rate[0].loss[-1].numpy()),
              t1=al.alignment_times(rate[0], X_r, y_r), T=al.horizon(g_r, 50, eps_t))
 print(f"mu = {g_r.mu:.3f}, alpha = {al.alpha_rate(g_r):.4f}, t2 = {lr_ck['t2'].round(2)}, "
-      f"bound drop {lr_ck['bound_drop'].round(4)}, L(t_end)/L(0) {(rate[0].loss[-1] / rate[0].loss[0]).numpy()}")
+      f"bound drop {lr_ck['bound_drop'].round(4)}, "
+      f"L(t_end)/L(0) {(rate[0].loss[-1] / rate[0].loss[0]).numpy()}")
 
 # %% [markdown]
 # *$\|W\|\to\infty$.* The theorem's last statement: as $t\to\infty$ the loss goes to 0, so every margin
@@ -939,46 +929,55 @@ print(f"||W||_F^2 at t = 1e15 {np.round(res_ng.values['wf2_end'], 2)}; "
 # %%
 z15 = (g_t.x_plus - g_t.x_minus) / (g_t.x_plus - g_t.x_minus).norm()
 gamma15 = float((y_t * (X_t @ z15)).min())
-p15 = gaussian_init(50, 10, std_in=0.1, std_out=0.1, gen=generator(seed + 120), runs=(R_t,), act="linear")
+p15 = gaussian_init(50, 10, std_in=0.1, std_out=0.1, gen=generator(seed + 120), runs=(R_t,),
+                    act="linear")
 kw15 = dict(loss=EXP_SUM, lr=1e-3, steps=int((30 if quick else 100) / 1e-3), record=300)
+both = ("W1", "W2")
 l15 = {k: flow(p15, X_t, y_t, rtol=rt, trainable=tw, **kw15)
-       for k, rt, tw in (("main", 1e-6, ("W1", "W2")), ("tight", 1e-7, ("W1", "W2")), ("frozen W", 1e-6, ("W2",)))}
+       for k, rt, tw in (("main", 1e-6, both), ("tight", 1e-7, both), ("frozen W", 1e-6, ("W2",)))}
 
 # %%
 gap15 = al.rel_gap(l15["tight"].loss[-1].numpy(), l15["main"].loss[-1].numpy())
-res15 = ledger.measure("lemma15", l15["main"], controls={"frozen_W": l15["frozen W"]}, X=X_t, y=y_t, gamma=gamma15,
-                       premises=dict(gamma=gamma15, loss_gap=gap15))
+res15 = ledger.measure("lemma15", l15["main"], controls={"frozen_W": l15["frozen W"]},
+                       X=X_t, y=y_t, gamma=gamma15, premises=dict(gamma=gamma15, loss_gap=gap15))
 print(f"gamma = {gamma15:.3f}; min measured rate / bound {np.round(res15.values['ratio'], 2)} over "
-      f"{res15.values['n_win']} snapshot pairs; first layer frozen (control): {np.round(res15.control_values['ratio'], 4)}")
+      f"{res15.values['n_win']} snapshot pairs; "
+      f"first layer frozen (control): {np.round(res15.control_values['ratio'], 4)}")
 
 # %%
 viol, sr_fin = al.low_rank_check(th_run, p_t, eps_t, t1_emp)
-sr_gap = al.rel_gap(stable_rank(short[2].final.W1)[0].numpy(), stable_rank(short[1].final.W1)[0].numpy())
+sr_half, sr_eta = (stable_rank(short[k].final.W1)[0].numpy() for k in (2, 1))
+sr_gap = al.rel_gap(sr_half, sr_eta)
 ledger.grade("thm1.low-rank", viol=viol, sr_final=sr_fin, sr_gap=sr_gap)
 X_o, y_o = torch.eye(10, dtype=torch.float64), torch.tensor([1.0, -1.0] * 5, dtype=torch.float64)
-p_o = al.balanced_theory_init(50, 10, 1e-10, generator(seed + 21), runs=(R_t,))   # history: the first control
+# history: the first control
+p_o = al.balanced_theory_init(50, 10, 1e-10, generator(seed + 21), runs=(R_t,))
 o_run = train(p_o, X_o, y_o, loss=EXP_SUM, lr=1e-3, steps=6000, record=linear_schedule(6000, 10))
 viol_o, sr_fin_o = al.low_rank_check(o_run, p_o, 1e-10, al.alignment_times(o_run, X_o, y_o))
-print(f"orthonormal data (mu = 0, eps = 1e-10): violations {viol_o.tolist()}, final stable rank {sr_fin_o.round(3).tolist()}")
+print(f"orthonormal data (mu = 0, eps = 1e-10): violations {viol_o.tolist()}, "
+      f"final stable rank {sr_fin_o.round(3).tolist()}")
 
 # %%
 X_2d, y_2d = al.two_direction_separable(16, 10, 120.0, 0.1, generator(seed + 82))
 g_2d = al.geometry(X_2d, y_2d)
 p_small = al.balanced_theory_init(50, 10, eps_t, generator(seed + 83), runs=(R_t,))
-p_large = al.balanced_theory_init(50, 10, 1.0, generator(seed + 84), runs=(R_t,))        # the control
+p_large = al.balanced_theory_init(50, 10, 1.0, generator(seed + 84), runs=(R_t,))  # control
 p_2d = TwoLayer(W1=torch.cat([p_small.W1, p_large.W1]), W2=torch.cat([p_small.W2, p_large.W2]))
 tr_2d = flow(p_2d, X_2d, y_2d, loss=EXP_SUM, lr=lr_f, steps=steps_f, record=rec_f, atol=1e-40)
 
 # %%
 small_2d = al.claims.TheoryRuns(tr_2d.run(slice(0, R_t)), X_2d, y_2d, p_small, eps_t)
-res_2d = ledger.measure("thm1.low-rank-two-dir", small_2d,
-                        controls={"large_init": al.claims.TheoryRuns(tr_2d.run(slice(R_t, 2 * R_t)), X_2d, y_2d, p_large, 1.0)},
-                        init=al.claims.TheoryRuns(al.claims.initial(small_2d.traj), X_2d, y_2d, p_small, eps_t),
-                        premises=dict(t1=al.alignment_times(small_2d.traj, X_2d, y_2d), T=al.horizon(g_2d, 50, eps_t),
-                                      xpm_cos=float(cosine(g_2d.x_plus, -g_2d.x_minus))))
-print(f"mu = {g_2d.mu:.3f}, cos(x+, -x-) = {float(cosine(g_2d.x_plus, -g_2d.x_minus)):.3f}; final stable rank "
-      f"{np.round(res_2d.values['sr_final'], 3)} (eps = 1e-24), {np.round(res_2d.control_values['sr_final'], 3)} "
-      f"(eps = 1, control), at initialisation {np.round(res_2d.init_margins, 3)} (margin 2/sr where no violation)")
+large_2d = al.claims.TheoryRuns(tr_2d.run(slice(R_t, 2 * R_t)), X_2d, y_2d, p_large, 1.0)
+init_2d = al.claims.TheoryRuns(al.claims.initial(small_2d.traj), X_2d, y_2d, p_small, eps_t)
+xpm_cos = float(cosine(g_2d.x_plus, -g_2d.x_minus))
+res_2d = ledger.measure("thm1.low-rank-two-dir", small_2d, controls={"large_init": large_2d},
+                        init=init_2d,
+                        premises=dict(t1=al.alignment_times(small_2d.traj, X_2d, y_2d),
+                                      T=al.horizon(g_2d, 50, eps_t), xpm_cos=xpm_cos))
+print(f"mu = {g_2d.mu:.3f}, cos(x+, -x-) = {xpm_cos:.3f}; final stable rank "
+      f"{np.round(res_2d.values['sr_final'], 3)} (eps = 1e-24), "
+      f"{np.round(res_2d.control_values['sr_final'], 3)} (eps = 1, control), "
+      f"at initialisation {np.round(res_2d.init_margins, 3)} (margin 2/sr where no violation)")
 
 # %% [markdown]
 # ### The initialisation scale: fitting time and the error of the simplified dynamics
@@ -1010,29 +1009,31 @@ print(f"mu = {g_2d.mu:.3f}, cos(x+, -x-) = {float(cosine(g_2d.x_plus, -g_2d.x_mi
 # %%
 eps_grid = 10.0 ** -np.arange(4, 13 if quick else 25, 4)                          # 1e-4 ... 1e-24
 E = len(eps_grid)
-p_one = al.balanced_theory_init(50, 10, 1.0, generator(seed + 90), runs=(R_t,))  # W0 per initialisation
-scale = torch.as_tensor(eps_grid).repeat_interleave(R_t)                          # runs: (eps, seed)
-p_eps = TwoLayer(W1=p_one.W1.repeat(E, 1, 1) * scale[:, None, None], W2=p_one.W2.repeat(E, 1, 1) * scale[:, None, None])
+p_one = al.balanced_theory_init(50, 10, 1.0, generator(seed + 90), runs=(R_t,))  # W0 per init
+p_eps = al.runs.scaled_copies(p_one, eps_grid)                                  # runs: (eps, seed)
 T_eps = np.array([al.horizon(g_t, 50, e) for e in eps_grid])
 
 # %%
-steps_eps = 5000 if quick else 8000                                              # to t = 8, past every t2
+steps_eps = 5000 if quick else 8000                                    # to t = 8, past every t2
 rec_eps = np.union1d(linear_schedule(steps_eps, 20), np.round(T_eps / 1e-3).astype(int))
 tr_eps = flow(p_eps, X_t, y_t, loss=EXP_SUM, lr=1e-3, steps=steps_eps, record=rec_eps, atol=1e-40)
 t2_eps = al.fitting_times(tr_eps, X_t, y_t).reshape(E, R_t)
-sweep_eps = al.claims.eps_sweep(tr_eps, X_t, y_t, eps_grid, R_t)                   # with the direction error
+sweep_eps = al.claims.eps_sweep(tr_eps, X_t, y_t, eps_grid, R_t)       # with the direction error
 dev_all = sweep_eps.dev                                                           # (T, E·R)
-p_lin = TwoLayer(W1=p_eps.W1, W2=p_eps.W2, act="linear")                          # control: no ReLU gating
+p_lin = TwoLayer(W1=p_eps.W1, W2=p_eps.W2, act="linear")               # control: no ReLU gating
 lin_eps = train(p_lin, X_t, y_t, loss=EXP_SUM, lr=1e-3, steps=steps_eps, record=rec_eps)
 
 # %%
 log_inv = np.log(1 / (math.sqrt(50) * eps_grid))
 x_min_norm = min(g_t.x_plus.norm().item(), g_t.x_minus.norm().item())
 res_t2 = ledger.measure("eps.t2-log", sweep_eps,
-                        controls={"linear_net": al.claims.eps_sweep(lin_eps, X_t, y_t, eps_grid, R_t, deviation=False)})
-print(f"t2 (median over seeds) per eps: {np.median(t2_eps, 1).round(3).tolist()}; T: {T_eps.round(3).tolist()}; "
-      f"slope x min|x±| = {np.round(res_t2.values['slope_ratio'], 3)}, R2 = {np.round(res_t2.values['r2'], 5)}; "
-      f"linear network (control): slope x min|x±| = {np.round(res_t2.control_values['slope_ratio'], 3)}")
+                        controls={"linear_net": al.claims.eps_sweep(lin_eps, X_t, y_t, eps_grid,
+                                                                    R_t, deviation=False)})
+print(f"t2 (median over seeds) per eps: {np.median(t2_eps, 1).round(3).tolist()}; "
+      f"T: {T_eps.round(3).tolist()}; "
+      f"slope x min|x±| = {np.round(res_t2.values['slope_ratio'], 3)}, "
+      f"R2 = {np.round(res_t2.values['r2'], 5)}; linear network (control): "
+      f"slope x min|x±| = {np.round(res_t2.control_values['slope_ratio'], 3)}")
 
 # %% [markdown]
 # *The $1/n$ of $t_2$* (`eps.t2-n`, referee item 2.7, declared before its run): the same slope prediction at
@@ -1047,7 +1048,7 @@ def t2_n_runs(n_, act="relu", div=1):
 
 n_list = (4, 16, 64)
 t2n = {d: {n_: t2_n_runs(n_, div=d) for n_ in n_list} for d in (1, 2)}
-t2_of = {d: np.stack([al.fitting_times(t2n[d][n_].traj, t2n[d][n_].X, t2n[d][n_].y) for n_ in n_list])
+t2_of = {d: np.stack([al.fitting_times(sw.traj, sw.X, sw.y) for sw in t2n[d].values()])
          for d in (1, 2)}
 res_t2n = ledger.measure("eps.t2-n", t2n[1],
                          controls={"linear_net": {n_: t2_n_runs(n_, "linear") for n_ in n_list}},
@@ -1059,7 +1060,7 @@ print(f"slope x min|x±| per n {n_list}: "
       f"{np.round(np.array(res_t2n.control_values['dev'], dtype=float), 3)}")
 
 # %%
-dev_T = np.array([[dev_all[tr_eps.time <= T_eps[e], e * R_t + r].max() for r in range(R_t)] for e in range(E)])  # (E, R)
+dev_T = al.runs.max_until(dev_all, tr_eps.time, T_eps, R_t)                      # (E, R)
 W_max0 = p_one.norms_in().amax(-1).numpy()                                       # W0 = W/eps
 bound1 = al.lemma1_bound(g_t, 50, eps_grid[:, None], W_max0[None, :])
 eps_ok = float((eps_grid.max() <= 1 / (4 * math.sqrt(50) * g_t.X_max * W_max0 ** 2)).all())
@@ -1068,10 +1069,12 @@ eps_ok = float((eps_grid.max() <= 1 / (4 * math.sqrt(50) * g_t.X_max * W_max0 **
 res_l1 = ledger.measure("eps.lemma1-error", sweep_eps, premises=dict(eps_ok=eps_ok))
 fig = al_plots.eps_sweep(log_inv, t2_eps, T_eps, 1 / x_min_norm, eps_grid, dev_T, bound1)
 glue("alignment-eps", fig, display=False)
-v1, c1 = res_l1.values, al.claims.eps_lemma1_trend(sweep_eps.window(t2_eps))   # c1: read up to t2 (reported)
-print(f"deviation up to T, trend as eps -> 0: slope {np.round(v1['slope'], 2)}, monotone fraction {v1['mono']}, "
-      f"shrink {np.array(v1['shrink'], dtype=float)}; largest ratio to the Lemma 1 bound {v1['within']}; "
-      f"up to t2 (control): slope {np.round(c1['slope'], 2)}, ratio to the bound {np.round(c1['within'], 1)}")
+# c1: read up to t2 (reported)
+v1, c1 = res_l1.values, al.claims.eps_lemma1_trend(sweep_eps.window(t2_eps))
+print(f"deviation up to T, trend as eps -> 0: slope {np.round(v1['slope'], 2)}, "
+      f"monotone fraction {v1['mono']}, shrink {np.array(v1['shrink'], dtype=float)}; "
+      f"largest ratio to the Lemma 1 bound {v1['within']}; up to t2 (control): "
+      f"slope {np.round(c1['slope'], 2)}, ratio to the bound {np.round(c1['within'], 1)}")
 
 # %% [markdown]
 # **Lemmas 3 and 4 on the same flows.** Lemma 3 bounds the norms and outputs up to $T$: $\max_j\|w_j\|^2\le
@@ -1119,31 +1122,28 @@ print(f"Lemma 3: largest ||w||^2 / bound {np.round(res_l3.values['w_ratio'], 4)}
 
 # %%
 thetas = [0.5, 0.2, 0.1, 0.05, 0.02] + ([] if quick else [0.01])
-mu_s, t1_mu, bd_mu = [], [], []
-for th_ in thetas:
-    g2, t1s, bds = al.alignment_time_and_bound(*al.two_point_data(th_), N_SEEDS, 1e-12, seed + 30, t_max=30.0, step_div=4)
-    mu_s.append(g2.mu), t1_mu.append(t1s), bd_mu.append(bds)
-t1_mu, bd_mu, mu_s = np.array(t1_mu), np.array(bd_mu), np.array(mu_s)            # (θ, R)
+two_pts = [al.two_point_data(th_) for th_ in thetas]
+mu_s, t1_mu, bd_mu = al.runs.t1_sweep(two_pts, N_SEEDS, 1e-12, seed + 30, t_max=30.0, step_div=4)
 
 # %%
-t1_half = al.alignment_time_and_bound(*al.two_point_data(0.1), N_SEEDS, 1e-12, seed + 30, t_max=30.0, step_div=8)[1]
-t1_n, bd_n = [], []
-for n_ in (4, 16, 64):
-    gn, t1s, bds = al.alignment_time_and_bound(*al.synthetic_separable(n_, 10, 0.3, generator(seed + 40 + n_)), N_SEEDS, 1e-12,
-                                 seed + 50, t_max=3.0)
-    t1_n.append(t1s), bd_n.append(bds)
+t1_half = al.alignment_time_and_bound(*al.two_point_data(0.1), N_SEEDS, 1e-12, seed + 30,
+                                      t_max=30.0, step_div=8)[1]
+data_n = [al.synthetic_separable(n_, 10, 0.3, generator(seed + 40 + n_)) for n_ in (4, 16, 64)]
+_, t1_n, bd_n = al.runs.t1_sweep(data_n, N_SEEDS, 1e-12, seed + 50, t_max=3.0)      # (n, R)
 
 # %%
-t1_n, bd_n = np.array(t1_n), np.array(bd_n)
 slopes = np.array([np.polyfit(np.log(mu_s), np.log(t1_mu[:, r]), 1)[0] for r in range(N_SEEDS)])
-mu_tab = pd.DataFrame(dict(mu=mu_s, t1_median=np.median(t1_mu, 1), t1_max=t1_mu.max(1), bound_min=bd_mu.min(1)))
-n_tab = pd.DataFrame(dict(n=[4, 16, 64], t1_median=np.median(t1_n, 1), t1_max=t1_n.max(1), bound_min=bd_n.min(1)))
+mu_tab = pd.DataFrame(dict(mu=mu_s, t1_median=np.median(t1_mu, 1), t1_max=t1_mu.max(1),
+                           bound_min=bd_mu.min(1)))
+n_tab = pd.DataFrame(dict(n=[4, 16, 64], t1_median=np.median(t1_n, 1), t1_max=t1_n.max(1),
+                          bound_min=bd_n.min(1)))
 k_mu = np.polyfit(np.log(mu_tab.mu), np.log(mu_tab.t1_median), 1)[0]
 glue("alignment-t1-scaling", al_plots.t1_scaling(mu_tab, n_tab, k_mu), display=False)
 
 # %%
 print(f"log-log slope of the median t1 against mu: {k_mu:.2f} (1/sqrt(mu) would give -0.5); "
-      f"per initialisation {slopes.round(2)}; median t1 at n = 4, 16, 64: {n_tab.t1_median.round(3).tolist()}")
+      f"per initialisation {slopes.round(2)}; "
+      f"median t1 at n = 4, 16, 64: {n_tab.t1_median.round(3).tolist()}")
 print(f"step convergence at theta = 0.1: t1 at eta/4 {t1_mu[thetas.index(0.1)].round(2).tolist()}, "
       f"at eta/8 {t1_half.round(2).tolist()}")
 pd.concat([mu_tab, n_tab])
@@ -1158,9 +1158,10 @@ pd.concat([mu_tab, n_tab])
 # ```
 
 # %%
-mono = np.all(np.diff(t1_mu, axis=0) >= 0, axis=0).astype(float)             # μ decreases down the table
-within = lambda d_mu, d_n: ((t1_mu <= d_mu).all(0) & (t1_n <= d_n).all(0)).astype(float)
-ledger.grade("thm1.t1-scaling", mono=mono, slope=slopes, within=within(bd_mu, bd_n),
+# μ decreases down the table
+mono = np.all(np.diff(t1_mu, axis=0) >= 0, axis=0).astype(float)
+within = ((t1_mu <= bd_mu).all(0) & (t1_n <= bd_n).all(0)).astype(float)
+ledger.grade("thm1.t1-scaling", mono=mono, slope=slopes, within=within,
              t1_gap=al.rel_gap(t1_half, t1_mu[thetas.index(0.1)]))
 
 # %% [markdown]
@@ -1319,17 +1320,20 @@ ledger.grade("thm1.t1-scaling", mono=mono, slope=slopes, within=within(bd_mu, bd
 # this run's ledger:
 
 # %%
-new_rows = ["eps.t2-n", "thm1.t1-eq28", "thm1.norm-growth", "lemma3.norm-bounds", "lemma4.direction", "lemma11"]
+new_rows = ["eps.t2-n", "thm1.t1-eq28", "thm1.norm-growth", "lemma3.norm-bounds",
+            "lemma4.direction", "lemma11"]
 pd.DataFrame({c: dict(rate=ch.rate(c), tier=ledger.results[c].tier()[0],
                       control=ledger.results[c].control_status) for c in new_rows}).T
 
 # %%
-changed = ["lemmas.invariants", "thm1.t1-eq28", "lemma4.direction",
-           "fig6.two-drops", "fig7.fast", "mnist.low-rank", "thm1.t1-bound", "thm1.t1-scaling", "eps.lemma1-error", "eps.t2-log", "lemma15", "thm1.low-rank-two-dir",
-           "lemma13", "dwell-time", "thm1.loss-rate", "fig8.slow", "mnist.timescales", "mnist.align-first",
-           "fig9.orthogonal", "fig12.two-phase", "init-probability", "fig13.one-phase", "a5.both-fit", "thm1.refined-alignment"]
-pd.DataFrame({c: dict(after=ch.rate(c), tier=ledger.results[c].tier()[0], control=ledger.results[c].control_status)
-              for c in changed}).T
+changed = ["lemmas.invariants", "thm1.t1-eq28", "lemma4.direction", "fig6.two-drops", "fig7.fast",
+           "mnist.low-rank", "thm1.t1-bound", "thm1.t1-scaling", "eps.lemma1-error", "eps.t2-log",
+           "lemma15", "thm1.low-rank-two-dir", "lemma13", "dwell-time", "thm1.loss-rate",
+           "fig8.slow",
+           "mnist.timescales", "mnist.align-first", "fig9.orthogonal", "fig12.two-phase",
+           "init-probability", "fig13.one-phase", "a5.both-fit", "thm1.refined-alignment"]
+pd.DataFrame({c: dict(after=ch.rate(c), tier=ledger.results[c].tier()[0],
+                      control=ledger.results[c].control_status) for c in changed}).T
 
 # %%
 _ = glue_what_holds("alignment", ledger, al.claims.WHAT_HOLDS)

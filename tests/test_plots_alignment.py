@@ -16,6 +16,7 @@ import torch  # noqa: E402
 from lrlib.models import TwoLayer, generator  # noqa: E402
 from lrlib.plots import alignment as al_plots  # noqa: E402
 from lrlib.theory import alignment as al  # noqa: E402
+from lrlib.trajectory import Trajectory  # noqa: E402
 
 pytestmark = pytest.mark.usefixtures("close_figures")
 
@@ -81,3 +82,27 @@ def test_cones_draws_on_the_first_toy_draw():
     dirs = torch.stack([ang.cos(), ang.sin()], -1)
     fig = al_plots.cones(dirs, al.cone_membership(dirs, X_fam[0], y), X_fam[0], y, g.x_plus, g.x_minus)
     assert len(fig.axes) >= 1
+
+
+def test_toy_figure_marks_the_first_settled_snapshot():
+    X, y = al.toy_2d()
+    g = al.geometry(X, y)
+    unsettled = TwoLayer(W1=torch.stack([g.x_minus, g.x_plus]), W2=torch.tensor([[1.0, -1.0]], dtype=torch.float64))
+    good = TwoLayer(W1=torch.stack([g.x_plus, g.x_minus]), W2=unsettled.W2)
+    stack = TwoLayer(W1=torch.stack([unsettled.W1, unsettled.W1, good.W1, good.W1]),
+                     W2=torch.stack([unsettled.W2, unsettled.W2, good.W2, good.W2]))
+    traj = Trajectory(steps=np.array([0, 10, 20, 30]), time=np.arange(4.0), params=stack,
+                      loss=torch.tensor([1.0, 0.5, 0.2, 0.1], dtype=torch.float64), meta={})
+    fig, it = al_plots.toy_figure(traj, X, y, np.ones(4))
+    assert it == 20 and len(fig.axes) >= 4
+    assert fig.axes[3].lines[-1].get_xdata()[0] == 20                     # the end-of-alignment marker
+    never = TwoLayer(W1=stack.W1[:2], W2=stack.W2[:2])
+    traj2 = Trajectory(steps=np.array([0, 10]), time=np.arange(2.0), params=never,
+                       loss=torch.tensor([1.0, 0.5], dtype=torch.float64), meta={})
+    assert al_plots.toy_figure(traj2, X, y, np.ones(2))[1] == 10              # never settled: the last one
+
+
+def test_toy_notes_one_per_draw():
+    notes = al_plots.toy_notes([1200, 30000], [2, 1], [1, 1])
+    assert notes == ["draw 0: alignment ends at iteration 1,200; 2 drop(s) (its mirrored control: 1)",
+                     "draw 1: alignment ends at iteration 30,000; 1 drop(s) (its mirrored control: 1)"]

@@ -8,11 +8,15 @@ import pytest
 import torch
 
 from lrlib.losses import Loss
-from lrlib.models import TwoLayer, generator
+from lrlib.models import gaussian_init, generator, TwoLayer
 from lrlib.theory import alignment as al
 from lrlib.theory.alignment import claims as C
 from lrlib.train import train
 from lrlib.schedules import linear_schedule
+from lrlib.measure import drops
+from lrlib.ledger import load_declarations
+from lrlib.paths import chapter_paths
+from lrlib.trajectory import Trajectory
 
 EXP_SUM = Loss("exponential", "sum")
 
@@ -101,8 +105,6 @@ def test_eps_lemma1_trend_on_a_known_deviation(theory):
 
 
 def test_toy_drops_and_stragglers():
-    from lrlib.measure import drops
-    from lrlib.models import gaussian_init
     X, y = al.two_point_data(0.1)
     p = gaussian_init(50, 2, std_in=1e-6, std_out=1e-6, gen=generator(2), runs=(2,))
     traj = train(p, X.expand(2, 2, 2), y, loss=Loss("exponential", "mean"), lr=2e-3, steps=8000,
@@ -119,7 +121,6 @@ def test_toy_drops_and_stragglers():
 
 
 def test_mnist_measurements_read_the_summaries(theory):
-    from lrlib.models import gaussian_init
     X, y, _, _, _ = theory
     runs = {}
     for k, seed in (("a", 1), ("b", 2)):
@@ -175,8 +176,6 @@ def test_two_phase_reads_the_peak():
 
 
 def test_what_holds_names_only_declared_claims_and_each_once():
-    from lrlib.ledger import load_declarations
-    from lrlib.paths import chapter_paths
 
     declared = {d.id for d in load_declarations(chapter_paths("alignment")[1])}
     named = [i for _, ids in C.WHAT_HOLDS for i in ids]
@@ -185,7 +184,6 @@ def test_what_holds_names_only_declared_claims_and_each_once():
 
 def _traj_with_norms(time, wf2):
     """A trajectory of one neuron in R^1 per run whose ‖W‖_F² follows ``wf2`` (T, R)."""
-    from lrlib.trajectory import Trajectory
     W1 = torch.as_tensor(np.sqrt(wf2))[..., None, None]                       # (T, R, 1, 1)
     p = TwoLayer(W1=W1, W2=torch.ones(len(time), wf2.shape[1], 1, 1, dtype=torch.float64))
     return Trajectory(steps=np.arange(len(time)), time=np.asarray(time, float), params=p,
@@ -222,3 +220,16 @@ def test_lemma11_ratio_direct(theory):
                     best = min(best, xa / (math.sqrt(g.mu) * int(act.sum()) * g.X_min))
         want.append(best)
     assert (out <= np.array(want) + 1e-12).all() and (out >= 1).all()
+
+
+def test_eps_t2_n_takes_the_worst_n():
+    fake = {4: {"slope_ratio": np.array([1.1, 0.9]), "r2": np.array([0.999, 1.0])},
+            16: {"slope_ratio": np.array([1.0, 0.7]), "r2": np.array([1.0, 0.98])}}
+    orig = C.eps_t2_log
+    C.eps_t2_log = lambda s: fake[s]
+    try:
+        out = C.eps_t2_n({4: 4, 16: 16})
+    finally:
+        C.eps_t2_log = orig
+    assert np.allclose(out["dev"], [0.1, 0.3]) and np.allclose(out["r2_gap"], [0.001, 0.02])
+    assert np.allclose(out["ratio_16"], [1.0, 0.7])

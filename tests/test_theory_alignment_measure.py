@@ -1,32 +1,30 @@
-"""Tests for lrlib.theory.alignment.data and .measure (the Theorem 1 part 2 measurements)."""
+"""Tests for lrlib.theory.alignment.measure: the measurements on networks and trajectories (settled state,
+t₁, t₂, the loss-rate and low-rank checks, the direction deviation, the class alignment, the MNIST summary)."""
 
-import math
+from __future__ import annotations
 
 import numpy as np
 import pytest
 import torch
 
-from lrlib.errors import ParameterError
-from lrlib.measure import cosine
-from lrlib.models import TwoLayer, generator
+from lrlib.losses import Loss
+from lrlib.models import forward, generator, TwoLayer
 from lrlib.theory import alignment as al
+from lrlib.train import train
 from lrlib.trajectory import Trajectory
+from test_theory_alignment_core import DATASETS  # the shared Assumption-1 data sets
+
+F64 = torch.float64
 
 
-def test_two_direction_separable_geometry():
-    X, y = al.two_direction_separable(16, 10, 120.0, 0.1, generator(1))
-    assert X.shape == (16, 10) and X.dtype == torch.float64
-    assert (y[:8] == 1).all() and (y[8:] == -1).all()
+def _toy_net():
+    X, y = al.toy_2d()
+    # neuron 0: v>0 along x₊ (S₊); 1: v>0 pointing down (dead); 2: v<0 along x₋ (S₋);
+    # 3: v>0 along x₋ (in S₋: not settled); 4: v<0 along x₊ (in S₊: not settled)
     g = al.geometry(X, y)
-    assert g.mu > 0
-    assert float(cosine(g.x_plus, -g.x_minus)) < 0.8          # not antipodal, unlike synthetic_separable
-
-
-def test_two_direction_separable_errors():
-    with pytest.raises(ParameterError):
-        al.two_direction_separable(16, 10, 80.0, 0.1, generator(1))
-    with pytest.raises(ParameterError):
-        al.two_direction_separable(1, 10, 120.0, 0.1, generator(1))
+    W = torch.stack([g.x_plus, torch.tensor([0.0, -1.0], dtype=F64), g.x_minus, g.x_minus, g.x_plus])
+    a = torch.tensor([[1.0, 1.0, -1.0, 1.0, -1.0]], dtype=F64)
+    return X, y, TwoLayer(W1=W, W2=a)
 
 
 def _traj(W1s, W2s, time, loss):
@@ -34,6 +32,63 @@ def _traj(W1s, W2s, time, loss):
     params = TwoLayer(W1=W1s, W2=W2s)
     return Trajectory(params=params, steps=np.arange(len(time)), time=np.asarray(time, float),
                       loss=torch.as_tensor(loss, dtype=torch.float64), meta={})
+
+
+def test_settled_and_live_outside():
+    X, y, p = _toy_net()
+    assert al.settled(p, X, y).tolist() == [True, True, True, False, False]
+    assert int(al.live_outside_s_plus(p, X, y)) == 1          # neuron 3 only (neuron 1 is dead)
+
+
+def test_alignment_times_first_settled_snapshot():
+    X, y, p = _toy_net()
+    good = TwoLayer(W1=p.W1.clone(), W2=p.W2.clone())
+    good.W2[0, 3], good.W2[0, 4] = -1.0, 1.0                   # now every neuron is settled
+    stack = TwoLayer(W1=torch.stack([p.W1, p.W1, good.W1])[:, None], W2=torch.stack([p.W2, p.W2, good.W2])[:, None])
+    traj = Trajectory(steps=np.array([0, 10, 20]), time=np.array([0.0, 0.5, 1.0]), params=stack,
+                      loss=torch.zeros(3, 1, dtype=F64))
+    assert al.alignment_times(traj, X, y).tolist() == [1.0]
+    never = Trajectory(steps=np.array([0, 10]), time=np.array([0.0, 0.5]),
+                       params=TwoLayer(W1=torch.stack([p.W1, p.W1]), W2=torch.stack([p.W2, p.W2])), loss=torch.zeros(2, dtype=F64))
+    assert np.isnan(al.alignment_times(never, X, y))
+
+
+def test_class_alignment_against_direct_computation():
+    X, y, p = _toy_net()
+    traj = Trajectory(steps=np.array([0]), time=np.array([0.0]), params=p.map(lambda t: t[None]), loss=torch.zeros(1, dtype=F64))
+    out = al.class_alignment(traj, X, y)
+    xp = X[y > 0].sum(0)
+    Vp = [0, 1, 3]
+    cos = [float(p.W1[j] @ xp / (p.W1[j].norm() * xp.norm())) for j in Vp]
+    wbar = p.W1[Vp].mean(0)
+    assert out["+"][0][0] == pytest.approx(float(wbar @ xp / (wbar.norm() * xp.norm())), rel=1e-12)
+    assert out["+"][1][0] == pytest.approx(min(cos), rel=1e-12)
+    assert out["+"][2][0] == pytest.approx(max(cos), rel=1e-12)
+
+
+def test_two_phase_ratio():
+    nc = np.array([0.0, 1e-6, 1e-4, 1.0, 0.5])
+    dc = np.array([0.0, 2.0, 3.0, 1.0, 0.1])
+    assert al.two_phase_ratio(nc, dc) == (2, pytest.approx(1e-4))
+
+
+def test_lost_neurons_against_loop():
+    X, y = DATASETS[1]
+    gen = generator(5)
+    p0 = al.balanced_theory_init(20, X.shape[1], 1.0, gen, runs=(3,))
+    p1 = al.balanced_theory_init(20, X.shape[1], 1.0, gen, runs=(3,))
+    got = al.lost_neurons(p0, p1, X, y)
+    c = al.cone_membership(p1.W1, X, y)
+    for r in range(3):
+        n = 0
+        for j in range(20):
+            act = (X @ p0.W1[r, j] > 0)
+            if p0.a[r, j] > 0:
+                n += bool(act[y > 0].any()) and not bool(c["S_plus"][r, j])
+            else:
+                n += bool(act[y < 0].any()) and not bool(c["S_minus"][r, j])
+        assert int(got[r]) == n
+    assert al.lost_neurons(p0, p0.map(lambda t: t), X, y).shape == (3,)
 
 
 def test_low_rank_check_rank_one_and_random():
@@ -69,7 +124,6 @@ def test_loss_rate_check_on_the_bound_itself():
 
 
 def test_simplified_deviation_matches_autograd_on_balanced_state():
-    from lrlib.losses import Loss
     X, y = al.synthetic_separable(8, 5, 0.3, generator(2))
     p = al.balanced_theory_init(20, 5, 0.05, generator(3), runs=(2,))
     W1s = p.W1[None]
@@ -80,55 +134,7 @@ def test_simplified_deviation_matches_autograd_on_balanced_state():
     assert (dev > 0).all()
 
 
-def test_lemma1_bound_is_linear_in_eps():
-    X, y = al.synthetic_separable(8, 5, 0.3, generator(2))
-    g = al.geometry(X, y)
-    assert al.lemma1_bound(g, 50, 2e-6, 1.5) == pytest.approx(2 * al.lemma1_bound(g, 50, 1e-6, 1.5))
-
-
-def test_dwell_ratio_counts_only_unsettled_intervals():
-    T, n, m = 6, 2, 1
-    act = torch.zeros(T, 1, n, m, dtype=torch.bool)
-    act[:3, 0, 0, 0] = True                # pattern (1, 0) on t = 0, 1, 2, then (1, 1)
-    act[:, 0, 0, 0] = True
-    act[3:, 0, 1, 0] = True
-    settled = torch.zeros(T, 1, m, dtype=torch.bool)
-    settled[4:] = True                     # settled from t = 4
-    r = al.dwell_ratio(np.arange(T, dtype=float), act, settled, lambda n_a: 2.0 * n_a)
-    assert r[0] == pytest.approx(3 / 2)    # interval [0, 3) with n_a = 1; [3, 4) with n_a = 2 gives 1/4
-
-
-def test_init_activation_mc_gaussian_and_biased():
-    X, y = al.synthetic_separable(8, 5, 0.3, generator(2))
-    z1, z0 = al.init_activation_mc(X, y, generator(4), 4000, 3)
-    assert z1 > 0 and z0 < 0
-    away = -X[y > 0].sum(0) / X[y > 0].sum(0).norm()
-    z1b, z0b = al.init_activation_mc(X, y, generator(4), 4000, 3, bias=away)
-    assert z1b < -3 and z0b > 3
-
-
-def test_alignment_time_and_bound_and_growth_outside_s_plus():
-    X, y = al.two_point_data(0.5)
-    g, t1, bounds = al.alignment_time_and_bound(X, y, 2, 1e-12, 0, t_max=30.0)
-    assert t1.shape == bounds.shape == (2,) and np.all(bounds > 0) and g.mu == pytest.approx(al.mu(X, y))
-    assert np.all(np.isfinite(t1)) and np.all(t1 <= bounds)                  # Theorem 1 on an easy case
-    # growth outside S+: one live V+ neuron inside S+ (norm 2, along x1 + x2: active on both points), one
-    # outside (norm 1, along x1 − x2: active on x1 only): share 1/2, ratio 1/2
-    u, v = X[0] + X[1], X[0] - X[1]
-    W = torch.stack([2 * u / u.norm(), v / v.norm()]).unsqueeze(0).to(torch.float64)
-    p = TwoLayer(W1=W, W2=torch.tensor([[[1.0, 1.0]]], dtype=torch.float64))
-    cm = al.cone_membership(p.W1, X, y)
-    assert bool(cm["S_plus"][0, 0]) and not bool(cm["S_plus"][0, 1])
-    tr = Trajectory(steps=np.array([0]), time=np.array([0.0]), params=p.map(lambda t: t.unsqueeze(0)),
-                    loss=torch.zeros(1, 1, dtype=torch.float64))
-    share, ratio = al.growth_outside_s_plus(X, y, tr)
-    assert share.tolist() == [0.5] and ratio.tolist() == pytest.approx([0.5])
-
-
-
 def test_mnist_summary_on_a_small_run():
-    from lrlib.losses import Loss
-    from lrlib.train import train
 
     X, y = al.two_point_data(0.3)
     p = al.balanced_theory_init(10, X.shape[1], 1e-6, generator(3))
@@ -140,9 +146,6 @@ def test_mnist_summary_on_a_small_run():
 
 
 def test_direction_deviation_matches_autograd_for_unbalanced_weights():
-    from lrlib.models import TwoLayer, forward, generator
-    from lrlib.theory import alignment as al
-    from lrlib.trajectory import Trajectory
     X, y = al.synthetic_separable(6, 4, 0.3, generator(5))
     p0 = al.balanced_theory_init(7, 4, 0.3, generator(6), runs=(2,))
     p = TwoLayer(W1=p0.W1, W2=p0.W2 * torch.tensor([[[2.0]], [[0.5]]], dtype=p0.W2.dtype))
@@ -154,31 +157,10 @@ def test_direction_deviation_matches_autograd_for_unbalanced_weights():
     u = W.detach() / nrm
     vel = (Wd - (Wd * u).sum(-1, keepdim=True) * u) / nrm
     xa = al.signed_active_sum(W.detach(), X, y)
-    simp = torch.sign(p.a).unsqueeze(-1) * al._project(W.detach(), xa)
+    simp = torch.sign(p.a).unsqueeze(-1) * al.project(W.detach(), xa)
     want = (vel - simp).norm(dim=-1).amax(-1).numpy()
     traj = Trajectory(steps=np.array([0]), time=np.array([0.0]), params=p.map(lambda t: t[None]),
                       loss=torch.zeros(1, 2, dtype=X.dtype))
     dev, fmax = al.measure.direction_deviation(traj, X, y)
     np.testing.assert_allclose(dev[0], want, rtol=1e-10)
     np.testing.assert_allclose(fmax[0], forward(p, X)[..., 0].abs().amax(-1).numpy(), rtol=1e-12)
-
-
-def test_eps_t2_n_takes_the_worst_n():
-    import lrlib.theory.alignment.claims as cl
-    fake = {4: {"slope_ratio": np.array([1.1, 0.9]), "r2": np.array([0.999, 1.0])},
-            16: {"slope_ratio": np.array([1.0, 0.7]), "r2": np.array([1.0, 0.98])}}
-    orig = cl.eps_t2_log
-    cl.eps_t2_log = lambda s: fake[s]
-    try:
-        out = cl.eps_t2_n({4: 4, 16: 16})
-    finally:
-        cl.eps_t2_log = orig
-    assert np.allclose(out["dev"], [0.1, 0.3]) and np.allclose(out["r2_gap"], [0.001, 0.02])
-    assert np.allclose(out["ratio_16"], [1.0, 0.7])
-
-
-def test_t2_n_sweep_small():
-    W0 = al.balanced_theory_init(4, 10, 1.0, generator(1), runs=(1,))
-    sw = al.claims.t2_n_sweep(W0, 4, 0, 1)
-    t2 = al.fitting_times(sw.traj, sw.X, sw.y)
-    assert np.isfinite(t2).all() and (np.diff(t2) > 0).all()     # smaller eps fits later

@@ -1,17 +1,21 @@
-"""Tests for lrlib.theory.alignment.mnist (the exact reductions of the MNIST runs) and the
-Lemma 15 measurement of lrlib.theory.alignment.measure."""
+"""Tests for lrlib.theory.alignment.mnist (the exact reductions of the MNIST runs)."""
+
+from __future__ import annotations
 
 import numpy as np
 import pytest
 import torch
 
+from lrlib.data import mnist_pair
 from lrlib.errors import ParameterError
-from lrlib.integrate import flow
+from lrlib.ledger import load_declarations
+from lrlib.ledger.grading import grade_seeds
 from lrlib.losses import Loss
 from lrlib.models import gaussian_init, generator
+from lrlib.paths import chapter_paths
+from lrlib.schedules import linear_schedule
 from lrlib.theory import alignment as al
 from lrlib.train import train
-from lrlib.schedules import linear_schedule
 
 EXP_MEAN = Loss("exponential", "mean")
 
@@ -77,17 +81,46 @@ def test_train_until_stable_equals_one_long_run():
         al.train_until_stable(p0, X, y, steps=50, block=100, cap=400, tol=0.1, record=10, **kw)
 
 
-def test_lemma15_ratio_holds_and_frozen_first_layer_fails():
-    g = generator(5)
-    X = torch.randn(12, 4, generator=g, dtype=torch.float64)
-    X[:, 0] = X[:, 0].abs() + 0.5
-    y = torch.ones(12, dtype=torch.float64)
-    y[6:] = -1
-    X[6:] *= -1                                               # separable by z = e1, margin ≥ 0.5
-    gamma = float((y * X[:, 0]).min())
-    p0 = gaussian_init(10, 4, std_in=0.1, std_out=0.1, gen=generator(6), runs=(2,), act="linear")
-    kw = dict(loss=Loss("exponential", "sum"), lr=1e-3, steps=20_000, record=120)
-    ratio, n_win = al.lemma15_ratio(flow(p0, X, y, **kw), X, y, gamma)
-    assert ratio.shape == (2,) and (n_win >= 20).all() and (ratio >= 1).all()
-    ratio_c, n_c = al.lemma15_ratio(flow(p0, X, y, trainable=("W2",), **kw), X, y, gamma)
-    assert (n_c > 0).all() and (ratio_c < 1).all()
+def test_run_pair_is_train_until_stable_on_the_pair():
+    X, y, tr, change = al.mnist.run_pair(1, 0, 10, 1e-3, 5, loss=EXP_MEAN, steps=20, block=10, cap=40,
+                                         record=linear_schedule(20, 5))
+    X0, y0 = mnist_pair(1, 0, 10, dtype=torch.float32)
+    assert torch.equal(X, X0) and torch.equal(y, y0)
+    p = gaussian_init(50, 784, std_in=1e-3, std_out=1e-3, gen=generator(5), dtype=torch.float32)
+    ref, ref_change = al.train_until_stable(p, X0, y0, loss=EXP_MEAN, lr=2e-3, steps=20, block=10, cap=40,
+                                            tol=0.01, record=linear_schedule(20, 5))
+    assert torch.equal(tr.params.W1, ref.params.W1) and change == ref_change
+
+
+def test_sgd_schemes_share_the_first_layer_and_freeze_v():
+    X, y = _zero_column_data(n=16, d=784)
+    rec = linear_schedule(6, 3)
+    runs = al.mnist.sgd_schemes(X.float(), y.float(), 2, loss=EXP_MEAN, steps=6, batch_size=8, record=rec)
+    both, first = runs["both layers"], runs["first layer only, v = ±1"]
+    assert torch.equal(both.params.W1[0], first.params.W1[0])
+    assert torch.equal(first.params.W2[0], first.params.W2[-1]) and set(first.params.W2[0].abs().flatten().tolist()) == {1.0}
+    assert not torch.equal(both.params.W2[0], both.params.W2[-1])
+    p = gaussian_init(50, 784, std_in=1e-6, std_out=1e-6, gen=generator(2 + 3), dtype=torch.float32)
+    ref = al.train_active(p, X.float(), y.float(), loss=EXP_MEAN, lr=2e-3, steps=6, batch_size=8, record=rec, seed=2)
+    assert torch.equal(ref.params.W1, both.params.W1)
+
+
+def test_summary_note_formats_each_pair():
+    s = [dict(k_align=120.4, k_drop=900.6, final_stable_rank=1.23456, last_iteration=15000),
+         dict(k_align=float("inf"), k_drop=10.0, final_stable_rank=2.0, last_iteration=20)]
+    assert al.mnist.summary_note(["1 vs 0", "3 vs 8"], s, "timing") == (
+        "1 vs 0: aligned at 120, drop at 901; 3 vs 8: aligned at inf, drop at 10")
+    assert al.mnist.summary_note(["1 vs 0", "3 vs 8"], s, "rank") == (
+        "1 vs 0: stable rank 1.235 at iteration 15000; 3 vs 8: stable rank 2.000 at iteration 20")
+
+
+def test_image_count_verdicts_grade_each_claim_twice():
+    decls = {d.id: d for d in load_declarations(chapter_paths("alignment")[1])}
+    small = dict(k_align=100.0, k_drop=3000.0, align_drop=0.5, final_stable_rank=1.05, sr_conv=0.001)
+    big = dict(small, final_stable_rank=40.0)
+    got = al.mnist.image_count_verdicts(decls, small, big)
+    assert set(got) == set(al.rule_inputs(small))
+    for c, (a, b) in got.items():
+        assert a == grade_seeds(decls[c], al.rule_inputs(small)[c])[0]
+        assert b == grade_seeds(decls[c], al.rule_inputs(big)[c])[0]
+    assert got["mnist.low-rank"] == ("reproduced", "not reproduced")

@@ -2,9 +2,13 @@
 
 from __future__ import annotations
 
+import matplotlib.pyplot as plt
 import numpy as np
 import torch
+from matplotlib.collections import LineCollection
 
+from ..theory.alignment.measure import class_alignment, settled
+from ..track import stable_rank
 from . import NEG, POS, THEORY, label_panels, panel_grid
 
 
@@ -72,7 +76,6 @@ def activation_timeline(time, active, y, t1, title=""):
     -------
     matplotlib.figure.Figure
     """
-    import matplotlib.pyplot as plt
 
     order = np.argsort(-np.asarray(y), kind="stable")
     fig, ax = plt.subplots(figsize=(6.4, 0.25 * len(y) + 1.4), constrained_layout=True)
@@ -108,7 +111,6 @@ def direction_field(circle, field, X, y):
     -------
     matplotlib.figure.Figure
     """
-    import matplotlib.pyplot as plt
 
     fig, ax = plt.subplots(figsize=(4.2, 4.2), constrained_layout=True)
     ax.plot(circle[:, 0], circle[:, 1], color="0.8", lw=0.8)
@@ -139,7 +141,6 @@ def cones(dirs, masks, X, y, x_plus, x_minus):
     -------
     matplotlib.figure.Figure
     """
-    import matplotlib.pyplot as plt
 
     fig, ax = plt.subplots(figsize=(4.6, 4.6), constrained_layout=True)
     labels = {"S_plus": "$\\mathcal{S}_+$", "S_minus": "$\\mathcal{S}_-$", "S_dead": "$\\mathcal{S}_{dead}$", "other": "other"}
@@ -175,8 +176,6 @@ def draw_neurons(ax, p, X, y, title):
     -------
     None
     """
-    from matplotlib.collections import LineCollection
-
     w = (p.W1 / p.norms_in().max()).numpy()
     Xs = (X / X.norm(dim=-1).max()).numpy()
     for sgn, col, mk in ((1, POS, "o"), (-1, NEG, "s")):
@@ -222,6 +221,45 @@ def toy_panels(toy, X, y, i_al, control_loss, sr, s2):
     label_panels(axes)
     fig.suptitle("Figure 6 — 2-D toy: alignment, then growth")
     return fig
+
+
+def toy_figure(toy, X, y, control_loss):
+    """Figure 6 for one draw of the toy family (:func:`toy_panels`), with the end of its alignment.
+
+    Parameters
+    ----------
+    toy, X, y, control_loss : object
+        The run, its data and its control's loss, as in :func:`toy_panels`.
+
+    Returns
+    -------
+    (matplotlib.figure.Figure, int)
+        The figure and the iteration at which every neuron has settled
+        (:func:`lrlib.theory.alignment.measure.settled`; the last one if never).
+    """
+    ok_t = settled(toy.params, X, y).all(-1).numpy()
+    i_al = int(np.argmax(ok_t)) if ok_t.any() else len(toy) - 1
+    sr, s2 = stable_rank(toy.params.W1)
+    return toy_panels(toy, X, y, i_al, control_loss, sr.numpy(), s2.numpy()), int(toy.steps[i_al])
+
+
+def toy_notes(iterations, n_drops, n_drops_control):
+    """The per-draw notes under Figure 6's seed switcher.
+
+    Parameters
+    ----------
+    iterations : sequence of int
+        The end of alignment per draw (iterations).
+    n_drops, n_drops_control : sequence of int
+        The loss drops per draw and per mirrored control.
+
+    Returns
+    -------
+    list of str
+        One note per draw.
+    """
+    return [f"draw {r}: alignment ends at iteration {it:,}; {n_drops[r]} drop(s) (its mirrored control: "
+            f"{n_drops_control[r]})" for r, it in enumerate(iterations)]
 
 
 def two_point_panels(tr, X, y, counts, steps, title):
@@ -275,9 +313,6 @@ def mnist_figure(X, y, traj, pos, neg, fig_no, at_step=None):
     -------
     matplotlib.figure.Figure
     """
-    from ..theory.alignment import class_alignment
-    from ..track import stable_rank
-
     sr, s2 = (v.numpy() for v in stable_rank(traj.params.W1))
     return mnist_panels(X, y, traj, pos, neg, class_alignment(traj, X, y), sr, s2, fig_no, at_step)
 
@@ -305,7 +340,6 @@ def mnist_panels(X, y, traj, pos, neg, bands, sr, s2, fig_no, at_step=None):
     -------
     matplotlib.figure.Figure
     """
-    import matplotlib.pyplot as plt
 
     fig = plt.figure(figsize=(13, 6.4), constrained_layout=True)
     gs = fig.add_gridspec(2, 3)
@@ -364,7 +398,6 @@ def scheme_changes(ep, nc, dc, L, title):
     -------
     matplotlib.figure.Figure
     """
-    import matplotlib.pyplot as plt
 
     fig, ax = plt.subplots(figsize=(6, 3.6), constrained_layout=True)
     ax.loglog(ep[1:], np.abs(nc[1:]), color=POS, label="norm change $\\sum_j 2\\langle-\\nabla_{w_j}L, w_j\\rangle$")

@@ -1,17 +1,35 @@
 """Min, Mallada & Vidal (ICLR 2024), "Early neuron alignment in two-layer ReLU networks with
-small initialization": the closed forms, geometric objects, data sets and measurements of the
-paper (:mod:`.core`), further data sets (:mod:`.data`), trajectory measurements (:mod:`.measure`)
-and the MNIST training helpers (:mod:`.mnist`).  ``from lrlib.theory import
-alignment as al`` exposes their public names."""
+small initialization": the paper's closed forms (:mod:`.core`), the cones and the direction
+dynamics (:mod:`.cones`), its data sets and initialisation (:mod:`.data`), measurements on
+trajectories (:mod:`.measure`, and those behind the lemmas in :mod:`.lemmas`), the MNIST training
+helpers (:mod:`.mnist`), the chapter's experiments (:mod:`.runs`), the run bundles handed to the
+claims (:mod:`.bundles`) and the claims' measurement functions (:mod:`.claims`).
+``from lrlib.theory import alignment as al`` exposes their public names."""
 
-from . import core, data  # noqa: F401
-from .core import *  # noqa: F401,F403
-from .core import _project, _unit_rows  # noqa: F401
-from .data import two_direction_separable  # noqa: F401
-from . import measure  # noqa: F401,E402
-from .measure import (fitting_times, lemma1_bound, lemma13_ratio, loss_rate_check, low_rank_check,  # noqa: F401,E402
-                      refined_alignment_min, simplified_deviation, dwell_ratio, init_activation_mc,
-                      growth_outside_s_plus, mnist_summary, alignment_time_and_bound, lemma15_ratio)
-from . import mnist  # noqa: F401,E402
-from . import claims  # noqa: F401,E402
-from .mnist import active_columns, rule_inputs, stable_rank_change, train_active, train_until_stable  # noqa: F401,E402
+from . import bundles, claims, cones, core, data, lemmas, measure, mnist, runs
+from .cones import (approx_direction_velocity, cap_leaves_cone, cone_membership, direction_velocity, n_active,
+                    norm_and_direction_change, project, signed_active_sum)
+from .core import (DataGeometry, alpha_rate, eq28_log10_bound, geometry, horizon, lemma1_bound, lemma2_gap,
+                   lemma4_bound, loss_bound, mu, rel_gap, t1_bound, zeta, zeta2)
+from .data import (TOY_NEG_DEG, TOY_NORMS, TOY_POS_DEG, balanced_theory_init, synthetic_separable, toy_2d,
+                   toy_family, two_direction_separable, two_point_data)
+from .lemmas import (alignment_time_and_bound, dwell_ratio, init_activation_mc, lemma11_min_ratio, lemma13_ratio,
+                     lemma15_ratio, refined_alignment_min)
+from .measure import (alignment_times, class_alignment, direction_deviation, fitting_times, growth_outside_s_plus,
+                      live_outside_s_plus, lost_neurons, loss_rate_check, low_rank_check, mnist_summary, settled,
+                      simplified_deviation, two_phase_ratio)
+from .mnist import active_columns, rule_inputs, stable_rank_change, train_active, train_until_stable
+
+__all__ = ["bundles", "claims", "cones", "core", "data", "lemmas", "measure", "mnist", "runs",
+           "approx_direction_velocity", "cap_leaves_cone", "cone_membership", "direction_velocity", "n_active",
+           "norm_and_direction_change", "project", "signed_active_sum",
+           "DataGeometry", "alpha_rate", "eq28_log10_bound", "geometry", "horizon", "lemma1_bound", "lemma2_gap",
+           "lemma4_bound", "loss_bound", "mu", "rel_gap", "t1_bound", "zeta", "zeta2",
+           "TOY_NEG_DEG", "TOY_NORMS", "TOY_POS_DEG", "balanced_theory_init", "synthetic_separable", "toy_2d",
+           "toy_family", "two_direction_separable", "two_point_data",
+           "alignment_time_and_bound", "dwell_ratio", "init_activation_mc", "lemma11_min_ratio", "lemma13_ratio",
+           "lemma15_ratio", "refined_alignment_min",
+           "alignment_times", "class_alignment", "direction_deviation", "fitting_times", "growth_outside_s_plus",
+           "live_outside_s_plus", "lost_neurons", "loss_rate_check", "low_rank_check", "mnist_summary", "settled",
+           "simplified_deviation", "two_phase_ratio",
+           "active_columns", "rule_inputs", "stable_rank_change", "train_active", "train_until_stable"]

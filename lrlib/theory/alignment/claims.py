@@ -7,7 +7,7 @@ chapter hands them in, so a control is always measured the way the claim is.
 
 Conventions
 -----------
-A *run* handed to a function here is one of the bundles below (a trajectory with what is needed
+A *run* handed to a function here is one of the bundles of :mod:`.bundles` (a trajectory with what is needed
 to read it: its data, its initialisation scale, its sweep). ``R`` is the number of
 initialisations (seeds), ``E`` the number of values of ε of a sweep, ``T`` the number of
 snapshots. Times are flow time ``t = η k`` (summed exponential loss). Every function returns a
@@ -17,8 +17,6 @@ dict of named arrays of shape ``(R,)``, one entry per seed.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field, replace
-from functools import cached_property
 
 import numpy as np
 import torch
@@ -26,41 +24,21 @@ import torch
 from ...ledger.trend import trend_stats
 from ...measure import drops, line_fit
 from ...trajectory import Trajectory
-from .core import alignment_times, geometry, horizon, live_outside_s_plus, t1_bound, zeta, zeta2
-from .measure import fitting_times, growth_outside_s_plus, refined_alignment_min, init_activation_mc, lemma1_bound, lemma15_ratio, low_rank_check, mnist_summary, simplified_deviation
+from ...models import forward, generator
+from .bundles import (EpsSweep, InitDraws, MnistRuns, NormRuns, SchemeRun, TheoryRuns, TwoPointRuns, eps_sweep,
+                      initial, t2_n_sweep)
+from .core import geometry, horizon, lemma1_bound, t1_bound, zeta, zeta2
+from .lemmas import init_activation_mc, lemma11_min_ratio, lemma15_ratio, refined_alignment_min
+from .measure import (alignment_times, direction_deviation, fitting_times, growth_outside_s_plus, live_outside_s_plus,
+                      low_rank_check, two_phase_ratio)
 
 Tensor = torch.Tensor
 
-__all__ = ["TheoryRuns", "EpsSweep", "eps_sweep", "initial", "TwoPointRuns", "toy_drops", "stragglers",
-           "InitDraws", "init_probability", "MnistRuns", "mnist_timescales", "mnist_align_first", "mnist_align_decreases", "mnist_low_rank", "t1_within_bound", "low_rank_two_dir", "lemma15_rate",
-           "eps_t2_log", "t2_n_sweep", "eps_t2_n", "eps_lemma1_trend", "NormRuns", "norm_growth", "lemma3_norms", "lemma4_direction",
-           "lemma11_ratio", "WHAT_HOLDS"]
-
-
-@dataclass
-class TheoryRuns:
-    """Runs of the theory setting (balanced init of scale ε) with their data.
-
-    Parameters
-    ----------
-    traj : Trajectory
-        ``T`` snapshots of ``R`` runs, flow time.
-    X, y : Tensor
-        Data ``(n, D)`` and labels ``(n,)``.
-    p0 : object
-        The initialisation (:class:`lrlib.models.TwoLayer`, ``W1 (R, m, D)``).
-    eps : float
-        Its scale ε (``W1 = ε W₀``).
-    h : int
-        Width.
-    """
-
-    traj: Trajectory
-    X: Tensor
-    y: Tensor
-    p0: object
-    eps: float
-    h: int = 50
+__all__ = ["TheoryRuns", "EpsSweep", "eps_sweep", "initial", "TwoPointRuns", "InitDraws", "MnistRuns", "SchemeRun",
+           "NormRuns", "t2_n_sweep", "toy_drops", "stragglers", "init_probability", "mnist_timescales",
+           "mnist_align_first", "mnist_align_decreases", "mnist_low_rank", "t1_within_bound", "low_rank_two_dir",
+           "lemma15_rate", "eps_t2_log", "eps_t2_n", "eps_lemma1_trend", "orthogonal_growth", "refined_alignment",
+           "two_phase", "norm_growth", "lemma3_norms", "lemma4_direction", "lemma11_ratio", "WHAT_HOLDS"]
 
 
 def t1_within_bound(run: TheoryRuns) -> dict[str, np.ndarray]:
@@ -129,83 +107,6 @@ def lemma15_rate(run: Trajectory, X: Tensor, y: Tensor, gamma: float) -> dict[st
     return {"ratio": ratio, "n_win": np.asarray(n_win, dtype=float)}
 
 
-@dataclass
-class EpsSweep:
-    """One flow per (ε, initialisation): the same ``W₀`` scaled by each ε of a sweep.
-
-    Parameters
-    ----------
-    traj : Trajectory
-        Runs ordered ``(ε, seed)``: ``E·R`` runs, flow time.
-    X, y : Tensor
-        Data ``(n, D)`` and labels ``(n,)``.
-    eps : ndarray
-        ``(E,)`` the scales.
-    R : int
-        Initialisations per scale.
-    t_end : ndarray
-        ``(E, R)`` the end of the window read by :func:`eps_lemma1_trend` (the horizon ``T(ε)``).
-    h : int
-        Width.
-    dev : ndarray or None
-        ``(T, E·R)`` the direction error of :func:`~lrlib.theory.alignment.measure.simplified_deviation`
-        (made once by :func:`eps_sweep`, shared with a copy that reads another window).
-    """
-
-    traj: Trajectory
-    X: Tensor
-    y: Tensor
-    eps: np.ndarray
-    R: int
-    t_end: np.ndarray
-    h: int = 50
-    dev: np.ndarray | None = field(default=None, repr=False)
-
-    def window(self, t_end: np.ndarray) -> "EpsSweep":
-        """The same sweep read up to another time, sharing the direction error.
-
-        Parameters
-        ----------
-        t_end : ndarray
-            ``(E, R)`` the window's end per run (flow time).
-
-        Returns
-        -------
-        EpsSweep
-        """
-        return replace(self, t_end=np.asarray(t_end, dtype=float))
-
-
-def eps_sweep(traj: Trajectory, X: Tensor, y: Tensor, eps: np.ndarray, R: int, h: int = 50,
-              deviation: bool = True) -> EpsSweep:
-    """Bundle an ε sweep, read up to the horizon ``T(ε)``, with its direction error.
-
-    Parameters
-    ----------
-    traj : Trajectory
-        ``E·R`` runs ordered ``(ε, seed)``.
-    X, y : Tensor
-        Data ``(n, D)`` and labels ``(n,)``.
-    eps : ndarray
-        ``(E,)`` scales.
-    R : int
-        Initialisations per scale.
-    h : int
-        Width.
-    deviation : bool
-        Compute the direction error (a ReLU network from a balanced init; False for other models).
-
-    Returns
-    -------
-    EpsSweep
-    """
-    eps = np.asarray(eps, dtype=float)
-    g = geometry(X, y)
-    T = np.repeat(np.array([horizon(g, h, e) for e in eps])[:, None], R, 1)
-    dev = simplified_deviation(traj, X, y) if deviation else None
-    return EpsSweep(traj, X, y, eps, R, T, h, dev)
-
-
 def eps_t2_log(run: EpsSweep) -> dict[str, np.ndarray]:
     """The fitting time against ``log(1/(√h ε))``: straightness, slope and the horizon.
 
@@ -230,46 +131,6 @@ def eps_t2_log(run: EpsSweep) -> dict[str, np.ndarray]:
     x_min = min(g.x_plus.norm().item(), g.x_minus.norm().item())
     return {"r2": np.array([f.r2 for f in fits]), "slope_ratio": np.array([f.slope for f in fits]) * x_min,
             "lo": (t2 / T[:, None]).min(0)}
-
-
-def t2_n_sweep(W0, n: int, seed: int, R: int, act: str = "relu", div: int = 1) -> EpsSweep:
-    """GD of a balanced init at ε ∈ {10⁻⁴, 10⁻⁸, 10⁻¹²} on ``n`` points of the synthetic family.
-
-    Parameters
-    ----------
-    W0 : TwoLayer
-        The initialisation at scale 1 (``R`` runs, ``D = 10``), scaled by each ε.
-    n : int
-        Points: ``synthetic_separable(n, 10, 0.3, generator(seed + 40 + n))`` (the t₁-against-n data).
-    seed : int
-        The chapter's base seed.
-    R : int
-        Initialisations.
-    act : str
-        ``"relu"``, or ``"linear"`` for the control.
-    div : int
-        The step is ``0.05/(n X_max)/div`` (``div = 2``: the step-halving re-run).
-
-    Returns
-    -------
-    EpsSweep
-        The runs ``(ε, seed)``, summed exponential loss, to ``t = 1.5 log(1/(√50·10⁻¹²))/min‖x±‖ + 2``,
-        snapshots every ``5·div`` steps (no direction error).
-    """
-    from ...losses import Loss
-    from ...models import TwoLayer, generator
-    from ...schedules import linear_schedule
-    from ...train import train
-    from .core import synthetic_separable
-    X, y = synthetic_separable(n, 10, 0.3, generator(seed + 40 + n))
-    g, eps = geometry(X, y), 10.0 ** -np.arange(4, 13, 4)
-    sc = torch.as_tensor(eps).repeat_interleave(R)[:, None, None]
-    p = TwoLayer(W1=W0.W1.repeat(3, 1, 1) * sc, W2=W0.W2.repeat(3, 1, 1) * sc, act=act)
-    eta = 0.05 / (n * g.X_max) / div
-    k = int((1.5 * math.log(1 / (math.sqrt(50) * 1e-12)) / min(g.x_plus.norm().item(), g.x_minus.norm().item())
-             + 2) / eta)
-    tr = train(p, X, y, loss=Loss("exponential", "sum"), lr=eta, steps=k, record=linear_schedule(k, 5 * div))
-    return eps_sweep(tr, X, y, eps, R, deviation=False)
 
 
 def eps_t2_n(runs: dict) -> dict[str, np.ndarray]:
@@ -320,23 +181,6 @@ def eps_lemma1_trend(run: EpsSweep) -> dict[str, np.ndarray]:
     return out
 
 
-def initial(traj: Trajectory) -> Trajectory:
-    """The initial snapshot of a trajectory, as a trajectory of one snapshot (the ``init=`` of a claim).
-
-    Parameters
-    ----------
-    traj : Trajectory
-        ``T`` snapshots of ``R...`` runs.
-
-    Returns
-    -------
-    Trajectory
-        Its snapshot 0 alone (tensors ``(1, R..., …)``).
-    """
-    return Trajectory(steps=traj.steps[:1], time=traj.time[:1], params=traj.params.map(lambda t: t[:1]),
-                      loss=traj.loss[:1], meta=dict(traj.meta))
-
-
 def toy_drops(run: Trajectory) -> dict[str, np.ndarray]:
     """Figure 6's test: the number of separate drops of the loss and how far it has fallen.
 
@@ -354,23 +198,6 @@ def toy_drops(run: Trajectory) -> dict[str, np.ndarray]:
     L = run.loss.numpy()
     return {"drops": np.array([len(drops(run.steps, L[:, r])) for r in range(L.shape[1])], dtype=float),
             "final_ratio": L[-1] / L[0]}
-
-
-@dataclass
-class TwoPointRuns:
-    """Runs of the two-point family of Figures 7–9 with their data.
-
-    Parameters
-    ----------
-    traj : Trajectory
-        ``T`` snapshots of ``R`` runs (GD iterations in ``traj.steps``).
-    X, y : Tensor
-        Data ``(2, 2)`` and labels ``(2,)``.
-    """
-
-    traj: Trajectory
-    X: Tensor
-    y: Tensor
 
 
 def stragglers(run: TwoPointRuns) -> dict[str, np.ndarray]:
@@ -391,28 +218,6 @@ def stragglers(run: TwoPointRuns) -> dict[str, np.ndarray]:
     tr = run.traj
     return {f"c{k // 1000}": live_outside_s_plus(tr.at(tr.index_of_step(k)), run.X, run.y).numpy().astype(float)
             for k in (7000, 21_000)}
-
-
-@dataclass
-class MnistRuns:
-    """MNIST runs, one network per digit pair (one seed), with what the claims read of them.
-
-    Parameters
-    ----------
-    runs : dict
-        Pair label → ``(X, y, traj, sr_conv)``: centred images ``(n, 784)``, labels ``(n,)``, the
-        run (GD iterations in ``traj.steps``) and its final relative stable-rank change
-        (:func:`~lrlib.theory.alignment.mnist.train_until_stable`). The first pair is the one
-        :func:`mnist_timescales` reads.
-    """
-
-    runs: dict
-
-    @cached_property
-    def summaries(self) -> list[dict]:
-        """Per pair, :func:`~lrlib.theory.alignment.measure.mnist_summary` with ``sr_conv`` and ``last_iteration``."""
-        return [dict(mnist_summary(X, y, tr), sr_conv=float(conv), last_iteration=int(tr.steps[-1]))
-                for X, y, tr, conv in self.runs.values()]
 
 
 def mnist_timescales(run: MnistRuns) -> dict[str, np.ndarray]:
@@ -494,39 +299,13 @@ def mnist_low_rank(run: MnistRuns) -> dict[str, np.ndarray]:
             "sr_conv": np.array([ss[0]["sr_conv"]]), "sr_conv_max": np.array([max(s["sr_conv"] for s in ss)])}
 
 
-@dataclass
-class InitDraws:
-    """Monte Carlo draws of initial neurons, one independent set per seed (§3.1).
-
-    Parameters
-    ----------
-    X, y : Tensor
-        Data ``(n, D)`` and labels ``(n,)``.
-    seeds : list of int
-        One generator seed per seed of the claim.
-    draws : int
-        Draws per seed.
-    m : int
-        Neurons per draw for the "none of m" probability.
-    bias : Tensor or None
-        ``(D,)``: draw ``bias + 0.3 g`` instead of ``N(0, I/D)`` (a biased initialisation).
-    """
-
-    X: Tensor
-    y: Tensor
-    seeds: list
-    draws: int = 20_000
-    m: int = 4
-    bias: Tensor | None = None
-
-
 def init_probability(run: InitDraws) -> dict[str, np.ndarray]:
     """z scores of the random-initialisation argument: ``P(one neuron activates a positive point) ≥ 1/2``.
 
     Parameters
     ----------
     run : InitDraws
-        The draws (:func:`~lrlib.theory.alignment.measure.init_activation_mc` per seed).
+        The draws (:func:`~lrlib.theory.alignment.lemmas.init_activation_mc` per seed).
 
     Returns
     -------
@@ -534,7 +313,6 @@ def init_probability(run: InitDraws) -> dict[str, np.ndarray]:
         ``p_one`` — ``(p̂ − 1/2)/se`` for one neuron; ``p_none`` — ``(p̂ − 2⁻ᵐ)/se`` for none of ``m``;
         each ``(R,)`` (dimensionless).
     """
-    from ...models import generator
     z = np.array([init_activation_mc(run.X, run.y, generator(s), run.draws, run.m, bias=run.bias) for s in run.seeds])
     return {"p_one": z[:, 0], "p_none": z[:, 1]}
 
@@ -582,23 +360,6 @@ def refined_alignment(run: TheoryRuns) -> dict[str, np.ndarray]:
     return {"one_minus_cos": one_minus, "window": window}
 
 
-@dataclass
-class SchemeRun:
-    """One SGD training scheme of Figures 12/13, measured per epoch.
-
-    Parameters
-    ----------
-    norm_change, direction_change : ndarray
-        Per snapshot ``(T,)`` (:func:`~lrlib.theory.alignment.core.norm_and_direction_change`).
-    loss : ndarray
-        Mean loss per snapshot ``(T,)``.
-    """
-
-    norm_change: np.ndarray
-    direction_change: np.ndarray
-    loss: np.ndarray
-
-
 def two_phase(run: SchemeRun) -> dict[str, np.ndarray]:
     """Figure 12's two phases: the norm change where the direction change peaks, and whether the loss is flat.
 
@@ -613,29 +374,8 @@ def two_phase(run: SchemeRun) -> dict[str, np.ndarray]:
         ``ratio`` — ``|norm change|`` at the peak of the direction change over its largest magnitude;
         ``flat`` — 1 if the loss there is within 1 % of its start, else 0.
     """
-    from .core import two_phase_ratio
     i, ratio = two_phase_ratio(run.norm_change, run.direction_change)
     return {"ratio": np.array([ratio]), "flat": np.array([float(run.loss[i] > 0.99 * run.loss[0])])}
-
-
-@dataclass
-class NormRuns:
-    """A flow and its continuation by the same flow, read for ``‖W(t)‖_F`` as ``t → ∞``.
-
-    Parameters
-    ----------
-    first, cont : Trajectory
-        ``R`` runs; ``cont`` starts from ``first``'s last snapshot, its time counted from there.
-    t_min : float
-        The earliest flow time read.
-    fit_last : int
-        The number of deepest snapshots the slope is fitted on.
-    """
-
-    first: Trajectory
-    cont: Trajectory
-    t_min: float = 100.0
-    fit_last: int = 20
 
 
 def norm_growth(run: NormRuns) -> dict[str, np.ndarray]:
@@ -676,7 +416,6 @@ def lemma3_norms(run: EpsSweep) -> dict[str, np.ndarray]:
         ``w_ratio`` — max over ε, snapshots with ``t ≤ T(ε)`` and neurons of ``‖w_j‖²/(2εW_max²/√h)``;
         ``f_ratio`` — the same for ``max_i |f(x_i)|/(2ε√h X_max W_max²)``; each ``(R,)``.
     """
-    from ...models import forward
     g = geometry(run.X, run.y)
     E, R = len(run.eps), run.R
     time = np.asarray(run.traj.time)
@@ -710,7 +449,6 @@ def lemma4_direction(run: Trajectory, X: Tensor, y: Tensor, R: int) -> dict[str,
         ``ratio`` — max of the deviation (:func:`~lrlib.theory.alignment.measure.direction_deviation`)
         over ``2 n X_max max_i |f(x_i)|``; ``n_snap`` — the number of snapshots counted; each ``(R,)``.
     """
-    from .measure import direction_deviation
     g = geometry(X, y)
     dev, fmax = direction_deviation(run, X, y)                                       # (T, E·R)
     ok = (fmax <= 1) & (fmax > 0)
@@ -733,7 +471,6 @@ def lemma11_ratio(run: TheoryRuns) -> dict[str, np.ndarray]:
     dict of str to ndarray
         ``ratio`` — min of ``‖x_a(w_j)‖/(√μ n_a X_min)`` over snapshots and neurons with ``n_a ≥ 1``, ``(R,)``.
     """
-    from .measure import lemma11_min_ratio
     return {"ratio": lemma11_min_ratio(run.traj, run.X, run.y, geometry(run.X, run.y))}
 
 

@@ -3,21 +3,18 @@ networks with small initialization": f(x) = Σ_j v_j σ(⟨w_j, x⟩) trained by
 flow on the **sum** loss 𝓛 = Σ_i ℓ(y_i, f(x_i)), ℓ = exponential or 2·logistic,
 from a small balanced init (eq. 3).
 
-Closed forms and geometric objects of the paper's Sections 2–3 and Appendix C (tested in
-``tests/test_theory_alignment.py``):
+The paper's closed forms (tested in ``tests/test_theory_alignment_core.py``):
 
 * Assumption 1's ``μ`` and the data aggregates ``x_±``, ``X_max``, ``X_min`` (:func:`geometry`);
-* the cones S₊, S₋, S_dead (:func:`cone_membership`), the signed activated sum
-  ``x_a(w) = Σ_{⟨x_i,w⟩>0} y_i x_i`` (:func:`signed_active_sum`);
-* the exact direction velocity d/dt(w_j/‖w_j‖) under gradient flow and its
-  approximation ``sign(v_j) P_{w_j} x_a(w_j)`` (eq. 4), with Lemma 4's error bound;
-* Lemma 2's loss-derivative gap, the constants ζ₁, ζ₂, ζ, ξ, t₁, α and the O(1/t) loss bound;
-* data sets: the two-point family (Figs 7–9), a 2-D toy (Fig 6), a synthetic
-  separable family, and the theory init (3).
+* Lemma 2's loss-derivative gap, Lemma 4's error bound, Lemma 1's deviation bound;
+* the constants ζ₁, ζ₂, ζ, ξ, t₁, α, the horizon T, eq. (28)'s bound and the O(1/t) loss bound.
+
+The cones and the direction velocity are in :mod:`.cones`, the data sets in :mod:`.data`,
+the measurements on trajectories in :mod:`.measure` and :mod:`.lemmas`.
 
 Shapes: data ``X (n, D)`` (rows x_i) or ``(R..., n, D)``; labels ``y (n,)`` or ``(R..., n)``
 with values ±1; neurons ``W (R..., m, D)`` (rows w_j, the ``W1`` of
-:class:`lrlib.models.TwoLayer`); output weights ``v_j = p.a`` ``(R..., m)``.
+:class:`lrlib.models.TwoLayer`); output weights ``v_j = p.a`` ``(R..., m)``; times are flow time.
 Everything is float64-friendly and vectorised over neurons and runs.
 """
 
@@ -25,30 +22,21 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import Sequence, TypeVar
+from typing import TypeVar
 
 import numpy as np
 import torch
 
 from ...errors import ParameterError
-from ...measure import active, cosine
-from ...losses import Loss
-from ...models import TwoLayer, balanced_init, forward, random_signs
-from ...trajectory import Trajectory
+from ...measure import cosine
 
 Tensor = torch.Tensor
 F64 = torch.float64
 _T = TypeVar("_T")
 
 
-# ---------------------------------------------------------------------------
-# data geometry (Assumption 1, Lemmas 5, 8, 9)
-# ---------------------------------------------------------------------------
-
 def _unit_rows(Z: Tensor) -> Tensor:
     return Z / torch.linalg.vector_norm(Z, dim=-1, keepdim=True)
-
-
 
 
 def mu(X: Tensor, y: Tensor) -> float:
@@ -244,159 +232,6 @@ def loss_bound(L2: float, t2: float, t: _T, alpha: float) -> _T:
     return L2 / (L2 * alpha * (t - t2) + 1)
 
 
-# ---------------------------------------------------------------------------
-# activation geometry
-# ---------------------------------------------------------------------------
-
-def signed_active_sum(W: Tensor, X: Tensor, y: Tensor) -> Tensor:
-    """The signed activated sum ``x_a(w_j) = Σ_{i: ⟨x_i,w_j⟩>0} y_i x_i`` (eq. 5).
-
-    Parameters
-    ----------
-    W : Tensor
-        Neurons ``(..., m, D)``.
-    X : Tensor
-        Data ``(n, D)`` or ``(..., n, D)``.
-    y : Tensor
-        Labels ``(n,)`` or ``(..., n)``.
-
-    Returns
-    -------
-    Tensor
-        ``(..., m, D)``.
-    """
-    X = X.to(W.dtype)
-    act = active(W, X).transpose(-1, -2).to(W.dtype)  # (..., n, m)
-    coef = act * y.to(W.dtype).unsqueeze(-1)  # (..., n, m)
-    return coef.transpose(-1, -2) @ X
-
-
-def n_active(W: Tensor, X: Tensor) -> Tensor:
-    """``n_a(w_j) = |{i : ⟨x_i, w_j⟩ > 0}|``, the number of points a neuron activates.
-
-    Parameters
-    ----------
-    W, X : Tensor
-        Neurons ``(..., m, D)`` and data ``(n, D)``; the labels play no part.
-
-    Returns
-    -------
-    Tensor
-        ``(..., m)``, int64.
-    """
-    return active(W, X).transpose(-1, -2).sum(-2)
-
-
-def cone_membership(W: Tensor, X: Tensor, y: Tensor) -> dict[str, Tensor]:
-    """Boolean masks of the paper's neuron cones.
-
-    ``"S_plus"``: ``w_j`` activates exactly the positive points; ``"S_minus"``: exactly the negative
-    points; ``"S_dead"``: no point (``⟨x_i, w⟩ ≤ 0`` for all i); ``"other"``: none of these.  With one
-    class empty the masks overlap (e.g. S₋ = S_dead when every label is +1).
-
-    Parameters
-    ----------
-    W : Tensor
-        Neurons ``(..., m, D)``.
-    X : Tensor
-        Data ``(n, D)``.
-    y : Tensor
-        Labels ``(n,)``.
-
-    Returns
-    -------
-    dict of str to Tensor
-        Each mask ``(..., m)``, bool.
-    """
-    act = active(W, X).transpose(-1, -2)  # (..., n, m)
-    pos = (y > 0).unsqueeze(-1)
-    s_plus = (act == pos).all(-2)
-    s_minus = (act == ~pos).all(-2)
-    s_dead = (~act).all(-2)
-    return {"S_plus": s_plus, "S_minus": s_minus, "S_dead": s_dead, "other": ~(s_plus | s_minus | s_dead)}
-
-
-def _project(W: Tensor, V: Tensor) -> Tensor:
-    """Row-wise projection ``P_{w_j} v_j = v_j − ⟨v_j, w_j⟩ w_j / ‖w_j‖²`` (``v_j`` where ``w_j = 0``).
-
-    Parameters
-    ----------
-    W, V : Tensor
-        ``(..., m, D)`` each.
-
-    Returns
-    -------
-    Tensor
-        ``(..., m, D)``.
-    """
-    sq = (W * W).sum(-1, keepdim=True)
-    coef = torch.where(sq > 0, (V * W).sum(-1, keepdim=True) / sq.clamp_min(torch.finfo(W.dtype).tiny),
-                       torch.zeros_like(sq))
-    return V - coef * W
-
-
-# ---------------------------------------------------------------------------
-# direction dynamics (eq. 4, Lemmas 2 and 4, Figs 12/13)
-# ---------------------------------------------------------------------------
-
-def _grad_W1(p: TwoLayer, X: Tensor, y: Tensor, loss: Loss) -> Tensor:
-    """``∇_{W1} 𝓛`` ``(R..., m, D)`` of ``loss(forward(p, X), y)`` per run (full batch, autograd);
-    the arguments are those of :func:`direction_velocity`."""
-    W1 = p.W1.detach().clone().requires_grad_(True)
-    q = TwoLayer(W1=W1, W2=p.W2.detach(), b1=None if p.b1 is None else p.b1.detach(),
-                 b2=None if p.b2 is None else p.b2.detach(), act=p.act)
-    with torch.enable_grad():
-        L = loss(forward(q, X.to(W1.dtype)), y.to(W1.dtype)).sum()  # runs are independent
-        (g,) = torch.autograd.grad(L, W1)
-    return g
-
-
-def direction_velocity(p: TwoLayer, X: Tensor, y: Tensor, loss: Loss) -> Tensor:
-    """The exact direction velocity ``d/dt (w_j/‖w_j‖) = −P_{w_j} ∇_{w_j}𝓛 / ‖w_j‖`` under gradient flow.
-
-    The gradient is taken by autograd (ReLU with σ′(0) = 0, the paper's subgradient).  Zero neurons
-    get 0.
-
-    Parameters
-    ----------
-    p : TwoLayer
-        ``W1`` of shape ``(R..., m, D)``.
-    X, y : Tensor
-        Data ``(n, D)`` and labels ``(n,)``.
-    loss : Loss
-
-    Returns
-    -------
-    Tensor
-        ``(R..., m, D)``, in 1/time.
-    """
-    W = p.W1.detach()
-    G = _grad_W1(p, X, y, loss)
-    nrm = torch.linalg.vector_norm(W, dim=-1, keepdim=True)
-    out = _project(W, -G) / nrm.clamp_min(torch.finfo(W.dtype).tiny)
-    return torch.where(nrm > 0, out, torch.zeros_like(out))
-
-
-def approx_direction_velocity(p: TwoLayer, X: Tensor, y: Tensor) -> Tensor:
-    """Eq. (4), the simplified direction velocity ``sign(v_j) P_{w_j} x_a(w_j)``.
-
-    Parameters
-    ----------
-    p : TwoLayer
-        ``W1`` of shape ``(R..., m, D)``; ``v_j = p.a``.
-    X, y : Tensor
-        Data ``(n, D)`` and labels ``(n,)``.
-
-    Returns
-    -------
-    Tensor
-        ``(R..., m, D)``.
-    """
-    W = p.W1.detach()
-    xa = signed_active_sum(W, X, y)
-    return torch.sign(p.a.detach()).unsqueeze(-1) * _project(W, xa)
-
-
 def lemma4_bound(g: DataGeometry, f_max: float | Tensor) -> float | Tensor:
     """Lemma 4's error bound ``‖d/dt(w_j/‖w_j‖) − sign(v_j) P_{w_j} x_a(w_j)‖ ≤ 2 n X_max max_i|f(x_i)|``.
 
@@ -443,347 +278,25 @@ def lemma2_gap(y: Tensor, yhat: Tensor, kind: str) -> Tensor:
     return (neg_d - y).abs()
 
 
-def norm_and_direction_change(p: TwoLayer, X: Tensor, y: Tensor, loss: Loss) -> tuple[Tensor, Tensor]:
-    """Figs 12/13 (A.5): how fast the neuron norms and directions change, per run.
-
-    With ``G = ∇_{W1}𝓛`` (full batch, first layer only): the norm change
-    ``Σ_j d/dt‖w_j‖² = Σ_j 2⟨−∇_{w_j}𝓛, w_j⟩`` and the direction change
-    ``Σ_j ‖P_{w_j}(−∇_{w_j}𝓛 / ‖w_j‖)‖`` (= ``Σ_j ‖d/dt (w_j/‖w_j‖)‖``).
+def lemma1_bound(g: DataGeometry, h: int, eps: float | np.ndarray, W_max: float | np.ndarray):
+    """Lemma 1's bound on the direction error up to ``T``: ``4 ε n √h X_max² W_max²``.
 
     Parameters
     ----------
-    p, X, y, loss
-        The network (``W1 (R..., m, D)``; only the first layer's gradient is taken), the full batch
-        and the loss, as in :func:`direction_velocity`.
+    g : DataGeometry
+    h : int
+        Width.
+    eps : float or ndarray
+        Scale(s) ε.
+    W_max : float or ndarray
+        ``max_j ‖w_j(0)‖/ε``.
 
     Returns
     -------
-    (Tensor, Tensor)
-        Norm change and direction change, ``(R...)`` each (per unit time).
+    float or ndarray
+        Broadcast over ``eps`` and ``W_max`` (1/time).
     """
-    W = p.W1.detach()
-    G = _grad_W1(p, X, y, loss)
-    norm_change = 2 * (-G * W).sum((-1, -2))
-    nrm = torch.linalg.vector_norm(W, dim=-1, keepdim=True)
-    d = _project(W, -G) / nrm.clamp_min(torch.finfo(W.dtype).tiny)
-    d = torch.where(nrm > 0, d, torch.zeros_like(d))
-    return norm_change, torch.linalg.vector_norm(d, dim=-1).sum(-1)
-
-
-# ---------------------------------------------------------------------------
-# data sets and init
-# ---------------------------------------------------------------------------
-
-def two_point_data(theta: float, dtype: torch.dtype = F64) -> tuple[Tensor, Tensor]:
-    """Figs 7–9's data: ``x₁ = [1, 0]``, ``x₂ = [sin θ, cos θ]``, both labelled +1.
-
-    Parameters
-    ----------
-    theta : float
-        Angle in radians; μ = ⟨x₁, x₂⟩ = sin θ for θ ∈ [0, π/2] (θ = 0: orthogonal, Fig 9).
-    dtype : torch.dtype, optional
-
-    Returns
-    -------
-    (Tensor, Tensor)
-        ``X (2, 2)``, ``y (2,)``.
-    """
-    X = torch.tensor([[1.0, 0.0], [math.sin(theta), math.cos(theta)]], dtype=F64).to(dtype)
-    return X, torch.ones(2, dtype=dtype)
-
-
-TOY_POS_DEG = (10.0, 25.0, 40.0)
-TOY_NEG_DEG = (140.0, 155.0, 170.0)
-TOY_NORMS = (0.8, 1.0, 1.2)
-
-
-def toy_2d(
-    dtype: torch.dtype = F64,
-    *,
-    pos_deg: Sequence[float] = TOY_POS_DEG,
-    neg_deg: Sequence[float] = TOY_NEG_DEG,
-    norms: Sequence[float] = TOY_NORMS,
-) -> tuple[Tensor, Tensor]:
-    """A fixed Fig 6 toy: points ``r(cos a, sin a)``, positives at ``pos_deg``, negatives at ``neg_deg``.
-
-    Default angles 10°, 25°, 40° / 140°, 155°, 170°: μ = cos 80° ≈ 0.174 and S_dead ≠ ∅.  Angles 15°,
-    30°, 45° / 135°, 150°, 165° would not do: 45° and 135° are orthogonal, so μ = 0.
-
-    Parameters
-    ----------
-    dtype : torch.dtype, optional
-    pos_deg, neg_deg : sequence of float
-        Angles in degrees.
-    norms : sequence of float
-        Radii per class, in that order.
-
-    Returns
-    -------
-    (Tensor, Tensor)
-        ``X (n, 2)``, ``y (n,)`` (positives first).
-    """
-    if not (len(pos_deg) == len(neg_deg) == len(norms)):
-        raise ParameterError("toy_2d: pos_deg, neg_deg and norms must have equal lengths")
-    ang = torch.tensor([*pos_deg, *neg_deg], dtype=F64) * (math.pi / 180)
-    r = torch.tensor([*norms, *norms], dtype=F64)
-    X = r.unsqueeze(-1) * torch.stack([torch.cos(ang), torch.sin(ang)], -1)
-    y = torch.cat([torch.ones(len(pos_deg), dtype=F64), -torch.ones(len(neg_deg), dtype=F64)])
-    return X.to(dtype), y.to(dtype)
-
-
-def synthetic_separable(
-    n: int, D: int, s: float, gen: torch.Generator, dtype: torch.dtype = F64, max_tries: int = 10_000
-) -> tuple[Tensor, Tensor]:
-    """The synthetic separable family: positives ``e₁ + s g`` then negatives ``−e₁ + s g``, ``g ~ N(0, I_D)``.
-
-    ``n₊ = n − ⌊n/2⌋``, ``n₋ = ⌊n/2⌋``; the whole set is redrawn from ``gen`` until ``μ > 0``.
-
-    Parameters
-    ----------
-    n, D, s, gen, dtype, max_tries
-        Points, dimension, noise scale, generator, dtype and the number of redraws allowed, as in
-        :func:`.data.two_direction_separable`.
-
-    Returns
-    -------
-    (Tensor, Tensor)
-        ``X (n, D)``, ``y (n,)``.
-
-    Raises
-    ------
-    ParameterError
-        Bad sizes, or no draw with ``μ > 0`` in ``max_tries`` (lower ``s``).
-    """
-    if n < 2 or D < 1:
-        raise ParameterError(f"synthetic_separable: need n ≥ 2 and D ≥ 1, got n={n}, D={D}")
-    n_minus = n // 2
-    y = torch.cat([torch.ones(n - n_minus, dtype=F64), -torch.ones(n_minus, dtype=F64)])
-    u = torch.zeros(D, dtype=F64)
-    u[0] = 1.0
-    for _ in range(max_tries):
-        X = y.unsqueeze(-1) * u + s * torch.randn((n, D), generator=gen, dtype=F64)
-        if mu(X, y) > 0:
-            return X.to(dtype), y.to(dtype)
-    raise ParameterError(f"synthetic_separable: no draw with μ > 0 in {max_tries} tries; lower s={s}")
-
-
-def balanced_theory_init(
-    h: int, D: int, eps: float, gen: torch.Generator, runs: tuple[int, ...] = (), dtype: torch.dtype = F64
-) -> TwoLayer:
-    """The theory's initialisation (3): ``W = ε W₀``, ``[W₀]_ij ~ N(0, 1/D)``, ``v_j = s_j ‖w_j‖``.
-
-    Signs are equiprobable; a run that misses a sign is redrawn (from ``gen``) until it has both.
-    ``W₀ = W/ε`` (so ``W_max = max_j ‖w_j‖/ε``); the sign of ``v_j`` is ``sign(p.a)``.
-
-    Parameters
-    ----------
-    h, D : int
-        Width (``h ≥ 2``) and input dimension.
-    eps : float
-        Scale ε.
-    gen : torch.Generator
-    runs : tuple of int, optional
-        Leading run dimensions.
-    dtype : torch.dtype, optional
-
-    Returns
-    -------
-    TwoLayer
-        ``W1 (R..., h, D)``, ``W2 (R..., 1, h)``.
-    """
-    if h < 2:
-        raise ParameterError(f"balanced_theory_init: need h ≥ 2 for both signs, got {h}")
-    s = random_signs((*runs, h), gen)
-    while True:  # redraw only the runs that miss a sign
-        bad = ~((s > 0).any(-1) & (s < 0).any(-1))
-        if not bool(bad.any()):
-            break
-        s[bad] = random_signs((int(bad.sum()), h), gen)
-    return balanced_init(h, D, scale=eps / math.sqrt(D), gen=gen, signs=s, runs=runs, dtype=dtype)
-
-
-# ---------------------------------------------------------------------------
-# Measurements on networks and trajectories (used by the chapter)
-# ---------------------------------------------------------------------------
-
-def settled(p: TwoLayer, X: Tensor, y: Tensor) -> Tensor:
-    """Theorem 1 part 1's end state, per neuron.
-
-    ``w_j ∈ S₊ ∪ S_dead`` when ``v_j > 0``, ``w_j ∈ S₋ ∪ S_dead`` when ``v_j < 0`` (``V±`` read from the
-    current sign of ``v_j``).
-
-    Parameters
-    ----------
-    p : TwoLayer
-        ``W1`` of shape ``(..., m, D)``.
-    X, y : Tensor
-        Data ``(n, D)`` and labels ``(n,)``.
-
-    Returns
-    -------
-    Tensor
-        ``(..., m)``, bool.
-    """
-    c = cone_membership(p.W1, X, y)
-    return torch.where(p.a > 0, c["S_plus"] | c["S_dead"], c["S_minus"] | c["S_dead"])
-
-
-def alignment_times(traj: Trajectory, X: Tensor, y: Tensor) -> np.ndarray:
-    """Measured ``t₁`` per run: the first snapshot time at which every neuron is :func:`settled`.
-
-    Parameters
-    ----------
-    traj : Trajectory
-        ``T`` snapshots of ``R...`` runs.
-    X, y : Tensor
-        Data ``(n, D)`` and labels ``(n,)``.
-
-    Returns
-    -------
-    ndarray
-        ``(R...)``, flow time; NaN where never.
-    """
-    ok = settled(traj.params, X, y).all(-1)                                    # (T, R...)
-    flat = ok.reshape(ok.shape[0], -1).numpy()
-    out = np.array([traj.time[int(np.argmax(flat[:, r]))] if flat[:, r].any() else np.nan
-                    for r in range(flat.shape[1])])
-    return out.reshape(ok.shape[1:])
-
-
-def live_outside_s_plus(p: TwoLayer, X: Tensor, y: Tensor) -> Tensor:
-    """Figs 7–9's count: neurons with ``v_j > 0``, not dead and not in ``S₊``.
-
-    Parameters
-    ----------
-    p, X, y
-        The network (``W1 (..., m, D)``, signs of ``v_j = p.a``) and the data, as in :func:`settled`.
-
-    Returns
-    -------
-    Tensor
-        ``(...)``, int.
-    """
-    c = cone_membership(p.W1, X, y)
-    return ((p.a > 0) & ~c["S_dead"] & ~c["S_plus"]).sum(-1)
-
-
-def class_alignment(traj: Trajectory, X: Tensor, y: Tensor) -> dict[str, tuple[np.ndarray, np.ndarray, np.ndarray]]:
-    """Fig 5's alignment panels for one run.
-
-    For ``side`` in ``"+"``, ``"-"``: the cosine of the mean neuron ``w̄± = mean_{j∈V±(t)} w_j`` with
-    ``x± = Σ_{y_i=±1} x_i``, and the min and max of ``cos(w_j, x±)`` over ``V±(t)`` (``V±(t)`` from
-    ``sign v_j(t)``).
-
-    Parameters
-    ----------
-    traj : Trajectory
-        One run, ``W1`` of shape ``(T, m, D)``.
-    X, y : Tensor
-        Data ``(n, D)`` and labels ``(n,)``.
-
-    Returns
-    -------
-    dict
-        ``{"+": (mean, lo, hi), "-": (mean, lo, hi)}``, each ``(T,)``.
-    """
-    out = {}
-    W, a = traj.params.W1, traj.params.a                                      # (T, m, D), (T, m)
-    for side, sgn in (("+", 1), ("-", -1)):
-        xs = X[y == sgn].sum(0)
-        c = cosine(W, xs)
-        mask = torch.sign(a) == sgn
-        mean_w = (W * mask.unsqueeze(-1)).sum(-2) / mask.sum(-1, keepdim=True).clamp_min(1)
-        out[side] = (cosine(mean_w, xs).numpy(), torch.where(mask, c, torch.inf).amin(-1).numpy(),
-                     torch.where(mask, c, -torch.inf).amax(-1).numpy())
-    return out
-
-
-def cap_leaves_cone(x: Tensor, zeta_: float, X: Tensor, y: Tensor, cone: str, gen: torch.Generator,
-                    n_dirs: int = 20_000) -> bool:
-    """Does the boundary of the cap ``{z : cos(z, x) = √(1 − ζ)}`` leave ``cone``?
-
-    Tested on ``n_dirs`` random directions of that boundary: a tiny leak can be missed, an inclusion
-    is never wrongly refuted.
-
-    Parameters
-    ----------
-    x : Tensor
-        The cap's axis ``(D,)``.
-    zeta_ : float
-        ζ.
-    X, y : Tensor
-        Data ``(n, D)`` and labels ``(n,)``.
-    cone : str
-        ``"S_plus"`` or ``"S_minus"``.
-    gen : torch.Generator
-    n_dirs : int, optional
-
-    Returns
-    -------
-    bool
-    """
-    u = x / torch.linalg.vector_norm(x)
-    g = torch.randn(n_dirs, x.numel(), generator=gen, dtype=F64)
-    g = g - (g @ u)[:, None] * u
-    g = g / torch.linalg.vector_norm(g, dim=-1, keepdim=True)
-    c = math.sqrt(1 - zeta_)
-    z = c * u + math.sqrt(1 - c * c) * g
-    return bool((~cone_membership(z, X, y)[cone]).any())
-
-
-def two_phase_ratio(norm_change: np.ndarray, direction_change: np.ndarray) -> tuple[int, float]:
-    """Figs 12/13: where the direction change peaks, and the norm change there.
-
-    Parameters
-    ----------
-    norm_change, direction_change : ndarray
-        Per snapshot, ``(T,)`` (from :func:`norm_and_direction_change`).
-
-    Returns
-    -------
-    (int, float)
-        The snapshot ``i ≥ 1`` of the peak direction change and ``|norm_change[i]|`` over the largest
-        ``|norm_change|`` of the run.
-    """
-    i = int(np.argmax(direction_change[1:])) + 1
-    return i, float(np.abs(norm_change[i]) / np.abs(norm_change[1:]).max())
-
-
-# ---------------------------------------------------------------------------
-# Declared data families and measurements of the claims ledger
-# ---------------------------------------------------------------------------
-
-def toy_family(runs: int, gen: torch.Generator, *, mirror: bool = False,
-               dtype: torch.dtype = F64) -> tuple[Tensor, Tensor]:
-    """Fig 6's declared toy family, one draw per run.
-
-    Three positives at angles uniform in [5°, 45°] with radii uniform in [0.8, 1.2]; three negatives at
-    angles uniform in [135°, 175°] with radii uniform in [0.4, 0.8] (the shorter class is fitted later).
-    ``mirror=True`` (the control) replaces each negative by the mirror image ``−x₊ᵢ`` of a positive of
-    the same draw; the draw is the same with and without ``mirror`` for the same generator state.
-
-    Parameters
-    ----------
-    runs : int
-    gen : torch.Generator
-    mirror : bool, optional
-    dtype : torch.dtype, optional
-
-    Returns
-    -------
-    (Tensor, Tensor)
-        ``X (runs, 6, 2)``, ``y (6,)`` (positives first).
-    """
-    if runs < 1:
-        raise ParameterError(f"toy_family: need runs ≥ 1, got {runs}")
-    u = torch.rand((runs, 4, 3), generator=gen, dtype=F64)
-    ang_p = (5 + 40 * u[:, 0]) * (math.pi / 180)
-    ang_n = (135 + 40 * u[:, 1]) * (math.pi / 180)
-    r_p, r_n = 0.8 + 0.4 * u[:, 2], 0.4 + 0.4 * u[:, 3]
-    pos = r_p.unsqueeze(-1) * torch.stack([ang_p.cos(), ang_p.sin()], -1)
-    neg = -pos if mirror else r_n.unsqueeze(-1) * torch.stack([ang_n.cos(), ang_n.sin()], -1)
-    y = torch.cat([torch.ones(3, dtype=F64), -torch.ones(3, dtype=F64)])
-    return torch.cat([pos, neg], -2).to(dtype), y.to(dtype)
+    return 4 * eps * g.n * math.sqrt(h) * g.X_max ** 2 * W_max ** 2
 
 
 def horizon(g: DataGeometry, h: int, eps: float) -> float:
@@ -837,32 +350,6 @@ def eq28_log10_bound(g: DataGeometry, h: int, W_max: float, zeta: float) -> floa
              - math.log(4 * math.sqrt(h) * g.n * g.X_max ** 2 * W_max ** 2))
     second = -0.5 * math.log(h) - 64 * g.n * g.X_max * math.log(g.n) / (m * math.sqrt(g.mu) * g.X_min)
     return min(first, second) / math.log(10)
-
-
-def lost_neurons(p0: TwoLayer, p: TwoLayer, X: Tensor, y: Tensor) -> Tensor:
-    """Theorem 1 part 1's "moreover" clause, per run.
-
-    Counts neurons with ``v_j(0) > 0`` that initially activated a positive point but are not in ``S₊``
-    under ``p`` (mirror for ``v_j < 0`` and ``S₋``).
-
-    Parameters
-    ----------
-    p0, p : TwoLayer
-        Initial and current networks, same run shape, ``W1 (R..., m, D)``.
-    X, y : Tensor
-        Data ``(n, D)`` and labels ``(n,)``.
-
-    Returns
-    -------
-    Tensor
-        ``(R...)``, int.
-    """
-    act0 = active(p0.W1, X).transpose(-1, -2)                                                  # (R..., n, m)
-    init_pos, init_neg = act0[..., y > 0, :].any(-2), act0[..., y < 0, :].any(-2)
-    c = cone_membership(p.W1, X, y)
-    pos = p0.a > 0
-    lost = (pos & init_pos & ~c["S_plus"]) | (~pos & init_neg & ~c["S_minus"])
-    return lost.sum(-1)
 
 
 def rel_gap(a: _T, b: _T) -> _T:

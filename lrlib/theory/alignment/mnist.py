@@ -10,6 +10,9 @@ Two exact reductions keep the paper's 15 000 iterations affordable:
   the frozen initial weights back, so every measurement sees the full ``W``.
 * :func:`train_until_stable` continues a run in blocks until its stable rank has converged.
   GD without momentum is memoryless, so continuing from the last state equals one longer run.
+
+The chapter's runs are :func:`run_pair` (Figs 5, 10, 11) and :func:`sgd_schemes` (Figs 12/13);
+:func:`summary_note` and :func:`image_count_verdicts` read the pairs' summaries for the ledger.
 """
 
 from __future__ import annotations
@@ -17,8 +20,11 @@ from __future__ import annotations
 import numpy as np
 import torch
 
+from ...data import mnist_pair
 from ...errors import ParameterError
-from ...models import TwoLayer
+from ...ledger.grading import grade_seeds
+from ...losses import Loss
+from ...models import TwoLayer, gaussian_init, generator, random_signs
 from ...track import stable_rank
 from ...train import train
 from ...schedules import linear_schedule
@@ -26,7 +32,8 @@ from ...trajectory import Trajectory
 
 Tensor = torch.Tensor
 
-__all__ = ["active_columns", "train_active", "join", "stable_rank_change", "train_until_stable", "rule_inputs"]
+__all__ = ["active_columns", "train_active", "join", "stable_rank_change", "train_until_stable", "rule_inputs",
+           "run_pair", "sgd_schemes", "summary_note", "image_count_verdicts"]
 
 
 def active_columns(X: Tensor) -> Tensor:
@@ -179,3 +186,113 @@ def rule_inputs(summary: dict) -> dict[str, dict[str, float]]:
             "mnist.align-decreases": dict(decrease=summary["align_drop"]),
             "mnist.low-rank": dict(sr_first=summary["final_stable_rank"], sr_max=summary["final_stable_rank"],
                                    sr_conv=summary["sr_conv"])}
+
+
+def run_pair(pos: int, neg: int, n: int, alpha: float, seed: int, *, loss: Loss, steps: int, block: int,
+             cap: int, record) -> tuple[Tensor, Tensor, Trajectory, float]:
+    """One MNIST run of Figs 5, 10, 11: digits ``pos`` (+1) against ``neg`` (−1), width 50, GD at
+    η = 2·10⁻³ from a Gaussian init of scale ``alpha`` until the stable rank settles
+    (:func:`train_until_stable`, tolerance 0.01).
+
+    Parameters
+    ----------
+    pos, neg : int
+        The two digits.
+    n : int
+        Images per digit.
+    alpha : float
+        The standard deviation of both layers' initial weights.
+    seed : int
+        Seed of the initialisation.
+    loss : Loss
+        The training loss.
+    steps, block, cap : int
+        The iterations, the continuation block and the cap (:func:`train_until_stable`).
+    record : array-like
+        Steps recorded within ``steps``.
+
+    Returns
+    -------
+    (Tensor, Tensor, Trajectory, np.ndarray)
+        The images ``(2n, 784)``, labels ``(2n,)``, the run and its last stable-rank change.
+    """
+    X, y = mnist_pair(pos, neg, n, dtype=torch.float32)
+    p = gaussian_init(50, 784, std_in=alpha, std_out=alpha, gen=generator(seed), dtype=torch.float32)
+    return X, y, *train_until_stable(p, X, y, loss=loss, lr=2e-3, steps=steps, block=block, cap=cap,
+                                     tol=0.01, record=record)
+
+
+def sgd_schemes(X: Tensor, y: Tensor, seed: int, *, loss: Loss, steps: int, batch_size: int,
+                record) -> dict[str, Trajectory]:
+    """Figs 12/13's two training schemes on the same first layer: both layers from a Gaussian
+    init of scale 10⁻⁶ (``generator(seed + 3)``), and the first layer only with output weights
+    ±1 (``generator(seed + 4)``); mini-batch SGD at η = 2·10⁻³ (:func:`train_active`).
+
+    Parameters
+    ----------
+    X, y : Tensor
+        Images ``(n, 784)`` and labels ``(n,)`` ±1.
+    seed : int
+        Base seed (initialisation as above; the batches of ``seed``).
+    loss : Loss
+        The training loss.
+    steps, batch_size : int
+        SGD iterations and batch size.
+    record : array-like
+        Steps recorded.
+
+    Returns
+    -------
+    dict
+        ``{"both layers": run, "first layer only, v = ±1": run}``.
+    """
+    p_both = gaussian_init(50, 784, std_in=1e-6, std_out=1e-6, gen=generator(seed + 3), dtype=torch.float32)
+    p_first = TwoLayer(W1=p_both.W1.clone(), W2=random_signs((1, 50), generator(seed + 4), torch.float32))
+    kw = dict(loss=loss, lr=2e-3, steps=steps, batch_size=batch_size, record=record, seed=seed)
+    return {"both layers": train_active(p_both, X, y, **kw),
+            "first layer only, v = ±1": train_active(p_first, X, y, trainable=("W1",), **kw)}
+
+
+def summary_note(names, summaries, kind: str) -> str:
+    """A ledger note over the MNIST pairs: their alignment and drop iterations (``kind="timing"``)
+    or their final stable rank (``kind="rank"``).
+
+    Parameters
+    ----------
+    names : sequence of str
+        The pairs' names.
+    summaries : sequence of dict
+        Their summaries (:class:`~.claims.MnistRuns`).
+    kind : str
+        ``"timing"`` or ``"rank"``.
+
+    Returns
+    -------
+    str
+        One ``"<pair>: ..."`` item per pair, joined by ``"; "``.
+    """
+    if kind == "timing":
+        return "; ".join(f"{k}: aligned at {s['k_align']:.0f}, drop at {s['k_drop']:.0f}"
+                         for k, s in zip(names, summaries))
+    return "; ".join(f"{k}: stable rank {s['final_stable_rank']:.3f} at iteration {s['last_iteration']}"
+                     for k, s in zip(names, summaries))
+
+
+def image_count_verdicts(decls, small: dict, big: dict) -> dict[str, tuple[str, str]]:
+    """Each MNIST claim's declared rule graded on one pair at two image counts.
+
+    Parameters
+    ----------
+    decls : Mapping
+        The chapter's declarations (``ledger.decls``).
+    small, big : dict
+        The pair's summaries at the chapter's image count and at twice it.
+
+    Returns
+    -------
+    dict
+        Claim id → (verdict with ``small``, verdict with ``big``).
+    """
+    big_in = rule_inputs(big)
+    return {c: (grade_seeds(decls[c], v)[0], grade_seeds(decls[c], big_in[c])[0])
+            for c, v in rule_inputs(small).items()}
