@@ -112,6 +112,7 @@ import pandas as pd
 import torch
 
 from lrlib import chapter
+from lrlib.ledger.grading import verdict_pairs
 from lrlib.ledger.summary import glue_what_holds
 from lrlib.data import mnist_pair
 from lrlib.losses import Loss
@@ -474,7 +475,7 @@ ledger.measure("mnist.low-rank", mn_runs, controls=ctl_mn, note=note["rank"])
 
 # %%
 big01 = al.claims.MnistRuns({"1 vs 0": run_mnist(1, 0, n=2 * n_img)}).summaries[0]
-verdicts_n = al.mnist.image_count_verdicts(ledger.decls, r01, big01)
+verdicts_n = verdict_pairs(ledger.decls, al.rule_inputs(r01), al.rule_inputs(big01))
 k_shift = max(abs(big01[k] / r01[k] - 1) for k in ("k_align", "k_drop"))
 changed = sum(a != b for a, b in verdicts_n.values())
 ledger.grade("mnist.image-count", changed=changed, k_shift=k_shift)

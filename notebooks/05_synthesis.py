@@ -103,12 +103,12 @@ import time
 import numpy as np
 import pandas as pd
 import torch
-from IPython.display import HTML, Markdown
+from IPython.display import Markdown
 from myst_nb import glue as glue_value
 
 from lrlib import chapter
 from lrlib.data import cifar_race
-from lrlib.ledger.view import table_html
+from lrlib.ledger.summary import glue_what_holds
 from lrlib.losses import Loss
 from lrlib.models import TwoLayer, balanced_init, generator
 from lrlib.plots import glue_seeds
@@ -885,12 +885,9 @@ for cid in ledger.results:
 # fails if a control passes its rule or a pass rate leaves its declared expectation.
 
 # %%
-# The shared glue_what_holds, with two changes: the header names a cross-paper statement (not
-# "the paper says"), and a claim whose premise fails in some seeds says in how many (the headline
-# counts graded seeds).
-rows = sy.report.what_holds_table(ledger, sy.claims.WHAT_HOLDS)
-holds = table_html(rows, ["cross-paper statement", "graded by: pass rate (kind, tier)"])
-glue_value("synthesis-what-holds", HTML(holds), display=False)
+# The header names a cross-paper statement, not "the paper says"; a pass rate counts the seeds
+# whose premise failed, e.g. "3/3 (+2 premise not met)".
+glue_what_holds("synthesis", ledger, sy.claims.WHAT_HOLDS, header="cross-paper statement")
 
 # %%
 ch.finish()

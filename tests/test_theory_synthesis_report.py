@@ -58,12 +58,3 @@ def test_coarse_counts_and_levels_text():
     assert R.coarse_counts(res, ["a.times", "a.levels"], 2) == "times 1 of 2, levels 2 of 2"
     text = R.levels_dev_text({"dev": [0.1, 0.2], "dev_mid": [0.01, 0.03]})
     assert text == "0.1000 to 0.2000, at the midpoints alone 0.0100 to 0.0300"
-
-
-def test_what_holds_table_notes_a_premise_failing_in_some_seeds_only():
-    ledger = SimpleNamespace(results={"x.all": _result(["reproduced"] * 3),
-                                      "x.some": _result(["reproduced", "premise not met", "premise not met"]),
-                                      "x.none": _result(["premise not met"] * 3)})
-    rows = R.what_holds_table(ledger, [("one", ["x.all"]), ("two", ["x.some", "x.none"])])
-    assert len(rows) == 2 and "premise not met" not in rows[0][1]
-    assert "x.some: premise not met in 2 of 3" in rows[1][1] and "x.none: premise not met" not in rows[1][1]

@@ -57,6 +57,7 @@ from .aggregate import PUBLISHED_FULL, SCHEMA, SWEEP_ENV, StaleSweep, load_aggre
 from ..paths import NOTEBOOKS_DIR, chapter_paths
 from .declarations import Control, Declaration, load_declarations, resolve_measure, rule_candidates, rule_constants
 from .provenance import code_hash
+from .text import fmt, fmt_values
 from .rules import Rule
 from .view import chapter_tables
 from .verdicts import CLEAR_FACTOR, LOOSE_FACTOR, expectation_met, headline, pass_rate
@@ -72,61 +73,6 @@ class ControlPassed(LrlibError):
 
 # ---------------------------------------------------------------------------------
 # formatting
-
-def fmt(x: Any, digits: int = 4) -> str:
-    """Compact number formatting for the ledger (``nan`` stays ``nan``; strings pass).
-
-    Parameters
-    ----------
-    x : number, str or None
-        The value; ``None`` is shown as ``nan``.
-    digits : int
-        Significant digits (``g`` format).
-
-    Returns
-    -------
-    str
-    """
-    if isinstance(x, str):
-        return x
-    if x is None:
-        return "nan"
-    x = float(x)
-    if math.isnan(x):
-        return "nan"
-    return f"{x:.{digits}g}"
-
-
-def fmt_values(values: Mapping[str, np.ndarray], names=None) -> str:
-    """Measurements as text: ``name value`` for one seed, ``name lo–hi`` over several (nan-aware).
-
-    Parameters
-    ----------
-    values : mapping of str to array-like
-        Measurements by name, each a scalar or an array over seeds.
-    names : iterable of str or None
-        The names to show, in order; ``None``: all of ``values``.
-
-    Returns
-    -------
-    str
-        The entries joined by ``; `` (a count of ``nan`` seeds is appended to a range).
-    """
-    parts = []
-    for k in (names or values):
-        v = np.atleast_1d(np.asarray([np.nan if x is None else x for x in np.atleast_1d(values[k]).tolist()],
-                                     dtype=float))
-        fin = v[np.isfinite(v)]
-        extra = ", ".join(f"{n} {w}" for n, w in ((int(np.isnan(v).sum()), "nan"), (int(np.isinf(v).sum()), "inf")) if n)
-        if v.size == 1 or (fin.size and fin.min() == fin.max() and fin.size == v.size):
-            s = fmt(v[0])
-        elif fin.size == 0:
-            s = fmt(v[0]) if (v == v[0]).all() else extra
-        else:
-            s = f"{fmt(fin.min())}–{fmt(fin.max())}" + (f" ({extra})" if extra else "")
-        parts.append(f"{k} {s}")
-    return "; ".join(parts)
-
 
 def _as_lists(values: Mapping[str, Any]) -> dict[str, list]:
     """Measurements as JSON-safe lists: ``nan`` (undefined) as ``None``, ``±inf`` (an event that did
@@ -277,6 +223,25 @@ def same_verdict(decl: Declaration, a: Mapping[str, Any], b: Mapping[str, Any]) 
         ``(seeds,)`` 1.0 where the verdicts agree, else 0.0.
     """
     return (np.array(grade_control(decl, a)) == np.array(grade_control(decl, b))).astype(float)
+
+
+def verdict_pairs(decls: Mapping[str, Declaration], a: Mapping[str, Mapping[str, Any]],
+                  b: Mapping[str, Mapping[str, Any]]) -> dict[str, tuple[str, str]]:
+    """Each claim's rule (:func:`grade_seeds`) on its measurements of one seed in two variants of a run.
+
+    Parameters
+    ----------
+    decls : mapping of str to Declaration
+        Claim id → declaration (``Ledger.decls``).
+    a, b : mapping of str to mapping
+        Claim id → the measurements its rule reads, in the run and in its variant (one seed).
+
+    Returns
+    -------
+    dict
+        Claim id → ``(verdict on a, verdict on b)``, for the claims in ``a``.
+    """
+    return {c: (grade_seeds(decls[c], v)[0], grade_seeds(decls[c], b[c])[0]) for c, v in a.items()}
 
 
 def verdicts_by_variant(decls: Mapping[str, Declaration], names: Mapping[str, tuple[str, ...]],
@@ -830,6 +795,6 @@ class Ledger:
         return chapter_tables(self)
 
 
-__all__ = ["ControlPassed", "Ledger", "Result", "VerdictMismatch", "could_pass", "fmt", "fmt_values", "grade_control",
-           "same_verdict", "verdicts_by_variant",
+__all__ = ["ControlPassed", "Ledger", "Result", "VerdictMismatch", "could_pass", "grade_control",
+           "same_verdict", "verdict_pairs", "verdicts_by_variant",
            "grade_seeds", "margins"]

@@ -14,7 +14,7 @@ from typing import Callable, Iterable
 import numpy as np
 import pandas as pd
 
-from ...ledger import fmt
+from ...ledger.text import fmt
 
 # The published full-size sweep of the previous revision (base seed 0, 5 seeds): pass rate (tier).
 BEFORE = {

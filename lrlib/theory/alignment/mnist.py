@@ -12,7 +12,7 @@ Two exact reductions keep the paper's 15 000 iterations affordable:
   GD without momentum is memoryless, so continuing from the last state equals one longer run.
 
 The chapter's runs are :func:`run_pair` (Figs 5, 10, 11) and :func:`sgd_schemes` (Figs 12/13);
-:func:`summary_note` and :func:`image_count_verdicts` read the pairs' summaries for the ledger.
+:func:`summary_note` and :func:`rule_inputs` read the pairs' summaries for the ledger.
 """
 
 from __future__ import annotations
@@ -22,7 +22,6 @@ import torch
 
 from ...data import mnist_pair
 from ...errors import ParameterError
-from ...ledger.grading import grade_seeds
 from ...losses import Loss
 from ...models import TwoLayer, gaussian_init, generator, random_signs
 from ...track import stable_rank
@@ -33,7 +32,7 @@ from ...trajectory import Trajectory
 Tensor = torch.Tensor
 
 __all__ = ["active_columns", "train_active", "join", "stable_rank_change", "train_until_stable", "rule_inputs",
-           "run_pair", "sgd_schemes", "summary_note", "image_count_verdicts"]
+           "run_pair", "sgd_schemes", "summary_note"]
 
 
 def active_columns(X: Tensor) -> Tensor:
@@ -276,23 +275,3 @@ def summary_note(names, summaries, kind: str) -> str:
                          for k, s in zip(names, summaries))
     return "; ".join(f"{k}: stable rank {s['final_stable_rank']:.3f} at iteration {s['last_iteration']}"
                      for k, s in zip(names, summaries))
-
-
-def image_count_verdicts(decls, small: dict, big: dict) -> dict[str, tuple[str, str]]:
-    """Each MNIST claim's declared rule graded on one pair at two image counts.
-
-    Parameters
-    ----------
-    decls : Mapping
-        The chapter's declarations (``ledger.decls``).
-    small, big : dict
-        The pair's summaries at the chapter's image count and at twice it.
-
-    Returns
-    -------
-    dict
-        Claim id → (verdict with ``small``, verdict with ``big``).
-    """
-    big_in = rule_inputs(big)
-    return {c: (grade_seeds(decls[c], v)[0], grade_seeds(decls[c], big_in[c])[0])
-            for c, v in rule_inputs(small).items()}

@@ -12,7 +12,6 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from ...ledger.summary import what_holds_rows
 
 
 def span(values, fmt: str = ".2f") -> str:
@@ -192,29 +191,3 @@ def levels_dev_text(values: dict) -> str:
         Both ranges, four decimals.
     """
     return f"{span(values['dev'], '.4f')}, at the midpoints alone {span(values['dev_mid'], '.4f')}"
-
-
-def what_holds_table(ledger, what_holds: list) -> list:
-    """The shared "What holds" rows (:func:`lrlib.ledger.summary.what_holds_rows`), where a claim's premise
-    fails in some seeds but not all, with a note saying in how many (the headline counts graded seeds).
-
-    Parameters
-    ----------
-    ledger : Ledger
-        The chapter's graded claims (:class:`~lrlib.ledger.grading.Ledger`).
-    what_holds : list of (str, list of str)
-        The statements and the claims that grade them (:data:`~.claims.WHAT_HOLDS`).
-
-    Returns
-    -------
-    list of list
-        One row per statement: the statement and its cell of pass rates.
-    """
-    rows = what_holds_rows(ledger, what_holds)
-    for row, (_, ids) in zip(rows, what_holds):
-        for i in ids:
-            v = ledger.results[i].verdicts
-            n = v.count("premise not met")
-            if 0 < n < len(v):
-                row[1] += f"<br><small>{i}: premise not met in {n} of {len(v)}</small>"
-    return rows
