@@ -15,6 +15,7 @@ import torch
 from lrlib.errors import ParameterError
 from lrlib.losses import Loss
 from lrlib.models import TwoLayer, forward, generator
+from lrlib.measure import cosine
 from lrlib.theory import race as rc
 from lrlib.train import train
 
@@ -91,7 +92,7 @@ def test_phi_star_prediction_for_frozen_incoming_weights():
 def test_gamma_parallel_to_m1_when_error_norm_constant():
     p, X, y = _setup(8, std=1e-5, bias=0.0)
     p.b2 = torch.zeros_like(p.b2)
-    c = rc.cosine(rc.gamma(p, X, y), rc.target_m1(p, X, y)).abs()
+    c = cosine(rc.gamma(p, X, y), rc.target_m1(p, X, y)).abs()
     assert c.min() > 0.9999
 
 
@@ -149,7 +150,7 @@ def test_merge_is_exact_for_parallel_neurons_and_counts_groups():
 
 def test_cluster_order_groups_blocks():
     v = torch.tensor([[1.0, 0], [0, 1], [1, 0.01], [0.01, 1]], dtype=F64)
-    C = rc.cosine(v.unsqueeze(-2), v.unsqueeze(-3)).numpy()
+    C = cosine(v.unsqueeze(-2), v.unsqueeze(-3)).numpy()
     o = list(rc.cluster_order(C))
     assert sorted(o) == [0, 1, 2, 3]
     assert abs(o.index(0) - o.index(2)) == 1 and abs(o.index(1) - o.index(3)) == 1
@@ -475,3 +476,12 @@ def test_rising_share_and_top_cos_delta_path():
     top = torch.topk(rc.total_norm(tr.final), 3, -1).indices
     want = rc.cos_delta(tr.at(1), X, y).gather(-1, top).mean(-1).numpy()
     np.testing.assert_allclose(path[1], want)
+
+
+def test_cluster_losses_equal_the_loss_on_each_cluster():
+    X, y, cl = rc.xor_clusters(10, generator(1))
+    p = rc.race_init(8, 2, 0.5, generator(2), dtype=torch.float64)
+    Lk = rc.cluster_losses(p, X, y, cl, CE)
+    assert Lk.shape == (4,)
+    for k in range(4):
+        assert float(Lk[k]) == pytest.approx(float(CE(forward(p, X[cl == k]), y[cl == k])))

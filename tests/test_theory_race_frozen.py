@@ -11,6 +11,7 @@ from lrlib import grads
 from lrlib.errors import ParameterError
 from lrlib.losses import Loss
 from lrlib.models import TwoLayer, forward, generator
+from lrlib.measure import cosine
 from lrlib.theory import race as rc
 from lrlib.train import train
 from lrlib.schedules import linear_schedule
@@ -81,7 +82,7 @@ def test_frozen_cos_solves_the_linear_system():
         q = float(w @ mh)
         w, v, t = w + dt * k * v * mh, v + dt * k * q, t + dt
     assert abs(float(torch.nn.functional.cosine_similarity(w, m1, dim=0)) - float(cos_pred[2, 0, 0])) < 1e-4
-    assert torch.allclose(cos_pred[0, 0], rc.cosine(p.W1[0], rc.target_m1(p, X, y)[0]))
+    assert torch.allclose(cos_pred[0, 0], cosine(p.W1[0], rc.target_m1(p, X, y)[0]))
 
 
 def test_frozen_flow_check_follows_plain_gd_and_control_fails():

@@ -36,6 +36,7 @@ from .neuron import (
     PHI1, PHI2, angle_gap, error_vectors, gamma, gating, growth_rates, identity_error, phi, phi_ratio, phi_star_predicted,
     polar_gradients, target_gap, target_m1, total_norm,
 )
+from .runs import stack_nets
 
 Tensor = torch.Tensor
 CE = Loss("cross_entropy")
@@ -690,6 +691,78 @@ def prune_loss(run, at: float = 0.5, tol: float = 0.01) -> dict[str, np.ndarray]
         out["dl"].append(d[int(round(at * m))])
         out["frac"].append(((bad[0] if len(bad) else m + 1) - 1) / m)
     return {k: np.array(v, dtype=float) for k, v in out.items()}
+
+
+def abs_t0(run) -> tuple:
+    """A rank-prediction run with its first entry, cos δ at t = 0, replaced by its absolute value
+    (``predict.setting1.t0`` grades |cos δ(0)|, as its declaration says).
+
+    Parameters
+    ----------
+    run : tuple
+        ``(cd0, cd500, a_final, ...)`` as :func:`rank_prediction` takes it; ``cd0 (R, m)``.
+
+    Returns
+    -------
+    tuple
+        ``(|cd0|, cd500, a_final, ...)``.
+    """
+    return (run[0].abs(),) + tuple(run[1:])
+
+
+def level_snapshots(traj, level: float) -> tuple[np.ndarray, np.ndarray]:
+    """Per run: the first recorded snapshot whose full training loss is at most ``level``.
+
+    Parameters
+    ----------
+    traj : Trajectory
+        A recorded run (module conventions), loss ``(T, R)``.
+    level : float
+        The loss level (the loss's units: nats for the cross-entropy).
+
+    Returns
+    -------
+    idx : np.ndarray
+        ``(R,)`` int: the snapshot index; the last snapshot for a run that never reaches ``level``.
+    reached : np.ndarray
+        ``(R,)`` float, 1.0 where the run reaches ``level``, else 0.0.
+    """
+    below = traj.loss.numpy() <= level                                              # (T, R)
+    reached = below.any(0)
+    idx = np.where(reached, below.argmax(0), len(traj.steps) - 1)
+    return idx.astype(int), reached.astype(float)
+
+
+def prune_at_level(run, level: float = 0.2, at: float = 0.5, tol: float = 0.01) -> dict[str, np.ndarray]:
+    """Pruning at a matched training loss: :func:`prune_loss` on each run's network at the first
+    snapshot whose full training loss is at most ``level`` (:func:`level_snapshots`).
+
+    Parameters
+    ----------
+    run : tuple
+        ``(traj, X, y, order)``: a recorded run and its data (module conventions); ``order`` is
+        ``None`` (remove the neurons of lowest total norm a at that snapshot first: the race's
+        losers) or a score ``(R, m)`` (lowest first; the control's random order).
+    level : float
+        The matched loss level (nats).
+    at, tol : float
+        As in :func:`prune_loss`.
+
+    Returns
+    -------
+    dict
+        ``dl``, ``frac`` as in :func:`prune_loss`; ``step`` (the snapshot's step, in steps),
+        ``loss`` (its recorded loss, nats) and ``reached`` (1.0 where the run reaches ``level``),
+        ``(R,)`` each.
+    """
+    traj, X, y, order = run
+    idx, reached = level_snapshots(traj, level)
+    p = stack_nets([traj.params.map(lambda t: t[i, r]) for r, i in enumerate(idx)])
+    score = total_norm(p) if order is None else torch.as_tensor(order)
+    out = prune_loss((p, X, y, score), at=at, tol=tol)
+    R = np.arange(len(idx))
+    return dict(out, step=np.asarray(traj.steps)[idx].astype(float),
+                loss=traj.loss.numpy()[idx, R].astype(float), reached=reached)
 
 
 def _merge_to(q, X: Tensor, y: Tensor, n_groups: int, iters: int = 30) -> tuple[float, float, int]:

@@ -17,7 +17,7 @@ import torch.nn.functional as F
 
 from ...errors import ParameterError
 from ...measure import line_fit
-from ...models import TwoLayer
+from ...models import TwoLayer, forward
 from ...measure import cosine
 from ...track import cosine_similarity_matrix
 from .merging import theta
@@ -567,3 +567,27 @@ def lazy_scores(final: TwoLayer, centroids: Tensor) -> tuple[Tensor, Tensor]:
     U = torch.stack([final.W1[0][torch.where(near == k, a[0], torch.zeros_like(a[0])).argmax()]
                      for k in range(centroids.shape[0])])
     return alignment_score(final.W1, a, U), U
+
+
+def cluster_losses(params: TwoLayer, X: Tensor, y: Tensor, clusters: Tensor, loss, n_clusters: int = 4) -> Tensor:
+    """The loss on each cluster of the data alone, for every snapshot (Figure 2's per-cluster curves).
+
+    Parameters
+    ----------
+    params : TwoLayer
+        Networks with leading dims ``(T...)`` (e.g. a run's snapshots, ``W1 (T, m, D)``).
+    X, y : Tensor
+        One run's data, ``X (N, D)``, ``y (N,)``.
+    clusters : Tensor
+        ``(N,)`` int, each point's cluster in ``0 .. n_clusters - 1``.
+    loss : callable
+        ``loss(outputs, y)`` reduced over the points (e.g. :class:`lrlib.losses.Loss`).
+    n_clusters : int
+        Number of clusters.
+
+    Returns
+    -------
+    Tensor
+        ``(T..., n_clusters)``: the loss of each cluster.
+    """
+    return torch.stack([loss(forward(params, X[clusters == k]), y[clusters == k]) for k in range(n_clusters)], -1)
