@@ -999,4 +999,5 @@ def graded_statements(ledger, statements=None) -> list[tuple[str, list[str]]]:
 __all__ = ["WHAT_HOLDS", "EXTENSIONS", "REPRODUCTION_TIERS", "graded_statements", "is_identity", "pooled_agreement", "statement_verdict", "appendix_g_sign", "growth_law", "cifar_growth", "eq15_errors", "fixed_point_errata", "identity_errors", "parameter_counts", "cluster_times", "conservation", "frozen_flow", "gamma_m_alignment", "growth_form",
            "half_final_times", "lazy_alignment", "loss_drops", "merge_effect", "norm_concentration", "one_step_growth",
            "phi_targets", "plateau_levels", "rank_prediction", "setting_alignment", "sharper_prediction",
-           "winner_drift", "winner_rotation", "settle_targets", "prune_loss", "matched_merge"]
+           "winner_drift", "winner_rotation", "settle_targets", "prune_loss", "matched_merge",
+           "abs_t0", "level_snapshots", "prune_at_level"]
