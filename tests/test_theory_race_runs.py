@@ -8,9 +8,10 @@ import torch
 
 from lrlib.errors import ParameterError
 from lrlib.losses import Loss
-from lrlib.models import generator
+from lrlib.models import TwoLayer, forward, generator
 from lrlib.theory import race as rc
 from lrlib.train import train
+from race_helpers import setup_net
 
 CE = Loss("cross_entropy")
 
@@ -107,3 +108,37 @@ def test_drop_snapshots_are_sorted_and_capped():
     assert [s for s, _, _ in snaps] == [0, 10, 20, 30, 40]
     assert torch.equal(snaps[2][1], tr.at(tr.index_of_step(20)).W1)
     assert [s for s, _, _ in rc.drop_snapshots(tr, [], 40, n=2)] == [0, 20]
+
+def test_train_is_pytorch_sgd_momentum_with_epoch_batches():
+    """lrlib.train = torch.optim.SGD(lr, momentum) on mini-batches that walk a fresh permutation
+    each epoch (without replacement, last partial batch kept), with the same generator stream."""
+    p, X, y = setup_net(14, N=10, bias=0.0)
+    steps, bs, lr, mom = 7, 4, 0.05, 0.9
+    tr = train(p, X, y, loss=CE, lr=lr, momentum=mom, batch_size=bs, steps=steps, record=[steps], seed=3,
+               progress=False)
+    ps = [t.detach().clone().requires_grad_(True) for t in (p.W1, p.b1, p.W2, p.b2)]
+    opt = torch.optim.SGD(ps, lr=lr, momentum=mom)
+    gen = generator(3)
+    batches, seen = [], []
+    while len(batches) < steps:
+        perm = torch.randperm(10, generator=gen)
+        for i in range(0, 10, bs):
+            batches.append(perm[i:i + bs])
+    for idx in batches[:steps]:
+        seen.append(len(idx))
+        opt.zero_grad()
+        q = TwoLayer(W1=ps[0], b1=ps[1], W2=ps[2], b2=ps[3])
+        CE(forward(q, X[idx]), y[idx]).backward()
+        opt.step()
+    assert seen[:3] == [4, 4, 2]                      # the partial batch of each epoch is kept
+    assert torch.allclose(tr.final.W1, ps[0].detach(), atol=1e-13)
+    assert torch.allclose(tr.final.W2, ps[2].detach(), atol=1e-13)
+
+
+def test_batched_runs_with_per_run_data_equal_separate_runs():
+    p, X, y = setup_net(15, runs=(2,), N=12)
+    tr = train(p, X, y, loss=CE, lr=0.05, momentum=0.9, batch_size=4, steps=9, record=[9], progress=False)
+    for r in range(2):
+        one = train(p.map(lambda t: t[r]), X[r], y[r], loss=CE, lr=0.05, momentum=0.9, batch_size=4, steps=9,
+                    record=[9], progress=False)
+        assert torch.allclose(tr.final.W1[r], one.final.W1, atol=1e-13)

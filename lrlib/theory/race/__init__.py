@@ -14,7 +14,8 @@ from .data import centroid_directions, race_init, rebalanced, xor_clusters
 from .frozen import augmented, direction_drift, frozen_cos, frozen_flow_check
 from .measure import (aligned_neurons, alignment_score, appendix_g_check, appendix_g_stats, cluster_losses,
                       cluster_order,
-                      conservation_drifts, gate_change, growth_fit_mask, growth_form_fits, lazy_scores, median_at,
+                      conservation_drifts, gate_change, growth_fit_mask, growth_form_fits, lazy_scores, masked_share,
+                      median_at,
                       n_parameters, power_law_like, rising_share, rule_agreement, shuffled, snapshot_stats, spearman,
                       top_alignment, top_cos_delta_path, top_overlap, top_share, turned_out)
 from .merging import MERGE_DIRECTIONS, merge, merge_groups, merge_rows, split_all, split_neuron, theta
@@ -31,7 +32,7 @@ __all__ = [
     "centroid_directions", "race_init", "rebalanced", "xor_clusters",
     "augmented", "direction_drift", "frozen_cos", "frozen_flow_check",
     "aligned_neurons", "alignment_score", "appendix_g_check", "appendix_g_stats", "cluster_losses", "cluster_order",
-    "conservation_drifts", "gate_change", "growth_fit_mask", "growth_form_fits", "lazy_scores", "median_at",
+    "conservation_drifts", "gate_change", "growth_fit_mask", "growth_form_fits", "lazy_scores", "masked_share", "median_at",
     "n_parameters", "power_law_like", "rising_share", "rule_agreement", "shuffled", "snapshot_stats", "spearman",
     "top_alignment", "top_cos_delta_path", "top_overlap", "top_share", "turned_out",
     "MERGE_DIRECTIONS", "merge", "merge_groups", "merge_rows", "split_all", "split_neuron", "theta",

@@ -28,7 +28,8 @@ from ...models import activation, forward, preactivations
 from ...train import train
 from .frozen import augmented, direction_drift, frozen_flow_check
 from .measure import (
-    appendix_g_stats, conservation_drifts, gate_change, growth_form_fits, lazy_scores, median_at, n_parameters,
+    appendix_g_stats, conservation_drifts, gate_change, growth_form_fits, lazy_scores, masked_share, median_at,
+    n_parameters,
     rising_share, rule_agreement, spearman, top_alignment, top_cos_delta_path, top_share,
 )
 from .merging import merge
@@ -36,7 +37,7 @@ from .neuron import (
     PHI1, PHI2, angle_gap, error_vectors, gamma, gating, growth_rates, identity_error, phi, phi_ratio, phi_star_predicted,
     polar_gradients, target_gap, target_m1, total_norm,
 )
-from .runs import stack_nets
+from .runs import run_block, run_net, stack_nets
 
 Tensor = torch.Tensor
 CE = Loss("cross_entropy")
@@ -100,7 +101,7 @@ def lazy_alignment(run, centroids: Tensor) -> dict[str, np.ndarray]:
         ``s1, s2, s3, s4`` ``(G,)``.
     """
     G = run.W1.shape[0] // 4
-    sc = torch.stack([lazy_scores(run.map(lambda t: t[4 * g:4 * g + 4]), centroids)[0] for g in range(G)]).numpy()
+    sc = torch.stack([lazy_scores(run_block(run, 4 * g, 4 * g + 4), centroids)[0] for g in range(G)]).numpy()
     return dict(s1=sc[:, 0], s2=sc[:, 1], s3=sc[:, 2], s4=sc[:, 3])
 
 
@@ -123,7 +124,7 @@ def merge_effect(run, threshold: float = 0.999) -> dict[str, np.ndarray]:
     p, X, y = run
     out = dict(groups=[], m=[], dl=[])
     for r in range(p.W1.shape[0]):
-        q, Xr = p.map(lambda t: t[r]).to(torch.float64), X[r].to(torch.float64)
+        q, Xr = run_net(p, r, torch.float64), X[r].to(torch.float64)
         L0 = CE(forward(q, Xr), y[r]).item()
         merged, n_g = merge(q, threshold)
         out["groups"].append(n_g)
@@ -433,7 +434,7 @@ def one_step_growth(run, lr: float = 1e-7, n_top: int = 20) -> dict[str, np.ndar
     p, X, y = run
     out = dict(r90=[], r18=[], fd_gap=[], c_fac=[])
     for r in range(p.W1.shape[0]):
-        pe, Xr = p.map(lambda t: t[r]).to(torch.float64), X[r].to(torch.float64)
+        pe, Xr = run_net(p, r, torch.float64), X[r].to(torch.float64)
         gr = growth_rates(pe, Xr, y[r])
         top = torch.topk(total_norm(pe), n_top).indices
         q = []
@@ -643,8 +644,8 @@ def settle_targets(run, t_pred: int = 0, tol: float = math.radians(1), max_chang
     fix = settled & (changed <= max_changed)
     ok = fix & (nm > 0)
     n_ok = ok.sum(-1).to(torch.float64)
-    share = lambda hit: torch.where(n_ok > 0, (hit & ok).sum(-1) / n_ok.clamp_min(1), torch.full_like(n_ok, math.nan))  # noqa: E731
-    return dict(n_ok=n_ok.numpy(), agree_thm=share(thm1 == to_phi1).numpy(), agree_lin=share(((q0 + v0) > 0) == to_phi1).numpy(),
+    return dict(n_ok=n_ok.numpy(), agree_thm=masked_share(thm1 == to_phi1, ok).numpy(),
+                agree_lin=masked_share(((q0 + v0) > 0) == to_phi1, ok).numpy(),
                 fixed=(fix.sum(-1) / settled.sum(-1).clamp_min(1)).to(torch.float64).numpy(),
                 settled=settled.to(torch.float64).mean(-1).numpy())
 
@@ -684,7 +685,7 @@ def prune_loss(run, at: float = 0.5, tol: float = 0.01) -> dict[str, np.ndarray]
     p, X, y, score = run
     out = dict(dl=[], frac=[])
     for r in range(p.W1.shape[0]):
-        q = p.map(lambda t: t[r]).to(torch.float64)
+        q = run_net(p, r, torch.float64)
         d, _ = _pruned_losses(q, X[r].to(torch.float64), y[r], torch.as_tensor(score[r]))
         m = len(d) - 1
         bad = np.nonzero(np.abs(d) > tol)[0]
@@ -805,7 +806,7 @@ def matched_merge(run, n_groups: int = 150) -> dict[str, np.ndarray]:
     R = run[0][0].W1.shape[0]
     out = {}
     for s, (p, X, y) in enumerate(run, 1):
-        rows = [_merge_to(p.map(lambda t: t[r]).to(torch.float64), X[r].to(torch.float64), y[r], n_groups) for r in range(R)]
+        rows = [_merge_to(run_net(p, r, torch.float64), X[r].to(torch.float64), y[r], n_groups) for r in range(R)]
         for j, name in enumerate(("dl", "thr", "n")):
             out[f"{name}{s}"] = np.array([row[j] for row in rows], dtype=float)
     return out

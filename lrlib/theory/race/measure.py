@@ -14,6 +14,8 @@ import math
 import numpy as np
 import torch
 import torch.nn.functional as F
+from scipy.cluster.hierarchy import leaves_list, linkage
+from scipy.spatial.distance import squareform
 
 from ...errors import ParameterError
 from ...measure import line_fit
@@ -41,8 +43,6 @@ def cluster_order(C: np.ndarray | Tensor) -> np.ndarray:
     np.ndarray
         ``(m,)`` the leaf order.
     """
-    from scipy.cluster.hierarchy import leaves_list, linkage
-    from scipy.spatial.distance import squareform
 
     Dm = np.clip(1 - np.asarray(C, dtype=np.float64), 0, 2)
     Dm = (Dm + Dm.T) / 2
@@ -591,3 +591,20 @@ def cluster_losses(params: TwoLayer, X: Tensor, y: Tensor, clusters: Tensor, los
         ``(T..., n_clusters)``: the loss of each cluster.
     """
     return torch.stack([loss(forward(params, X[clusters == k]), y[clusters == k]) for k in range(n_clusters)], -1)
+
+
+def masked_share(hit: Tensor, ok: Tensor) -> Tensor:
+    """Per run: the share of the neurons that count (``ok``) for which ``hit`` holds; ``nan`` where none counts.
+
+    Parameters
+    ----------
+    hit, ok : Tensor
+        ``(R..., m)`` bool.
+
+    Returns
+    -------
+    Tensor
+        ``(R...)`` float64.
+    """
+    n_ok = ok.sum(-1).to(torch.float64)
+    return torch.where(n_ok > 0, (hit & ok).sum(-1) / n_ok.clamp_min(1), torch.full_like(n_ok, math.nan))
