@@ -128,7 +128,7 @@ from lrlib.plots import race as rc_plots
 from lrlib.theory import race as rc
 from lrlib.track import cosine_similarity_matrix
 from lrlib.train import train
-from lrlib.schedules import linear_schedule, log_schedule
+from lrlib.schedules import linear_schedule
 
 # %%
 ch = chapter.start("race", seed, quick, ledger_path)
@@ -689,6 +689,7 @@ for k in SETTINGS:
           f"lowest-a half removed ΔL/L {pct(v['dl'])}, prunable at ≤ 1 % {rl(v['frac'])} -> "
           f"{rate(f'prune.setting{k}')}; random half (control) {pct(c['dl'])}; at the end of "
           f"the run (context; converged {rc.ints(conv[k])}): {pct(end['dl'])}")
+    glue(f"race-rate-prune{k}", rate(f"prune.setting{k}"), display=False)
 
 # %%
 prune_lazy = rc.claims.prune_loss((lazy1.final, X1[:N_CTL], y1[:N_CTL], rc.total_norm(lazy1.final)))
@@ -699,13 +700,18 @@ print(f"lazy run at its end (context): ΔL/L {pct(prune_lazy['dl'], 1)}; early p
 # %% [markdown]
 # **What we see.** Merged to 150 neurons, setting 1 keeps its loss within the paper's 0.1 %–0.3 % and settings 2 and 3
 # lose it many times over (`merge.matched`, printed above); the std-$10^{-3}$ control, merged the same way, changes its
-# loss by more than the tolerance. Pruning is harder than merging: removing the lowest-$a$ half of setting 1 changes the
-# loss by less than 1 % only in some seeds (`prune.setting1`), since the final loss is small and the losers still carry
-# some of it; in settings 2 and 3 it never does, and the fraction that can be removed at ≤ 1 % is smaller there than in
-# setting 1 in most seeds (printed). Removing the same number of neurons at random costs orders of magnitude more in
-# every setting, so the norm does select among the neurons of a trained network. Early pruning — the order of $a$ at
-# $t=500$ applied to the final network — costs more than pruning by the final norm (printed): the $t=500$ order
-# mis-ranks some final neurons; which ones (e.g. the slower $\phi^{2*}$ group) is not measured. Printed, not graded.
+# loss by more than the tolerance. Pruning is harder than merging. At the matched training loss (≤ 0.2, reached by
+# every run: setting 3 only after about 16 000 steps, printed), removing the lowest-$a$ half of setting 1 changes the
+# loss by at most 1 % in {glue:text}`race-rate-prune1` seeds (`prune.setting1`); in settings 2 and 3 it does so in
+# {glue:text}`race-rate-prune2` and {glue:text}`race-rate-prune3`, and the two lose about the same (a few per cent,
+# printed): at the same loss setting 3 is *not* easier to prune than setting 2, as the end-of-run reading had
+# suggested, and both are harder than setting 1 — the paper's "harder to prune" for setting 3 holds against setting 1.
+# The control, the same number of neurons removed at random from the same networks, costs tens to hundreds of per
+# cent in every seed of every setting, so the order by $a$ does select among the neurons. At the end of the run
+# (context, printed) the losses are smaller and the same cut costs more in relative terms in most seeds. Early
+# pruning — the order of $a$ at $t=500$ applied to the final network — costs far more than pruning by the final norm
+# (printed): the $t=500$ order mis-ranks some final neurons; which ones (e.g. the slower $\phi^{2*}$ group) is not
+# measured. Printed, not graded.
 
 # %% [markdown]
 # **Racing: early $\cos\delta$ predicts the final norm.** Spearman's $\rho$ between $\cos\delta_\alpha(t)$ and
@@ -1606,20 +1612,40 @@ print(f"chapter run time: {time.time() - T_START:.0f} s")
 # - printed, not graded: the dead counts and the old $\rho$ with them; pruning's rate over all seeds with the
 #   unconverged count (2.3); `thm4.1.*` pooled over the seeds with a one-sided binomial bound (2.7).
 #
+# **Seventh round (issue 26's last acceptance gap; issue 27, code the next engineer can live in).**
+# - `prune.setting1`–`3` are graded **at a matched training loss** (the first recorded snapshot with full training
+#   loss ≤ 0.2, read from the snapshots already recorded: no new training), with the premise that the run reaches it
+#   and a control run through the same measurement (the same snapshot's networks pruned in a random order). Declared
+#   and committed before the run that graded it, expectations predicted (histories). Before, `prune.setting3` was
+#   *premise not met* in every seed (no setting-3 run converges); the table below gives before → after. The end-of-run
+#   pruning is printed beside as context. The fourth round's reading that setting 3 is *easier* to prune than
+#   setting 2 does not survive: at the same loss the two lose about the same (setting 3 was read at a larger loss);
+# - rows *premise not met* in every seed of this run, and where the statement is graded instead:
+#   `thm4.1.targets` (the toy's gates keep changing after the prediction time) → `thm4.1.window`,
+#   `thm4.1.linear-sign`, inside each neuron's fixed-gating window; `prop4.3.frozen-flow` and
+#   `prop4.3.frozen-window` (SGD fails the step-halving premise) → `prop4.3.frozen-window-gd` on full-batch GD;
+#   `erratum.E11-cifar` (setting 1's neurons are unbalanced, $c_{\rm fac}>2.2$) → `erratum.E11-balanced`;
+# - code only, every value, verdict and note unchanged (checked on the reduced run, and against the published sweep
+#   on the full one): the notebook's bookkeeping and printed forms moved into tested functions (`rc.runs`, the new
+#   `rc.report`, `rc.measure.cluster_losses`, `rc.claims.abs_t0`), no lambdas, no code line over 100 characters;
+#   `rc` has an explicit `__all__` and no longer re-exports `cosine`/`cosine_similarity_matrix`; one test file per
+#   theory module.
+#
 # **Still not done** (with costs; an expectation can be predicted before its run, so none waits on a probe):
 # - the lazy control's replacements (referee 1.1, 1.2, 3.2): an antisymmetric (output-zero) lazy init for `prune.*`
 #   and a std sweep $10^{-2}$–0.3 graded as a monotone fall of $\rho$ against $W^{(1)}$ movement (~15 s per std at
 #   4000 steps), null predictors $a(0)$, $\|w^{(2)}(0)\|$, $N^e(0)$ beside $\cos\delta$ (~0 s); `unlock.exp-fit` on
 #   $\log(a(500)/a(0))$ within each supergroup (~0 s);
-# - `prune.*` at a matched training loss from the recorded snapshots, as one comparative claim (referee 2.1, 2.2,
-#   3.3; ~1 s, no run to convergence needed); `merge.matched` at a fixed threshold (~0 s);
+# - `prune.*` as one comparative claim across the settings (referee 2.1, 2.2, 3.3; ~0 s now that all three are graded
+#   at the same loss); `merge.matched` at a fixed threshold (~0 s);
 # - measurement windows: `prop4.4.xor-stays` from each cluster's own drop, `fig2.four-drops` per cluster,
 #   `prop4.2.w1-to-gamma` on a fixed 50-step grid or Spearman, `prop4.3.frozen-window-gd` on a percentile, `thm4.1.*`
 #   graded pooled (~1 s each); `fig4.lazy` against the clusters' $m^1$ (~1 s); `top-share` split into two orderings
 #   and against the lazy run (~0 s); the null predictors sign $v_0$, sign $q_0$ for `thm4.1.*` (~1 s);
-# - new runs: `fig5.two-speeds` on $t_{10}$ with a label-swapped run (~3000 steps, ~15 s); eq. 19 over the whole
-#   plateau and `erratum.E11-balanced` on full-batch GD (~30–60 s); an unselected std sweep for `plateau.setting2`
-#   (~60 s per std); pruning at $t=500$ then training on (~60 s). These did not fit this revision's 45 minutes.
+# - new runs: `fig5.two-speeds` on $t_{10}$ with a label-swapped run (~3000 steps, ~15 s); `erratum.E11-balanced` on
+#   full-batch GD with a step-halving premise (~30 s) and eq. 19 graded over the whole plateau on the full-batch run
+#   (30–60 s); an unselected std sweep for `plateau.setting2` (~60 s per std); pruning at $t=500$ then training on
+#   (~60 s). Not run in this revision: its time went to the pruning rows and the code (issue 27).
 #
 # **Not done in the second round** (each needs new runs; the chapter's full run has a 420 s budget and about 5 s of slack
 # was left by the first round), with the referee's item and an estimate (1.7 and 2.1 are done in the third round):
@@ -1691,6 +1717,14 @@ CHANGED6 = {  # sixth round. Before: the fifth round's published sweep (race-s11
     "prune.setting3": "premise not met (5) (not graded)", "merge.matched": "5/5"}
 CHANGED6 = {i: b if "(" in b else f"{b} (quantitative)" for i, b in CHANGED6.items()}
 rc.change_table(ledger.results, CHANGED6, rate, columns=("after_tier",))
+
+
+# %%
+# seventh round. Before: the sixth round's published sweep (consistency, at the end of the run)
+CHANGED7 = {
+    "prune.setting1": "2/3 (+2 premise not met)", "prune.setting2": "0/4 (+1 premise not met)",
+    "prune.setting3": "premise not met (5)"}
+rc.change_table(ledger.results, CHANGED7, rate, columns=("expected", "control", "tier", "why"))
 
 # %% [markdown]
 # ## Claims ledger
