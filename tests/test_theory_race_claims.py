@@ -262,6 +262,30 @@ def test_prune_loss_removes_the_lowest_scores_first(toy):
     assert rcc.prune_loss((p, X, y, torch.zeros_like(a)))["dl"].shape == (2,)
 
 
+def test_level_snapshots_find_the_first_crossing(toy):
+    tr, _, _, _ = toy
+    L = tr.loss.numpy()
+    level = float(np.median(L[:, 0]))
+    idx, reached = rcc.level_snapshots(tr, level)
+    assert reached[0] == 1.0 and L[idx[0], 0] <= level and np.all(L[:idx[0], 0] > level)
+    idx, reached = rcc.level_snapshots(tr, -1.0)                          # never reached: the last one
+    assert np.all(reached == 0) and np.all(idx == len(tr.steps) - 1)
+
+
+def test_prune_at_level_prunes_the_snapshot_network(toy):
+    tr, X, y, _ = toy
+    level = float(np.median(tr.loss.numpy()))
+    out = rcc.prune_at_level((tr, X, y, None), level=level)
+    idx, _ = rcc.level_snapshots(tr, level)
+    for r in range(2):
+        p = tr.params.map(lambda t: t[idx[r], r:r + 1])
+        ref = rcc.prune_loss((p, X[r:r + 1], y[r:r + 1], rc.total_norm(p)))
+        assert out["dl"][r] == pytest.approx(ref["dl"][0], rel=1e-9, abs=1e-12)
+        assert out["step"][r] == tr.steps[idx[r]] and out["loss"][r] <= level
+    rnd = torch.rand(2, 40, generator=generator(3))
+    assert not np.allclose(rcc.prune_at_level((tr, X, y, rnd), level=level)["dl"], out["dl"])
+
+
 def test_matched_merge_reaches_the_count_and_is_free_on_split_networks(toy):
     tr, X, y, _ = toy
     p = tr.final.to(F64)

@@ -1,5 +1,5 @@
-"""Tests of lrlib.theory.race's frozen-gating model (frozen.py), the toy's numpy gradient (toy_step.py)
-and the Fig. 4 scores (measure.lazy_scores)."""
+"""Tests of lrlib.theory.race.frozen: the frozen-gating model (the toy's numpy gradient: test_theory_race_toy_step.py;
+the Fig. 4 scores: test_theory_race_measure.py)."""
 
 import math
 
@@ -11,53 +11,18 @@ from lrlib import grads
 from lrlib.errors import ParameterError
 from lrlib.losses import Loss
 from lrlib.models import TwoLayer, forward, generator
+from lrlib.measure import cosine
 from lrlib.theory import race as rc
 from lrlib.train import train
 from lrlib.schedules import linear_schedule
+from race_helpers import toy_problem
 
 CE = Loss("cross_entropy")
 F64 = torch.float64
 
 
-def _toy(R=3, m=30, std=0.5, dtype=F64):
-    X = torch.stack([rc.xor_clusters(20, generator(r))[0] for r in range(R)]).to(dtype)
-    y = rc.xor_clusters(20, generator(0))[1].expand(R, -1).clone()
-    p = rc.race_init(m, 2, std, generator(5), runs=(R,), dtype=dtype)
-    p.b1 = 0.3 * torch.randn(R, m, generator=generator(1), dtype=F64).to(dtype)
-    p.b2 = torch.tensor([[0.1, -0.2]] * R, dtype=dtype)
-    return p, X, y
-
-
-@pytest.mark.parametrize("dtype,tol", [(F64, 1e-12), (torch.float32, 1e-5)])
-def test_toy_gradients_match_backprop(dtype, tol):
-    p, X, y = _toy(dtype=dtype)
-    mine = rc.toy_gradients(p, X, y)
-    _, ref = grads.backprop(p, X, y, CE)
-    for k in ("W1", "b1", "W2", "b2"):
-        assert mine[k].shape == getattr(p, k).shape
-        assert float((mine[k] - ref[k]).abs().max() / ref[k].abs().max()) < tol
-
-
-def test_toy_gradients_shared_inputs_and_errors():
-    p, X, y = _toy()
-    mine = rc.toy_gradients(p, X[0], y[0])                 # one data set for every run
-    _, ref = grads.backprop(p, X[0], y[0], CE)
-    assert float((mine["W1"] - ref["W1"]).abs().max()) < 1e-12
-    with pytest.raises(ParameterError):
-        rc.toy_gradients(p, X.float(), y)                  # dtype mismatch
-    with pytest.raises(ParameterError):
-        rc.toy_gradients(TwoLayer(W1=p.W1, W2=p.W2), X, y)  # no biases
-
-
-def test_toy_gradients_in_train_equal_torch_step():
-    p, X, y = _toy(m=10, std=0.1)
-    a = train(p, X, y, loss=CE, lr=1e-2, momentum=0.9, steps=50, record=[0, 50], grad_fn=rc.toy_gradients)
-    b = train(p, X, y, loss=CE, lr=1e-2, momentum=0.9, steps=50, record=[0, 50])
-    assert float((a.final.W1 - b.final.W1).abs().max()) < 1e-12
-
-
 def test_augmented_is_the_same_network():
-    p, X, y = _toy()
+    p, X, y = toy_problem()
     q, Xa = rc.augmented(p, X)
     assert q.W1.shape[-1] == 3 and Xa.shape[-1] == 3
     assert torch.allclose(forward(q, Xa), forward(p, X))
@@ -66,7 +31,7 @@ def test_augmented_is_the_same_network():
 
 def test_frozen_cos_solves_the_linear_system():
     """Euler-integrate dq/dτ = k v, dv/dτ = k q for one neuron and compare with the closed form."""
-    p, X, y = _toy(R=1, m=4, std=0.01)
+    p, X, y = toy_problem(R=1, m=4, std=0.01)
     p.b1 = torch.zeros_like(p.b1)
     tau = np.array([0.0, 0.5, 1.0])
     cos_pred, growing = rc.frozen_cos(p, X, y, tau)
@@ -81,7 +46,7 @@ def test_frozen_cos_solves_the_linear_system():
         q = float(w @ mh)
         w, v, t = w + dt * k * v * mh, v + dt * k * q, t + dt
     assert abs(float(torch.nn.functional.cosine_similarity(w, m1, dim=0)) - float(cos_pred[2, 0, 0])) < 1e-4
-    assert torch.allclose(cos_pred[0, 0], rc.cosine(p.W1[0], rc.target_m1(p, X, y)[0]))
+    assert torch.allclose(cos_pred[0, 0], cosine(p.W1[0], rc.target_m1(p, X, y)[0]))
 
 
 def test_frozen_flow_check_follows_plain_gd_and_control_fails():
@@ -101,21 +66,11 @@ def test_frozen_flow_check_follows_plain_gd_and_control_fails():
 
 
 def test_direction_drift():
-    p, X, y = _toy(R=2, m=8, std=0.1)
+    p, X, y = toy_problem(R=2, m=8, std=0.1)
     tr = train(p, X, y, loss=CE, lr=1e-2, steps=20, record=[0, 10, 20])
     d = rc.direction_drift(tr, 20, n_top=3)
     assert d.shape == (2,) and np.allclose(d, 0, atol=1e-4)
     d2 = rc.direction_drift(tr, [0, float("nan")], n_top=3)
     assert d2[0] >= 0 and np.isnan(d2[1])
 
-
-def test_lazy_scores_and_centroids():
-    U = rc.centroid_directions(F64)
-    assert U.shape == (4, 2) and torch.allclose(U.norm(dim=-1), torch.ones(4, dtype=F64))
-    W1 = torch.cat([U.repeat(3, 1), torch.randn(12, 2, generator=generator(0), dtype=F64)])   # run 0 aligned
-    W1 = torch.stack([W1[:12], W1[:12], W1[12:], W1[12:]])
-    p = TwoLayer(W1=W1, W2=torch.ones(4, 2, 12, dtype=F64), b1=torch.zeros(4, 12, dtype=F64), b2=torch.zeros(4, 2, dtype=F64))
-    score, targets = rc.lazy_scores(p, U)
-    assert score.shape == (4,) and targets.shape == (4, 2)
-    assert torch.allclose(score[:2], torch.ones(2, dtype=F64)) and (score[2:] < 1).all()
 

@@ -32,6 +32,11 @@ def directions(ax, vec: np.ndarray, groups: np.ndarray, colours: Sequence[str] =
         Line width.
     alpha : float
         Opacity.
+    
+    Returns
+    -------
+    None
+        Draws into ``ax``.
     """
     vec, groups = np.asarray(vec, dtype=float), np.asarray(groups)
     u = vec / np.linalg.norm(vec, axis=-1, keepdims=True)
@@ -195,6 +200,11 @@ def cos_matrix(ax, C, order, title: str) -> None:
         ``(m,)`` row/column order.
     title : str
         Panel title.
+    
+    Returns
+    -------
+    None
+        Draws into ``ax``.
     """
     C = np.asarray(C)
     ax.imshow(C[np.ix_(order, order)], cmap="RdBu_r", vmin=-1, vmax=1, interpolation="nearest")
@@ -217,6 +227,11 @@ def scatter_cd_a(ax, cd, a, af, title: str) -> None:
         ``(m,)`` final a (shade).
     title : str
         Panel title.
+    
+    Returns
+    -------
+    None
+        Draws into ``ax``.
     """
     cd, a, af = (np.asarray(v, dtype=float) for v in (cd, a, af))
     o = np.argsort(af)
@@ -242,6 +257,11 @@ def loss_curves(ax, steps, loss, *, shown: int = 0, marks: Sequence[float] = (),
         Steps marked by dotted lines.
     title : str
         Panel title.
+    
+    Returns
+    -------
+    None
+        Draws into ``ax``.
     """
     loss = np.asarray(loss, dtype=float)
     for r in range(loss.shape[1]):

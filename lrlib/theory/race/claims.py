@@ -28,7 +28,8 @@ from ...models import activation, forward, preactivations
 from ...train import train
 from .frozen import augmented, direction_drift, frozen_flow_check
 from .measure import (
-    appendix_g_stats, conservation_drifts, gate_change, growth_form_fits, lazy_scores, median_at, n_parameters,
+    appendix_g_stats, conservation_drifts, gate_change, growth_form_fits, lazy_scores, masked_share, median_at,
+    n_parameters,
     rising_share, rule_agreement, spearman, top_alignment, top_cos_delta_path, top_share,
 )
 from .merging import merge
@@ -36,6 +37,7 @@ from .neuron import (
     PHI1, PHI2, angle_gap, error_vectors, gamma, gating, growth_rates, identity_error, phi, phi_ratio, phi_star_predicted,
     polar_gradients, target_gap, target_m1, total_norm,
 )
+from .runs import run_block, run_net, stack_nets
 
 Tensor = torch.Tensor
 CE = Loss("cross_entropy")
@@ -99,7 +101,7 @@ def lazy_alignment(run, centroids: Tensor) -> dict[str, np.ndarray]:
         ``s1, s2, s3, s4`` ``(G,)``.
     """
     G = run.W1.shape[0] // 4
-    sc = torch.stack([lazy_scores(run.map(lambda t: t[4 * g:4 * g + 4]), centroids)[0] for g in range(G)]).numpy()
+    sc = torch.stack([lazy_scores(run_block(run, 4 * g, 4 * g + 4), centroids)[0] for g in range(G)]).numpy()
     return dict(s1=sc[:, 0], s2=sc[:, 1], s3=sc[:, 2], s4=sc[:, 3])
 
 
@@ -122,7 +124,7 @@ def merge_effect(run, threshold: float = 0.999) -> dict[str, np.ndarray]:
     p, X, y = run
     out = dict(groups=[], m=[], dl=[])
     for r in range(p.W1.shape[0]):
-        q, Xr = p.map(lambda t: t[r]).to(torch.float64), X[r].to(torch.float64)
+        q, Xr = run_net(p, r, torch.float64), X[r].to(torch.float64)
         L0 = CE(forward(q, Xr), y[r]).item()
         merged, n_g = merge(q, threshold)
         out["groups"].append(n_g)
@@ -432,7 +434,7 @@ def one_step_growth(run, lr: float = 1e-7, n_top: int = 20) -> dict[str, np.ndar
     p, X, y = run
     out = dict(r90=[], r18=[], fd_gap=[], c_fac=[])
     for r in range(p.W1.shape[0]):
-        pe, Xr = p.map(lambda t: t[r]).to(torch.float64), X[r].to(torch.float64)
+        pe, Xr = run_net(p, r, torch.float64), X[r].to(torch.float64)
         gr = growth_rates(pe, Xr, y[r])
         top = torch.topk(total_norm(pe), n_top).indices
         q = []
@@ -642,8 +644,8 @@ def settle_targets(run, t_pred: int = 0, tol: float = math.radians(1), max_chang
     fix = settled & (changed <= max_changed)
     ok = fix & (nm > 0)
     n_ok = ok.sum(-1).to(torch.float64)
-    share = lambda hit: torch.where(n_ok > 0, (hit & ok).sum(-1) / n_ok.clamp_min(1), torch.full_like(n_ok, math.nan))  # noqa: E731
-    return dict(n_ok=n_ok.numpy(), agree_thm=share(thm1 == to_phi1).numpy(), agree_lin=share(((q0 + v0) > 0) == to_phi1).numpy(),
+    return dict(n_ok=n_ok.numpy(), agree_thm=masked_share(thm1 == to_phi1, ok).numpy(),
+                agree_lin=masked_share(((q0 + v0) > 0) == to_phi1, ok).numpy(),
                 fixed=(fix.sum(-1) / settled.sum(-1).clamp_min(1)).to(torch.float64).numpy(),
                 settled=settled.to(torch.float64).mean(-1).numpy())
 
@@ -683,13 +685,85 @@ def prune_loss(run, at: float = 0.5, tol: float = 0.01) -> dict[str, np.ndarray]
     p, X, y, score = run
     out = dict(dl=[], frac=[])
     for r in range(p.W1.shape[0]):
-        q = p.map(lambda t: t[r]).to(torch.float64)
+        q = run_net(p, r, torch.float64)
         d, _ = _pruned_losses(q, X[r].to(torch.float64), y[r], torch.as_tensor(score[r]))
         m = len(d) - 1
         bad = np.nonzero(np.abs(d) > tol)[0]
         out["dl"].append(d[int(round(at * m))])
         out["frac"].append(((bad[0] if len(bad) else m + 1) - 1) / m)
     return {k: np.array(v, dtype=float) for k, v in out.items()}
+
+
+def abs_t0(run) -> tuple:
+    """A rank-prediction run with its first entry, cos δ at t = 0, replaced by its absolute value
+    (``predict.setting1.t0`` grades |cos δ(0)|, as its declaration says).
+
+    Parameters
+    ----------
+    run : tuple
+        ``(cd0, cd500, a_final, ...)`` as :func:`rank_prediction` takes it; ``cd0 (R, m)``.
+
+    Returns
+    -------
+    tuple
+        ``(|cd0|, cd500, a_final, ...)``.
+    """
+    return (run[0].abs(),) + tuple(run[1:])
+
+
+def level_snapshots(traj, level: float) -> tuple[np.ndarray, np.ndarray]:
+    """Per run: the first recorded snapshot whose full training loss is at most ``level``.
+
+    Parameters
+    ----------
+    traj : Trajectory
+        A recorded run (module conventions), loss ``(T, R)``.
+    level : float
+        The loss level (the loss's units: nats for the cross-entropy).
+
+    Returns
+    -------
+    idx : np.ndarray
+        ``(R,)`` int: the snapshot index; the last snapshot for a run that never reaches ``level``.
+    reached : np.ndarray
+        ``(R,)`` float, 1.0 where the run reaches ``level``, else 0.0.
+    """
+    below = traj.loss.numpy() <= level                                              # (T, R)
+    reached = below.any(0)
+    idx = np.where(reached, below.argmax(0), len(traj.steps) - 1)
+    return idx.astype(int), reached.astype(float)
+
+
+def prune_at_level(run, level: float = 0.2, at: float = 0.5, tol: float = 0.01) -> dict[str, np.ndarray]:
+    """Pruning at a matched training loss: :func:`prune_loss` on each run's network at the first
+    snapshot whose full training loss is at most ``level`` (:func:`level_snapshots`).
+
+    Parameters
+    ----------
+    run : tuple
+        ``(traj, X, y, order)``: a recorded run and its data (module conventions); ``order`` is
+        ``None`` (remove the neurons of lowest total norm a at that snapshot first: the race's
+        losers) or a score ``(R, m)`` (lowest first; the control's random order).
+    level : float
+        The matched loss level (nats).
+    at, tol : float
+        As in :func:`prune_loss`.
+
+    Returns
+    -------
+    dict
+        ``dl``, ``frac`` as in :func:`prune_loss`; ``step`` (the snapshot's step, in steps),
+        ``loss`` (its recorded loss, nats) and ``reached`` (1.0 where the run reaches ``level``),
+        ``(R,)`` each.
+    """
+    traj, X, y, order = run
+    idx, reached = level_snapshots(traj, level)
+    p = stack_nets([traj.params.map(lambda t: t[i, r]) for r, i in enumerate(idx)])
+    score = total_norm(p) if order is None else torch.as_tensor(order)
+    out = prune_loss((p, X, y, score), at=at, tol=tol)
+    R = np.arange(len(idx))
+    return dict(out, step=np.asarray(traj.steps)[idx].astype(float),
+                loss=traj.loss.numpy()[idx, R].astype(float), reached=reached)
 
 
 def _merge_to(q, X: Tensor, y: Tensor, n_groups: int, iters: int = 30) -> tuple[float, float, int]:
@@ -732,7 +806,7 @@ def matched_merge(run, n_groups: int = 150) -> dict[str, np.ndarray]:
     R = run[0][0].W1.shape[0]
     out = {}
     for s, (p, X, y) in enumerate(run, 1):
-        rows = [_merge_to(p.map(lambda t: t[r]).to(torch.float64), X[r].to(torch.float64), y[r], n_groups) for r in range(R)]
+        rows = [_merge_to(run_net(p, r, torch.float64), X[r].to(torch.float64), y[r], n_groups) for r in range(R)]
         for j, name in enumerate(("dl", "thr", "n")):
             out[f"{name}{s}"] = np.array([row[j] for row in rows], dtype=float)
     return out
@@ -926,4 +1000,5 @@ def graded_statements(ledger, statements=None) -> list[tuple[str, list[str]]]:
 __all__ = ["WHAT_HOLDS", "EXTENSIONS", "REPRODUCTION_TIERS", "graded_statements", "is_identity", "pooled_agreement", "statement_verdict", "appendix_g_sign", "growth_law", "cifar_growth", "eq15_errors", "fixed_point_errata", "identity_errors", "parameter_counts", "cluster_times", "conservation", "frozen_flow", "gamma_m_alignment", "growth_form",
            "half_final_times", "lazy_alignment", "loss_drops", "merge_effect", "norm_concentration", "one_step_growth",
            "phi_targets", "plateau_levels", "rank_prediction", "setting_alignment", "sharper_prediction",
-           "winner_drift", "winner_rotation", "settle_targets", "prune_loss", "matched_merge"]
+           "winner_drift", "winner_rotation", "settle_targets", "prune_loss", "matched_merge",
+           "abs_t0", "level_snapshots", "prune_at_level"]

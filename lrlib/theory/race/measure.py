@@ -14,10 +14,12 @@ import math
 import numpy as np
 import torch
 import torch.nn.functional as F
+from scipy.cluster.hierarchy import leaves_list, linkage
+from scipy.spatial.distance import squareform
 
 from ...errors import ParameterError
 from ...measure import line_fit
-from ...models import TwoLayer
+from ...models import TwoLayer, forward
 from ...measure import cosine
 from ...track import cosine_similarity_matrix
 from .merging import theta
@@ -41,8 +43,6 @@ def cluster_order(C: np.ndarray | Tensor) -> np.ndarray:
     np.ndarray
         ``(m,)`` the leaf order.
     """
-    from scipy.cluster.hierarchy import leaves_list, linkage
-    from scipy.spatial.distance import squareform
 
     Dm = np.clip(1 - np.asarray(C, dtype=np.float64), 0, 2)
     Dm = (Dm + Dm.T) / 2
@@ -567,3 +567,44 @@ def lazy_scores(final: TwoLayer, centroids: Tensor) -> tuple[Tensor, Tensor]:
     U = torch.stack([final.W1[0][torch.where(near == k, a[0], torch.zeros_like(a[0])).argmax()]
                      for k in range(centroids.shape[0])])
     return alignment_score(final.W1, a, U), U
+
+
+def cluster_losses(params: TwoLayer, X: Tensor, y: Tensor, clusters: Tensor, loss, n_clusters: int = 4) -> Tensor:
+    """The loss on each cluster of the data alone, for every snapshot (Figure 2's per-cluster curves).
+
+    Parameters
+    ----------
+    params : TwoLayer
+        Networks with leading dims ``(T...)`` (e.g. a run's snapshots, ``W1 (T, m, D)``).
+    X, y : Tensor
+        One run's data, ``X (N, D)``, ``y (N,)``.
+    clusters : Tensor
+        ``(N,)`` int, each point's cluster in ``0 .. n_clusters - 1``.
+    loss : callable
+        ``loss(outputs, y)`` reduced over the points (e.g. :class:`lrlib.losses.Loss`).
+    n_clusters : int
+        Number of clusters.
+
+    Returns
+    -------
+    Tensor
+        ``(T..., n_clusters)``: the loss of each cluster.
+    """
+    return torch.stack([loss(forward(params, X[clusters == k]), y[clusters == k]) for k in range(n_clusters)], -1)
+
+
+def masked_share(hit: Tensor, ok: Tensor) -> Tensor:
+    """Per run: the share of the neurons that count (``ok``) for which ``hit`` holds; ``nan`` where none counts.
+
+    Parameters
+    ----------
+    hit, ok : Tensor
+        ``(R..., m)`` bool.
+
+    Returns
+    -------
+    Tensor
+        ``(R...)`` float64.
+    """
+    n_ok = ok.sum(-1).to(torch.float64)
+    return torch.where(n_ok > 0, (hit & ok).sum(-1) / n_ok.clamp_min(1), torch.full_like(n_ok, math.nan))
