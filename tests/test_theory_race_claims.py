@@ -262,6 +262,19 @@ def test_prune_loss_removes_the_lowest_scores_first(toy):
     assert rcc.prune_loss((p, X, y, torch.zeros_like(a)))["dl"].shape == (2,)
 
 
+def test_cifar_growth_live_only_skips_dead_neurons(toy):
+    tr, X, y, _ = toy
+    P = tr.params.map(lambda t: t.clone())
+    P.b1[:, :, 0] = -1e3                                   # neuron 0 dead at every snapshot ...
+    P.W2[:, :, :, 0] = 100.0                               # ... and the largest a
+    dead = type(tr)(steps=tr.steps, time=tr.time, params=P, loss=tr.loss, meta=tr.meta)
+    t0, t1 = int(tr.steps[5]), int(tr.steps[10])
+    out = rcc.cifar_growth((dead, X, y), 0.05, t0=t0, t1=t1, n_top=1)
+    assert not np.any(np.isfinite(out["c18"]))                # 0/0 or x/0: the dead neuron
+    live = rcc.cifar_growth((dead, X, y), 0.05, t0=t0, t1=t1, n_top=1, live_only=True)
+    assert np.all(np.isfinite(live["c18"]))
+
+
 def test_level_snapshots_find_the_first_crossing(toy):
     tr, _, _, _ = toy
     L = tr.loss.numpy()
