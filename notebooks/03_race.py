@@ -945,7 +945,11 @@ glue_seeds("race-fig5", [fig5(r) for r in range(N_SEEDS)],
 # for Theorem 4.1; `thm4.1.window` reads the rule at $t=0$, before the plateau, outside the theorem. An earlier version
 # evaluated the rule on the network at the end of training, where the gating has long changed; that
 # agreement is shown as context. The agreement at $t_{\rm pred}=750$ printed below is near-tautological (once the
-# growing mode dominates, the sign of $q$ is the side $\phi$ is already on) and is not evidence. **Props. 4.2–4.3.** While $\|\Delta y\|\approx\sqrt2/2$,
+# growing mode dominates, the sign of $q$ is the side $\phi$ is already on) and is not evidence. **Read its pass rate
+# with that in mind:** with the per-neuron window the premise holds and the row is graded, but what it shows is that
+# the neurons settle with their gating (nearly) fixed and on the side the rule names on the plateau; its control, the
+# std-1 toy runs, fails through `share` (they do not settle), not through the rule. A test of the rule's link before
+# the plateau is `thm4.1.window` (at $t=0$, a consistency check). **Props. 4.2–4.3.** While $\|\Delta y\|\approx\sqrt2/2$,
 # $\langle\gamma_\alpha\rangle\propto\cos(7\pi/4-\phi_\alpha)\,m^1_\alpha$, so $|\cos\angle(\langle\gamma_\alpha\rangle,m^1_\alpha)|\approx1$
 # for every neuron, whatever its $\phi_\alpha$. At $t=0$ this holds by construction of the small init, so it is
 # graded as a **consistency check** now (its old control, the end of training, is printed beside it).
