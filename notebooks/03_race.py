@@ -222,9 +222,9 @@ glue_seeds("race-fig3", [fig3(r) for r in range(N_SEEDS)],
 # neurons that align (top row: incoming directions, bottom row: outgoing directions) before their drop.
 # Colours: the data cluster nearest to each neuron's *final* incoming direction. Besides the drops of
 # the total loss (peaks of its decrease rate), we time each cluster separately: $t_k$ is the step at
-# which the mean loss on cluster $k$ falls below half of $\ln 2$. The negative control of both claims is
+# which the mean loss on cluster $k$ falls below half of $\ln 2$. The negative control of `fig2.speeds` is
 # one more run in the same batch, on a toy set whose four centroids all have norm 2.5: one speed for
-# every cluster.
+# every cluster (its drop count is printed; `fig2.four-drops` has no control since round 12, referee 1.4).
 
 # %%
 X_eq = rc.xor_clusters(50, gen(4), norms=(2.5,) * 4)[0]
@@ -244,7 +244,7 @@ norm_of = [4, 3, 1, 2]
 by_norm = np.argsort([-n for n in norm_of])                # clusters of norms 4, 3, 2, 1
 xor_main = xor.run(slice(0, N_SEEDS))                      # the seeds
 xor_eq = xor.run(slice(N_SEEDS, R_x))                      # the equal-norm control
-ledger.measure("fig2.four-drops", xor_main, controls={"xor_equal": xor_eq})
+ledger.measure("fig2.four-drops", xor_main)                  # no control (referee 1.4)
 speeds = ledger.measure("fig2.speeds", (xor_main, Xr[:N_SEEDS], yr[:N_SEEDS]),
                         controls={"xor_equal": (xor_eq, Xr[N_SEEDS:], yr[N_SEEDS:])},
                         clusters=cl_x, order=tuple(by_norm))
@@ -643,7 +643,8 @@ pd.concat([ctl_rows, mt1.assign(std=SETTINGS[1]["std"]).drop(columns="setting")]
 # final network to the same count, the paper's 150 neurons (at the largest cosine threshold that leaves at most 150,
 # found by bisection), and compares the loss changes: about 0.1 % in setting 1 (≤ 0.3 %), at least 1 % in settings 2
 # and 3. Control: the std-$10^{-3}$ runs in place of setting 1. At 150 groups settings 2 and 3 need thresholds near
-# 0.5 and lose hundreds of per cent, so only setting 1's conjunct can fail: **this claim tests setting 1 only**, and
+# 0.5 and lose hundreds of per cent, so their conjuncts could not fail and are dropped from the rule since round 12
+# (referee 1.3, history; printed as context): **this claim tests setting 1 only**, and
 # since this revision only where setting 1's run converged (premise, as `merge.setting1`; ledger history). Setting 1's init scale is the one the plateau criterion
 # of the table of choices picks (the largest decade whose loss at $t=500$ is still within 0.1 % of $\ln2$); the
 # criterion reads the loss at $t=500$, never a merge. Expectation written before the first run that graded it.
@@ -659,7 +660,15 @@ pd.concat([ctl_rows, mt1.assign(std=SETTINGS[1]["std"]).drop(columns="setting")]
 # and `prune.setting3` was *premise not met* in every seed (no setting-3 run converges). The control is a run through
 # the same measurement: the same snapshot's networks with the same number of neurons removed in a random order
 # (`random_order`), which removes the race's ranking. Declared (rule, premise, control, predicted expectations)
-# and committed before the run that graded it (histories). Printed beside, as context: the snapshot's step and loss,
+# and committed before the run that graded it (histories). **Round 12 (referee 1.1, 2.1):** the random order is a
+# swapped role on the same network (removing a random half breaks any trained network), not a run without the race,
+# so the three rows are consistency checks (history; the random order is printed as context). The matched loss is
+# not a matched stage (setting 1 is pruned mid-race, setting 3 near its end), and the verdicts move with the 0.2
+# level and the 50 % cut (sensitivity printed for levels 0.15/0.2/0.3 and cuts 40/50/60 %). The paper's statement is
+# comparative: `prune.compare` grades it at the paper's time, the end of each run, on a scale-free cost
+# $(L_{\rm pruned}-L)/(\ln2-L)$ (the share of what training took off the plateau's loss that the cut gives back),
+# rule $g_3>g_2$ (the paper's "harder to prune") and $g_2,g_3>g_1$; declared before any run of it, expectation left
+# open (observed: the matched-loss values had been seen). Printed beside, as context: the snapshot's step and loss,
 # the old end-of-run pruning, the lazy std-0.3 runs pruned at their end (their large random output makes one or two
 # removed neurons already cost > 1 %), and the **early pruning** of §4.6 — the cut made with the order of $a$ at
 # $t=500$, applied to setting 1's final network. It measures only how far the $t=500$ order mis-ranks the final
@@ -681,15 +690,26 @@ LEVEL = 0.2                       # the matched training loss (nats): every sett
 for k in SETTINGS:
     X_, y_, tr_ = runs[k]
     rnd = torch.rand(tr_.final.W1.shape[:-1], generator=gen(10 + k))      # (R, m): a random order
-    pr = ledger.measure(f"prune.setting{k}", (tr_, X_, y_, None), level=LEVEL,
-                        controls={"random_order": (tr_, X_, y_, rnd)})
-    v, c = pr.values, pr.control_values
+    v = ledger.measure(f"prune.setting{k}", (tr_, X_, y_, None), level=LEVEL).values
+    c = rc.claims.prune_at_level((tr_, X_, y_, rnd), level=LEVEL)         # random order: context
     end = rc.claims.prune_loss((tr_.final, X_, y_, rc.total_norm(tr_.final)))     # context
     print(f"setting {k}: at loss ≤ {LEVEL} (steps {rc.ints(v['step'])}, loss {rl(v['loss'], 3)}): "
           f"lowest-a half removed ΔL/L {pct(v['dl'])}, prunable at ≤ 1 % {rl(v['frac'])} -> "
-          f"{rate(f'prune.setting{k}')}; random half (control) {pct(c['dl'])}; at the end of "
+          f"{rate(f'prune.setting{k}')}; random half (context) {pct(c['dl'])}; at the end of "
           f"the run (context; converged {rc.ints(conv[k])}): {pct(end['dl'])}")
     glue(f"race-rate-prune{k}", rate(f"prune.setting{k}"), display=False)
+
+# %%
+heads = rc.final_heads([runs[k] for k in SETTINGS], N_SEEDS)            # the final networks
+g = ledger.measure("prune.compare", heads).values
+print("end of the run, lowest-a half removed, (L_pruned - L) / (ln 2 - L): " + "; ".join(
+    f"setting {k} {rl(g[f'g{k}'], 3)} (L {rl(g[f'L{k}'], 3)})" for k in SETTINGS)
+    + f" -> {rate('prune.compare')}")
+glue("race-rate-prune-compare", rate("prune.compare"), display=False)
+for k in SETTINGS:                                  # sensitivity to the level and the cut (2.1)
+    X_, y_, tr_ = runs[k]
+    sens = rc.claims.prune_sensitivity((tr_, X_, y_))
+    print(f"setting {k} ΔL/L: " + "; ".join(f"{n} {pct(d)}" for n, d in sens.items()))
 
 # %%
 prune_lazy = rc.claims.prune_loss((lazy1.final, X1[:N_CTL], y1[:N_CTL], rc.total_norm(lazy1.final)))
@@ -704,10 +724,12 @@ print(f"lazy run at its end (context): ΔL/L {pct(prune_lazy['dl'], 1)}; early p
 # every run: setting 3 only after about 16 000 steps, printed), removing the lowest-$a$ half of setting 1 changes the
 # loss by at most 1 % in {glue:text}`race-rate-prune1` seeds (`prune.setting1`); in settings 2 and 3 it does so in
 # {glue:text}`race-rate-prune2` and {glue:text}`race-rate-prune3`, and the two lose about the same (a few per cent,
-# printed): at the same loss setting 3 is *not* easier to prune than setting 2, as the end-of-run reading had
-# suggested, and both are harder than setting 1 — the paper's "harder to prune" for setting 3 holds against setting 1.
-# The control, the same number of neurons removed at random from the same networks, costs tens to hundreds of per
-# cent in every seed of every setting, so the order by $a$ does select among the neurons. At the end of the run
+# printed). The paper's comparison is setting 3 against setting 2: at the matched loss of the published run setting 3
+# lost more than setting 2 in 3 of 5 seeds and was prunable to a smaller fraction in only 1 of 5, so it is **not
+# supported** there (we wrote before that it "holds against setting 1": that swapped the comparator). At the end of
+# the run it is graded by `prune.compare` ({glue:text}`race-rate-prune-compare`, a consistency check: no run removes
+# the difference between the settings). The random half (context) costs tens to hundreds of per cent in every seed of
+# every setting; the order by $a$ selects among the neurons, but that is true of any trained network. At the end of the run
 # (context, printed) the losses are smaller and the same cut costs more in relative terms in most seeds. Early
 # pruning — the order of $a$ at $t=500$ applied to the final network — costs far more than pruning by the final norm
 # (printed): the $t=500$ order mis-ranks some final neurons; which ones (e.g. the slower $\phi^{2*}$ group) is not
@@ -914,11 +936,20 @@ glue_seeds("race-fig5", [fig5(r) for r in range(N_SEEDS)],
 # (the control's values are in the ledger). In both settings the gating does not stay fixed after $t_{\rm pred}$
 # (printed): on the toy the points of the two neighbouring clusters lie on the gating boundary of a neuron
 # aligned with a cluster, and they switch as the neuron grows, so every neuron changes about a third of its
-# gates; on CIFAR the loss drop itself re-gates the network. We know of no cheap setting in which the
-# premise holds up to the convergence of $\phi$: the claim stays *premise not met*. An earlier version
+# gates; on CIFAR the loss drop itself re-gates the network. **Changed in round 12 (referee 2.4):** counted over the
+# whole run, that count includes the four drops, long after $\phi$ has settled; the theorem needs the gating fixed
+# only while $\phi$ converges. The premise now counts, per neuron, the gates that change from $t_{\rm pred}$ to that
+# neuron's own $t_{\rm set}$ (first recorded step within 1° of a target; as in `thm4.1.window`), averaged over the
+# settling neurons, at most 5 % (history; expectation observed from a throwaway full-size probe of the toy, 0.03–0.04
+# against 0.05: a small margin). The whole-run count is printed beside. With this window `thm4.1.targets` is the row
+# for Theorem 4.1; `thm4.1.window` reads the rule at $t=0$, before the plateau, outside the theorem. An earlier version
 # evaluated the rule on the network at the end of training, where the gating has long changed; that
 # agreement is shown as context. The agreement at $t_{\rm pred}=750$ printed below is near-tautological (once the
-# growing mode dominates, the sign of $q$ is the side $\phi$ is already on) and is not evidence. **Props. 4.2–4.3.** While $\|\Delta y\|\approx\sqrt2/2$,
+# growing mode dominates, the sign of $q$ is the side $\phi$ is already on) and is not evidence. **Read its pass rate
+# with that in mind:** with the per-neuron window the premise holds and the row is graded, but what it shows is that
+# the neurons settle with their gating (nearly) fixed and on the side the rule names on the plateau; its control, the
+# std-1 toy runs, fails through `share` (they do not settle), not through the rule. A test of the rule's link before
+# the plateau is `thm4.1.window` (at $t=0$, a consistency check). **Props. 4.2–4.3.** While $\|\Delta y\|\approx\sqrt2/2$,
 # $\langle\gamma_\alpha\rangle\propto\cos(7\pi/4-\phi_\alpha)\,m^1_\alpha$, so $|\cos\angle(\langle\gamma_\alpha\rangle,m^1_\alpha)|\approx1$
 # for every neuron, whatever its $\phi_\alpha$. At $t=0$ this holds by construction of the small init, so it is
 # graded as a **consistency check** now (its old control, the end of training, is printed beside it).
@@ -962,7 +993,8 @@ note_t = (f"CIFAR setting 1 the same way (t_pred = 500): share {rl(tc['share'])}
 ledger.measure("thm4.1.targets", (xor_main, Xr[:N_SEEDS], yr[:N_SEEDS]), t_pred=T_PRED, note=note_t,
                controls={"lazy": (xor4_lazy, X4[lazy_runs], yr[:N_SEEDS])})
 thm = ledger.results["thm4.1.targets"].values
-print(f"toy: gates changed after t = {T_PRED}: {rl(thm['changed'], 3)}; rule at t = {T_PRED} vs "
+print(f"toy: gates changed from t = {T_PRED} to each neuron's t_set {rl(thm['changed'], 3)} "
+      f"(whole network to the end: {rl(thm['changed_all'], 3)}); rule at t = {T_PRED} vs "
       f"final target (by count) {rl(thm['agree_n'], 3)} -> {rate('thm4.1.targets')}; CIFAR: gates "
       f"changed after t = 500 {rl(tc['changed'], 3)}, rule at t = 500 (by count) {rl(agree[0], 3)}")
 print(f"last recorded step with ≤ 5 % of the gates changed: {steps_last}; the rule evaluated there "
@@ -1029,23 +1061,25 @@ print(f"min |cos(⟨γ⟩, m¹)| at t = 0, 500, end: {rl(cmin[0], 6)}, {rl(cmin[
 # **Prop. 4.2 over time.** With fixed gating the incoming vector's fixed point is the direction of
 # $\langle\gamma_\alpha\rangle$; in the running network both move, and the paper's Fig. 1c shows the winners well
 # aligned by $t=500$. We follow the mean $\cos\delta_\alpha$ of the 25 neurons of largest final $a$ at every recorded
-# step up to $t=500$ (every 100 steps, and every 50 in $[250, 500]$): per seed it must rise at ≥ 90 % of the
-# steps and by at least 0.1 over the plateau. Control: setting 2 (std $10^{-2}$), where the paper sees the
+# step up to $t=500$ (every 100 steps, and every 50 in $[250, 500]$): per seed it must rise with time, read as
+# Spearman's rank correlation of the step with the mean $\ge0.9$ (since round 12; it was the share of rising steps,
+# ≥ 90 %, which one noisy 1–3-step interval of batch-4 SGD fails; history), and by at least 0.1 over the plateau. Control: setting 2 (std $10^{-2}$), where the paper sees the
 # tendency to align reduced, measured the same way on its recorded steps.
 
 # %%
 rot = ledger.measure("prop4.2.w1-to-gamma", txy(1), controls={"setting2": txy(2)})
 rv, rcv = rot.values, rot.control_values
 print(f"mean cos δ of the 25 largest, setting 1: t = 0 {rl(rv['c0'], 3)}, t = 500 "
-      f"{rl(rv['c500'], 3)}, rising at {rl(rv['up'])} of the steps -> "
+      f"{rl(rv['c500'], 3)}, Spearman rho(t) {rl(rv['rho'], 3)} (rising at {rl(rv['up'])}) -> "
       f"{rate('prop4.2.w1-to-gamma')}; setting 2 (control): {rl(rcv['c0'], 3)} → "
-      f"{rl(rcv['c500'], 3)}, rising at {rl(rcv['up'])}")
+      f"{rl(rcv['c500'], 3)}, rho {rl(rcv['rho'], 3)}")
 
 # %% [markdown]
 # The mean $\cos\delta$ of the winners rises over the plateau in every seed (printed above), but not at nearly
 # every recorded step: the record includes log-spaced steps early on, where one SGD step of batch 4 moves the
-# mean by less than its noise, so the share of rising steps stays below the 90 % the rule asks in most
-# seeds. The pass rate above is what the ledger grades.
+# mean by less than its noise, so the share of rising steps (printed, context) stays below 90 % in most seeds;
+# the rank correlation reads the rise over the whole window instead. The pass rate above is what the ledger grades;
+# the setting-2 control fails on the rise $c_{500}-c_0$ whatever its $\rho$.
 
 # %% [markdown]
 # **The frozen-gating closed form over time (Props. 4.2–4.3, App. E).** Fix a neuron's gating, its error
@@ -1077,13 +1111,13 @@ fz_h = rc.claims.frozen_flow((tr1h, X1, y1), LR / 2 / (1 - MOM), rec_h[-1])
 rec_f = [int(s_) for s_ in tr1.steps if s_ <= 500]
 # the control: w1 and b cannot turn
 tr1f = train(p1_0, X1, y1, lr=LR, steps=500, record=rec_f, trainable=("W2", "b2"), **sgd1)
-fz_kw = dict(controls={"w1_frozen": (tr1f, X1, y1)}, tau_scale=LR / (1 - MOM), t_max=500)
+fz_kw = dict(tau_scale=LR / (1 - MOM), t_max=500)           # no control (referee 1.2)
 gap_f, gap_w = (np.abs(fz_h[n] / fz[n] - 1) for n in ("err", "err_w"))
 ledger.measure("prop4.3.frozen-flow", (tr1, X1, y1), premises=dict(gap=gap_f), **fz_kw)
 ledger.measure("prop4.3.frozen-window", (tr1, X1, y1), premises=dict(gap=gap_w), **fz_kw)
 
 # %%
-fz_c = ledger.results["prop4.3.frozen-flow"].control_values
+fz_c = rc.claims.frozen_flow((tr1f, X1, y1), **fz_kw)          # w1 frozen: context
 print(f"frozen closed form, setting 1, t ≤ 500, fixed-gating neurons ({rl(fz['fixed'])} of them): "
       f"max |Δcos| {rl(fz['err'], 3)} (no rotation: {rl(fz_ctl['err'], 3)}; w1 frozen: "
       f"{rl(fz_c['err'], 3)}), median rise of cos {rl(fz['rise'], 3)} -> "
@@ -1102,8 +1136,11 @@ print(f"each neuron inside its own window: {rl(fz['err_w'], 3)} (no rotation: "
 #
 # **A run that stands for the flow (new in this revision).** Full-batch plain GD from the same init on the same
 # images, with $\lambda=0.02$ for 250 steps (flow time $\tau\le5$, as $t\le500$ above), recorded every 10 steps, and
-# the same with $\lambda=0.01$ for 500 steps for the step-halving premise; control: the same GD runs with $w^{(1)}$ and
-# $b$ frozen. `prop4.3.frozen-window-gd` grades the closed form inside each neuron's window on these runs (the
+# the same with $\lambda=0.01$ for 500 steps for the step-halving premise. The runs with $w^{(1)}$ and $b$ frozen
+# are printed as context only: with the gating frozen their error is the closed form's own rise (the same for SGD
+# and GD), a prediction renamed as a run, so the three frozen rows are consistency checks since round 12 (referee
+# 1.2, history). The first claim's premise (half of the neurons fixed) fails on the GD run too (0.22–0.29 on the
+# published run): `prop4.3.frozen-flow`'s statement stays **untested** (referee 3.3). `prop4.3.frozen-window-gd` grades the closed form inside each neuron's window on these runs (the
 # second claim's rule and premises; the first claim's premise, half of the neurons fixed, is not met here either:
 # printed). Its expectation was set after an exploratory run of two seeds (see its history in the ledger).
 # **An extension, not the paper's statement** (referee 3.5): the paper states only the fixed points of Props. 4.2–4.3;
@@ -1118,8 +1155,8 @@ gd_f = train(p1_0, X1, y1, loss=CE, lr=GD_LR, steps=GD_T, record=rec_gd, trainab
 fz_gd_h = rc.claims.frozen_flow((gd_h, X1, y1), GD_LR / 2, 2 * GD_T)
 gap_gd = np.abs(fz_gd_h["err_w"] / rc.claims.frozen_flow((gd, X1, y1), GD_LR, GD_T)["err_w"] - 1)
 gdw = ledger.measure("prop4.3.frozen-window-gd", (gd, X1, y1), tau_scale=GD_LR, t_max=GD_T,
-                     controls={"w1_frozen_gd": (gd_f, X1, y1)}, premises=dict(gap=gap_gd))
-gv, gc = gdw.values, gdw.control_values
+                     premises=dict(gap=gap_gd))
+gv, gc = gdw.values, rc.claims.frozen_flow((gd_f, X1, y1), GD_LR, GD_T)      # w1 frozen: context
 print(f"full-batch GD: inside each neuron's window max |Δcos| {rl(gv['err_w'], 3)} (w1 frozen: "
       f"{rl(gc['err_w'], 3)}; half step: {rl(fz_gd_h['err_w'], 3)}); fixed-gating share "
       f"{rl(gv['fixed'])}; windows reaching half the time {gv['n_long']}; max |z| "
@@ -1131,14 +1168,16 @@ print(f"full-batch GD: inside each neuron's window max |Δcos| {rl(gv['err_w'], 
 # loss drops, and not at all for a data set as simple as Figure 2's: "the initial alignment remains the
 # same". Per seed we take the 20 neurons of largest final $a$ of the toy run of Figure 2 and measure the
 # $a$-weighted mean angle between $w^{(1)}_\alpha$ when the loss first falls below $0.95\ln2$ and at the end
-# (rule: ≤ 5°). Control: the same measurement on CIFAR setting 1, where the paper expects the targets to keep
-# moving after the drop.
+# (rule: ≤ 5°). The same measurement on CIFAR setting 1, where the paper expects the targets to keep moving,
+# is printed as context: it was the control, dropped in round 12 (referee 1.4: a row expected to fail whose control
+# fails too says nothing), so the row is a consistency check.
 
 # %%
-stay = ledger.measure("prop4.4.xor-stays", xor_main, controls={"cifar1": tr1})
+stay = ledger.measure("prop4.4.xor-stays", xor_main)             # no control (referee 1.4)
+stay_c = rc.claims.winner_drift(tr1)                               # CIFAR setting 1, context
 print(f"drift of the winners' w1 after the loss leaves the plateau: XOR "
       f"{rl(stay.values['drift'], 2)}° (from t = {stay.values['t_off']}); CIFAR setting 1 "
-      f"{rl(stay.control_values['drift'], 1)}° -> {rate('prop4.4.xor-stays')}")
+      f"{rl(stay_c['drift'], 1)}° -> {rate('prop4.4.xor-stays')}")
 
 # %% [markdown]
 # **What we see.** On the toy the winners keep their direction far better than on CIFAR (printed: the CIFAR
@@ -1428,8 +1467,9 @@ print(f"E11 toy: Δa/λ ÷ eq. 90 = {rl(r90, 4)}, ÷ eq. 18 = {rl(r18, 3)}; CIFA
 # in most seeds (pass rate printed). The expectation is now a guard copied from that result (the claim's history).
 # **What this does not show** (referee 3.4): the premise $c\approx0$ holds, but this batch-4 SGD run does not stand
 # for the flow (the step-halving check of the frozen rows fails by 27–39 % on the published run), the rate against
-# eq. 90 is 0.72–0.88 there, not 1, and the pass comes from a ±20 % band around 2 ($c_{18}$ 1.46–1.77). The same on
-# full-batch GD with $|c_{90}-1|\le0.1$ graded would test it (~30 s and a strict run; not done in this revision).
+# eq. 90 is 0.72–0.88 there, not 1, and the pass comes from a ±20 % band around 2 ($c_{18}$ 1.46–1.77): it is not
+# "where the premise holds". **Its replacement for E11 is `erratum.E11-balanced-gd` below** (full-batch GD,
+# step-halving premise); this row stays as a consistency check.
 
 # %%
 tr1b = rc.train_each(rc.rebalanced(p1_0), X1, y1, lr=LR, steps=500, record=[0, 250, 500], **sgd1)
@@ -1468,6 +1508,30 @@ gl = ledger.measure("eq19.growth-law", (g19, X1, y1), tau_scale=G19_LR,
 print(f"eq. 19 (c = 0, GD): slope {rl(gl.values['slope'], 4)}, R² {rl(gl.values['r2'], 4)}, "
       f"half step {rl(gl_h['slope'], 4)}; w1 frozen (context): {rl(gl_f['slope'], 3)} "
       f"-> {rate('eq19.growth-law')}")
+
+# %% [markdown]
+# **E11 on the full-batch GD run (new in the seventh round).** `erratum.E11-balanced` above reads the factor 2 on
+# batch-4 SGD, where an unbalanced run lands in the same band. The same run as eq. 19's — setting 1's init rebalanced
+# ($c=0$), full-batch GD with $\lambda=0.02$ — lets us grade it where both premises can hold: between steps 20 and 50
+# (flow time 0.4 → 1), $\Delta\log a/\Delta t$ of the 10 largest live neurons (a dead one has rate and slope 0: at
+# $\tau\le1$ the largest are still the init's largest) divided by $\lambda$ times eq. 18's rate
+# ($c_{18}$, should be 2) within 10 % (`erratum.E11-balanced-gd`); premises: $c_{\rm fac}\le2.2$, and the same measured
+# on the half-step run (steps 40 → 100) within 5 %. Control: the same GD from setting 1's own unbalanced init (the
+# run of `prop4.3.frozen-window-gd`), where $c_{18}$ should follow $c_{\rm fac}$ and leave the band. No new training
+# (both runs exist). Declared, with its expectation predicted, and committed before the run that graded it:
+# {glue:text}`race-rate-e11gd`.
+
+# %%
+e11_kw = dict(lam_eff=G19_LR, t0=20, t1=50, live_only=True)
+c18_h = rc.claims.cifar_growth((g19_h, X1, y1), G19_LR / 2, t0=40, t1=100, live_only=True)["c18"]
+gap_e11 = np.abs(c18_h / rc.claims.cifar_growth((g19, X1, y1), **e11_kw)["c18"] - 1)
+e11g = ledger.measure("erratum.E11-balanced-gd", (g19, X1, y1), premises=dict(gap=gap_e11),
+                      controls={"unbalanced_gd": (gd, X1, y1)}, **e11_kw)
+eg, ec = e11g.values, e11g.control_values
+print(f"E11 balanced, full-batch GD (steps 20 → 50): ÷ eq. 18 = {rl(eg['c18'], 3)}, ÷ eq. 90 = "
+      f"{rl(eg['c90'], 3)}, exact factor {rl(eg['c_fac'], 3)}; half step ÷ eq. 18 = {rl(c18_h, 3)}"
+      f" -> {rate('erratum.E11-balanced-gd')}; unbalanced (control): ÷ eq. 18 = {rl(ec['c18'], 3)}")
+glue("race-rate-e11gd", rate("erratum.E11-balanced-gd"), display=False)
 
 # %% [markdown]
 # **E15 — setting 3 is not underparameterized by parameter count.** The paper calls setting 3
@@ -1629,23 +1693,52 @@ print(f"chapter run time: {time.time() - T_START:.0f} s")
 #   on the full one): the notebook's bookkeeping and printed forms moved into tested functions (`rc.runs`, the new
 #   `rc.report`, `rc.measure.cluster_losses`, `rc.claims.abs_t0`), no lambdas, no code line over 100 characters;
 #   `rc` has an explicit `__all__` and no longer re-exports `cosine`/`cosine_similarity_matrix`; one test file per
-#   theory module.
+#   theory module;
+# - new: `erratum.E11-balanced-gd`, E11's factor 2 on eq. 19's full-batch GD run with a step-halving premise and the
+#   unbalanced GD run as its control (no new training), declared and predicted before its run.
+#
+# **Round 12 (a referee's report on the seventh round).** Each change to a rule, premise, control or expectation
+# has a history entry, committed in a claims-only commit that says why:
+# - tiers, no new runs: `prune.setting1`–`3` → consistency (1.1: the random order is a swapped role; printed as
+#   context); `fig2.four-drops`, `prop4.4.xor-stays` → consistency, controls dropped (1.4: expected not reproduced,
+#   their controls fail too); `prop4.3.frozen-flow`, `-window`, `-window-gd` → consistency (1.2: with $w^{(1)}$, $b$
+#   frozen the error is the closed form's own rise; those runs printed as context);
+# - new `prune.compare` (2.1–2.3, 3.2, 3.6): the paper's comparison, $g_3>g_2$ and $g_2,g_3>g_1$ with the scale-free
+#   $g=(L_{\rm pruned}-L)/(\ln2-L)$ at the end of each run; consistency (no run removes the setting difference),
+#   expectation left open (observed); sensitivity of the matched-loss rows to levels 0.15/0.2/0.3 and cuts 40/50/60 %
+#   printed; the "holds against setting 1" reading withdrawn; the summary's pruning statement now names
+#   `prune.compare` and merging is split into setting 1 (tested) and settings 2–3 (3.1);
+# - `merge.matched`: the conjuncts on $dl_2$, $dl_3$ (which could not fail) dropped from the rule (1.3);
+# - `thm4.1.targets`: premise window per neuron from $t_{\rm pred}$ to its own $t_{\rm set}$ (2.4), the statement's row
+#   (3.5); expectation *premise not met* → 0.8–1, observed from a throwaway full-size probe of the toy (~150 s);
+# - `prop4.2.w1-to-gamma`: Spearman $\rho(t,\overline{\cos\delta})\ge0.9$ instead of the share of rising steps (2.6);
+# - `erratum.E11-balanced-gd` is back (3.4; the three reverted commits cherry-picked) as E11's replacement for
+#   `erratum.E11-balanced`, which is not "where the premise holds".
+#
+# **Answered, not changed in round 12** (costs measured on this 2-core machine under load):
+# - 2.7, `prop4.4.xor-stays` from each cluster's own drop, and 2.8, `fig2.four-drops` per cluster: ~1 s of compute
+#   each on the recorded toy run, but each changes a measurement and needs a strict full run to publish (7–14 min);
+# - 2.9, `fig5.two-speeds` on $t_{10}$: needs a label-swapped control run, ~3000 steps of setting 1 (~15 s), plus a
+#   strict run;
+# - 3.3: `prop4.3.frozen-flow`'s premise (half of the neurons fixed) fails on the GD run too (0.22–0.29), so its
+#   statement stays untested; no cheaper setting is known where half the gates stay fixed over the plateau.
 #
 # **Still not done** (with costs; an expectation can be predicted before its run, so none waits on a probe):
 # - the lazy control's replacements (referee 1.1, 1.2, 3.2): an antisymmetric (output-zero) lazy init for `prune.*`
 #   and a std sweep $10^{-2}$–0.3 graded as a monotone fall of $\rho$ against $W^{(1)}$ movement (~15 s per std at
 #   4000 steps), null predictors $a(0)$, $\|w^{(2)}(0)\|$, $N^e(0)$ beside $\cos\delta$ (~0 s); `unlock.exp-fit` on
 #   $\log(a(500)/a(0))$ within each supergroup (~0 s);
-# - `prune.*` as one comparative claim across the settings (referee 2.1, 2.2, 3.3; ~0 s now that all three are graded
-#   at the same loss); `merge.matched` at a fixed threshold (~0 s);
-# - measurement windows: `prop4.4.xor-stays` from each cluster's own drop, `fig2.four-drops` per cluster,
-#   `prop4.2.w1-to-gamma` on a fixed 50-step grid or Spearman, `prop4.3.frozen-window-gd` on a percentile, `thm4.1.*`
-#   graded pooled (~1 s each); `fig4.lazy` against the clusters' $m^1$ (~1 s); `top-share` split into two orderings
-#   and against the lazy run (~0 s); the null predictors sign $v_0$, sign $q_0$ for `thm4.1.*` (~1 s);
-# - new runs: `fig5.two-speeds` on $t_{10}$ with a label-swapped run (~3000 steps, ~15 s); `erratum.E11-balanced` on
-#   full-batch GD with a step-halving premise (~30 s) and eq. 19 graded over the whole plateau on the full-batch run
-#   (30–60 s); an unselected std sweep for `plateau.setting2` (~60 s per std); pruning at $t=500$ then training on
-#   (~60 s). Not run in this revision: its time went to the pruning rows and the code (issue 27).
+# - a control run for `prune.compare`: the std-$10^{-3}$ runs in place of setting 1 (no new training: they exist for
+#   `merge.matched`), not declared because a control that passes stops the strict run and no probe fit this round;
+# - `merge.matched` at a fixed threshold would add nothing the rows `merge.setting1`–`3` do not already grade (they
+#   merge at the paper's 0.999): dropped from this list;
+# - measurement windows (compute ~1 s each; publishing needs a strict full run, 7–14 min): `prop4.3.frozen-window-gd`
+#   on a percentile, `thm4.1.*` graded pooled, `fig4.lazy` against the clusters' $m^1$, `top-share` split into two
+#   orderings and against the lazy run, the null predictors sign $v_0$, sign $q_0$ for `thm4.1.*`;
+# - new runs: `fig5.two-speeds`' label-swapped run (~3000 steps, ~15 s); eq. 19 over the whole plateau on a longer
+#   full-batch run (30–60 s), which would also let `erratum.E11-balanced-gd` read $c_{90}$ over the plateau; an
+#   unselected std sweep for `plateau.setting2`, 500 steps per std and seed (~2 s each, ~10 s per std over 5 seeds);
+#   pruning at $t=500$ then training on (a second 20 000-step run of setting 1, ~60 s per seed).
 #
 # **Not done in the second round** (each needs new runs; the chapter's full run has a 420 s budget and about 5 s of slack
 # was left by the first round), with the referee's item and an estimate (1.7 and 2.1 are done in the third round):
@@ -1723,8 +1816,18 @@ rc.change_table(ledger.results, CHANGED6, rate, columns=("after_tier",))
 # seventh round. Before: the sixth round's published sweep (consistency, at the end of the run)
 CHANGED7 = {
     "prune.setting1": "2/3 (+2 premise not met)", "prune.setting2": "0/4 (+1 premise not met)",
-    "prune.setting3": "premise not met (5)"}
+    "prune.setting3": "premise not met (5)", "erratum.E11-balanced-gd": "— (new)"}
 rc.change_table(ledger.results, CHANGED7, rate, columns=("expected", "control", "tier", "why"))
+
+
+# %%
+# round 12. Before: the published full sweep (sixth round), headline (tier)
+CHANGED12 = {
+    "fig2.four-drops": "0/5 (quantitative)", "prop4.4.xor-stays": "0/5 (quantitative)",
+    "prop4.3.frozen-window-gd": "2/5 (quantitative)", "merge.matched": "3/3 (quantitative)",
+    "thm4.1.targets": "premise not met (5)", "prop4.2.w1-to-gamma": "2/5 (quantitative)",
+    "prune.compare": "— (new)"}
+rc.change_table(ledger.results, CHANGED12, rate, columns=("after_tier", "expected"))
 
 # %% [markdown]
 # ## Claims ledger

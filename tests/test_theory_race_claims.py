@@ -115,7 +115,7 @@ def test_half_final_times_and_phi_targets(toy):
     i0 = tr.index_of_step(400)
     P = tr.at(i0)
     ch = max(float(rc.gate_change(P.map(lambda x: x[0]), tr.at(i).map(lambda x: x[0]), X[0])) for i in range(i0, len(tr)))
-    assert math.isclose(t["changed"][0], ch)
+    assert math.isclose(t["changed_all"][0], ch)
     assert np.allclose(t["agree_n"], rc.rule_agreement(P, tr.final, X, y)[0], equal_nan=True)
     assert ((0 <= t["share"]) & (t["share"] <= 1)).all()
 
@@ -133,6 +133,7 @@ def test_winner_rotation_and_drift_and_frozen_flow(toy):
     w = rcc.winner_rotation((tr, X, y), t_max=400, n_top=5)
     steps, path = rc.top_cos_delta_path(tr, X, y, 400, 5)
     assert np.allclose(w["c0"], path[0]) and np.allclose(w["c500"], path[-1]) and np.allclose(w["up"], rc.rising_share(path))
+    assert np.allclose(w["rho"], rcc.time_rank_correlation(path))
     d = rcc.winner_drift(tr, n_top=5)
     assert np.allclose(d["drift"], rc.direction_drift(tr, d["t_off"], 5), equal_nan=True)
     f = rcc.frozen_flow((tr, X, y), 0.05 / 0.1, 200)
@@ -262,6 +263,19 @@ def test_prune_loss_removes_the_lowest_scores_first(toy):
     assert rcc.prune_loss((p, X, y, torch.zeros_like(a)))["dl"].shape == (2,)
 
 
+def test_cifar_growth_live_only_skips_dead_neurons(toy):
+    tr, X, y, _ = toy
+    P = tr.params.map(lambda t: t.clone())
+    P.b1[:, :, 0] = -1e3                                   # neuron 0 dead at every snapshot ...
+    P.W2[:, :, :, 0] = 100.0                               # ... and the largest a
+    dead = type(tr)(steps=tr.steps, time=tr.time, params=P, loss=tr.loss, meta=tr.meta)
+    t0, t1 = int(tr.steps[5]), int(tr.steps[10])
+    out = rcc.cifar_growth((dead, X, y), 0.05, t0=t0, t1=t1, n_top=1)
+    assert not np.any(np.isfinite(out["c18"]))                # 0/0 or x/0: the dead neuron
+    live = rcc.cifar_growth((dead, X, y), 0.05, t0=t0, t1=t1, n_top=1, live_only=True)
+    assert np.all(np.isfinite(live["c18"]))
+
+
 def test_level_snapshots_find_the_first_crossing(toy):
     tr, _, _, _ = toy
     L = tr.loss.numpy()
@@ -352,3 +366,47 @@ def test_rank_prediction_leaves_out_dead_neurons():
     assert out["n_dead"].tolist() == [5.0, 5.0]
     sh = rcc.sharper_prediction([(cd, a, live)] * 3)
     np.testing.assert_allclose(sh["rho1"], ref["rho0"])
+
+
+def test_prune_compare_is_the_scale_free_cost_of_the_lowest_a_half(toy):
+    tr, X, y, _ = toy
+    p = tr.final.to(F64)
+    out = rcc.prune_compare(((p, X, y), (p, X, y), (p, X, y)))
+    ref = rcc.prune_loss((p, X, y, rc.total_norm(p)))
+    for r in range(2):
+        L = CE(forward(p.map(lambda t: t[r]), X[r]), y[r]).item()
+        assert out["L1"][r] == pytest.approx(L, rel=1e-9)
+        assert out["g2"][r] == pytest.approx(ref["dl"][r] * L / (math.log(2) - L), rel=1e-9, abs=1e-12)
+    assert np.array_equal(out["g1"], out["g3"])
+
+
+def test_prune_sensitivity_reads_each_level_and_cut(toy):
+    tr, X, y, _ = toy
+    level = float(np.median(tr.loss.numpy()))
+    s = rcc.prune_sensitivity((tr, X, y), levels=(level,), cuts=(0.25, 0.5), level=level)
+    assert list(s) == [f"L={level:g}", "cut=0.25", "cut=0.5"]
+    assert np.allclose(s["cut=0.5"], rcc.prune_at_level((tr, X, y, None), level=level)["dl"])
+    assert not np.allclose(s["cut=0.25"], s["cut=0.5"])
+
+
+def test_time_rank_correlation_is_one_for_a_rising_path_and_ranks_only():
+    path = np.stack([np.arange(6.0) ** 3, -np.arange(6.0), [0, 2, 1, 3, 4, 5]], axis=1)   # (6, 3)
+    rho = rcc.time_rank_correlation(path)
+    assert rho[0] == pytest.approx(1) and rho[1] == pytest.approx(-1) and 0.9 < rho[2] < 1
+
+
+def test_window_gate_change_against_a_direct_count(toy):
+    tr, X, y, _ = toy
+    changed, settled = rcc.window_gate_change(tr, X, 0)
+    r = 0
+    for a in range(0, 40, 7):
+        gaps = [float(rc.target_gap(rc.phi(tr.at(i).map(lambda t: t[r]))[a])) for i in range(len(tr))]
+        first = next((i for i, g in enumerate(gaps) if g < math.radians(1)), len(tr) - 1)
+        g0 = rc.gating(tr.at(0).map(lambda t: t[r]).to(F64), X[r].double())[a]
+        worst = max(float((rc.gating(tr.at(i).map(lambda t: t[r]).to(F64), X[r].double())[a] != g0).double().mean())
+                    for i in range(first + 1))
+        assert float(changed[r, a]) == pytest.approx(worst)
+        assert bool(settled[r, a]) == any(g < math.radians(1) for g in gaps)
+    out = rcc.phi_targets((tr, X, y), 0)
+    c, s = rcc.window_gate_change(tr, X, 0)
+    assert np.allclose(out["changed"], [float(c[r][s[r]].mean()) for r in range(2)]) and "changed_all" in out

@@ -20,6 +20,7 @@ import math
 import numpy as np
 import torch
 from scipy.stats import beta as beta_dist
+from scipy.stats import spearmanr
 
 from ...ledger.verdicts import headline, pass_rate
 from ...losses import Loss
@@ -235,8 +236,11 @@ def phi_targets(run, t_pred: int, tol: float = math.radians(1), stride: int = 1)
     -------
     dict
         ``share`` (a-weighted share of the final neurons within ``tol`` of a target), ``agree_n``,
-        ``agree_a`` (:func:`~.measure.rule_agreement` at ``t_pred``), ``changed`` (the largest fraction of
-        the gates that differ from those at ``t_pred`` at any recorded step after it), ``(R,)`` each.
+        ``agree_a`` (:func:`~.measure.rule_agreement` at ``t_pred``), ``changed`` (per neuron, the largest
+        fraction of its gates that differ from those at ``t_pred`` at any recorded step from ``t_pred``
+        to its own ``t_set``, :func:`window_gate_change`, averaged over the neurons that settle),
+        ``changed_all`` (the largest fraction of all the network's gates that differ from those at
+        ``t_pred`` at any recorded step after it, to the end), ``(R,)`` each.
     """
     traj, X, y = run
     X = X.to(torch.float64)
@@ -247,8 +251,53 @@ def phi_targets(run, t_pred: int, tol: float = math.radians(1), stride: int = 1)
     P = traj.at(i0).to(torch.float64)
     agree_n, agree_a = rule_agreement(P, fin, X, y, tol)
     later = sorted(set(range(i0, len(traj), stride)) | {len(traj) - 1})
-    changed = np.max([gate_change(P, traj.at(i).to(torch.float64), X).numpy() for i in later], axis=0)
-    return dict(share=((a * near).sum(-1) / a.sum(-1)).numpy(), agree_n=agree_n, agree_a=agree_a, changed=changed)
+    changed_all = np.max([gate_change(P, traj.at(i).to(torch.float64), X).numpy() for i in later], axis=0)
+    own, settled = window_gate_change(traj, X, t_pred, tol)
+    n_set = settled.sum(-1).to(torch.float64)
+    changed = torch.where(n_set > 0, (own * settled).sum(-1) / n_set.clamp_min(1), math.nan).numpy()
+    return dict(share=((a * near).sum(-1) / a.sum(-1)).numpy(), agree_n=agree_n, agree_a=agree_a,
+                changed=changed, changed_all=changed_all)
+
+
+def window_gate_change(traj, X: Tensor, t_pred: int, tol: float = math.radians(1)) -> tuple[Tensor, Tensor]:
+    """Per neuron, the gating change inside its own window of Thm. 4.1: from ``t_pred`` to the first
+    recorded step ``t_set ≥ t_pred`` at which its φ is within ``tol`` of a target (as in
+    :func:`settle_targets`).
+
+    Parameters
+    ----------
+    traj : Trajectory
+        A recorded (batched) run (module conventions), params ``(T, R, m, ...)``.
+    X : Tensor
+        Its inputs ``(R, N, D)``, float64 used.
+    t_pred : int
+        The recorded step the window starts at.
+    tol : float
+        Radians from a target that count as settled.
+
+    Returns
+    -------
+    changed : Tensor
+        ``(R, m)`` float64: the largest fraction of the neuron's ``N`` gates that differ from those at
+        ``t_pred`` at any recorded step up to its ``t_set`` (up to the end if it never settles).
+    settled : Tensor
+        ``(R, m)`` bool: the neuron comes within ``tol`` of a target at some recorded step ``≥ t_pred``.
+    """
+    X = X.to(torch.float64)
+    i0 = traj.index_of_step(t_pred)
+    idx = list(range(i0, len(traj)))
+    near = target_gap(phi(traj.params.map(lambda t: t[idx]))) < tol                 # (T', R, m)
+    settled = near.any(0)
+    i_set = torch.where(settled, near.to(torch.int8).argmax(0), torch.full_like(settled, len(idx) - 1,
+                                                                                 dtype=torch.int64))
+    g0 = gating(traj.at(i0).to(torch.float64), X)
+    worst = torch.zeros(settled.shape, dtype=torch.float64)
+    changed = torch.zeros(settled.shape, dtype=torch.float64)
+    for j, i in enumerate(idx):
+        frac = (gating(traj.at(i).to(torch.float64), X) != g0).to(torch.float64).mean(-1)
+        worst = torch.maximum(worst, frac)
+        changed = torch.where(i_set == j, worst, changed)
+    return changed, settled
 
 
 def gamma_m_alignment(run) -> dict[str, np.ndarray]:
@@ -287,11 +336,31 @@ def winner_rotation(run, t_max: int = 500, n_top: int = 25) -> dict[str, np.ndar
     Returns
     -------
     dict
-        ``up`` (share of rising steps), ``c0``, ``c500`` (the mean at t = 0 and at ``t_max``) ``(R,)``.
+        ``up`` (share of rising steps, context), ``rho`` (Spearman's rank correlation of the recorded
+        step with the mean, over the recorded steps in [0, ``t_max``]), ``c0``, ``c500`` (the mean at
+        t = 0 and at ``t_max``) ``(R,)``.
     """
     traj, X, y = run
     _, path = top_cos_delta_path(traj, X, y, t_max, n_top)
-    return dict(up=rising_share(path), c0=path[0], c500=path[-1])
+    return dict(up=rising_share(path), rho=time_rank_correlation(path), c0=path[0], c500=path[-1])
+
+
+def time_rank_correlation(path) -> np.ndarray:
+    """Spearman's rank correlation of the record index (time) with a path, per run.
+
+    Parameters
+    ----------
+    path : array_like
+        ``(T, R)`` values at ``T`` recorded steps in time order.
+
+    Returns
+    -------
+    np.ndarray
+        ``(R,)`` rank correlations in [-1, 1] (``nan`` for a constant path).
+    """
+    path = np.asarray(path, dtype=float)
+    t = np.arange(path.shape[0])
+    return np.array([spearmanr(t, path[:, r])[0] for r in range(path.shape[1])], dtype=float)
 
 
 def frozen_flow(run, tau_scale: float, t_max: int = 500) -> dict[str, np.ndarray]:
@@ -449,7 +518,8 @@ def one_step_growth(run, lr: float = 1e-7, n_top: int = 20) -> dict[str, np.ndar
     return {k: np.array(v) for k, v in out.items()}
 
 
-def cifar_growth(run, lam_eff: float, t0: int = 250, t1: int = 500, n_top: int = 10) -> dict[str, np.ndarray]:
+def cifar_growth(run, lam_eff: float, t0: int = 250, t1: int = 500, n_top: int = 10,
+                 live_only: bool = False) -> dict[str, np.ndarray]:
     """Erratum E11 (CIFAR): the measured d log a/dt between ``t0`` and ``t1`` of the ``n_top`` largest
     neurons against ``lam_eff`` times eq. 18 and eq. 90 divided by a (mean of the two ends), and the
     exact factor (‖w1‖² + ‖w2‖²)/a (median over the same neurons).
@@ -464,6 +534,9 @@ def cifar_growth(run, lam_eff: float, t0: int = 250, t1: int = 500, n_top: int =
         The window (steps).
     n_top : int
         Neurons kept, by a at ``t1``.
+    live_only : bool
+        Keep only neurons with a nonzero eq. 18 rate at both ends (a dead neuron has rate and slope 0,
+        so its ratio is 0/0); needed where the window ends before the winners outgrow the init.
 
     Returns
     -------
@@ -475,7 +548,8 @@ def cifar_growth(run, lam_eff: float, t0: int = 250, t1: int = 500, n_top: int =
     a0, a1 = total_norm(P0), total_norm(P1)
     slope = (a1.log() - a0.log()) / (t1 - t0)
     g0, g1 = growth_rates(P0, X, y), growth_rates(P1, X, y)
-    top = torch.topk(a1, n_top, -1).indices
+    rank = torch.where((g0["eq18"] != 0) & (g1["eq18"] != 0), a1, torch.full_like(a1, -math.inf)) if live_only else a1
+    top = torch.topk(rank, n_top, -1).indices
     return dict(c18=median_at(slope / (lam_eff * 0.5 * (g0["eq18"] / a0 + g1["eq18"] / a1)), top).numpy(),
                 c90=median_at(slope / (lam_eff * 0.5 * (g0["eq90"] / a0 + g1["eq90"] / a1)), top).numpy(),
                 c_fac=median_at(0.5 * (g0["eq90"] / g0["eq18"] + g1["eq90"] / g1["eq18"]), top).numpy())
@@ -694,6 +768,64 @@ def prune_loss(run, at: float = 0.5, tol: float = 0.01) -> dict[str, np.ndarray]
     return {k: np.array(v, dtype=float) for k, v in out.items()}
 
 
+def prune_compare(run, at: float = 0.5) -> dict[str, np.ndarray]:
+    """§5's comparison of the settings: the scale-free loss cost of removing the neurons of lowest a
+    from each setting's final network, ``(L_pruned − L) / (ln 2 − L)`` (the share of what training
+    removed from the plateau's loss that the cut gives back), per run, float64.
+
+    Parameters
+    ----------
+    run : tuple
+        ``((p1, X1, y1), (p2, X2, y2), (p3, X3, y3))``: settings 1–3, final networks ``(R, m, ...)`` and
+        their data (module conventions), the same number of runs ``R`` each.
+    at : float
+        The fraction of the neurons removed (lowest total norm a first).
+
+    Returns
+    -------
+    dict
+        ``g1, g2, g3`` (the scale-free costs, dimensionless) and ``L1, L2, L3`` (the full training
+        losses before the cut, nats), ``(R,)`` each.
+    """
+    out = {}
+    for s, (p, X, y) in enumerate(run, 1):
+        g, L = [], []
+        for r in range(p.W1.shape[0]):
+            q = run_net(p, r, torch.float64)
+            d, L0 = _pruned_losses(q, X[r].to(torch.float64), y[r], total_norm(q))
+            g.append(d[int(round(at * (len(d) - 1)))] * L0 / (math.log(2) - L0))
+            L.append(L0)
+        out[f"g{s}"], out[f"L{s}"] = np.array(g, dtype=float), np.array(L, dtype=float)
+    return out
+
+
+def prune_sensitivity(run, levels=(0.15, 0.2, 0.3), cuts=(0.4, 0.5, 0.6), level: float = 0.2,
+                      at: float = 0.5) -> dict[str, np.ndarray]:
+    """How the matched-loss pruning depends on the chapter's two choices: the loss level (at the cut
+    ``at``) and the fraction removed (at the level ``level``), :func:`prune_at_level` each.
+
+    Parameters
+    ----------
+    run : tuple
+        ``(traj, X, y)``: a recorded run and its data (module conventions).
+    levels : sequence of float
+        Matched loss levels (nats).
+    cuts : sequence of float
+        Fractions of the neurons removed (lowest a first).
+    level, at : float
+        The level used with ``cuts`` and the cut used with ``levels``.
+
+    Returns
+    -------
+    dict
+        ``"L=<level>"`` and ``"cut=<cut>"``: the relative loss change ``dl`` ``(R,)`` of each reading.
+    """
+    traj, X, y = run
+    out = {f"L={lv:g}": prune_at_level((traj, X, y, None), level=lv, at=at)["dl"] for lv in levels}
+    out.update({f"cut={c:g}": prune_at_level((traj, X, y, None), level=level, at=c)["dl"] for c in cuts})
+    return out
+
+
 def abs_t0(run) -> tuple:
     """A rank-prediction run with its first entry, cos δ at t = 0, replaced by its absolute value
     (``predict.setting1.t0`` grades |cos δ(0)|, as its declaration says).
@@ -868,7 +1000,9 @@ WHAT_HOLDS = [
      "sharper in setting 1 than in settings 2 and 3",
      ["predict.setting1.t0", "predict.setting1.t500", "predict.setting2", "predict.setting3", "predict.sharper"]),
     ("Theorem 4.1: with fixed gating each outgoing vector settles on 7π/4 or 3π/4, chosen by the sign of "
-     "w¹·(ξ₁ − ξ₂)", ["thm4.1.targets", "thm4.1.window", "thm4.1.linear-sign"]),
+     "w¹·(ξ₁ − ξ₂) (thm4.1.targets is the row, read on the plateau with each neuron's gating fixed until it "
+     "settles; thm4.1.window reads the rule at t = 0, outside the theorem)",
+     ["thm4.1.targets", "thm4.1.window", "thm4.1.linear-sign"]),
     ("App. G: a neuron whose outgoing vector sits at its target and whose incoming vector lies on its m¹ lowers "
      "the loss (hand-built neurons)", ["appG.sign"]),
     ("Props. 4.2–4.3: early on, the incoming vector turns towards ⟨γ⟩, the difference of the class sums of "
@@ -878,15 +1012,19 @@ WHAT_HOLDS = [
     ("Prop. 4.4: on a simple data set the initial alignment of the winners remains", ["prop4.4.xor-stays"]),
     ("Unlocking (eq. 19): a grows exponentially in cos δ (eq. 19's growth law itself is an identity of the flow; "
      "with c ≈ 0 the rate is twice the paper's, an erratum)",
-     ["unlock.exp-fit", "eq19.growth-law", "erratum.E11-factor2", "erratum.E11-balanced", "erratum.E11-cifar"]),
+     ["unlock.exp-fit", "eq19.growth-law", "erratum.E11-factor2", "erratum.E11-balanced", "erratum.E11-balanced-gd",
+      "erratum.E11-cifar"]),
     ("The XOR-like toy (Figs. 2, 9): four clusters fitted at four speeds, in the order of their norms",
      ["fig2.speeds", "fig2.four-drops"]),
     ("Initialisation scale (Fig. 4, §5): rich to lazy; with std 0.01 no plateau, a two-speed race in setting 1",
      ["fig4.lazy", "plateau.setting2", "fig5.two-speeds", "align.s3-vs-s2", "top-share"]),
-    ("Merging (§5): with a small init 250 neurons merge into about 150 at a loss cost of 0.1 %, not in settings 2 "
-     "and 3", ["merge.setting1", "merge.setting2", "merge.setting3", "merge.matched"]),
-    ("Pruning (§4.6, §5): the neurons that lose the race can be pruned (setting 3 harder to prune)",
-     ["prune.setting1", "prune.setting2", "prune.setting3"]),
+    ("Merging (§5), setting 1: with a small init 250 neurons merge into about 150 at a loss cost of 0.1 % "
+     "(merge.matched tests setting 1 only)", ["merge.setting1", "merge.matched"]),
+    ("Merging (§5), settings 2 and 3: their neurons cannot be merged without affecting the loss",
+     ["merge.setting2", "merge.setting3"]),
+    ("Pruning (§4.6, §5): the neurons that lose the race can be pruned, and setting 3 is harder to prune "
+     "than setting 2 (the paper's comparison; prune.compare, at the end of the run)",
+     ["prune.setting1", "prune.setting2", "prune.setting3", "prune.compare"]),
     ("The per-neuron equations (eqs. 4–8, 15) and the errata", ["eqs4-8.identities", "eq15.ratio", "eqs4-8.cifar",
                                                                "erratum.E8-conservation", "erratum.E15-params",
                                                                "erratum.E6-E7"]),
@@ -1001,4 +1139,5 @@ __all__ = ["WHAT_HOLDS", "EXTENSIONS", "REPRODUCTION_TIERS", "graded_statements"
            "half_final_times", "lazy_alignment", "loss_drops", "merge_effect", "norm_concentration", "one_step_growth",
            "phi_targets", "plateau_levels", "rank_prediction", "setting_alignment", "sharper_prediction",
            "winner_drift", "winner_rotation", "settle_targets", "prune_loss", "matched_merge",
-           "abs_t0", "level_snapshots", "prune_at_level"]
+           "abs_t0", "level_snapshots", "prune_at_level",
+           "prune_compare", "prune_sensitivity", "window_gate_change", "time_rank_correlation"]
