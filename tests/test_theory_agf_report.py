@@ -57,3 +57,8 @@ def test_width_table_orders_widths_and_marks_the_threshold():
     assert list(t.index) == ["H = 18 (> 3p)", "H = 15 (= 3p)", "H = 11 (< 3p)"]
     assert list(t.columns) == ["seed 0", "seed 1"]
     assert t.loc["H = 11 (< 3p)", "seed 1"].endswith("/ 0")
+
+
+def test_stretched_note_shows_the_named_quantities():
+    s = report.stretched_note({"slope": np.array([0.0912, 0.1]), "stab": np.array([3.5, 3.6])}, ["slope"])
+    assert s == "clock stretched ×1.25 (shown, not a control): slope [0.09, 0.1]"

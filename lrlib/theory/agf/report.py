@@ -155,6 +155,25 @@ def width_table(outcomes: dict[int, tuple[np.ndarray, np.ndarray]], p: int) -> p
                                   columns=[f"seed {r}" for r in range(len(next(iter(rows.values()))))])
 
 
+def stretched_note(trend: dict[str, np.ndarray], keys: Iterable[str]) -> str:
+    """The note line of a run on a clock stretched by 1.25, read by a claim's trend measurement.
+
+    Parameters
+    ----------
+    trend : dict of str to ndarray
+        the measurement's output (e.g. :func:`.claims.drop_time_trend`), each ``(S,)``.
+    keys : iterable of str
+        the names shown.
+
+    Returns
+    -------
+    str
+        ``"clock stretched ×1.25 (shown, not a control): slope [...], ..."``, two decimals.
+    """
+    return ("clock stretched ×1.25 (shown, not a control): "
+            + ", ".join(f"{k} {np.round(trend[k], 2).tolist()}" for k in keys))
+
+
 def fig4_times_note(coarse_gap: np.ndarray, K: int, errors: np.ndarray, etas, alphas) -> str:
     """The ledger note of a ``fig4.times-*`` row.
 
