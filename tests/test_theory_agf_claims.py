@@ -207,3 +207,13 @@ def test_align_trend_reads_mono_and_shrink_past_the_shallowest_alpha():
     out = claims.align_trend(claims.AlignSweep(alphas, frac))
     assert out["mono8"].tolist() == [1, 1] and out["shrink8"][0] == pytest.approx(16)
     assert out["shrink8"][1] == pytest.approx(1)
+
+
+def test_rate_stability_is_one_for_an_exact_rate_and_reads_the_deepest_alphas():
+    etas = np.array([10.0, 20.0, 40.0, 80.0])
+    e = np.stack([2.0 / etas, np.array([1.0, 3.0 / 20, 2.0 / 40, 4.0 / 80])])   # exact rate; a drifting constant
+    st = claims.rate_stability(e, etas)
+    assert st[0] == pytest.approx(1.0)
+    assert st[1] == pytest.approx(2.0)          # c = 3, 2, 4 over the deepest three: 4/2
+    assert claims.rate_stability(e[:, ::-1], etas[::-1])[1] == pytest.approx(2.0)   # order of α irrelevant
+    assert np.isinf(claims.rate_stability(np.array([[1.0, 1.0, 0.0, 1.0]]), etas)[0])

@@ -48,3 +48,17 @@ def test_changes_table_reads_rate_and_tier_per_claim():
     assert (t["after"] == "now").all() and (t["tier now"] == "tier").all()
     assert t.set_index("claim").loc["fig5.jump-bound", "referee"] == "as before"
     assert t.set_index("claim").loc["fig3.levels", "referee"] == report.REFEREE["fig3.levels"]
+
+
+def test_width_table_orders_widths_and_marks_the_threshold():
+    t = report.width_table({11: (np.array([1e-5, 2e-5]), np.array([1.0, 0.0])),
+                            18: (np.array([3e-6, 0.31]), np.array([1.0, 1.0])),
+                            15: (np.array([1e-6, 1e-6]), np.array([1.0, 1.0]))}, 5)
+    assert list(t.index) == ["H = 18 (> 3p)", "H = 15 (= 3p)", "H = 11 (< 3p)"]
+    assert list(t.columns) == ["seed 0", "seed 1"]
+    assert t.loc["H = 11 (< 3p)", "seed 1"].endswith("/ 0")
+
+
+def test_stretched_note_shows_the_named_quantities():
+    s = report.stretched_note({"slope": np.array([0.0912, 0.1]), "stab": np.array([3.5, 3.6])}, ["slope"])
+    assert s == "clock stretched ×1.25 (shown, not a control): slope [0.09, 0.1]"

@@ -115,3 +115,13 @@ def test_modular_flow_and_gd_learn_from_small_init():
     gd = runs.modular_gd(U, V, W, X, Y, 1e-3, 2000, n_record=10)
     assert fl.loss[-1, 0] < fl.loss[0, 0] and gd.loss[-1, 0] < gd.loss[0, 0]
     np.testing.assert_allclose(fl.time, [0.0, 10.0, 20.0])
+
+
+def test_fc_flow_stretch_is_the_same_trajectory_on_a_slower_clock():
+    setups = [linear.fig4_setup(seed=0, commuting=c) for c in (True, False)]
+    X, Y = runs.fig4_design(setups)
+    p = runs.fc_init(np.array([1e-2]), 2, 1, generator(41))
+    a = runs.fc_flow(p, X, Y, 0.05, 40, [0, 20, 40])
+    b = runs.fc_flow(p, X, Y, 0.05, 50, [0, 25, 50], stretch=1.25)
+    np.testing.assert_allclose(b.loss.numpy() * 1.25, a.loss.numpy(), rtol=1e-5)
+    assert np.all(a.loss.numpy()[-1] < a.loss.numpy()[0])

@@ -130,6 +130,50 @@ def step_gap_table(gaps: dict[float, np.ndarray], names: list[str]) -> pd.DataFr
                          for h in gaps for j, name in enumerate(names)})
 
 
+def width_table(outcomes: dict[int, tuple[np.ndarray, np.ndarray]], p: int) -> pd.DataFrame:
+    """Final loss and order per width, beside the threshold ``H = 3p`` (rows: widths; columns: seeds).
+
+    Parameters
+    ----------
+    outcomes : dict[int, tuple[ndarray, ndarray]]
+        width ``H`` → (``fin`` ``(S,)``, final loss / ``ℓ^{(0)}``; ``match`` ``(S,)``, 1 where the frequencies
+        were learned in order) (:func:`.claims.width_outcome`).
+    p : int
+        the template length (the threshold is ``3p``).
+
+    Returns
+    -------
+    pandas.DataFrame
+        one row per width, widest first, indexed ``"H = 18 (> 3p)"`` etc.; cells ``"<fin> / <in order>"``.
+    """
+    rows = {}
+    for H in sorted(outcomes, reverse=True):
+        side = ">" if H > 3 * p else ("=" if H == 3 * p else "<")
+        fin, match = outcomes[H]
+        rows[f"H = {H} ({side} 3p)"] = [f"{fmt(f, 2)} / {int(m)}" for f, m in zip(fin, match)]
+    return pd.DataFrame.from_dict(rows, orient="index",
+                                  columns=[f"seed {r}" for r in range(len(next(iter(rows.values()))))])
+
+
+def stretched_note(trend: dict[str, np.ndarray], keys: Iterable[str]) -> str:
+    """The note line of a run on a clock stretched by 1.25, read by a claim's trend measurement.
+
+    Parameters
+    ----------
+    trend : dict of str to ndarray
+        the measurement's output (e.g. :func:`.claims.drop_time_trend`), each ``(S,)``.
+    keys : iterable of str
+        the names shown.
+
+    Returns
+    -------
+    str
+        ``"clock stretched ×1.25 (shown, not a control): slope [...], ..."``, two decimals.
+    """
+    return ("clock stretched ×1.25 (shown, not a control): "
+            + ", ".join(f"{k} {np.round(trend[k], 2).tolist()}" for k in keys))
+
+
 def fig4_times_note(coarse_gap: np.ndarray, K: int, errors: np.ndarray, etas, alphas) -> str:
     """The ledger note of a ``fig4.times-*`` row.
 

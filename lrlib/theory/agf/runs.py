@@ -20,6 +20,8 @@ import numpy as np
 import torch
 
 from ...integrate import flow
+from dataclasses import replace
+
 from ...losses import Loss, half_mse
 from ...measure import relative_error
 from ...models import TwoLayer, agf_init
@@ -276,7 +278,8 @@ def fc_init(alphas: np.ndarray, n_variants: int, n_seeds: int, gen: torch.Genera
     return p.map(lambda t: t * scale)
 
 
-def fc_flow(p: TwoLayer, X: Tensor, Y: Tensor, dt: float, steps: int, record, loss: Loss | None = None):
+def fc_flow(p: TwoLayer, X: Tensor, Y: Tensor, dt: float, steps: int, record, loss: Loss | None = None,
+            stretch: float = 1.0):
     """The integrated gradient flow (RK45, ``rtol = 1e-8``, ``atol = 1e-30``) of Figure 4's networks.
 
     Parameters
@@ -289,14 +292,19 @@ def fc_flow(p: TwoLayer, X: Tensor, Y: Tensor, dt: float, steps: int, record, lo
         the time axis (flow time ``dt`` per step) and the steps to record.
     loss : Loss or None, optional
         the loss (default ``half_mse``).
+    stretch : float, optional
+        integrate the flow of ``loss / stretch`` instead: the same trajectory on a clock stretched by this
+        factor (a perturbed time scale; integrate ``stretch`` times longer to reach the same point). The
+        recorded ``loss`` is then ``loss / stretch``: multiply it by ``stretch`` to read the loss itself.
 
     Returns
     -------
     FlowResult
         Runs ``(A, V, S)``; ``time`` in flow time.
     """
-    return flow(p, X.unsqueeze(1), Y.unsqueeze(1), loss=loss or half_mse(), lr=dt, steps=steps,
-                record=record, rtol=1e-8, atol=1e-30)
+    base = loss or half_mse()
+    return flow(p, X.unsqueeze(1), Y.unsqueeze(1), loss=replace(base, scale=base.scale / stretch), lr=dt,
+                steps=steps, record=record, rtol=1e-8, atol=1e-30)
 
 
 def fc_step_gaps(p: TwoLayer, X: Tensor, Y: Tensor, t_end: float, hs, flow_drops: np.ndarray,
