@@ -122,7 +122,7 @@ from lrlib.plots import alignment as al_plots
 from lrlib.theory import alignment as al
 from lrlib.errors import DivergenceError
 from lrlib.integrate import flow
-from lrlib.measure import cosine
+from lrlib.measure import cosine, relative_error
 from lrlib.track import balancedness_drift, stable_rank
 from lrlib.train import train
 from lrlib.schedules import linear_schedule
@@ -649,7 +649,7 @@ big_run = al.runs.gd(p_big, X_t, y_t, eta_t, n_fix, 10)
 coarse_run = al.runs.gd(p_t, X_t, y_t, 100 * eta_t, n_fix // 100, 1)
 res_t1 = ledger.measure("thm1.t1-bound", al.claims.TheoryRuns(th_run, X_t, y_t, p_t, eps_t),
                         coarse=al.claims.TheoryRuns(coarse_run, X_t, y_t, p_t, eps_t),
-                        premises=dict(t1_gap=al.rel_gap(t1_h[2], t1_h[1])))
+                        premises=dict(t1_gap=relative_error(t1_h[2], t1_h[1])))
 big_t1 = al.claims.t1_within_bound(al.claims.TheoryRuns(big_run, X_t, y_t, p_big, eps_big))
 print(f"eps = {eps_big:g} (not a control): t1 {np.round(big_t1['t1'], 4)}, "
       f"horizon {big_t1['T'][0]:.4f}; "
@@ -727,7 +727,7 @@ t1_28 = {k: al.alignment_times(tr_28[k], X_28, y_28) for k in (1, 2)}
 big_28 = al.claims.TheoryRuns(tr_28["big"], X_28, y_28, p_28b, 1e-2)
 res_28 = ledger.measure("thm1.t1-eq28", al.claims.TheoryRuns(tr_28[1], X_28, y_28, p_28, eps_28),
                         premises=dict(in28=(math.log10(eps_28) <= lb_28).astype(float),
-                                      t1_gap=al.rel_gap(t1_28[2], t1_28[1])))
+                                      t1_gap=relative_error(t1_28[2], t1_28[1])))
 print(f"n = 2: mu = {g_28.mu:.3f}; eq. (28) bound 10^{lb_28.round(0).tolist()}, eps = 1e-120; "
       f"t1 {np.round(res_28.values['t1'], 3)}, bound {np.round(res_28.values['bound'], 1)}, "
       f"T {res_28.values['T'][0]:.1f}; eps = 1e-2 (not a control): t1 "
@@ -838,7 +838,7 @@ print(f"refined alignment: window starts {off_t:.2f} after t1, t2± = {t2pm_t.ro
 dt_bounds = [partial(al.runs.dwell_bound, g_t, al.zeta(g_t.zeta1, z)) for z in z2]
 dwell = np.array([al.dwell_ratio(th_run.time, actp[:, r:r + 1], settled[:, r:r + 1], dt)[0]
                   for r, dt in enumerate(dt_bounds)])
-ledger.grade("dwell-time", ratio=dwell, t1_gap=al.rel_gap(t1_h[2], t1_h[1]))
+ledger.grade("dwell-time", ratio=dwell, t1_gap=relative_error(t1_h[2], t1_h[1]))
 draws = al.claims.InitDraws(X_t, y_t, [seed + 100 + r for r in range(R_t)])
 res_mc = ledger.measure("init-probability", draws)
 mc = np.stack([res_mc.values["p_one"], res_mc.values["p_none"]], -1)
@@ -887,7 +887,7 @@ rate = [flow(p_r, X_r, y_r, loss=EXP_SUM, lr=lr_f, steps=steps_f, record=rec_f, 
 # %%
 lr_ck = al.loss_rate_check(rate[0], X_r, y_r, g_r)
 ledger.grade("thm1.loss-rate", ratio_min=lr_ck["ratio_min"], bound_drop=lr_ck["bound_drop"],
-             loss_gap=al.rel_gap(rate[1].loss[-1].numpy(), rate[0].loss[-1].numpy()),
+             loss_gap=relative_error(rate[1].loss[-1].numpy(), rate[0].loss[-1].numpy()),
              t1=al.alignment_times(rate[0], X_r, y_r), T=al.horizon(g_r, 50, eps_t))
 print(f"mu = {g_r.mu:.3f}, alpha = {al.alpha_rate(g_r):.4f}, t2 = {lr_ck['t2'].round(2)}, "
       f"bound drop {lr_ck['bound_drop'].round(4)}, "
@@ -938,7 +938,7 @@ l15 = {k: flow(p15, X_t, y_t, rtol=rt, trainable=tw, **kw15)
        for k, rt, tw in (("main", 1e-6, both), ("tight", 1e-7, both), ("frozen W", 1e-6, ("W2",)))}
 
 # %%
-gap15 = al.rel_gap(l15["tight"].loss[-1].numpy(), l15["main"].loss[-1].numpy())
+gap15 = relative_error(l15["tight"].loss[-1].numpy(), l15["main"].loss[-1].numpy())
 res15 = ledger.measure("lemma15", l15["main"], controls={"frozen_W": l15["frozen W"]},
                        X=X_t, y=y_t, gamma=gamma15, premises=dict(gamma=gamma15, loss_gap=gap15))
 print(f"gamma = {gamma15:.3f}; min measured rate / bound {np.round(res15.values['ratio'], 2)} over "
@@ -948,7 +948,7 @@ print(f"gamma = {gamma15:.3f}; min measured rate / bound {np.round(res15.values[
 # %%
 viol, sr_fin = al.low_rank_check(th_run, p_t, eps_t, t1_emp)
 sr_half, sr_eta = (stable_rank(short[k].final.W1)[0].numpy() for k in (2, 1))
-sr_gap = al.rel_gap(sr_half, sr_eta)
+sr_gap = relative_error(sr_half, sr_eta)
 ledger.grade("thm1.low-rank", viol=viol, sr_final=sr_fin, sr_gap=sr_gap)
 X_o, y_o = torch.eye(10, dtype=torch.float64), torch.tensor([1.0, -1.0] * 5, dtype=torch.float64)
 # history: the first control
@@ -1163,7 +1163,7 @@ pd.concat([mu_tab, n_tab])
 mono = np.all(np.diff(t1_mu, axis=0) >= 0, axis=0).astype(float)
 within = ((t1_mu <= bd_mu).all(0) & (t1_n <= bd_n).all(0)).astype(float)
 ledger.grade("thm1.t1-scaling", mono=mono, slope=slopes, within=within,
-             t1_gap=al.rel_gap(t1_half, t1_mu[thetas.index(0.1)]))
+             t1_gap=relative_error(t1_half, t1_mu[thetas.index(0.1)]))
 
 # %% [markdown]
 # The printed slopes compare the growth of $t_1$ as $\mu$ shrinks with $1/\sqrt\mu$. Strict monotonicity of a

@@ -191,11 +191,6 @@ def test_horizon_formula_and_errors():
             al.horizon(g, 50, bad)
 
 
-def test_rel_gap():
-    assert al.rel_gap(1.1, 1.0) == pytest.approx(0.1)
-    np.testing.assert_allclose(al.rel_gap(np.array([2.0, 3.0]), np.array([4.0, 3.0])), [0.5, 0.0])
-
-
 def test_eq28_bound_direct_and_horizon_identity():
     X, y = al.synthetic_separable(2, 10, 0.05, generator(200))
     g = al.geometry(X, y)

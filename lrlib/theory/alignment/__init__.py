@@ -10,7 +10,7 @@ from . import bundles, claims, cones, core, data, lemmas, measure, mnist, runs
 from .cones import (approx_direction_velocity, cap_leaves_cone, cone_membership, direction_velocity, n_active,
                     norm_and_direction_change, project, signed_active_sum)
 from .core import (DataGeometry, alpha_rate, eq28_log10_bound, geometry, horizon, lemma1_bound, lemma2_gap,
-                   lemma4_bound, loss_bound, mu, rel_gap, t1_bound, zeta, zeta2)
+                   lemma4_bound, loss_bound, mu, t1_bound, zeta, zeta2)
 from .data import (TOY_NEG_DEG, TOY_NORMS, TOY_POS_DEG, balanced_theory_init, synthetic_separable, toy_2d,
                    toy_family, two_direction_separable, two_point_data)
 from .lemmas import (alignment_time_and_bound, dwell_ratio, init_activation_mc, lemma11_min_ratio, lemma13_ratio,
@@ -24,7 +24,7 @@ __all__ = ["bundles", "claims", "cones", "core", "data", "lemmas", "measure", "m
            "approx_direction_velocity", "cap_leaves_cone", "cone_membership", "direction_velocity", "n_active",
            "norm_and_direction_change", "project", "signed_active_sum",
            "DataGeometry", "alpha_rate", "eq28_log10_bound", "geometry", "horizon", "lemma1_bound", "lemma2_gap",
-           "lemma4_bound", "loss_bound", "mu", "rel_gap", "t1_bound", "zeta", "zeta2",
+           "lemma4_bound", "loss_bound", "mu", "t1_bound", "zeta", "zeta2",
            "TOY_NEG_DEG", "TOY_NORMS", "TOY_POS_DEG", "balanced_theory_init", "synthetic_separable", "toy_2d",
            "toy_family", "two_direction_separable", "two_point_data",
            "alignment_time_and_bound", "dwell_ratio", "init_activation_mc", "lemma11_min_ratio", "lemma13_ratio",

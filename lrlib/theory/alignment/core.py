@@ -350,17 +350,3 @@ def eq28_log10_bound(g: DataGeometry, h: int, W_max: float, zeta: float) -> floa
              - math.log(4 * math.sqrt(h) * g.n * g.X_max ** 2 * W_max ** 2))
     second = -0.5 * math.log(h) - 64 * g.n * g.X_max * math.log(g.n) / (m * math.sqrt(g.mu) * g.X_min)
     return min(first, second) / math.log(10)
-
-
-def rel_gap(a: _T, b: _T) -> _T:
-    """``|a − b| / |b|`` (step-convergence gaps: ``a`` at η/2, ``b`` at η).
-
-    Parameters
-    ----------
-    a, b : float, ndarray or Tensor
-
-    Returns
-    -------
-    Same type as the inputs.
-    """
-    return abs(a - b) / abs(b)
