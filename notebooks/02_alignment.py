@@ -112,7 +112,7 @@ import pandas as pd
 import torch
 
 from lrlib import chapter
-from lrlib.ledger.grading import verdict_pairs
+from lrlib.ledger.grading import verdicts_by_variant
 from lrlib.ledger.summary import glue_what_holds
 from lrlib.data import mnist_pair
 from lrlib.losses import Loss
@@ -475,11 +475,14 @@ ledger.measure("mnist.low-rank", mn_runs, controls=ctl_mn, note=note["rank"])
 
 # %%
 big01 = al.claims.MnistRuns({"1 vs 0": run_mnist(1, 0, n=2 * n_img)}).summaries[0]
-verdicts_n = verdict_pairs(ledger.decls, al.rule_inputs(r01), al.rule_inputs(big01))
+counts = {f"{n_img} per digit": al.rule_inputs(r01),
+          f"{2 * n_img} per digit": al.rule_inputs(big01)}
+verdicts_n = verdicts_by_variant(ledger.decls, al.RULE_CLAIMS, counts, run=0, premises=True)
 k_shift = max(abs(big01[k] / r01[k] - 1) for k in ("k_align", "k_drop"))
-changed = sum(a != b for a, b in verdicts_n.values())
+small, big = verdicts_n.values()
+changed = sum(small[c] != big[c] for c in small)
 ledger.grade("mnist.image-count", changed=changed, k_shift=k_shift)
-pd.DataFrame(verdicts_n, index=[f"{n_img} per digit", f"{2 * n_img} per digit"]).T
+pd.DataFrame(verdicts_n)
 
 # %% [markdown]
 # **How the graded quantities move with the protocol (a one-off study).** The paper gives no image count. The study

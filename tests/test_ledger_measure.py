@@ -160,15 +160,21 @@ def test_a_declared_consistency_check_gives_its_reason(make_ledger):
     assert r.tier() == ("consistency", "declared: an empirical ordering with no cheap counterfactual run")
 
 
-def test_same_verdict_and_verdicts_by_variant_grade_the_rule_alone():
+def test_verdicts_by_variant_grades_the_rule_alone_or_the_whole_declaration():
     from lrlib.ledger import declaration_from_dict
 
     decl = declaration_from_dict(dict(id="x", kind="consistency", ref="r", statement="s", quantity="q",
                                       rule="a > 1", tolerance="t", expect="reproduced",
                                       premises=[dict(text="p", rule="b > 0")]))
-    assert gr.same_verdict(decl, {"a": [2, 0, 2]}, {"a": [3, 0, 0]}).tolist() == [1.0, 1.0, 0.0]
-    tab = gr.verdicts_by_variant({"x": decl}, {"x": ("a",)}, {"h": {"a": [2.0, 0.0]}, "h/2": {"a": [0.5, 3.0]}}, run=1)
+    both = gr.verdicts_by_variant({"x": decl}, ["x"], {"h": {"a": [2, 0, 2]}, "h/2": {"a": [3, 0, 0]}})
+    assert both == {"h": {"x": ["reproduced", "not reproduced", "reproduced"]},
+                    "h/2": {"x": ["reproduced", "not reproduced", "not reproduced"]}}
+    tab = gr.verdicts_by_variant({"x": decl}, ["x"], {"h": {"a": [2.0, 0.0]}, "h/2": {"a": [0.5, 3.0]}}, run=1)
     assert tab == {"h": {"x": "not reproduced"}, "h/2": {"x": "reproduced"}}
+    whole = gr.verdicts_by_variant({"x": decl}, ["x"], {"h": {"a": [2.0, 2.0], "b": [1.0, -1.0]}}, premises=True)
+    assert whole == {"h": {"x": ["reproduced", "premise not met"]}}
+    with pytest.raises(ParameterError):
+        gr.verdicts_by_variant({"x": decl}, ["x"], {"h": {"a": [2.0]}}, premises=True)
 
 
 def test_result_array_reads_stored_values_back_as_floats():

@@ -9,7 +9,7 @@ import torch
 from lrlib.data import mnist_pair
 from lrlib.errors import ParameterError
 from lrlib.ledger import load_declarations
-from lrlib.ledger.grading import grade_seeds, verdict_pairs
+from lrlib.ledger.grading import grade_seeds, verdicts_by_variant
 from lrlib.losses import Loss
 from lrlib.models import gaussian_init, generator
 from lrlib.paths import chapter_paths
@@ -114,13 +114,17 @@ def test_summary_note_formats_each_pair():
         "1 vs 0: stable rank 1.235 at iteration 15000; 3 vs 8: stable rank 2.000 at iteration 20")
 
 
-def test_verdict_pairs_grade_each_mnist_claim_on_both_image_counts():
+def test_image_count_verdicts_grade_each_mnist_claim_on_both_counts():
     decls = {d.id: d for d in load_declarations(chapter_paths("alignment")[1])}
     small = dict(k_align=100.0, k_drop=3000.0, align_drop=0.5, final_stable_rank=1.05, sr_conv=0.001)
     big = dict(small, final_stable_rank=40.0)
-    got = verdict_pairs(decls, al.rule_inputs(small), al.rule_inputs(big))
-    assert set(got) == set(al.rule_inputs(small))
-    for c, (a, b) in got.items():
-        assert a == grade_seeds(decls[c], al.rule_inputs(small)[c])[0]
-        assert b == grade_seeds(decls[c], al.rule_inputs(big)[c])[0]
-    assert got["mnist.low-rank"] == ("reproduced", "not reproduced")
+    got = verdicts_by_variant(decls, al.RULE_CLAIMS, {"small": al.rule_inputs(small), "big": al.rule_inputs(big)},
+                              run=0, premises=True)
+    assert set(got["small"]) == set(al.RULE_CLAIMS)
+    for label, summary in (("small", small), ("big", big)):
+        for c, v in got[label].items():
+            assert v == grade_seeds(decls[c], al.rule_inputs(summary))[0]
+    assert (got["small"]["mnist.low-rank"], got["big"]["mnist.low-rank"]) == ("reproduced", "not reproduced")
+    unconverged = verdicts_by_variant(decls, ["mnist.low-rank"], {"x": al.rule_inputs(dict(small, sr_conv=0.5))},
+                                      run=0, premises=True)
+    assert unconverged["x"]["mnist.low-rank"] == "premise not met"

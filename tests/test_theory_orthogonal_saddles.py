@@ -100,7 +100,7 @@ def test_step_table_reads_one_run_and_grades_each_rule():
     decls = {"a": decl("a", "top2 > 0.5"), "b": decl("b", "n_plateaus >= 1")}
     runs = {"η=1": dict(exit=np.array([100.0, 5.0]), top2=np.array([0.8, 0.1]), n_plateaus=np.array([0, 3])),
             "η=2": dict(exit=np.array([102.0, 5.0]), top2=np.array([0.4, 0.9]), n_plateaus=np.array([1, 3]))}
-    tab = th.step_table(runs, verdicts_by_variant(decls, {"a": ("top2",), "b": ("n_plateaus",)}, runs, run=0))
+    tab = th.step_table(runs, verdicts_by_variant(decls, ["a", "b"], runs, run=0))
     assert list(tab.index) == ["η=1", "η=2"]
     assert tab.loc["η=1", "exit (paper time t)"] == pytest.approx(0.2)
     assert list(tab["a"]) == ["reproduced", "not reproduced"] and list(tab["b"]) == ["not reproduced", "reproduced"]

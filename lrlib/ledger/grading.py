@@ -48,7 +48,7 @@ import math
 import os
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Any, Mapping
+from typing import Any, Iterable, Mapping
 
 import numpy as np
 
@@ -206,66 +206,40 @@ def grade_control(decl: Declaration, values: Mapping[str, Any]) -> list[str]:
     return verdicts
 
 
-def same_verdict(decl: Declaration, a: Mapping[str, Any], b: Mapping[str, Any]) -> np.ndarray:
-    """Whether a claim's rule alone (:func:`grade_control`) gives the same verdict on two sets of
-    measurements, seed by seed: a run and its variant (another step, a finer grid, a longer horizon).
-
-    Parameters
-    ----------
-    decl : Declaration
-        The claim.
-    a, b : mapping of str to array-like
-        The two sets of measurements, each name an array over seeds.
-
-    Returns
-    -------
-    np.ndarray
-        ``(seeds,)`` 1.0 where the verdicts agree, else 0.0.
-    """
-    return (np.array(grade_control(decl, a)) == np.array(grade_control(decl, b))).astype(float)
-
-
-def verdict_pairs(decls: Mapping[str, Declaration], a: Mapping[str, Mapping[str, Any]],
-                  b: Mapping[str, Mapping[str, Any]]) -> dict[str, tuple[str, str]]:
-    """Each claim's rule (:func:`grade_seeds`) on its measurements of one seed in two variants of a run.
+def verdicts_by_variant(decls: Mapping[str, Declaration], claims: Iterable[str],
+                        variants: Mapping[str, Mapping[str, Any]], *, run: int | None = None,
+                        premises: bool = False) -> dict[str, dict[str, Any]]:
+    """Each claim's verdict on each variant of a run (another step, a finer grid, more images):
+    the one way the chapters ask whether a verdict survives a change of protocol.
 
     Parameters
     ----------
     decls : mapping of str to Declaration
         Claim id → declaration (``Ledger.decls``).
-    a, b : mapping of str to mapping
-        Claim id → the measurements its rule reads, in the run and in its variant (one seed).
-
-    Returns
-    -------
-    dict
-        Claim id → ``(verdict on a, verdict on b)``, for the claims in ``a``.
-    """
-    return {c: (grade_seeds(decls[c], v)[0], grade_seeds(decls[c], b[c])[0]) for c, v in a.items()}
-
-
-def verdicts_by_variant(decls: Mapping[str, Declaration], names: Mapping[str, tuple[str, ...]],
-                        variants: Mapping[str, Mapping[str, Any]], run: int = 0) -> dict[str, dict[str, str]]:
-    """Each claim's rule alone (:func:`grade_control`) on one run of several variants of an experiment.
-
-    Parameters
-    ----------
-    decls : mapping of str to Declaration
-        Claim id → declaration (``Ledger.decls``).
-    names : mapping of str to tuple of str
-        Claim id → the measurement names its rule reads.
+    claims : iterable of str
+        The claims to grade.
     variants : mapping of str to mapping
-        Variant label (e.g. the step) → its measurements, each name an array over runs.
-    run : int
-        Which run (seed) of each variant to grade.
+        Variant label (e.g. the step) → its measurements, name → scalar or array over seeds; every
+        name the graded claims read.
+    run : int or None
+        Grade this seed alone and give its verdict as a str (default: every seed, as a list).
+    premises : bool
+        Grade the whole declaration (:func:`grade_seeds`: premises and inconclusive condition
+        applied) instead of the rule alone (:func:`grade_control`, the default).
 
     Returns
     -------
     dict
-        ``{variant label: {claim id: verdict}}``.
+        ``{variant label: {claim id: verdict(s)}}``; compare two labels' entries for "the same
+        verdict".
     """
-    return {label: {c: grade_control(decls[c], {k: np.asarray(m[k])[run:run + 1] for k in ns})[0]
-                    for c, ns in names.items()} for label, m in variants.items()}
+    grade = grade_seeds if premises else grade_control
+    claims = tuple(claims)
+    out = {}
+    for label, m in variants.items():
+        verdicts = {c: grade(decls[c], m) for c in claims}
+        out[label] = verdicts if run is None else {c: v[run] for c, v in verdicts.items()}
+    return out
 
 
 def could_pass(rule: Rule, seed: Mapping[str, float], n: int = 4000) -> bool:
@@ -319,8 +293,12 @@ class Result:
         One verdict per seed.
     margins : list of float
         One margin per seed (:func:`margins`).
-    control_values, control_verdicts, control_margins
-        The same for the control run (legacy: handed-in values).
+    control_values : dict of str to list of float
+        The measurements of the control run (legacy: handed-in values).
+    control_verdicts : list of str
+        The rule's verdicts on the control run.
+    control_margins : list of float
+        The rule's margins on the control run.
     init_verdicts, init_margins : list
         The rule on the initial state (empty: not measured).
     coarse_verdicts, coarse_margins : list
@@ -796,5 +774,4 @@ class Ledger:
 
 
 __all__ = ["ControlPassed", "Ledger", "Result", "VerdictMismatch", "could_pass", "grade_control",
-           "same_verdict", "verdict_pairs", "verdicts_by_variant",
-           "grade_seeds", "margins"]
+           "grade_seeds", "margins", "verdicts_by_variant"]

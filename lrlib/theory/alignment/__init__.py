@@ -4,7 +4,13 @@ dynamics (:mod:`.cones`), its data sets and initialisation (:mod:`.data`), measu
 trajectories (:mod:`.measure`, and those behind the lemmas in :mod:`.lemmas`), the MNIST training
 helpers (:mod:`.mnist`), the chapter's experiments (:mod:`.runs`), the run bundles handed to the
 claims (:mod:`.bundles`) and the claims' measurement functions (:mod:`.claims`).
-``from lrlib.theory import alignment as al`` exposes their public names."""
+``from lrlib.theory import alignment as al`` exposes their public names.
+
+Conventions (every module): data ``X (n, D)`` (rows x_i) or ``(R..., n, D)``; labels ``y (n,)`` or
+``(R..., n)`` with values ±1; neurons ``W (R..., m, D)`` (rows w_j, the ``W1`` of
+:class:`lrlib.models.TwoLayer`); output weights ``v_j = p.a`` ``(R..., m)``. A trajectory
+(:class:`lrlib.trajectory.Trajectory`) holds ``T`` snapshots of ``R`` runs, and its ``time`` is flow
+time. Everything is float64-friendly and vectorised over neurons and runs."""
 
 from . import bundles, claims, cones, core, data, lemmas, measure, mnist, runs
 from .cones import (approx_direction_velocity, cap_leaves_cone, cone_membership, direction_velocity, n_active,
@@ -18,7 +24,7 @@ from .lemmas import (alignment_time_and_bound, dwell_ratio, init_activation_mc, 
 from .measure import (alignment_times, class_alignment, direction_deviation, fitting_times, growth_outside_s_plus,
                       live_outside_s_plus, lost_neurons, loss_rate_check, low_rank_check, mnist_summary, settled,
                       simplified_deviation, two_phase_ratio)
-from .mnist import active_columns, rule_inputs, stable_rank_change, train_active, train_until_stable
+from .mnist import RULE_CLAIMS, active_columns, rule_inputs, stable_rank_change, train_active, train_until_stable
 
 __all__ = ["bundles", "claims", "cones", "core", "data", "lemmas", "measure", "mnist", "runs",
            "approx_direction_velocity", "cap_leaves_cone", "cone_membership", "direction_velocity", "n_active",
@@ -32,4 +38,4 @@ __all__ = ["bundles", "claims", "cones", "core", "data", "lemmas", "measure", "m
            "alignment_times", "class_alignment", "direction_deviation", "fitting_times", "growth_outside_s_plus",
            "live_outside_s_plus", "lost_neurons", "loss_rate_check", "low_rank_check", "mnist_summary", "settled",
            "simplified_deviation", "two_phase_ratio",
-           "active_columns", "rule_inputs", "stable_rank_change", "train_active", "train_until_stable"]
+           "RULE_CLAIMS", "active_columns", "rule_inputs", "stable_rank_change", "train_active", "train_until_stable"]

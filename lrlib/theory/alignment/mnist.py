@@ -31,8 +31,8 @@ from ...trajectory import Trajectory
 
 Tensor = torch.Tensor
 
-__all__ = ["active_columns", "train_active", "join", "stable_rank_change", "train_until_stable", "rule_inputs",
-           "run_pair", "sgd_schemes", "summary_note"]
+__all__ = ["RULE_CLAIMS", "active_columns", "train_active", "join", "stable_rank_change", "train_until_stable",
+           "rule_inputs", "run_pair", "sgd_schemes", "summary_note"]
 
 
 def active_columns(X: Tensor) -> Tensor:
@@ -135,8 +135,10 @@ def train_until_stable(p0: TwoLayer, X: Tensor, y: Tensor, *, steps: int, block:
 
     Parameters
     ----------
-    p0, X, y
-        As for :func:`train_active` (one run).
+    p0 : TwoLayer
+        Initial network, as for :func:`train_active` (one run).
+    X, y : Tensor
+        Inputs and labels, as for :func:`train_active`.
     steps : int
         Steps of the first leg; ``record`` must contain ``steps − block``.
     block : int
@@ -145,7 +147,7 @@ def train_until_stable(p0: TwoLayer, X: Tensor, y: Tensor, *, steps: int, block:
         No continuation beyond this many steps in all.
     tol : float
         Converged when :func:`stable_rank_change` over ``block`` is below ``tol``.
-    record
+    record : int or sequence of int
         Snapshot steps of the first leg (continuations record every ``block // 5`` steps).
     **kw
         Passed to ``train`` (loss, lr, ...).
@@ -165,8 +167,12 @@ def train_until_stable(p0: TwoLayer, X: Tensor, y: Tensor, *, steps: int, block:
     return tr, change
 
 
-def rule_inputs(summary: dict) -> dict[str, dict[str, float]]:
-    """The measurements the four MNIST claims read, computed from one pair alone.
+RULE_CLAIMS = ("mnist.timescales", "mnist.align-first", "mnist.align-decreases", "mnist.low-rank")
+"""The four MNIST claims whose rules :func:`rule_inputs` feeds."""
+
+
+def rule_inputs(summary: dict) -> dict[str, float]:
+    """The measurements the four MNIST claims (:data:`RULE_CLAIMS`) read, computed from one pair alone.
 
     Parameters
     ----------
@@ -177,14 +183,13 @@ def rule_inputs(summary: dict) -> dict[str, dict[str, float]]:
     Returns
     -------
     dict
-        Claim id → its measurements on this pair (iterations; cosines; stable ranks), for grading
-        each claim's declared rule on a single pair (the chapter's image-count check).
+        Measurement name → its value on this pair (iterations; cosines; stable ranks), for grading
+        each claim's declared rule on a single pair (the chapter's image-count check, through
+        :func:`lrlib.ledger.grading.verdicts_by_variant`).
     """
-    return {"mnist.timescales": dict(k_align=summary["k_align"], k_drop=summary["k_drop"]),
-            "mnist.align-first": dict(lead=summary["k_drop"] - summary["k_align"]),
-            "mnist.align-decreases": dict(decrease=summary["align_drop"]),
-            "mnist.low-rank": dict(sr_first=summary["final_stable_rank"], sr_max=summary["final_stable_rank"],
-                                   sr_conv=summary["sr_conv"])}
+    return dict(k_align=summary["k_align"], k_drop=summary["k_drop"], lead=summary["k_drop"] - summary["k_align"],
+                decrease=summary["align_drop"], sr_first=summary["final_stable_rank"],
+                sr_max=summary["final_stable_rank"], sr_conv=summary["sr_conv"])
 
 
 def run_pair(pos: int, neg: int, n: int, alpha: float, seed: int, *, loss: Loss, steps: int, block: int,
