@@ -108,7 +108,7 @@ import torch
 
 from lrlib import chapter
 from lrlib.ledger import fmt
-from lrlib.ledger.grading import same_verdict, verdicts_by_variant
+from lrlib.ledger.grading import verdicts_by_variant
 from lrlib.ledger.summary import glue_what_holds
 from lrlib.losses import Loss, half_mse
 from lrlib.measure import first_crossing
@@ -169,7 +169,7 @@ idx_toy = [orth.toy_events(toy.run(r), X_toy, y_toy) for r in range(N_SEEDS)]
 FIG2 = "Figure 2 — orthogonal toy, seed {}: function (green) and neurons (stars: kink, $a_j$)"
 fig2 = [orth_plots.run_snapshots(toy.run(r), idx_toy[r], X_toy, y_toy, grid_toy, FIG2.format(r))
         for r in range(N_SEEDS)]
-notes2 = [f"seed {r}: panels at iterations {orth.iterations_text(toy.steps, i)}"
+notes2 = [f"seed {r}: panels at iterations {', '.join(orth.iteration_numbers(toy.steps, i))}"
           for r, i in enumerate(idx_toy)]
 glue_seeds("orthogonal-fig2", fig2, notes2)
 
@@ -1372,15 +1372,14 @@ orth.stacked_measures({f"η={eta_hd:g}": m_hd, f"η={2 * eta_hd:g}": m_hd2}, HD_
 # budget. (Reduced size: skipped.)
 
 # %%
-FIG7_NAMES = {"fig7.saddle": ("n_plateaus", "ratio"), "fig7.pca": ("top2",),
-              "fig7.saddle-location": ("on_saddle",)}
+FIG7_CLAIMS = ("fig7.saddle", "fig7.pca", "fig7.saddle-location")
 by_step = {f"η={eta_hd:g}": m_hd}
 if not quick:
     p_hd0 = orth.select_runs(p_hd, slice(0, 1))
     hd_half = orth.paper_gd(p_hd0, X_hd[:1], y_hd[:1], eta_hd / 2, 2 * steps_hd, [0, 2 * steps_hd])
     m_half = orth.hd_measures(hd_half.dense_loss, hd_half.final.W1, eta_hd / 2)
     by_step = {f"η={eta_hd / 2:g}": m_half, **by_step, f"η={2 * eta_hd:g}": m_hd2}
-step_tab = orth.step_table(by_step, verdicts_by_variant(ledger.decls, FIG7_NAMES, by_step))
+step_tab = orth.step_table(by_step, verdicts_by_variant(ledger.decls, FIG7_CLAIMS, by_step, run=0))
 if not quick:
     # GD's error is first order in η: extrapolate linearly to the paper's η = 1e-3
     t_exit = step_tab["exit (paper time t)"].astype(float).to_numpy()
@@ -1483,8 +1482,10 @@ run_hd = (hd.dense_loss, hd.at(hd.index_of_step(steps_hd)).W1, eta_hd, 200_000)
 # the control at its own horizon (paper time 40)
 L_big_all = hd_big.dense_loss.reshape(hd_big.dense_loss.shape[0], -1)
 run_big = (L_big_all, hd_big.final.W1.reshape(1, 200, 150), 2e-2, 40_000)
-for c, names in {**FIG7_NAMES, "fig7.to-zero": ("drop",)}.items():
-    same = same_verdict(ledger.decls[c], {k: m_hd[k] for k in names}, {k: m_hd2[k] for k in names})
+fig7_all = (*FIG7_CLAIMS, "fig7.to-zero")
+same_step = verdicts_by_variant(ledger.decls, fig7_all, {"η": m_hd, "2η": m_hd2})
+for c in same_step["η"]:
+    same = (np.array(same_step["η"][c]) == np.array(same_step["2η"][c])).astype(float)
     ctrl = {"large_init": run_big} if ledger.decls[c].kind == "reproduction" else {}
     ledger.measure(c, run_hd, controls=ctrl, premises=dict(step_gap=step_hd, same_verdict=same))
     print(f"{c}: {rate_of(c)}")

@@ -15,11 +15,11 @@ from orthogonal_helpers import sweep_run
 F64 = torch.float64
 
 
-def test_seed_index_rounded_and_iterations_text():
+def test_seed_index_rounded_and_iteration_numbers():
     assert th.seed_index(2, ["control"]) == ["seed 0", "seed 1", "control"]
     assert th.rounded({"a": np.array([0.12345, 2.0]), "b": 1.23456}, 2) == {"a": [0.12, 2.0], "b": 1.23}
-    assert th.iterations_text(np.array([0, 1250, 20000]), [0, 2]) == "0, 20,000"
-    assert th.iterations_text(np.array([0, 10]), [1], scale=100.0) == "1,000"
+    assert th.iteration_numbers(np.array([0, 1250, 20000]), [1, 2]) == ["1,250", "20,000"]
+    assert th.iteration_numbers(np.array([0, 10]), [1], scale=100.0) == ["1,000"]
 
 
 def test_per_run_frame_and_lambda_frame_are_seed_major():

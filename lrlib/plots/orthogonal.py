@@ -10,6 +10,7 @@ import numpy as np
 import torch
 
 from ..models import forward
+from ..theory.orthogonal.report import iteration_numbers
 from . import FUNC, NEG, POS, THEORY, label_panels, mark_times, panel_grid
 
 
@@ -535,23 +536,24 @@ def snapshot_panels(nets, X, y, grid, titles: list[str], title: str):
 
 
 def iteration_labels(steps: np.ndarray, idx, scale: float = 1.0) -> list[str]:
-    """Panel titles ``iteration 12,345`` for some snapshots.
+    """Panel titles ``iteration 12,345`` for some snapshots (the numbers of
+    :func:`~lrlib.theory.orthogonal.report.iteration_numbers`).
 
     Parameters
     ----------
     steps : ndarray
-        ``(T,)`` GD step of every snapshot.
+        As in :func:`~lrlib.theory.orthogonal.report.iteration_numbers`.
     idx : sequence of int
-        Snapshot indices.
+        As there.
     scale : float
-        Iterations per GD step (the run's step over the paper's).
+        As there.
 
     Returns
     -------
     list of str
         One title per index.
     """
-    return [f"iteration {steps[i] * scale:,.0f}" for i in idx]
+    return [f"iteration {n}" for n in iteration_numbers(steps, idx, scale)]
 
 
 def run_snapshots(traj, idx, X, y, grid, title: str):

@@ -9,10 +9,7 @@
 
 Tested in ``tests/test_theory_alignment_cones.py``.
 
-Shapes: data ``X (n, D)`` (rows x_i) or ``(R..., n, D)``; labels ``y (n,)`` or ``(R..., n)``
-with values ±1; neurons ``W (R..., m, D)`` (rows w_j, the ``W1`` of
-:class:`lrlib.models.TwoLayer`); output weights ``v_j = p.a`` ``(R..., m)``; times are flow time.
-Everything is float64-friendly and vectorised over neurons and runs.
+Shapes and units: the package's conventions (:mod:`lrlib.theory.alignment`).
 """
 
 from __future__ import annotations
@@ -183,9 +180,12 @@ def norm_and_direction_change(p: TwoLayer, X: Tensor, y: Tensor, loss: Loss) -> 
 
     Parameters
     ----------
-    p, X, y, loss
-        The network (``W1 (R..., m, D)``; only the first layer's gradient is taken), the full batch
-        and the loss, as in :func:`direction_velocity`.
+    p : TwoLayer
+        The network, ``W1 (R..., m, D)``; only the first layer's gradient is taken.
+    X, y : Tensor
+        The full batch, as in :func:`direction_velocity`.
+    loss : Loss
+        The loss, as in :func:`direction_velocity`.
 
     Returns
     -------

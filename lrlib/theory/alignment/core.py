@@ -12,10 +12,7 @@ The paper's closed forms (tested in ``tests/test_theory_alignment_core.py``):
 The cones and the direction velocity are in :mod:`.cones`, the data sets in :mod:`.data`,
 the measurements on trajectories in :mod:`.measure` and :mod:`.lemmas`.
 
-Shapes: data ``X (n, D)`` (rows x_i) or ``(R..., n, D)``; labels ``y (n,)`` or ``(R..., n)``
-with values ±1; neurons ``W (R..., m, D)`` (rows w_j, the ``W1`` of
-:class:`lrlib.models.TwoLayer`); output weights ``v_j = p.a`` ``(R..., m)``; times are flow time.
-Everything is float64-friendly and vectorised over neurons and runs.
+Shapes and units: the package's conventions (:mod:`lrlib.theory.alignment`).
 """
 
 from __future__ import annotations

@@ -5,10 +5,7 @@ data with non-antipodal class sums, and the theory init (eq. 3).
 Every random draw takes an explicit ``torch.Generator``. Tested in
 ``tests/test_theory_alignment_data.py``.
 
-Shapes: data ``X (n, D)`` (rows x_i) or ``(R..., n, D)``; labels ``y (n,)`` or ``(R..., n)``
-with values ±1; neurons ``W (R..., m, D)`` (rows w_j, the ``W1`` of
-:class:`lrlib.models.TwoLayer`); output weights ``v_j = p.a`` ``(R..., m)``; times are flow time.
-Everything is float64-friendly and vectorised over neurons and runs.
+Shapes and units: the package's conventions (:mod:`lrlib.theory.alignment`).
 """
 
 from __future__ import annotations
@@ -124,9 +121,16 @@ def synthetic_separable(
 
     Parameters
     ----------
-    n, D, s, gen, dtype, max_tries
-        Points, dimension, noise scale, generator, dtype and the number of redraws allowed, as in
-        :func:`.data.two_direction_separable`.
+    n, D : int
+        Points and dimension, as in :func:`two_direction_separable`.
+    s : float
+        Noise scale, as in :func:`two_direction_separable`.
+    gen : torch.Generator
+        The random generator.
+    dtype : torch.dtype
+        Floating type of the data.
+    max_tries : int
+        Redraws allowed, as in :func:`two_direction_separable`.
 
     Returns
     -------

@@ -2,13 +2,8 @@
 Lemmas 11, 13 and 15, the dwell time of an activation pattern, the initial activation
 probability, and the alignment time against its bound over data sets.
 
-A trajectory (:class:`lrlib.trajectory.Trajectory`) holds ``T`` snapshots of ``R`` runs; its
-``time`` is flow time. Tested in ``tests/test_theory_alignment_lemmas.py``.
-
-Shapes: data ``X (n, D)`` (rows x_i) or ``(R..., n, D)``; labels ``y (n,)`` or ``(R..., n)``
-with values ±1; neurons ``W (R..., m, D)`` (rows w_j, the ``W1`` of
-:class:`lrlib.models.TwoLayer`); output weights ``v_j = p.a`` ``(R..., m)``; times are flow time.
-Everything is float64-friendly and vectorised over neurons and runs.
+Shapes and units: the package's conventions (:mod:`lrlib.theory.alignment`). Tested in
+``tests/test_theory_alignment_lemmas.py``.
 """
 
 from __future__ import annotations

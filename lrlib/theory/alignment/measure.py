@@ -3,13 +3,8 @@
 low-rank inequality after ``t₁`` (part 2), neurons outside S₊, the class alignment and the
 MNIST summary.
 
-A trajectory (:class:`lrlib.trajectory.Trajectory`) holds ``T`` snapshots of ``R`` runs; its
-``time`` is flow time. Tested in ``tests/test_theory_alignment_measure.py``.
-
-Shapes: data ``X (n, D)`` (rows x_i) or ``(R..., n, D)``; labels ``y (n,)`` or ``(R..., n)``
-with values ±1; neurons ``W (R..., m, D)`` (rows w_j, the ``W1`` of
-:class:`lrlib.models.TwoLayer`); output weights ``v_j = p.a`` ``(R..., m)``; times are flow time.
-Everything is float64-friendly and vectorised over neurons and runs.
+Shapes and units: the package's conventions (:mod:`lrlib.theory.alignment`). Tested in
+``tests/test_theory_alignment_measure.py``.
 """
 
 from __future__ import annotations
@@ -78,8 +73,10 @@ def live_outside_s_plus(p: TwoLayer, X: Tensor, y: Tensor) -> Tensor:
 
     Parameters
     ----------
-    p, X, y
-        The network (``W1 (..., m, D)``, signs of ``v_j = p.a``) and the data, as in :func:`settled`.
+    p : TwoLayer
+        The network, ``W1 (..., m, D)``, signs of ``v_j = p.a``.
+    X, y : Tensor
+        The data, as in :func:`settled`.
 
     Returns
     -------

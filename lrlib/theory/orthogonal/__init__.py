@@ -17,7 +17,7 @@ from .limit import (excess_norm, f1_cost, function_gap, kink_clusters, movement,
                     thm1_measures, two_clusters)
 from .phases import (decay_rates, drop_iteration, dwell_time, gd_flow_table, half_fit_gap, half_fit_times,
                      loss_at, mass_times, pl_rates, toy_events, toy_timings, u_fitted)
-from .report import (admissible_table, claims_table, coarse_outcomes, control_table, iterations_text,
+from .report import (admissible_table, claims_table, coarse_outcomes, control_table, iteration_numbers,
                      lambda_frame, migrated_table, per_run_frame, rounded, seed_index, share_where,
                      stacked_measures)
 from .runs import (coarse_sweep, flat_runs, flow_columns, inits_at_scales, paper_gd, select_runs, split_runs,
@@ -32,7 +32,7 @@ __all__ = ["claims", "core", "data", "lemmas", "limit", "phases", "report", "run
            "coarse_sweep", "control_table", "count_saddles", "decay_rates", "drop_iteration", "dwell_time",
            "escape_curvature", "excess_norm", "f1_cost", "fit_vectors", "flat_runs", "flow_columns",
            "function_gap", "gd_flow_table", "half_fit_gap", "half_fit_times", "hd_measures",
-           "inactive_violations", "inits_at_scales", "intermediate_plateaus", "iterations_text",
+           "inactive_violations", "inits_at_scales", "intermediate_plateaus", "iteration_numbers",
            "key_vectors", "KeyVectors", "kink_clusters", "lambda_frame", "lemma2_holds", "limit_directions",
            "limit_function", "linearised_loss_rate", "linearised_rates", "local_rate", "loss_at",
            "loss_gradient_norm", "mass_times", "migrated_table", "min_alignment", "min_f1_norm",

@@ -154,8 +154,10 @@ def function_limit_trend(run: Sweep, Z: Tensor) -> dict[str, np.ndarray]:
 
     Parameters
     ----------
-    run, Z
-        The sweep and the test inputs (module conventions).
+    run : Sweep
+        The λ-sweep (module conventions).
+    Z : Tensor
+        The test inputs (module conventions).
 
     Returns
     -------
@@ -605,8 +607,10 @@ def unbalanced_trends(run: Sweep, Z: Tensor) -> dict[str, np.ndarray]:
 
     Parameters
     ----------
-    run, Z
-        The sweep and the test inputs (module conventions).
+    run : Sweep
+        The λ-sweep (module conventions).
+    Z : Tensor
+        The test inputs (module conventions).
 
     Returns
     -------

@@ -71,8 +71,9 @@ def lemma2_holds(traj: Trajectory, X: Tensor, y: Tensor, lams: Tensor, dt: float
 
     Parameters
     ----------
-    traj, X, y, lams
-        The λ-sweep and its data (module conventions).
+    traj : Trajectory
+        The λ-sweep, on the data ``X, y`` with the scales ``lams`` (module conventions).
+    X, y, lams : Tensor
     dt : float
         The GD step (paper time per step), to find the snapshot of ``t_{±1}``.
     eps, lam_max : float
@@ -115,8 +116,9 @@ def no_collapse_margin(traj: Trajectory, X: Tensor, y: Tensor, lams: Tensor, eps
 
     Parameters
     ----------
-    traj, X, y, lams
-        The λ-sweep and its data (module conventions).
+    traj : Trajectory
+        The λ-sweep, on the data ``X, y`` with the scales ``lams`` (module conventions).
+    X, y, lams : Tensor
     eps, lam_max : float
         The lemma's ε; the largest λ checked.
     flip : bool

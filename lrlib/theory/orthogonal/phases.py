@@ -49,8 +49,9 @@ def mass_times(traj: Trajectory, X: Tensor, y: Tensor, lams: Tensor, eps: float 
 
     Parameters
     ----------
-    traj, X, y, lams
-        The λ-sweep and its data (module conventions).
+    traj : Trajectory
+        The λ-sweep, on the data ``X, y`` with the scales ``lams`` (module conventions).
+    X, y, lams : Tensor
     eps : float
         The lemmas' ε.
 

@@ -51,8 +51,9 @@ def rounded(values: dict, decimals: int = 3) -> dict:
     return {k: np.round(np.asarray(v, dtype=float), decimals).tolist() for k, v in values.items()}
 
 
-def iterations_text(steps: np.ndarray, idx, scale: float = 1.0) -> str:
-    """The iterations of some snapshots, as a comma-separated list with thousands separators.
+def iteration_numbers(steps: np.ndarray, idx, scale: float = 1.0) -> list[str]:
+    """The iterations of some snapshots, with thousands separators: the one formatting of an
+    iteration count in the chapter's notes and panel titles.
 
     Parameters
     ----------
@@ -65,10 +66,10 @@ def iterations_text(steps: np.ndarray, idx, scale: float = 1.0) -> str:
 
     Returns
     -------
-    str
-        ``"0, 1,250, 20,000"``.
+    list of str
+        One per index, e.g. ``["0", "1,250", "20,000"]``.
     """
-    return ", ".join(f"{steps[i] * scale:,.0f}" for i in idx)
+    return [f"{steps[i] * scale:,.0f}" for i in idx]
 
 
 def per_run_frame(lams: np.ndarray, columns: dict) -> pd.DataFrame:
@@ -272,4 +273,4 @@ def admissible_table(run: Sweep, lams) -> pd.DataFrame:
 
 
 
-__all__ = ["claims_table", "coarse_outcomes", "control_table", "iterations_text", "lambda_frame", "migrated_table", "per_run_frame", "rounded", "seed_index", "share_where", "admissible_table", "stacked_measures"]
+__all__ = ["claims_table", "coarse_outcomes", "control_table", "iteration_numbers", "lambda_frame", "migrated_table", "per_run_frame", "rounded", "seed_index", "share_where", "admissible_table", "stacked_measures"]

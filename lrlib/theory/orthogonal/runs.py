@@ -11,7 +11,6 @@ A network's run axes are ``R...`` (:class:`lrlib.models.TwoLayer`); a λ-sweep's
 from __future__ import annotations
 
 import functools
-import operator
 
 import numpy as np
 import torch
@@ -46,7 +45,7 @@ def select_runs(p: TwoLayer, *idx, clone: bool = False) -> TwoLayer:
     TwoLayer
         The selected runs (a view of ``p`` unless ``clone``).
     """
-    out = p.map(operator.itemgetter(idx))
+    out = p[idx]
     return out.map(torch.clone) if clone else out
 
 
