@@ -277,11 +277,33 @@ def flow(
 
     Parameters
     ----------
-    p0, X, y, loss, lr, steps, record, time_scale, trainable, meta
-        As in :func:`lrlib.train.train` (``p0``, ``X`` and a floating ``y`` are cast to float64);
-        ``steps·lr`` is the final flow time τ.
-    method, rtol, atol, max_loss, max_evals
-        As in :func:`integrate`.
+    p0 : TwoLayer
+        The initial network, as in :func:`lrlib.train.train` (cast to float64).
+    X, y : Tensor
+        Inputs and targets, as in :func:`lrlib.train.train` (``X`` and a floating ``y`` are cast to
+        float64).
+    loss : Loss
+        The loss, as in :func:`lrlib.train.train`.
+    lr : float
+        The GD step the flow stands in for: it fixes the time axis only.
+    steps : int
+        GD steps; ``steps·lr`` is the final flow time τ.
+    record : int or sequence of int or np.ndarray
+        A count of log-spaced steps, or explicit steps, as in :func:`lrlib.train.train`.
+    time_scale : float
+        Factor from flow time τ to the recorded ``time``.
+    trainable : iterable of str
+        The parameters that move, as in :func:`lrlib.train.train`.
+    meta : dict or None
+        Extra keys for the Trajectory's ``meta``, as in :func:`lrlib.train.train`.
+    method : str
+        Solver, as in :func:`integrate`.
+    rtol, atol : float
+        Tolerances, as in :func:`integrate`.
+    max_loss : float
+        Divergence threshold, as in :func:`integrate`.
+    max_evals : int
+        Gradient-evaluation budget, as in :func:`integrate`.
     hessian_fn : callable or None
         ``BDF`` only: ``(net, X, y) -> (P, P)`` the Hessian of the loss of one run (no run
         dimensions) over its trainable tensors in the order ``W1, b1, W2, b2``, each flattened
@@ -342,7 +364,7 @@ def flow(
     run_shape = tuple(p64.W1.shape[:-2])
     if method not in EXPLICIT and run_shape:                               # one run after another
         flat = p64.map(lambda t: t.reshape(-1, *t.shape[len(run_shape):]))
-        parts = [solve(flat.map(lambda t, r=r: t[r])) for r in range(math.prod(run_shape))]
+        parts = [solve(flat[r]) for r in range(math.prod(run_shape))]
         states = {k: torch.stack([q.states[k] for q in parts], 1).reshape(T, *run_shape, *parts[0].states[k].shape[1:])
                   for k in parts[0].states}
         res = FlowResult(states=states, loss=torch.stack([q.loss for q in parts], 1).reshape(T, *run_shape),

@@ -128,6 +128,22 @@ class TwoLayer:
         """
         return replace(self, **{k: fn(v) for k, v in self.tensors().items()})
 
+    def __getitem__(self, idx) -> "TwoLayer":
+        """The runs ``p[idx]``: every parameter tensor indexed the same way along its leading axes.
+
+        Parameters
+        ----------
+        idx : int, slice, tensor or tuple of them
+            An index into the leading axes (run axes ``R...``, or a trajectory's snapshot axis),
+            as ``t[idx]`` for every parameter ``t``.
+
+        Returns
+        -------
+        TwoLayer
+            A view of the selected runs, with the same activation.
+        """
+        return self.map(lambda t: t[idx])
+
     def clone(self) -> "TwoLayer":
         """A detached copy of the network."""
         return self.map(lambda t: t.detach().clone())
@@ -234,8 +250,15 @@ def preactivations(p: TwoLayer, X: Tensor) -> Tensor:
 
     Parameters
     ----------
-    p, X
-        The network and its inputs, as in :func:`forward`.
+    p : TwoLayer
+        The network, as in :func:`forward`.
+    X : Tensor
+        Its inputs ``(n, d)`` or ``(R..., n, d)``, as in :func:`forward`.
+
+    Returns
+    -------
+    Tensor
+        ``(R..., n, m)``.
     """
     pre = X @ p.W1.transpose(-1, -2)
     return pre + p.b1.unsqueeze(-2) if p.b1 is not None else pre
@@ -366,8 +389,16 @@ def balanced_init(
 
     Parameters
     ----------
-    m, d, gen, runs, act, dtype
-        As in :func:`gaussian_init`.
+    m, d : int
+        Width and input dimension.
+    gen : torch.Generator
+        The random generator.
+    runs : tuple of int
+        Leading run dimensions ``R...``.
+    act : str
+        The activation's name.
+    dtype : torch.dtype
+        Floating type of the parameters (all as in :func:`gaussian_init`).
     scale : float or Tensor
         λ > 0: a float or a tensor broadcastable to ``runs`` (e.g. one λ per run).
     signs : Tensor or None
@@ -442,8 +473,13 @@ def agf_init(
     ----------
     alpha : float
         The scale α > 0.
-    m, d, k, gen, runs, act, dtype
-        As in :func:`gaussian_init`.
+    m, d, k : int
+        Width, input and output dimensions; ``gen``, ``runs``, ``act`` and ``dtype`` as in
+        :func:`gaussian_init`.
+    gen : torch.Generator
+    runs : tuple of int
+    act : str
+    dtype : torch.dtype
 
     Returns
     -------

@@ -69,7 +69,7 @@ class Trajectory:
         TwoLayer
             Tensors ``(R..., …)``.
         """
-        return self.params.map(lambda t: t[i])
+        return self.params[i]
 
     def head(self, n: int = 1) -> "Trajectory":
         """The first ``n`` snapshots: ``head(1)`` is the run at its initial state, which a claim's
@@ -88,7 +88,7 @@ class Trajectory:
         if not 1 <= n <= len(self):
             raise ParameterError(f"head needs 1 ≤ n ≤ {len(self)}, got {n}")
         dense = None if self.dense_loss is None else self.dense_loss[: int(self.steps[n - 1]) + 1]
-        return Trajectory(self.steps[:n].copy(), self.time[:n].copy(), self.params.map(lambda t: t[:n]),
+        return Trajectory(self.steps[:n].copy(), self.time[:n].copy(), self.params[:n],
                           self.loss[:n], dict(self.meta), dense)
 
     def index_of_step(self, step: int) -> int:
@@ -136,7 +136,7 @@ class Trajectory:
         sl = (slice(None), *idx)
         ints = all(isinstance(i, (int, np.integer)) for i in idx)
         return Trajectory(
-            steps=self.steps, time=self.time, params=self.params.map(lambda t: t[sl]),
+            steps=self.steps, time=self.time, params=self.params[sl],
             loss=self.loss[sl], meta=dict(self.meta, run_index=[int(i) for i in idx]) if ints else dict(self.meta),
             dense_loss=None if self.dense_loss is None else self.dense_loss[sl],
         )

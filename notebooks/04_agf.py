@@ -656,7 +656,7 @@ s3 = np.linalg.svd(Syx, compute_uv=False)[:3].sum() / 2
 uD3, _ = agf_measure.maximise_on_stiefel(Syx, 3, seed=seed)
 ledger.grade("lemma.D1-stiefel", rel=abs(uD3 - s3) / s3)
 # the graded α only
-drift4 = core.conserved_drift(run4.params.map(lambda t: t[:, :2]), 2)
+drift4 = core.conserved_drift(run4.params[:, :2], 2)
 ledger.grade("B3.conserved", drift=drift4)
 
 # %% [markdown]
@@ -1119,8 +1119,7 @@ gap7 = np.abs(L7[:N_SEEDS] - run7h.loss[-1].numpy()) / predF7.levels[1]
 
 # %%
 six, four = slice(0, N_SEEDS), slice(N_SEEDS, None)
-group7 = {"N6": run7.at(-1).map(lambda t: t[six]), "N4": run7.at(-1).map(lambda t: t[four]),
-          "N6_init": run7.at(0).map(lambda t: t[six])}
+group7 = {"N6": run7.at(-1)[six], "N4": run7.at(-1)[four], "N6_init": run7.at(0)[six]}
 ledger.measure("thmF7.cost-step", group7["N6"], init=group7["N6_init"],
                premises=dict(N=6.0, step_gap=gap7), X=XF7, Y=YF7, pred=predF7,
                note=f"N = 4 leaves {np.round(frac7[N_SEEDS:], 3).tolist()} of the ξ part unlearned")

@@ -15,12 +15,13 @@ ROOT = Path(__file__).resolve().parents[1] / "lrlib"
 MODULES = sorted(f.relative_to(ROOT).as_posix() for f in ROOT.rglob("*.py"))
 
 
-def _parameter_names(doc: str | None) -> set[str]:
-    """Names listed in the ``Parameters`` section of a numpy-style docstring."""
+def _parameter_entries(doc: str | None) -> list[tuple[list[str], str | None]]:
+    """The entries of the ``Parameters`` section of a numpy-style docstring: each entry's names and
+    its type (``None`` when the entry line has no ``name : type`` form)."""
     if not doc:
-        return set()
+        return []
     lines = doc.splitlines()
-    names: set[str] = set()
+    entries: list[tuple[list[str], str | None]] = []
     for i, line in enumerate(lines[:-1]):
         if line.strip() == "Parameters" and re.fullmatch(r"\s*-{3,}\s*", lines[i + 1]):
             indent = len(line) - len(line.lstrip())
@@ -35,10 +36,23 @@ def _parameter_names(doc: str | None) -> set[str]:
                     continue                                    # description of an entry
                 if j + 1 < len(body) and re.fullmatch(r"\s*-{3,}\s*", body[j + 1]):
                     break                                       # the next section
-                for name in entry.split(" : ")[0].split(","):
-                    names.add(name.strip().lstrip("*"))
+                head, sep, kind = entry.strip().partition(" : ")
+                names = [n.strip() for n in head.split(",")]
+                entries.append((names, kind.strip() if sep and kind.strip() else None))
             break
-    return names
+    return entries
+
+
+def _parameter_names(doc: str | None) -> set[str]:
+    """Names listed in the ``Parameters`` section of a numpy-style docstring."""
+    return {n.lstrip("*") for names, _ in _parameter_entries(doc) for n in names}
+
+
+def _untyped(doc: str | None) -> list[str]:
+    """Entries of the ``Parameters`` section without the ``name : type`` form (``*args`` and
+    ``**kwargs`` may go without a type, as numpydoc allows)."""
+    return [", ".join(names) for names, kind in _parameter_entries(doc)
+            if kind is None and not all(n.startswith("*") for n in names)]
 
 
 def _arguments(fn: ast.FunctionDef | ast.AsyncFunctionDef) -> list[str]:
@@ -82,6 +96,9 @@ def _undocumented(path: Path) -> list[str]:
         missing = [a for a in args if a not in listed]
         if missing:
             bad.append(f"{path.name}:{where} does not document {missing}")
+        untyped = [e for d in docs for e in _untyped(d)]
+        if untyped:
+            bad.append(f"{path.name}:{where} gives no type for {untyped} (write `name : type`)")
 
     for node in tree.body:
         if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and not node.name.startswith("_"):
@@ -120,3 +137,11 @@ def test_missing_argument_is_reported(tmp_path):
                    '    def g(self):\n        """No arguments: nothing to document."""\n\n\n'
                    'def _private(z):\n    pass\n')
     assert _undocumented(src) == ["m.py:f does not document ['b']", "m.py:C does not document ['x']"]
+
+
+def test_an_entry_without_a_type_is_reported(tmp_path):
+    src = tmp_path / "m.py"
+    src.write_text('def f(a, b, **kw):\n    """Sum.\n\n    Parameters\n    ----------\n    a : int\n        A.\n'
+                   '    b\n        B, untyped.\n    **kw\n        Passed on.\n    """\n')
+    assert _undocumented(src) == ["m.py:f gives no type for ['b'] (write `name : type`)"]
+    assert _untyped("Parameters\n----------\nx, y : Tensor\n    Points.\n*args\n    More.\n") == []

@@ -170,6 +170,15 @@ def test_clone_and_to_and_map():
     assert p.map(lambda t: 2 * t).W2.equal(2 * p.W2)
 
 
+def test_indexing_selects_runs_of_every_parameter():
+    p = _net((3, 2), 4, 3, 1, True, True, "square")
+    q = p[1:, 0]
+    assert q.runs == (2,) and q.act == "square"
+    for name, t in p.tensors().items():
+        assert getattr(q, name).equal(t[1:, 0])
+    assert p[2].W1.data_ptr() == p.W1[2].data_ptr()          # a view, as tensor indexing
+
+
 # ---------------------------------------------------------------------------
 # initialisations
 # ---------------------------------------------------------------------------

@@ -350,7 +350,7 @@ def max_hessian_eigenvalue(p: TwoLayer, X: Tensor, y: Tensor) -> float:
     float
         ``max_r λ_max(∇²L(θ_r))`` (loss units per squared parameter).
     """
-    return max(float(torch.linalg.eigvalsh(square_hessian(p.map(lambda t, r=r: t[r]), X, y))[-1])
+    return max(float(torch.linalg.eigvalsh(square_hessian(p[r], X, y))[-1])
                for r in range(p.W1.shape[0]))
 
 def modular_grad_fn(p: int):

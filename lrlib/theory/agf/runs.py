@@ -342,7 +342,7 @@ def fc_step_gaps(p: TwoLayer, X: Tensor, Y: Tensor, t_end: float, hs, flow_drops
     gaps = {}
     for h in hs:
         n = int(t_end / h)
-        gd = train(p.map(lambda t: t[:n_a]), X.unsqueeze(1), Y.unsqueeze(1), loss=loss or half_mse(), lr=h,
+        gd = train(p[:n_a], X.unsqueeze(1), Y.unsqueeze(1), loss=loss or half_mse(), lr=h,
                    steps=n, record=[0, n], dense_loss=True, progress=False)
         drops = measure.fc_drops(np.arange(n + 1) * h, gd.dense_loss.numpy(), etas, preds, K)
         gaps[h] = relative_error(drops, flow_drops).max(axis=(1, 3))

@@ -286,7 +286,7 @@ def window_gate_change(traj, X: Tensor, t_pred: int, tol: float = math.radians(1
     X = X.to(torch.float64)
     i0 = traj.index_of_step(t_pred)
     idx = list(range(i0, len(traj)))
-    near = target_gap(phi(traj.params.map(lambda t: t[idx]))) < tol                 # (T', R, m)
+    near = target_gap(phi(traj.params[idx])) < tol                                 # (T', R, m)
     settled = near.any(0)
     i_set = torch.where(settled, near.to(torch.int8).argmax(0), torch.full_like(settled, len(idx) - 1,
                                                                                  dtype=torch.int64))
@@ -696,7 +696,7 @@ def settle_targets(run, t_pred: int = 0, tol: float = math.radians(1), max_chang
     X = X.to(torch.float64)
     i0 = traj.index_of_step(t_pred)
     idx = list(range(i0, len(traj)))
-    ph = phi(traj.params.map(lambda t: t[idx]))                                    # (T', R, m)
+    ph = phi(traj.params[idx])                                                     # (T', R, m)
     near = target_gap(ph) < tol
     settled = near.any(0)
     i_set = near.to(torch.int8).argmax(0)                                          # first settled index, (R, m)
@@ -890,7 +890,7 @@ def prune_at_level(run, level: float = 0.2, at: float = 0.5, tol: float = 0.01) 
     """
     traj, X, y, order = run
     idx, reached = level_snapshots(traj, level)
-    p = stack_nets([traj.params.map(lambda t: t[i, r]) for r, i in enumerate(idx)])
+    p = stack_nets([traj.params[i, r] for r, i in enumerate(idx)])
     score = total_norm(p) if order is None else torch.as_tensor(order)
     out = prune_loss((p, X, y, score), at=at, tol=tol)
     R = np.arange(len(idx))

@@ -116,9 +116,9 @@ def frozen_flow_check(traj, X: Tensor, y: Tensor, tau_scale: float, t_max: int, 
     """
     idx = [i for i, s in enumerate(traj.steps) if s <= t_max]
     steps = np.asarray(traj.steps)[idx]
-    P = traj.params.map(lambda t: t[idx])
+    P = traj.params[idx]
     Pa, Xa = augmented(P, X)
-    p0 = Pa.map(lambda t: t[0])
+    p0 = Pa[0]
     m1 = target_m1(p0, Xa, y)                                            # (R, m, D+1)
     live = torch.linalg.vector_norm(m1, dim=-1) > 0
     cos_meas = cosine(Pa.W1, m1)                                         # (T, R, m)
@@ -140,7 +140,7 @@ def frozen_flow_check(traj, X: Tensor, y: Tensor, tau_scale: float, t_max: int, 
     err, _, err_w = score(cos_pred)
     _, rise, _ = score(cos_meas)
     err_c, rise_c, err_wc = score(cos_meas[:1].expand_as(cos_meas))
-    zmax = forward(P.map(lambda t: t[-1]), X).abs().amax((-1, -2)).numpy()
+    zmax = forward(P[-1], X).abs().amax((-1, -2)).numpy()
     measured = dict(err=err, rise=rise, fixed=(fixed.sum(-1) / live.sum(-1)).numpy(), zmax=zmax, err_w=err_w,
                     n_long=window[min(j_half, len(steps) - 1)].sum(-1).numpy())
     return measured, dict(err=err_c, rise=rise_c, err_w=err_wc)

@@ -197,8 +197,10 @@ def snapshot_stats(traj, X: Tensor, y: Tensor, steps) -> dict[str, Tensor]:
 
     Parameters
     ----------
-    traj, X, y
-        A recorded (batched) run and its data (module conventions), read at ``steps``.
+    traj : Trajectory
+        A recorded (batched) run (module conventions), read at ``steps``.
+    X, y : Tensor
+        Its data (module conventions).
     steps : sequence of int
         Optimiser steps (``S`` of them).
 
@@ -208,7 +210,7 @@ def snapshot_stats(traj, X: Tensor, y: Tensor, steps) -> dict[str, Tensor]:
         ``cd``, ``a``, ``phi`` ``(S, R..., m)``; ``a_final``, ``phi_final`` ``(R..., m)``; ``step`` ``(S,)``.
     """
     idx = [traj.index_of_step(int(s)) for s in steps]
-    P = traj.params.map(lambda t: t[idx])
+    P = traj.params[idx]
     return dict(cd=cos_delta(P, X, y), a=total_norm(P), phi=phi(P), a_final=total_norm(traj.final),
                 phi_final=phi(traj.final), step=torch.as_tensor(traj.steps[idx]))
 
@@ -381,9 +383,10 @@ def aligned_neurons(p: TwoLayer, X: Tensor, y: Tensor, n_want: int = 20, min_sam
 
     Parameters
     ----------
-    p, X, y
-        A single network (float64), its inputs and labels (conventions of :mod:`.neuron`); ``p`` is
-        left unchanged.
+    p : TwoLayer
+        A single network (float64), left unchanged.
+    X, y : Tensor
+        Its inputs and labels (conventions of :mod:`.neuron`).
     n_want : int
         Neurons wanted.
     min_samples : int
@@ -423,7 +426,11 @@ def appendix_g_check(p: TwoLayer, X: Tensor, y: Tensor, n_want: int = 20, min_sa
 
     Parameters
     ----------
-    p, X, y, n_want, min_samples
+    p : TwoLayer
+        A single network (float64), as in :func:`aligned_neurons`.
+    X, y : Tensor
+        Its inputs and labels, as in :func:`aligned_neurons`.
+    n_want, min_samples : int
         As in :func:`aligned_neurons`.
 
     Returns
@@ -503,8 +510,10 @@ def top_cos_delta_path(traj, X: Tensor, y: Tensor, t_max: int, n_top: int = 25) 
 
     Parameters
     ----------
-    traj, X, y
-        A recorded (batched) run and its data (module conventions), read up to ``t_max``.
+    traj : Trajectory
+        A recorded (batched) run (module conventions), read up to ``t_max``.
+    X, y : Tensor
+        Its data (module conventions).
     t_max : int
         Last step (optimiser steps).
     n_top : int

@@ -178,9 +178,10 @@ def merge_rows(p: TwoLayer, X: Tensor, y: Tensor, loss: Loss,
 
     Parameters
     ----------
-    p, X, y
-        One network, its inputs ``(N, D)`` and labels ``(N,)`` (conventions of :mod:`.neuron`), measured
-        before and after each merge.
+    p : TwoLayer
+        One network, measured before and after each merge.
+    X, y : Tensor
+        Its inputs ``(N, D)`` and labels ``(N,)`` (conventions of :mod:`.neuron`).
     loss : Loss
         The loss measured before and after merging.
     thresholds : sequence of float

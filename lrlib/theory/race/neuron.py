@@ -43,8 +43,10 @@ def error_vectors(p: TwoLayer, X: Tensor, y: Tensor) -> Tensor:
 
     Parameters
     ----------
-    p, X, y
-        Network(s), inputs and labels (module conventions); ``y`` is one-hot encoded against the softmax.
+    p : TwoLayer
+        Network(s) (module conventions).
+    X, y : Tensor
+        Inputs and labels (module conventions); ``y`` is one-hot encoded against the softmax.
 
     Returns
     -------
@@ -60,8 +62,10 @@ def gating(p: TwoLayer, X: Tensor) -> Tensor:
 
     Parameters
     ----------
-    p, X
-        Network(s) and inputs (module conventions); only ``W1`` and ``b1`` are read.
+    p : TwoLayer
+        Network(s) (module conventions); only ``W1`` and ``b1`` are read.
+    X : Tensor
+        Inputs (module conventions).
 
     Returns
     -------
@@ -118,8 +122,10 @@ def gamma(p: TwoLayer, X: Tensor, y: Tensor) -> Tensor:
 
     Parameters
     ----------
-    p, X, y
-        Network(s), inputs and labels (module conventions); the mean runs over the ``N`` samples.
+    p : TwoLayer
+        Network(s) (module conventions).
+    X, y : Tensor
+        Inputs and labels (module conventions); the mean runs over the ``N`` samples.
 
     Returns
     -------
@@ -136,8 +142,10 @@ def cos_delta(p: TwoLayer, X: Tensor, y: Tensor) -> Tensor:
 
     Parameters
     ----------
-    p, X, y
-        Network(s), inputs and labels (module conventions); ⟨γ_α⟩ as in :func:`gamma`.
+    p : TwoLayer
+        Network(s) (module conventions).
+    X, y : Tensor
+        Inputs and labels (module conventions); ⟨γ_α⟩ as in :func:`gamma`.
 
     Returns
     -------
@@ -173,8 +181,10 @@ def polar_gradients(p: TwoLayer, X: Tensor, y: Tensor) -> dict[str, Tensor]:
 
     Parameters
     ----------
-    p, X, y
-        Network(s), inputs and labels (module conventions); the gradients are those of the mean cross-entropy.
+    p : TwoLayer
+        Network(s) (module conventions).
+    X, y : Tensor
+        Inputs and labels (module conventions); the gradients are those of the mean cross-entropy.
 
     Returns
     -------
@@ -208,8 +218,10 @@ def autograd_polar(p: TwoLayer, X: Tensor, y: Tensor) -> dict[str, Tensor]:
 
     Parameters
     ----------
-    p, X, y
-        Network(s), inputs and labels (module conventions); ``b2`` is held fixed (not differentiated).
+    p : TwoLayer
+        Network(s) (module conventions).
+    X, y : Tensor
+        Inputs and labels (module conventions); ``b2`` is held fixed (not differentiated).
 
     Returns
     -------
@@ -239,8 +251,10 @@ def identity_error(p: TwoLayer, X: Tensor, y: Tensor) -> float:
 
     Parameters
     ----------
-    p, X, y
-        Network(s), inputs and labels (module conventions); the maxima run over every run and neuron at once.
+    p : TwoLayer
+        Network(s) (module conventions).
+    X, y : Tensor
+        Inputs and labels (module conventions); the maxima run over every run and neuron at once.
 
     Returns
     -------
@@ -258,8 +272,10 @@ def phi_ratio(p: TwoLayer, X: Tensor, y: Tensor) -> tuple[Tensor, Tensor]:
 
     Parameters
     ----------
-    p, X, y
-        Network(s), inputs and labels (module conventions); the ratio is taken elementwise, unguarded against ∂L/∂‖w2_α‖ = 0.
+    p : TwoLayer
+        Network(s) (module conventions).
+    X, y : Tensor
+        Inputs and labels (module conventions); the ratio is taken elementwise, unguarded against ∂L/∂‖w2_α‖ = 0.
 
     Returns
     -------
@@ -276,8 +292,10 @@ def class_sums(p: TwoLayer, X: Tensor, y: Tensor, weight: Tensor | None = None) 
 
     Parameters
     ----------
-    p, X, y
-        Network(s), inputs and labels (module conventions); ``y`` splits the samples into the two classes.
+    p : TwoLayer
+        Network(s) (module conventions).
+    X, y : Tensor
+        Inputs and labels (module conventions); ``y`` splits the samples into the two classes.
     weight : Tensor or None
         Per-sample weights ``(B..., N)`` (``None``: 1).
 
@@ -298,8 +316,10 @@ def xi(p: TwoLayer, X: Tensor, y: Tensor) -> tuple[Tensor, Tensor]:
 
     Parameters
     ----------
-    p, X, y
-        Network(s), inputs and labels (module conventions); the sample weights are ‖Δy^s‖ (:func:`class_sums`).
+    p : TwoLayer
+        Network(s) (module conventions).
+    X, y : Tensor
+        Inputs and labels (module conventions); the sample weights are ‖Δy^s‖ (:func:`class_sums`).
 
     Returns
     -------
@@ -314,8 +334,10 @@ def target_m1(p: TwoLayer, X: Tensor, y: Tensor) -> Tensor:
 
     Parameters
     ----------
-    p, X, y
-        Network(s), inputs and labels (module conventions); unweighted class sums (:func:`class_sums`).
+    p : TwoLayer
+        Network(s) (module conventions).
+    X, y : Tensor
+        Inputs and labels (module conventions); unweighted class sums (:func:`class_sums`).
 
     Returns
     -------
@@ -331,8 +353,10 @@ def phi_star_predicted(p: TwoLayer, X: Tensor, y: Tensor) -> Tensor:
 
     Parameters
     ----------
-    p, X, y
-        Network(s), inputs and labels (module conventions); ξ₁, ξ₂ as in :func:`xi`.
+    p : TwoLayer
+        Network(s) (module conventions).
+    X, y : Tensor
+        Inputs and labels (module conventions); ξ₁, ξ₂ as in :func:`xi`.
 
     Returns
     -------
@@ -350,8 +374,10 @@ def phi_drive(p: TwoLayer, X: Tensor, y: Tensor) -> Tensor:
 
     Parameters
     ----------
-    p, X, y
-        Network(s), inputs and labels (module conventions); h is each neuron's ReLU preactivation on each sample.
+    p : TwoLayer
+        Network(s) (module conventions).
+    X, y : Tensor
+        Inputs and labels (module conventions); h is each neuron's ReLU preactivation on each sample.
 
     Returns
     -------
@@ -392,8 +418,10 @@ def growth_rates(p: TwoLayer, X: Tensor, y: Tensor) -> dict[str, Tensor]:
 
     Parameters
     ----------
-    p, X, y
-        Network(s), inputs and labels (module conventions); built on :func:`polar_gradients` and :func:`gamma`.
+    p : TwoLayer
+        Network(s) (module conventions).
+    X, y : Tensor
+        Inputs and labels (module conventions); built on :func:`polar_gradients` and :func:`gamma`.
 
     Returns
     -------
@@ -412,9 +440,10 @@ def effective_error_mean(p: TwoLayer, X: Tensor, y: Tensor, alpha: int) -> Tenso
 
     Parameters
     ----------
-    p, X, y
-        A single network, its inputs and labels (module conventions); the error vectors are those of
-        the whole network.
+    p : TwoLayer
+        A single network (module conventions).
+    X, y : Tensor
+        Inputs and labels (module conventions); the error vectors are those of the whole network.
     alpha : int
         The neuron whose effective samples are averaged.
 
@@ -435,9 +464,10 @@ def appendix_g(p: TwoLayer, X: Tensor, y: Tensor, alpha: int, eps: float = 1e-4)
 
     Parameters
     ----------
-    p, X, y
-        A single network, its inputs and labels (module conventions); b = 0 and ``w2_alpha`` at 7π/4;
-        ``p`` is left unchanged.
+    p : TwoLayer
+        A single network (module conventions), left unchanged; b = 0 and ``w2_alpha`` at 7π/4.
+    X, y : Tensor
+        Inputs and labels (module conventions).
     alpha : int
         The neuron whose w1 and w2 are scaled by 1+ε.
     eps : float
@@ -469,9 +499,10 @@ def align_to_own_m1(p: TwoLayer, X: Tensor, y: Tensor, alpha: int, iters: int = 
 
     Parameters
     ----------
-    p, X, y
-        A single network, its inputs and labels (module conventions); a copy is turned, ``p`` is left
-        unchanged.
+    p : TwoLayer
+        A single network (module conventions); a copy is turned, ``p`` is left unchanged.
+    X, y : Tensor
+        Inputs and labels (module conventions).
     alpha : int
         The neuron turned.
     iters : int

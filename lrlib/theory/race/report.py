@@ -16,7 +16,7 @@ def rl(values, d: int = 2) -> list[float]:
 
     Parameters
     ----------
-    values
+    values : array-like
         Numbers (module conventions).
     d : int
         Decimals.
@@ -34,7 +34,7 @@ def pct(values, d: int = 2) -> list[str]:
 
     Parameters
     ----------
-    values
+    values : array-like
         Fractions (module conventions), e.g. ΔL/L.
     d : int
         Decimals of the percentage.
@@ -52,7 +52,7 @@ def sci(values, d: int = 1) -> list[str]:
 
     Parameters
     ----------
-    values
+    values : array-like
         Numbers (module conventions).
     d : int
         Digits after the point.
@@ -70,7 +70,7 @@ def ints(values) -> list[int]:
 
     Parameters
     ----------
-    values
+    values : array-like
         Numbers or bools (module conventions).
 
     Returns

@@ -86,7 +86,7 @@ def train_each(p0: TwoLayer, X: Tensor, y: Tensor, *, seed: Sequence[int], **kwa
     """
     if len(p0.runs) != 1 or len(seed) != p0.runs[0]:
         raise ParameterError(f"train_each: one run dimension and one seed per run, got runs {p0.runs}, {len(seed)} seeds")
-    return stack_runs([train(p0.map(lambda t: t[r]), X[r], y[r], seed=int(seed[r]), **kwargs) for r in range(len(seed))])
+    return stack_runs([train(p0[r], X[r], y[r], seed=int(seed[r]), **kwargs) for r in range(len(seed))])
 
 
 def stack_nets(nets: Sequence[TwoLayer]) -> TwoLayer:
@@ -129,7 +129,7 @@ def run_net(p: TwoLayer, r: int, dtype: torch.dtype | None = None) -> TwoLayer:
     TwoLayer
         The run's network without run dimensions, ``W1 (m, D)``.
     """
-    q = p.map(lambda t: t[r])
+    q = p[r]
     return q if dtype is None else q.to(dtype)
 
 
@@ -148,7 +148,7 @@ def head_runs(p: TwoLayer, n: int) -> TwoLayer:
     TwoLayer
         Tensors ``(n, ...)``.
     """
-    return p.map(lambda t: t[:n])
+    return p[:n]
 
 
 def run_block(p: TwoLayer, start: int, stop: int) -> TwoLayer:
@@ -166,7 +166,7 @@ def run_block(p: TwoLayer, start: int, stop: int) -> TwoLayer:
     TwoLayer
         Tensors ``(stop - start, ...)``.
     """
-    return p.map(lambda t: t[start:stop])
+    return p[start:stop]
 
 
 def batch_seeds(k: int, n: int, seed: int) -> list[int]:
@@ -303,4 +303,4 @@ def at_steps(traj: Trajectory, steps: Sequence[int]) -> TwoLayer:
         Tensors ``(S, R..., ...)``.
     """
     idx = [traj.index_of_step(int(s)) for s in steps]
-    return traj.params.map(lambda t: t[idx])
+    return traj.params[idx]
