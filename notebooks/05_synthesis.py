@@ -110,7 +110,7 @@ from lrlib import chapter
 from lrlib.data import cifar_race
 from lrlib.ledger.summary import glue_what_holds
 from lrlib.losses import Loss
-from lrlib.models import TwoLayer, balanced_init, generator
+from lrlib.models import TwoLayer, balanced_init, cat_runs, generator
 from lrlib.plots import glue_seeds
 from lrlib.plots import synthesis as sy_plots
 from lrlib.theory.orthogonal.data import orthonormal_testbed
@@ -322,7 +322,7 @@ STD_BIG = 3e-2                                # control: neuron norms ≈ 1 at t
 pc0 = rc.race_init(250, 1024, 1e-4, generator(seed + 100), runs=(N_SEEDS,))
 pc_big = rc.race_init(250, 1024, STD_BIG, generator(seed + 100), runs=(N_SEEDS,))
 # runs: N_SEEDS small, then N_SEEDS control
-race1 = sy.race_sgd(sy.cat_runs(pc0, pc_big), Xc.repeat(2, 1, 1), yc.repeat(2, 1), loss=CE,
+race1 = sy.race_sgd(cat_runs(pc0, pc_big), Xc.repeat(2, 1, 1), yc.repeat(2, 1), loss=CE,
                     lr=1e-3, steps=STEPS_C, seed=seed + 1)
 t_r2 = time.perf_counter()
 # step premise: twice the step
@@ -440,7 +440,7 @@ sep = [sy.separable_pairs(100, 20, generator(seed + 400 + r)) for r in range(N_S
 Xs, ys = (torch.stack(t) for t in zip(*sep))
 ps0, ps_big = (rc.race_init(250, 20, std, generator(seed + 500), runs=(N_SEEDS,))
                for std in (1e-4, 20 ** -0.5))                         # small; control: norms ≈ 1
-race_s = sy.race_sgd(sy.cat_runs(ps0, ps_big), Xs.repeat(2, 1, 1), ys.repeat(2, 1), loss=CE,
+race_s = sy.race_sgd(cat_runs(ps0, ps_big), Xs.repeat(2, 1, 1), ys.repeat(2, 1), loss=CE,
                      lr=1e-3, steps=STEPS_C, seed=seed + 1)
 rs_small, rs_big = (sy.claims.RaceRuns(race_s, Xs, ys, first=f) for f in (0, N_SEEDS))
 mu_sep = sy.claims.data_mu((Xs, ys))["mu"]

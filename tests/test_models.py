@@ -351,6 +351,13 @@ def test_cat_runs_trains_as_one_batch_and_run_slices_give_the_parts_back():
     assert sub.runs == (1, 3)
 
 
+def test_cat_runs_keeps_biases_present_or_absent():
+    biased = TwoLayer(W1=torch.ones(2, 3, 2), W2=torch.ones(2, 1, 3), b1=torch.zeros(2, 3), b2=torch.ones(2, 1))
+    c = cat_runs(biased, biased[:1])
+    assert c.runs == (3,) and c.b1.shape == (3, 3) and torch.equal(c.b2[2], biased.b2[0])
+    assert cat_runs(TwoLayer(W1=biased.W1, W2=biased.W2), TwoLayer(W1=biased.W1, W2=biased.W2)).b1 is None
+
+
 def test_cat_runs_along_the_second_run_axis_and_sq_norm():
     a = balanced_init(3, 2, scale=0.1, gen=generator(0), runs=(2, 3))
     b = balanced_init(3, 2, scale=0.2, gen=generator(1), runs=(2, 1))

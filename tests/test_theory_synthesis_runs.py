@@ -114,15 +114,6 @@ def test_resampled_interpolates_each_run_on_the_fine_grid():
                                [[1.0, 4.0], [0.5, 3.0], [0.0, 2.0]])
 
 
-def test_cat_runs_concatenates_present_parameters():
-    a = rc.race_init(3, 2, 0.1, generator(0), runs=(2,))
-    b = rc.race_init(3, 2, 0.5, generator(1), runs=(1,))
-    c = sy.cat_runs(a, b)
-    assert c.W1.shape == (3, 3, 2) and c.b1.shape[0] == 3
-    torch.testing.assert_close(c.W2[2], b.W2[0])
-    assert sy.cat_runs(TwoLayer(W1=a.W1, W2=a.W2), TwoLayer(W1=b.W1, W2=b.W2)).b1 is None
-
-
 def test_race_sgd_is_setting_1s_optimiser():
     X = torch.randn(2, 8, 3, generator=generator(3))
     y = (X[..., 0] > 0).long()

@@ -20,7 +20,7 @@ from .agf_gd import agf_vs_gd_jumps, cost_phase, level_deviation
 from .race_alignment import (alignment_lens, alignment_lens_rows, alignment_lens_series,
                              logit_difference, plateau_end, pm_labels, race_gamma_from_alignment,
                              separable_pairs)
-from .runs import (by_scale, cat_runs, ce_cluster_drops, drop_times_of, gd_run, half_fit_time,
+from .runs import (by_scale, ce_cluster_drops, drop_times_of, gd_run, half_fit_time,
                    jump_table, lambda_sweep, largest_neuron_norm, lens_table, orthogonal_agf,
                    race_sgd, resampled, same_order, scaled_runs, worst_error, xor_batch, xor_table)
 from .xor import (cluster_losses, homogeneous_race_net, neuron_clusters, swap_first_two, xor_agf,
@@ -31,7 +31,7 @@ __all__ = [
     "agf_vs_gd_jumps", "cost_phase", "level_deviation",
     "alignment_lens", "alignment_lens_rows", "alignment_lens_series", "logit_difference", "plateau_end",
     "pm_labels", "race_gamma_from_alignment", "separable_pairs",
-    "by_scale", "cat_runs", "ce_cluster_drops", "drop_times_of", "gd_run", "half_fit_time", "jump_table",
+    "by_scale", "ce_cluster_drops", "drop_times_of", "gd_run", "half_fit_time", "jump_table",
     "lambda_sweep", "largest_neuron_norm", "lens_table", "orthogonal_agf", "race_sgd", "resampled",
     "same_order", "scaled_runs", "worst_error", "xor_batch", "xor_table",
     "cluster_losses", "homogeneous_race_net", "neuron_clusters", "swap_first_two", "xor_agf",

@@ -241,23 +241,6 @@ def resampled(time: np.ndarray, traj) -> np.ndarray:
     return np.stack([np.interp(time, traj.time, traj.loss[:, r].numpy()) for r in range(traj.loss.shape[1])], 1)
 
 
-def cat_runs(*nets: TwoLayer) -> TwoLayer:
-    """Networks batched along their run dimension (e.g. the main runs, then the control runs).
-
-    Parameters
-    ----------
-    *nets : TwoLayer
-        Networks with the same width, inputs and biases present or absent alike.
-
-    Returns
-    -------
-    TwoLayer
-        Their concatenation along the first (run) dimension.
-    """
-    parts = {k: [getattr(p, k) for p in nets] for k in ("W1", "W2", "b1", "b2")}
-    return TwoLayer(**{k: torch.cat(v) for k, v in parts.items() if v[0] is not None})
-
-
 def race_sgd(p0: TwoLayer, X: Tensor, y: Tensor, *, loss: Loss, lr: float, steps: int, seed: int):
     """The race chapter's setting-1 optimiser: SGD with momentum 0.9, batch 4, 60 log-spaced snapshots.
 
