@@ -509,8 +509,8 @@ xruns = [sy.xor_agf(TwoLayer(W1=px0.W1[r], W2=px0.W2[r]), Xx[r], Yx[r], tau_max=
          for r in range(N_SEEDS)]                                             # small init only
 
 # %%
-closs = sy.cluster_losses(xgd.params, Xx, Yx, clx).numpy()              # (T, runs, 4)
-closs2 = sy.cluster_losses(xgd2.params, Xx[:N_SEEDS], Yx[:N_SEEDS], clx).numpy()
+closs = rc.cluster_losses(xgd.params, Xx, Yx, clx, SQ).numpy()          # (T, runs, 4)
+closs2 = rc.cluster_losses(xgd2.params, Xx[:N_SEEDS], Yx[:N_SEEDS], clx, SQ).numpy()
 
 # %%
 xtab, xorder, xgap = sy.xor_table(xgd, closs, xgd2, closs2, xruns, Xx, Yx, clx)
@@ -648,7 +648,7 @@ def xor_runs(g, cl_loss, rows, runs):
     return sy.xor_batch(g, cl_loss, rows, runs, Xx[:N_SEEDS], Yx[:N_SEEDS], clx)
 
 # %%
-cl_t, cl_lin = (sy.cluster_losses(g.params, X_, Y_, clx).numpy() for g, X_, Y_ in
+cl_t, cl_lin = (rc.cluster_losses(g.params, X_, Y_, clx, SQ).numpy() for g, X_, Y_ in
                 ((xt, Xt[ext], Yt[ext]), (xlin, Xt, Yt)))
 seeds_at = [list(range(k * N_SEEDS, (k + 1) * N_SEEDS)) for k in range(K_T)]
 std_runs = [xor_runs(xgd2, closs2, list(range(N_SEEDS)), xruns) if s == STD else
@@ -715,7 +715,7 @@ def xor_variant(sizes, norms, off):
     p0v = sy.homogeneous_race_net(rc.race_init(M_X, 2, STD, generator(seed + off + 100),
                                                runs=(N_SEEDS,), dtype=torch.float64))
     g = sy.gd_run(p0v, Xv, Yv, loss=SQ, lr=LR_X, steps=S_X)
-    closs = sy.cluster_losses(g.params, Xv, Yv, clv).numpy()
+    closs = rc.cluster_losses(g.params, Xv, Yv, clv, SQ).numpy()
     runs = sy.xor_agf_runs(p0v, Xv, Yv, tau_max=T_X, loss=SQ)
     return sy.claims.XorRuns(g.time, g.loss.numpy(), closs, runs, Xv, Yv, clv)
 

@@ -9,7 +9,7 @@ import pytest
 import torch
 
 from lrlib.errors import ParameterError
-from lrlib.losses import Loss
+from lrlib.losses import Loss, half_mse
 from lrlib.models import TwoLayer, forward, generator
 from lrlib.measure import cosine
 from lrlib.theory import race as rc
@@ -204,6 +204,19 @@ def test_cluster_losses_equal_the_loss_on_each_cluster():
     assert Lk.shape == (4,)
     for k in range(4):
         assert float(Lk[k]) == pytest.approx(float(CE(forward(p, X[cl == k]), y[cl == k])))
+
+
+def test_cluster_losses_take_batched_inputs_and_vector_targets():
+    X, y, cl = rc.xor_clusters(5, generator(1))
+    Y = torch.nn.functional.one_hot(y, 2).to(X.dtype)                        # (N, 2) targets
+    p = rc.race_init(8, 2, 0.5, generator(2), runs=(3,), dtype=torch.float64)
+    Lk = rc.cluster_losses(p, X.expand(3, -1, -1), Y.expand(3, -1, -1), cl, half_mse())
+    assert Lk.shape == (3, 4)
+    per_point = 0.5 * ((forward(p, X) - Y) ** 2).sum(-1)                       # (3, N)
+    for k in range(4):
+        torch.testing.assert_close(Lk[:, k], per_point[:, cl == k].mean(-1), rtol=1e-14, atol=0)
+    with pytest.raises(ParameterError):
+        rc.cluster_losses(p, X, Y, cl[:-1], half_mse())
 
 
 def test_lazy_scores_and_centroids():

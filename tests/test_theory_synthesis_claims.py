@@ -9,7 +9,9 @@ import pytest
 import torch
 
 from lrlib.errors import ParameterError
+from lrlib.losses import half_mse
 from lrlib.models import TwoLayer, generator
+from lrlib.theory import race as rc
 from lrlib.theory import synthesis as sy
 from lrlib.theory.synthesis import claims as C
 from lrlib.trajectory import Trajectory
@@ -98,7 +100,7 @@ def test_xor_measurements_on_a_hand_built_staircase():
     t = np.linspace(0, 10, 1001)
     closs = np.stack([np.interp(t, [0, 1.1 * (c + 1) - 0.1, 1.1 * (c + 1) + 0.1, 10], [0.25, 0.25, 0.0, 0.0]) for c in range(4)], -1)
     run = _Run([0, 1, 2, 3, 4], [[0], [1], [2], [3]], nets)
-    run.levels = np.array([float(sy.cluster_losses(n, Xa, Y, cl).sum()) / 4 for n in nets])   # equal clusters: ¼ Σ
+    run.levels = np.array([float(rc.cluster_losses(n, Xa, Y, cl, half_mse()).sum()) / 4 for n in nets])   # equal clusters: ¼ Σ
     total = closs.mean(-1)
     xr = C.XorRuns(t, total[:, None], closs[:, None], [run], Xa[None], Y[None], cl)
     out = C.xor_clusters(xr, std=math.exp(-10))

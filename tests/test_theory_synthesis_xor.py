@@ -7,7 +7,7 @@ import pytest
 import torch
 
 from lrlib.errors import ParameterError
-from lrlib.losses import Loss
+from lrlib.losses import Loss, half_mse
 from lrlib.models import TwoLayer, forward, generator
 from lrlib.theory import race as rc
 from lrlib.theory import synthesis as sy
@@ -46,19 +46,19 @@ def test_square_loss_on_centred_targets_has_the_cross_entropy_gradient_at_zero()
     torch.testing.assert_close(g_sq, g_ce, rtol=0, atol=1e-15)
 
 
-def test_cluster_losses_and_neuron_clusters_on_a_hand_built_network():
+def test_per_cluster_square_losses_and_neuron_clusters_on_a_hand_built_network():
     Xa, Y, cl = sy.xor_task(4, generator(3), std=0.0)
     # neuron 0 points at cluster 0 (45°) and outputs its target exactly at the centroid; neuron 1 is dead
     c0 = Xa[0, :2]
     w = torch.cat([c0 / c0.norm() ** 2, torch.zeros(1, dtype=F64)])                 # w · x̃ = 1 on cluster 0
     p = TwoLayer(W1=torch.stack([w, -torch.tensor([0, 0, 1.0], dtype=F64)]), W2=torch.tensor([[0.5, 0], [-0.5, 0]], dtype=F64))
-    L = sy.cluster_losses(p, Xa, Y, cl)
+    L = rc.cluster_losses(p, Xa, Y, cl, half_mse())
     torch.testing.assert_close(L, torch.tensor([0.0, 0.25, 0.25, 0.25], dtype=F64), rtol=0, atol=1e-15)
     assert sy.neuron_clusters(p.W1, Xa, cl).tolist() == [0, -1]
     batched = TwoLayer(W1=p.W1.expand(3, 2, 2, 3), W2=p.W2.expand(3, 2, 2, 2))           # leading dims pass through
-    assert sy.cluster_losses(batched, Xa, Y, cl).shape == (3, 2, 4)
+    assert rc.cluster_losses(batched, Xa, Y, cl, half_mse()).shape == (3, 2, 4)
     with pytest.raises(ParameterError):
-        sy.cluster_losses(p, Xa, Y, cl[:-1])
+        rc.cluster_losses(p, Xa, Y, cl[:-1], half_mse())
 
 
 class _Run:

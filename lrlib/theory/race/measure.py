@@ -579,27 +579,44 @@ def lazy_scores(final: TwoLayer, centroids: Tensor) -> tuple[Tensor, Tensor]:
 
 
 def cluster_losses(params: TwoLayer, X: Tensor, y: Tensor, clusters: Tensor, loss, n_clusters: int = 4) -> Tensor:
-    """The loss on each cluster of the data alone, for every snapshot (Figure 2's per-cluster curves).
+    """The loss on each cluster of the data alone, for every snapshot (Figure 2's per-cluster curves;
+    the synthesis chapter's per-cluster square losses).
 
     Parameters
     ----------
     params : TwoLayer
-        Networks with leading dims ``(T...)`` (e.g. a run's snapshots, ``W1 (T, m, D)``).
-    X, y : Tensor
-        One run's data, ``X (N, D)``, ``y (N,)``.
+        Networks, possibly with leading dims (e.g. a run's snapshots, ``W1 (T, m, D)``, or time and runs).
+    X : Tensor
+        Inputs ``(N, D)`` or ``(…, N, D)``, broadcasting against ``params``.
+    y : Tensor
+        Labels ``(…, N)`` (one axis fewer than ``X``) or targets ``(…, N, k)`` (as many as ``X``), as
+        the loss takes them.
     clusters : Tensor
         ``(N,)`` int, each point's cluster in ``0 .. n_clusters - 1``.
-    loss : callable
-        ``loss(outputs, y)`` reduced over the points (e.g. :class:`lrlib.losses.Loss`).
+    loss : Loss
+        ``loss(outputs, y)`` reduced over the points (:class:`lrlib.losses.Loss`).
     n_clusters : int
         Number of clusters.
 
     Returns
     -------
     Tensor
-        ``(T..., n_clusters)``: the loss of each cluster.
+        ``(…, n_clusters)``: the loss of each cluster.
+
+    Raises
+    ------
+    ParameterError
+        When ``clusters`` is not one index per point of ``X`` and ``y``.
     """
-    return torch.stack([loss(forward(params, X[clusters == k]), y[clusters == k]) for k in range(n_clusters)], -1)
+    n_point_axis = y.ndim - (2 if y.ndim == X.ndim else 1)
+    if clusters.ndim != 1 or clusters.shape[0] != X.shape[-2] or y.shape[n_point_axis] != X.shape[-2]:
+        raise ParameterError(f"cluster_losses: X {tuple(X.shape)}, y {tuple(y.shape)} and clusters "
+                             f"{tuple(clusters.shape)} disagree")
+    out = []
+    for k in range(n_clusters):
+        m = clusters == k
+        out.append(loss(forward(params, X[..., m, :]), y[..., m, :] if y.ndim == X.ndim else y[..., m]))
+    return torch.stack(out, -1)
 
 
 def masked_share(hit: Tensor, ok: Tensor) -> Tensor:

@@ -23,7 +23,7 @@ from .race_alignment import (alignment_lens, alignment_lens_rows, alignment_lens
 from .runs import (by_scale, ce_cluster_drops, drop_times_of, gd_run, half_fit_time,
                    jump_table, lambda_sweep, largest_neuron_norm, lens_table, orthogonal_agf,
                    race_sgd, resampled, same_order, scaled_runs, worst_error, xor_batch, xor_table)
-from .xor import (cluster_losses, homogeneous_race_net, neuron_clusters, swap_first_two, xor_agf,
+from .xor import (homogeneous_race_net, neuron_clusters, swap_first_two, xor_agf,
                   xor_agf_runs, xor_agf_vs_gd, xor_task, xor_variant_data)
 
 __all__ = [
@@ -34,6 +34,6 @@ __all__ = [
     "by_scale", "ce_cluster_drops", "drop_times_of", "gd_run", "half_fit_time", "jump_table",
     "lambda_sweep", "largest_neuron_norm", "lens_table", "orthogonal_agf", "race_sgd", "resampled",
     "same_order", "scaled_runs", "worst_error", "xor_batch", "xor_table",
-    "cluster_losses", "homogeneous_race_net", "neuron_clusters", "swap_first_two", "xor_agf",
+    "homogeneous_race_net", "neuron_clusters", "swap_first_two", "xor_agf",
     "xor_agf_runs", "xor_agf_vs_gd", "xor_task", "xor_variant_data",
 ]

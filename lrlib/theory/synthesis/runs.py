@@ -298,7 +298,8 @@ def xor_table(gd, closs: np.ndarray, gd2, closs2: np.ndarray, agf_runs: list, X:
     gd, gd2 : Trajectory
         GD at steps ``dt`` and ``2 dt`` (the step premise); their times.
     closs, closs2 : np.ndarray
-        ``(T, R, C)`` and ``(T', S, C)`` their per-cluster losses (:func:`~.xor.cluster_losses`).
+        ``(T, R, C)`` and ``(T', S, C)`` their per-cluster losses
+        (:func:`lrlib.theory.race.cluster_losses`, half square loss).
     agf_runs : list of AGFRun
         ``S`` AGF runs, one per seed (the first ``S`` runs).
     X, Y : Tensor

@@ -11,7 +11,8 @@ XOR toy (:func:`lrlib.theory.race.xor_clusters`), written the way AGF needs it:
   ``−∇_f L = (e_label − ½)/N``, so the utilities that decide which cluster activates first are the
   race paper's.
 
-AGF's run on these data: :func:`xor_agf` (the settings of part 3). Measurements: per-cluster losses (:func:`cluster_losses`), the cluster a neuron serves
+AGF's run on these data: :func:`xor_agf` (the settings of part 3). Measurements: per-cluster losses
+(:func:`lrlib.theory.race.cluster_losses` with the half square loss), the cluster a neuron serves
 (:func:`neuron_clusters`) and the table of AGF's cluster activations against GD's per-cluster drops (:func:`xor_agf_vs_gd`).
 """
 
@@ -23,10 +24,11 @@ import numpy as np
 import torch
 
 from ...errors import ParameterError
+from ...losses import half_mse
 from ...models import TwoLayer, forward
 from ...measure import first_crossing, relative_error
 from ..agf import agf
-from ..race import xor_clusters
+from ..race import cluster_losses, xor_clusters
 from .agf_gd import cost_phase
 
 Tensor = torch.Tensor
@@ -151,30 +153,6 @@ def xor_agf(net: TwoLayer, X: Tensor, Y: Tensor, *, tau_max: float, loss, cost_l
                cost_fn=cost)
 
 
-def cluster_losses(params: TwoLayer, X: Tensor, Y: Tensor, cl: Tensor) -> Tensor:
-    """Per-cluster square losses ``½ mean_{s ∈ c} ‖f(x_s) − y_s‖²``.
-
-    Parameters
-    ----------
-    params : TwoLayer
-        a :class:`~lrlib.models.TwoLayer`, possibly with leading dims (e.g. time and runs of a trajectory).
-    X, Y : Tensor
-        ``(…, N, D)`` inputs and ``(…, N, k)`` targets, broadcasting against ``params``.
-    cl : Tensor
-        ``(N,)`` cluster index ``0..C−1``.
-
-    Returns
-    -------
-    Tensor
-        ``(…, C)`` one loss per cluster.
-    """
-    if cl.ndim != 1 or cl.shape[0] != X.shape[-2] or Y.shape[-2] != X.shape[-2]:
-        raise ParameterError(f"cluster_losses: X {tuple(X.shape)}, Y {tuple(Y.shape)} and cl {tuple(cl.shape)} disagree")
-    per_point = 0.5 * ((forward(params, X) - Y) ** 2).sum(-1)                 # (…, N)
-    onehot = torch.nn.functional.one_hot(cl.long()).to(per_point.dtype)        # (N, C)
-    return per_point @ onehot / onehot.sum(0)
-
-
 def neuron_clusters(W1: Tensor, X: Tensor, cl: Tensor) -> Tensor:
     """The cluster each neuron serves: ``argmax_c mean_{s ∈ c} relu(w_i · x_s)``.
 
@@ -213,7 +191,8 @@ def xor_agf_vs_gd(time: np.ndarray, closs: np.ndarray, run, X: Tensor, Y: Tensor
     time : np.ndarray
         ``(T,)`` gradient-flow times of GD's per-cluster losses.
     closs : np.ndarray
-        ``(T, C)`` GD's per-cluster losses (:func:`cluster_losses`).
+        ``(T, C)`` GD's per-cluster losses (:func:`lrlib.theory.race.cluster_losses`, half square
+        loss).
     run : AGFRun
         the :class:`~lrlib.theory.agf.AGFRun` from the same initial network on ``X``, ``Y``.
     X, Y : Tensor
@@ -240,8 +219,8 @@ def xor_agf_vs_gd(time: np.ndarray, closs: np.ndarray, run, X: Tensor, Y: Tensor
         cs = set(neuron_clusters(run.nets[k].W1[neurons], X, cl).tolist())
         single &= len(cs) == 1 and -1 not in cs and not (cs & set(seq))
         seq += sorted(cs - set(seq) - {-1})
-        before = cluster_losses(run.nets[k - 1], X, Y, cl)
-        after = cluster_losses(run.nets[k], X, Y, cl)
+        before = cluster_losses(run.nets[k - 1], X, Y, cl, half_mse())
+        after = cluster_losses(run.nets[k], X, Y, cl, half_mse())
         for c in cs - {-1}:
             if np.isnan(rows[c]["jump"]):
                 mid = 0.5 * float(before[c] + after[c])
