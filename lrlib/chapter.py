@@ -23,14 +23,13 @@ import os
 from dataclasses import dataclass
 
 import torch
-from myst_nb import glue
 
 from . import nbparams
 from .checks import positive_int
 from .ledger import PUBLISHED_FULL, Ledger, headline, load_aggregate
 from .ledger.aggregate import SWEEP_ENV
 from .progress import recorded_timings
-from .plots import set_style
+from .plots import glue, set_style
 
 
 @dataclass

@@ -104,14 +104,13 @@ import numpy as np
 import pandas as pd
 import torch
 from IPython.display import Markdown
-from myst_nb import glue as glue_value
 
 from lrlib import chapter
 from lrlib.data import cifar_race
 from lrlib.ledger.summary import glue_what_holds
 from lrlib.losses import Loss
 from lrlib.models import TwoLayer, balanced_init, cat_runs, generator
-from lrlib.plots import glue_seeds
+from lrlib.plots import glue, glue_seeds
 from lrlib.plots import synthesis as sy_plots
 from lrlib.theory.orthogonal.data import orthonormal_testbed
 from lrlib.theory import orthogonal as orth
@@ -132,7 +131,7 @@ print(SQ.describe(), "|", CE.describe(), f"| λ = {LAMS}")
 # %%
 def put(key: str, text: str) -> None:
     """Glue ``text`` under ``synthesis-<key>`` for the prose."""
-    glue_value(f"synthesis-{key}", Markdown(text), display=False)
+    glue(f"synthesis-{key}", Markdown(text), display=False)
 
 
 def say(key: str, cid: str) -> str:

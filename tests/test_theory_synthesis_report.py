@@ -25,11 +25,14 @@ def test_span_ignores_nan_and_reads_text_as_float():
     assert R.span(np.array([[3.0], [1.0]]), ".0f") == "1 to 3"
 
 
-def test_rate_note_counts_partial_and_premise_only_when_verdicts_differ():
+def test_rate_note_counts_partial_only_when_verdicts_differ():
+    from lrlib.ledger.verdicts import headline
+
     assert R.rate_note("5 of 5", ["reproduced"] * 5) == "5 of 5"
     assert R.rate_note("0 of 0", ["premise not met"] * 2) == "0 of 0"
     v = ["reproduced", "partial", "premise not met", "premise not met"]
-    assert R.rate_note("1 of 2", v) == "1 of 2 (partial in 1 of 4; premise not met in 2 of 4)"
+    # the headline already counts the seeds left out; the note adds the partial ones only
+    assert R.rate_note(headline(v), v) == "1/2 (+2 premise not met) (partial in 1 of 4)"
 
 
 def test_control_floats_and_seed_labels():

@@ -13,8 +13,8 @@ from __future__ import annotations
 from typing import Sequence
 
 from IPython.display import HTML
-from myst_nb import glue
 
+from ..plots import glue
 from .verdicts import headline
 from .view import _h, table_html
 

@@ -34,7 +34,8 @@ def span(values, fmt: str = ".2f") -> str:
 
 
 def rate_note(rate: str, verdicts: list) -> str:
-    """A claim's pass rate with how many seeds were *partial* or *premise not met*, where the verdicts differ.
+    """A claim's pass rate with how many graded seeds were *partial*, where the verdicts differ
+    (the rate itself already counts the seeds left out, e.g. ``+2 premise not met``).
 
     Parameters
     ----------
@@ -46,11 +47,10 @@ def rate_note(rate: str, verdicts: list) -> str:
     Returns
     -------
     str
-        ``rate`` or ``"rate (partial in 1 of 5; …)"``.
+        ``rate`` or ``"rate (partial in 1 of 5)"``.
     """
-    extra = [f"{w} in {verdicts.count(w)} of {len(verdicts)}" for w in ("partial", "premise not met")
-             if w in verdicts and len(set(verdicts)) > 1]
-    return rate + (f" ({'; '.join(extra)})" if extra else "")
+    n = verdicts.count("partial")
+    return rate + (f" (partial in {n} of {len(verdicts)})" if n and len(set(verdicts)) > 1 else "")
 
 
 def control_floats(result) -> dict[str, np.ndarray]:
