@@ -26,6 +26,7 @@ import torch
 
 from .checks import integer
 from .errors import LrlibError, ParameterError
+from .paths import REPO_ROOT
 
 __all__ = [
     "DATA_DIR",
@@ -40,7 +41,7 @@ __all__ = [
 ]
 
 DATA_DIR: Path = Path(
-    os.environ.get("LRLIB_DATA_DIR") or Path(__file__).resolve().parent.parent / "data"
+    os.environ.get("LRLIB_DATA_DIR") or REPO_ROOT / "data"
 )
 """The data folder at import time: ``$LRLIB_DATA_DIR`` if set, else ``<repo>/data``."""
 
@@ -71,7 +72,7 @@ class DataError(LrlibError):
 def data_dir() -> Path:
     """The data folder now: ``$LRLIB_DATA_DIR`` if set, else ``<repo>/data``."""
     env = os.environ.get("LRLIB_DATA_DIR")
-    return Path(env) if env else Path(__file__).resolve().parent.parent / "data"
+    return Path(env) if env else REPO_ROOT / "data"
 
 
 def sha256_of(path: str | os.PathLike[str]) -> str:
@@ -207,10 +208,6 @@ def load_subset(name: str) -> dict[str, np.ndarray]:
     return dict(_cache[key])
 
 
-def _check_int(name: str, value: object) -> int:
-    return integer(name, value)
-
-
 def mnist_pair(
     pos_digit: int,
     neg_digit: int,
@@ -254,8 +251,8 @@ def mnist_pair(
     DataError
         The subset file is missing or corrupt.
     """
-    pos_digit = _check_int("pos_digit", pos_digit)
-    neg_digit = _check_int("neg_digit", neg_digit)
+    pos_digit = integer("pos_digit", pos_digit)
+    neg_digit = integer("neg_digit", neg_digit)
     if not (isinstance(dtype, torch.dtype) and dtype.is_floating_point):
         raise ParameterError(f"dtype must be a floating torch dtype, got {dtype!r}")
     d = load_subset("mnist")
@@ -273,7 +270,7 @@ def mnist_pair(
     if n_per_class is None:
         n = n_max
     else:
-        n = _check_int("n_per_class", n_per_class)
+        n = integer("n_per_class", n_per_class)
         if not 1 <= n <= n_max:
             raise ParameterError(f"n_per_class must be between 1 and {n_max} "
                              f"(or None for all {n_max}), got {n}")
@@ -323,11 +320,11 @@ def cifar_race(
     DataError
         The subset file is missing or corrupt.
     """
-    n = _check_int("n_per_class", n_per_class)
+    n = integer("n_per_class", n_per_class)
     if not 1 <= n <= CIFAR_PER_CLASS:
         raise ParameterError(f"n_per_class must be between 1 and {CIFAR_PER_CLASS} "
                          f"(images per original class in the subset), got {n}")
-    seed = _check_int("seed", seed)
+    seed = integer("seed", seed)
     if seed < 0:
         raise ParameterError(f"seed must be a non-negative int, got {seed}")
     if not (isinstance(dtype, torch.dtype) and dtype.is_floating_point):

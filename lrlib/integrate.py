@@ -55,7 +55,7 @@ from scipy.integrate import solve_ivp
 
 from . import grads as closed_forms
 from .errors import DivergenceError, ParameterError
-from .checks import PARAM_NAMES, positive_number, run_arguments
+from .checks import PARAM_NAMES, positive_int, positive_number, run_arguments
 from .schedules import record_steps
 from .losses import Loss
 from .models import TwoLayer, forward
@@ -161,8 +161,7 @@ def integrate(
     _check_solver(method, rtol, atol)
     if hessian is not None and method in EXPLICIT:
         raise ParameterError(f"hessian is used by the implicit method BDF only, got method {method!r}")
-    if isinstance(max_evals, bool) or not isinstance(max_evals, int) or max_evals < 1:
-        raise ParameterError(f"max_evals must be a positive int, got {max_evals!r}")
+    max_evals = positive_int("max_evals", max_evals)
     times = np.asarray(times, dtype=np.float64)
     if times.ndim != 1 or times.size == 0 or times[0] < 0 or np.any(np.diff(times) < 0):
         raise ParameterError("times must be a non-empty increasing 1-D sequence of values ≥ 0")

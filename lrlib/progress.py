@@ -18,7 +18,9 @@ import time
 from pathlib import Path
 from typing import Callable
 
-RESULTS = Path(__file__).resolve().parent.parent / "benchmarks" / "results.json"
+from .paths import REPO_ROOT
+
+RESULTS = REPO_ROOT / "benchmarks" / "results.json"
 
 
 def recorded_timings(path: str | Path = RESULTS, quick: bool = False) -> dict[str, dict]:
