@@ -97,3 +97,16 @@ def test_ntk_gap_is_the_scaled_sup_distance():
     shifted = h.clone()
     shifted[1, 4] += 0.5
     np.testing.assert_allclose(th.ntk_gap(p, shifted, Z, y), [0.0, 0.25], atol=1e-15)
+
+
+def test_tangent_features_match_autograd_row_by_row():
+    from lrlib.models import balanced_init, forward, generator
+
+    p = balanced_init(4, 3, scale=0.7, gen=generator(5))
+    X = torch.randn(5, 3, generator=generator(6), dtype=torch.float64)
+    J = th.tangent_features(p, X)
+    assert J.shape == (5, 4 * 3 + 4)
+    for i in range(5):
+        W1, W2 = p.W1.clone().requires_grad_(), p.W2.clone().requires_grad_()
+        g1, g2 = torch.autograd.grad(forward(type(p)(W1=W1, W2=W2), X[i:i + 1])[0, 0], (W1, W2))
+        torch.testing.assert_close(J[i], torch.cat([g1.reshape(-1), g2.reshape(-1)]), rtol=1e-12, atol=1e-14)

@@ -297,7 +297,7 @@ def saddle_panels(nets, X, y, grid, it: np.ndarray, loss: np.ndarray, idx: list,
     matplotlib.figure.Figure
     """
     fig, axes = panel_grid(3, 2, width=3.8)
-    draw_1d_panels(nets, X, y, axes[:5], grid, [f"iteration {it[i]:,.0f}" for i in idx])
+    draw_1d_panels(nets, X, y, axes[:5], grid, iteration_labels(it, idx))
     axes[5].semilogy(it, loss[:, 1:], color="0.75", lw=0.8)
     axes[5].semilogy(it, loss[:, 0], color="k")
     axes[5].axvspan(it[plateau[0]], it[plateau[1]], color="#f7e1e4", label="plateau")

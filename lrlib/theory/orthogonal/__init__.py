@@ -14,7 +14,7 @@ from .core import (alignment_directions, assumption3_failure_probability, check_
 from .lemmas import (assumption3_counts, inactive_violations, lemma2_holds, min_alignment, no_collapse_margin,
                      stuck_measures, uncovered_floor)
 from .limit import (excess_norm, f1_cost, function_gap, kink_clusters, movement, ntk_gap, ntk_interpolator,
-                    thm1_measures, two_clusters)
+                    tangent_features, thm1_measures, two_clusters)
 from .phases import (decay_rates, drop_iteration, dwell_time, gd_flow_table, half_fit_gap, half_fit_times,
                      loss_at, mass_times, pl_rates, toy_events, toy_timings, u_fitted)
 from .report import (admissible_table, claims_table, coarse_outcomes, control_table, iteration_numbers,
@@ -36,7 +36,7 @@ __all__ = ["claims", "core", "data", "lemmas", "limit", "phases", "report", "run
            "key_vectors", "KeyVectors", "kink_clusters", "lambda_frame", "lemma2_holds", "limit_directions",
            "limit_function", "linearised_loss_rate", "linearised_rates", "local_rate", "loss_at",
            "loss_gradient_norm", "mass_times", "migrated_table", "min_alignment", "min_f1_norm",
-           "min_norm_squared", "movement", "no_collapse_margin", "ntk_gap", "ntk_interpolator", "paper_gd",
+           "min_norm_squared", "movement", "no_collapse_margin", "ntk_gap", "ntk_interpolator", "paper_gd", "tangent_features",
            "per_run_frame", "phase_times", "PhaseTimes", "pl_rates", "plateau_loss", "plateau_speedup",
            "rounded", "s_sets", "saddle_distance", "saddle_point", "saddle_snapshots", "saddle_walk",
            "seed_index", "select_runs", "share_where", "split_runs", "stacked_inputs", "stacked_measures",

@@ -184,6 +184,28 @@ def movement(traj: Trajectory) -> Tensor:
     return torch.linalg.vector_norm(d1 - d0, dim=-1) / torch.linalg.vector_norm(d0, dim=-1)
 
 
+def tangent_features(p: TwoLayer, inp: Tensor) -> Tensor:
+    """The Jacobian of a scalar-output network's outputs in its parameters ``(W1, W2)``: one row of
+    tangent features per input (the tangent kernel is ``J Jᵀ``).
+
+    Parameters
+    ----------
+    p : TwoLayer
+        One run (no run axes), scalar output, no biases.
+    inp : Tensor
+        ``(n, d)`` inputs.
+
+    Returns
+    -------
+    Tensor
+        ``(n, P)``, ``P`` the number of entries of ``W1`` and ``W2`` (in that order, row-major).
+    """
+    def f(W1: Tensor, W2: Tensor) -> Tensor:
+        return forward(TwoLayer(W1=W1, W2=W2, act=p.act), inp)[:, 0]
+
+    return torch.cat([j.reshape(inp.shape[0], -1) for j in torch.func.jacrev(f, argnums=(0, 1))(p.W1, p.W2)], 1)
+
+
 def ntk_interpolator(p0: TwoLayer, X: Tensor, y: Tensor, Z: Tensor) -> Tensor:
     """The neural-tangent-kernel interpolator at an initialisation.
 
@@ -213,16 +235,9 @@ def ntk_interpolator(p0: TwoLayer, X: Tensor, y: Tensor, Z: Tensor) -> Tensor:
     if p0.runs:
         raise ParameterError("ntk_interpolator takes one run (no run axes)")
 
-    def f(W1: Tensor, W2: Tensor, inp: Tensor) -> Tensor:
-        return forward(TwoLayer(W1=W1, W2=W2, act=p0.act), inp)[:, 0]
-
-    def jac(inp: Tensor) -> Tensor:
-        return torch.cat([j.reshape(inp.shape[0], -1)
-                          for j in torch.func.jacrev(f, argnums=(0, 1))(p0.W1, p0.W2, inp)], 1)
-
-    JX, JZ = jac(X), jac(Z)
-    coef = torch.linalg.solve(JX @ JX.T, y - f(p0.W1, p0.W2, X))
-    return f(p0.W1, p0.W2, Z) + JZ @ (JX.T @ coef)
+    JX, JZ = tangent_features(p0, X), tangent_features(p0, Z)
+    coef = torch.linalg.solve(JX @ JX.T, y - forward(p0, X)[:, 0])
+    return forward(p0, Z)[:, 0] + JZ @ (JX.T @ coef)
 
 
 def ntk_gap(p: TwoLayer, h_ntk: Tensor, Z: Tensor, y: Tensor) -> np.ndarray:
@@ -247,4 +262,5 @@ def ntk_gap(p: TwoLayer, h_ntk: Tensor, Z: Tensor, y: Tensor) -> np.ndarray:
     return ((forward(p, Z)[..., 0] - h_ntk).abs().amax(-1) / y.abs().max()).numpy()
 
 
-__all__ = ["excess_norm", "f1_cost", "function_gap", "kink_clusters", "movement", "ntk_gap", "ntk_interpolator", "thm1_measures", "two_clusters"]
+__all__ = ["excess_norm", "f1_cost", "function_gap", "kink_clusters", "movement", "ntk_gap", "ntk_interpolator",
+           "tangent_features", "thm1_measures", "two_clusters"]

@@ -52,8 +52,8 @@ def rounded(values: dict, decimals: int = 3) -> dict:
 
 
 def iteration_numbers(steps: np.ndarray, idx, scale: float = 1.0) -> list[str]:
-    """The iterations of some snapshots, with thousands separators: the one formatting of an
-    iteration count in the chapter's notes and panel titles.
+    """The iterations of some snapshots, with thousands separators: the one formatting of the
+    snapshots' iterations in the chapter's notes and panel titles.
 
     Parameters
     ----------

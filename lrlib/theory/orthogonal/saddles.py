@@ -19,6 +19,7 @@ from ...schedules import log_schedule
 from ...track import max_direction_change
 from ...trajectory import Trajectory
 from .core import fit_vectors, s_sets
+from .limit import tangent_features
 from .phases import drop_iteration
 
 Tensor = torch.Tensor
@@ -194,12 +195,8 @@ def linearised_loss_rate(p: TwoLayer, X: Tensor) -> float:
     float
         Rate per unit of paper time.
     """
-    def f(W1: Tensor, W2: Tensor) -> Tensor:
-        return forward(TwoLayer(W1=W1, W2=W2, act=p.act), X)[:, 0]
-
-    n = X.shape[0]
-    J = torch.cat([j.reshape(n, -1) for j in torch.func.jacrev(f, argnums=(0, 1))(p.W1, p.W2)], 1)
-    return 2 * torch.linalg.eigvalsh(J @ J.T)[0].item() / n
+    J = tangent_features(p, X)
+    return 2 * torch.linalg.eigvalsh(J @ J.T)[0].item() / X.shape[0]
 
 
 def hd_measures(dense_loss: Tensor, W_paper: Tensor, eta: float, horizon: int = 200_000, ref: float = 1e-3,
