@@ -1181,9 +1181,7 @@ X5p, Y5p = (torch.tensor(a) for a in modular.dataset(x5p))
 def run_p5(n, h, steps):
     """Heavy-ball GD of the first ``n`` runs of the p = 5 batch (H = 15, 12, 11 per seed block)."""
     U, V, W = (torch.cat([t] * 3)[:n] * keep5p[:n] for t in (U5p, V5p, W5p))
-    return train(agf_models.modular_params(U, V, W), X5p, Y5p, loss=LOSS, lr=h, momentum=0.9,
-                 steps=steps, record=log_schedule(steps, 150),
-                 grad_fn=agf_models.modular_grad_fn(5), progress=False)
+    return agf_runs.modular_gd(U, V, W, X5p, Y5p, h, steps, loss=LOSS)
 
 
 run5p, run5p2 = run_p5(3 * N_SEEDS, 1e-3, stepsH), run_p5(N_SEEDS, 2e-3, stepsH // 2)

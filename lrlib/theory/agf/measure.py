@@ -352,7 +352,7 @@ def staircase_drop_times(tau: np.ndarray, levels: np.ndarray, ref_levels: np.nda
     """
     tau, levels, ref = (np.asarray(a, dtype=float) for a in (tau, levels, ref_levels))
     mids = 0.5 * (ref[:-1] + ref[1:])
-    return np.array([tau[np.argmax(levels <= m)] if (levels <= m).any() else np.nan for m in mids])
+    return np.array([first_crossing(tau, levels, m, interpolate=False) for m in mids])
 
 
 def phase_constraint(U: np.ndarray, V: np.ndarray, W: np.ndarray, x: np.ndarray,

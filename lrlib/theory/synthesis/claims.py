@@ -32,7 +32,7 @@ import torch
 
 from ...errors import ParameterError
 from ...ledger.trend import trend_stats
-from ...measure import drop_times, plateau_between, relative_error
+from ...measure import decreasing, drop_times, plateau_between, relative_error
 from .. import alignment as al
 from ...models import TwoLayer
 from ..race import total_norm
@@ -361,7 +361,7 @@ def xor_time_trend(sw: XorStdSweep) -> dict[str, np.ndarray]:
     order = np.argsort(-stds)                                               # towards std → 0
     c = err[order] * np.log(1 / stds[order])[:, None]
     with np.errstate(invalid="ignore"):
-        c_noninc = (np.diff(c, axis=0) <= 0).all(0).astype(float)
+        c_noninc = decreasing(c.T, strict=False).astype(float)
     return {**stats, "fitted": fitted.min(0), "err_deep": err[deep], "c_deep": err[deep] * np.log(1 / stds[deep]),
             "c_noninc": c_noninc}
 
