@@ -158,6 +158,17 @@ def test_loss_ratio_is_final_over_initial():
 '''
 
 
+_PACKAGE_FRONT = '''"""The theory of the paper of chapter `{{KEY}}`: its data, closed forms and measurements
+(:mod:`.claims`: the claims' measurement functions). ``from lrlib.theory import {{KEY}}`` exposes
+their public names."""
+
+from . import claims
+from .claims import loss_ratio
+
+__all__ = ["claims", "loss_ratio"]
+'''
+
+
 def new_chapter(key: str, title: str, root: Path = REPO_ROOT) -> Path:
     """Create the chapter ``key`` under ``root``; returns the path of its ``.py`` notebook."""
     if not KEY_RE.match(key):
@@ -175,8 +186,7 @@ def new_chapter(key: str, title: str, root: Path = REPO_ROOT) -> Path:
     jupytext.write(jupytext.read(py), nbdir / f"{stem}.ipynb")
     pkg = root / "lrlib" / "theory" / key
     pkg.mkdir(parents=True, exist_ok=True)
-    (pkg / "__init__.py").write_text(f'"""The theory of the paper of chapter `{key}`: its data, closed forms and measurements."""\n',
-                                     encoding="utf-8")
+    (pkg / "__init__.py").write_text(_fill(_PACKAGE_FRONT, KEY=key), encoding="utf-8")
     (pkg / "claims.py").write_text(_CLAIMS_MODULE, encoding="utf-8")
     tests = root / "tests" / f"test_theory_{key}_claims.py"
     tests.parent.mkdir(parents=True, exist_ok=True)

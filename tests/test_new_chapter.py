@@ -73,6 +73,10 @@ def test_new_chapter_is_collected_by_the_book_the_sweep_and_the_ledger_page(scra
     assert claim["runs"][0]["init_verdicts"] == ["not reproduced"] * 2 and claim["tier"] == "quantitative"
     assert claim["expect_basis"] == "predicted" and claim["control_run"] == "short"
 
+    # the package front has the house's one form: explicit __all__, names from its modules
+    front = (scratch / "lrlib" / "theory" / "toychapter" / "__init__.py").read_text()
+    assert '__all__ = ["claims", "loss_ratio"]' in front and "import *" not in front
+
     # the generated test asserts something that can fail
     import subprocess
     test = scratch / "tests" / "test_theory_toychapter_claims.py"
