@@ -29,7 +29,7 @@ from ...models import activation, forward, preactivations
 from ...train import train
 from .frozen import augmented, direction_drift, frozen_flow_check
 from .measure import (
-    appendix_g_stats, conservation_drifts, gate_change, growth_form_fits, lazy_scores, masked_share, median_at,
+    appendix_g_stats, cluster_losses, conservation_drifts, gate_change, growth_form_fits, lazy_scores, masked_share, median_at,
     n_parameters,
     rising_share, rule_agreement, spearman, top_alignment, top_cos_delta_path, top_share,
 )
@@ -79,7 +79,7 @@ def cluster_times(run, clusters: Tensor, order=(0, 1, 3, 2)) -> dict[str, np.nda
         ``t4, t3, t2, t1`` ``(R,)`` steps (``nan`` if never).
     """
     traj, X, y = run
-    Lk = torch.stack([CE(forward(traj.params, X[:, clusters == k]), y[:, clusters == k]) for k in order], -1)   # (T, R, 4)
+    Lk = cluster_losses(traj.params, X, y, clusters, CE)[..., list(order)]                                  # (T, R, 4)
     below = (Lk < 0.5 * math.log(2)).numpy()
     t = np.where(below.any(0), np.asarray(traj.steps)[below.argmax(0)], np.nan)                             # (R, 4)
     return dict(t4=t[:, 0], t3=t[:, 1], t2=t[:, 2], t1=t[:, 3])

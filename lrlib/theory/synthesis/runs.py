@@ -22,11 +22,12 @@ import torch
 
 from ...losses import Loss
 from ...measure import drop_times, first_crossing, relative_error
-from ...models import TwoLayer, forward
+from ...models import TwoLayer
 from ...schedules import log_schedule
 from ...train import train
 from ..agf import agf
 from ..orthogonal import KeyVectors, phase_times
+from ..race import cluster_losses
 from .agf_gd import agf_vs_gd_jumps, cost_phase
 from .claims import LambdaSweep, XorRuns
 from .race_alignment import alignment_lens_rows
@@ -423,7 +424,7 @@ def ce_cluster_drops(traj, X: Tensor, y: Tensor, cl: Tensor, loss: Loss) -> np.n
         ``(S, C)`` drop times (``nan`` where it never halves).
     """
     C = int(cl.max()) + 1
-    ce = torch.stack([loss(forward(traj.params, X[:, cl == c]), y[:, cl == c]) for c in range(C)], -1).numpy()
+    ce = cluster_losses(traj.params, X, y, cl, loss, C).numpy()
     return np.array([[first_crossing(traj.time, ce[:, r, c], ce[0, r, c] / 2) for c in range(C)]
                      for r in range(X.shape[0])])
 
