@@ -122,7 +122,7 @@ from lrlib.plots import alignment as al_plots
 from lrlib.theory import alignment as al
 from lrlib.errors import DivergenceError
 from lrlib.integrate import flow
-from lrlib.measure import cosine, relative_error
+from lrlib.measure import cosine, relative_error, row_slopes
 from lrlib.track import balancedness_drift, stable_rank
 from lrlib.train import train
 from lrlib.schedules import linear_schedule
@@ -1136,7 +1136,7 @@ data_n = [al.synthetic_separable(n_, 10, 0.3, generator(seed + 40 + n_)) for n_ 
 _, t1_n, bd_n = al.runs.t1_sweep(data_n, N_SEEDS, 1e-12, seed + 50, t_max=3.0)      # (n, R)
 
 # %%
-slopes = np.array([np.polyfit(np.log(mu_s), np.log(t1_mu[:, r]), 1)[0] for r in range(N_SEEDS)])
+slopes = row_slopes(np.log(mu_s), np.log(t1_mu).T)                        # one fit per seed
 mu_tab = pd.DataFrame(dict(mu=mu_s, t1_median=np.median(t1_mu, 1), t1_max=t1_mu.max(1),
                            bound_min=bd_mu.min(1)))
 n_tab = pd.DataFrame(dict(n=[4, 16, 64], t1_median=np.median(t1_n, 1), t1_max=t1_n.max(1),

@@ -24,7 +24,7 @@ from scipy.stats import spearmanr
 
 from ...ledger.verdicts import headline, pass_rate
 from ...losses import Loss
-from ...measure import cosine, drops, first_crossing
+from ...measure import cosine, drops, first_crossing, line_fit
 from ...models import activation, forward, preactivations
 from ...train import train
 from .frozen import augmented, direction_drift, frozen_flow_check
@@ -984,12 +984,10 @@ def growth_law(run, tau_scale: float, t_max: int | None = None) -> dict[str, np.
     n1, n2 = q0.norms_in(with_bias=False) ** 2, q0.norms_out() ** 2
     out = {k: [] for k in ("slope", "intercept", "r2")}
     for r in range(La.shape[1]):
-        u, v = mid[:, r].reshape(-1).numpy(), meas[:, r].reshape(-1).numpy()
-        slope, icpt = np.polyfit(u, v, 1)
-        res = v - (slope * u + icpt)
-        out["slope"].append(slope)
-        out["intercept"].append(icpt)
-        out["r2"].append(1 - res.var() / v.var())
+        fit = line_fit(mid[:, r], meas[:, r])
+        out["slope"].append(fit.slope)
+        out["intercept"].append(fit.intercept)
+        out["r2"].append(fit.r2)
     out = {k: np.array(v, dtype=float) for k, v in out.items()}
     out["c"] = ((n1 - n2).abs() / (n1 + n2)).amax(-1).numpy()
     return out
