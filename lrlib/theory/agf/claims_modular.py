@@ -195,7 +195,7 @@ def fig5_levels(run: HeadsRun, *, pred) -> dict[str, np.ndarray]:
         final loss against ``ℓ_K``; ``gam`` — ``max|Γ_end − Γ*| / max A_k``.
     """
     return {"lev": plateau_error(run, pred),
-            "fin": np.abs(run.loss[-1] / pred.levels[-1] - 1),
+            "fin": relative_error(run.loss[-1], pred.levels[-1]),
             "gam": np.abs(run.gamma_end - pred.gamma(len(pred.A))).max(axis=(-1, -2)) / pred.A.max()}
 
 

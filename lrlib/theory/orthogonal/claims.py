@@ -25,13 +25,12 @@ import numpy as np
 import torch
 
 from ...ledger.trend import trend_stats
-from ...measure import cosine, first_crossing, row_slopes
+from ...measure import active, cosine, first_crossing, relative_error, row_slopes
 from ...track import max_direction_change
 from ...trajectory import Trajectory
 from ...models import TwoLayer, forward
 from .core import (KeyVectors, alignment_directions, key_vectors, local_rate, min_f1_norm, phase_times, plateau_loss,
                    s_sets)
-from ...measure import active
 from .lemmas import inactive_violations, lemma2_holds, min_alignment, no_collapse_margin, stuck_measures
 from .limit import excess_norm, f1_cost, function_gap, kink_clusters, movement, ntk_gap, two_clusters
 from .phases import decay_rates, dwell_time, half_fit_times, loss_at, mass_times, toy_timings, u_fitted
@@ -314,7 +313,7 @@ def local_rate_deviation(run: Sweep, kv: KeyVectors, window: tuple[float, float]
         ``rate_dev`` ``(rows,)``; nan where the loss never crosses the window.
     """
     rate = decay_rates(run.traj.time, run.traj.loss, window)
-    return {"rate_dev": np.max(np.abs(rate / local_rate(kv, n_last) - 1), axis=-1)}
+    return {"rate_dev": np.max(relative_error(rate, local_rate(kv, n_last)), axis=-1)}
 
 
 def plateau_deviation(run: Sweep, lam_max: float = 1e-8) -> dict[str, np.ndarray]:
@@ -338,7 +337,7 @@ def plateau_deviation(run: Sweep, lam_max: float = 1e-8) -> dict[str, np.ndarray
     fit = _fit_mask(run, lam_max)
     fit = fit if fit.any() else np.ones_like(fit)
     plateau = loss_at(run.traj, (t2 + t3) / 2)[:, fit]
-    return {"plateau_dev": np.max(np.abs(plateau / plateau_loss(run.y) - 1), axis=-1)}
+    return {"plateau_dev": np.max(relative_error(plateau, plateau_loss(run.y)), axis=-1)}
 
 
 def lazy_regime(run: Trajectory, f1_ref) -> dict[str, np.ndarray]:

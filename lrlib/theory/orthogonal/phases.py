@@ -15,7 +15,7 @@ import pandas as pd
 import torch
 
 from ...errors import ParameterError
-from ...measure import first_crossing, line_fit
+from ...measure import first_crossing, line_fit, relative_error
 from ...trajectory import Trajectory
 from .core import alignment_directions, key_vectors, s_sets
 from .lemmas import min_alignment
@@ -116,7 +116,7 @@ def half_fit_gap(gd: Trajectory, flows: list[Trajectory], X: Tensor, y: Tensor) 
         raise ParameterError(f"{gd.runs[0]} GD runs but {len(flows)} flow runs")
     t2, t3 = half_fit_times(gd, X, y)
     tf = np.array([[float(v) for v in half_fit_times(f, X, y)] for f in flows])      # (K, 2)
-    return float(np.max(np.abs(np.c_[t2, t3] / tf - 1)))
+    return float(np.max(relative_error(np.c_[t2, t3], tf)))
 
 
 def loss_at(traj: Trajectory, times: np.ndarray) -> np.ndarray:

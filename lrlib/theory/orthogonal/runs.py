@@ -18,6 +18,7 @@ import torch
 from ...errors import ParameterError
 from ...integrate import flow
 from ...losses import Loss, half_mse
+from ...measure import relative_error
 from ...models import TwoLayer, balanced_init, cat_runs, generator
 from ...schedules import linear_schedule
 from ...train import train
@@ -250,7 +251,7 @@ def step_gap(coarse: dict, fine: dict, keys) -> np.ndarray:
     ndarray
         ``(R,)`` ``max_k |coarse[k] / fine[k] − 1|`` (dimensionless; nan propagates).
     """
-    gaps = [np.abs(coarse[k] / fine[k] - 1) for k in keys]
+    gaps = [relative_error(coarse[k], fine[k]) for k in keys]
     return functools.reduce(np.maximum, gaps)
 
 

@@ -24,7 +24,7 @@ from scipy.stats import spearmanr
 
 from ...ledger.verdicts import headline, pass_rate
 from ...losses import Loss
-from ...measure import cosine, drops, first_crossing, line_fit
+from ...measure import cosine, drops, first_crossing, line_fit, relative_error
 from ...models import activation, forward, preactivations
 from ...train import train
 from .frozen import augmented, direction_drift, frozen_flow_check
@@ -513,7 +513,7 @@ def one_step_growth(run, lr: float = 1e-7, n_top: int = 20) -> dict[str, np.ndar
             q.append(((da / gr["eq90"])[top].median().item(), (da / gr["eq18"])[top].median().item()))
         out["r90"].append(q[0][0])
         out["r18"].append(q[0][1])
-        out["fd_gap"].append(abs(q[1][0] / q[0][0] - 1))
+        out["fd_gap"].append(float(relative_error(q[1][0], q[0][0])))
         out["c_fac"].append((gr["eq90"] / gr["eq18"])[top].median().item())
     return {k: np.array(v) for k, v in out.items()}
 

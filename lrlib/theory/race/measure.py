@@ -18,9 +18,8 @@ from scipy.cluster.hierarchy import leaves_list, linkage
 from scipy.spatial.distance import squareform
 
 from ...errors import ParameterError
-from ...measure import line_fit
+from ...measure import cosine, line_fit, relative_error
 from ...models import TwoLayer, forward
-from ...measure import cosine
 from ...track import cosine_similarity_matrix
 from .merging import theta
 from .neuron import (
@@ -480,7 +479,7 @@ def appendix_g_stats(nets: list[tuple], X: Tensor, y: Tensor) -> dict:
         ``neg``, ``dev``, ``cos_min``, ``n`` (floats).
     """
     fd = np.array([appendix_g(q, X, y, al) for q, al, _ in nets]).reshape(-1, 2)
-    return dict(neg=(fd[:, 0] < 0).mean(), dev=np.abs(fd[:, 0] / fd[:, 1] - 1).max(),
+    return dict(neg=(fd[:, 0] < 0).mean(), dev=relative_error(fd[:, 0], fd[:, 1]).max(),
                 cos_min=min((c for _, _, c in nets), default=np.nan), n=len(fd))
 
 

@@ -201,7 +201,7 @@ def level_trend(sw: LambdaSweep, *, rate: float, tiny: float = 1e-10) -> dict[st
         infinite deviation.
     """
     t = sw.table()
-    dev = np.abs(t["plateau"] - t["level"]) / np.abs(t["level"])
+    dev = relative_error(t["plateau"], t["level"])
     dev = np.where(np.isfinite(dev), dev, np.inf)
     stats = trend_stats(np.asarray(sw.lams, float), dev.T, tiny=tiny)
     stats["shrink"] = np.where(np.isfinite(stats["shrink"]), stats["shrink"], 1e300)   # deepest deviation 0: reached
