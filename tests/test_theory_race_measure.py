@@ -14,7 +14,7 @@ from lrlib.models import TwoLayer, forward, generator
 from lrlib.measure import cosine
 from lrlib.theory import race as rc
 from lrlib.train import train
-from race_helpers import polar_net, preact_nonzero, setup_net, toy_problem
+from race_helpers import polar_net, preact_nonzero, setup_net
 
 F64 = torch.float64
 CE = Loss("cross_entropy")

@@ -10,7 +10,7 @@ import torch
 
 from lrlib.errors import ParameterError
 from lrlib.losses import half_mse
-from lrlib.models import TwoLayer, generator
+from lrlib.models import TwoLayer
 from lrlib.theory import race as rc
 from lrlib.theory import synthesis as sy
 from lrlib.theory.synthesis import claims as C

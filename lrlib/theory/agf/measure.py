@@ -11,7 +11,7 @@ from scipy.integrate import solve_ivp
 
 from ...errors import ParameterError
 from ...measure import drop_times, first_crossing, plateau_between, relative_error
-from . import core, dln, modular
+from . import dln, modular
 
 Tensor = torch.Tensor
 _ACT = {"linear": (lambda z: z, lambda z: np.ones_like(z)), "square": (lambda z: z * z, lambda z: 2 * z),

@@ -25,7 +25,7 @@ import torch
 
 from ...errors import ParameterError
 from ...losses import half_mse
-from ...models import TwoLayer, forward
+from ...models import TwoLayer
 from ...measure import first_crossing, relative_error
 from ..agf import agf
 from ..race import cluster_losses, xor_clusters
